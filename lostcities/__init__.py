@@ -1,0 +1,100 @@
+"""lostcities: the exact rules of Reiner Knizia's Lost Cities, as a library.
+
+>>> import lostcities
+>>> r = lostcities.Round.deal(seed=1)
+>>> r.push(r.legal_moves()[0])
+>>> len(r.history)
+1
+>>> lostcities.expedition_score(["y2", "y4", "y6", "y9", "y10"])
+11
+
+The core (this package's top-level modules) uses only the standard library; bots, the
+protocol, the arena, the web app, the terminal UI and the RL environments are subpackages
+that import it, never the reverse.
+"""
+
+from __future__ import annotations
+
+from lostcities.cards import (
+    ALL_CARDS,
+    CLASSIC,
+    COLORS,
+    LONG,
+    RANKS,
+    VARIANTS,
+    WAGER,
+    Card,
+    Color,
+    Variant,
+    get_variant,
+    parse_cards,
+)
+from lostcities.errors import (
+    IllegalMoveError,
+    InvalidCardError,
+    InvalidDeckError,
+    InvalidExpeditionError,
+    InvalidMoveError,
+    UnknownVariantError,
+)
+from lostcities.match import Match, round_seed
+from lostcities.rules import (
+    Action,
+    ColorMap,
+    LegalMoves,
+    Move,
+    PlayerView,
+    Round,
+    RoundOutcome,
+    Termination,
+)
+from lostcities.scoring import (
+    ExpeditionScore,
+    check_expedition,
+    expedition_score,
+    parse_score_sheet,
+    raw_score,
+    score_expedition,
+    sheet_total,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ALL_CARDS",
+    "CLASSIC",
+    "COLORS",
+    "LONG",
+    "RANKS",
+    "VARIANTS",
+    "WAGER",
+    "Action",
+    "Card",
+    "Color",
+    "ColorMap",
+    "ExpeditionScore",
+    "IllegalMoveError",
+    "InvalidCardError",
+    "InvalidDeckError",
+    "InvalidExpeditionError",
+    "InvalidMoveError",
+    "LegalMoves",
+    "Match",
+    "Move",
+    "PlayerView",
+    "Round",
+    "RoundOutcome",
+    "Termination",
+    "UnknownVariantError",
+    "Variant",
+    "__version__",
+    "check_expedition",
+    "expedition_score",
+    "get_variant",
+    "parse_cards",
+    "parse_score_sheet",
+    "raw_score",
+    "round_seed",
+    "score_expedition",
+    "sheet_total",
+]

@@ -1,0 +1,40 @@
+"""Error types of the rules core: one :class:`ValueError` subclass per kind of bad input.
+
+Messages are lowercase, name the offending input with ``repr`` and say what is wrong,
+e.g. ``illegal move: '+y5.' (y5 is lower than the last yellow card y7)``.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "IllegalMoveError",
+    "InvalidCardError",
+    "InvalidDeckError",
+    "InvalidExpeditionError",
+    "InvalidMoveError",
+    "UnknownVariantError",
+]
+
+
+class InvalidCardError(ValueError):
+    """Text that is not a card (``'y11'``, ``'q3'``, ``''``)."""
+
+
+class InvalidMoveError(ValueError):
+    """Text that is not a move in notation (``'+y7'``, ``'*y7.'``)."""
+
+
+class IllegalMoveError(ValueError):
+    """A well-formed move that the rules forbid in the current position."""
+
+
+class InvalidDeckError(ValueError):
+    """A deck that is not exactly the cards of its variant."""
+
+
+class InvalidExpeditionError(ValueError):
+    """Cards that cannot form one expedition (descending, mixed colours, wager after a number)."""
+
+
+class UnknownVariantError(ValueError):
+    """A variant name other than ``classic`` or ``long``."""

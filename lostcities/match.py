@@ -1,0 +1,150 @@
+"""A match: several rounds (3 by default) whose scores add up.
+
+Round 1's starter is given or drawn from the seed; later, the player with the higher
+running total starts, and on equal totals the player who did not start the previous round.
+
+>>> m = Match(rounds=1, seed=5, starter=0)
+>>> r = m.new_round()
+>>> while not r.is_over():
+...     r.push(r.legal_moves()[0])
+>>> m.is_over(), m.totals() == r.scores()
+(True, True)
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+
+from lostcities.cards import CLASSIC, Card, Variant, get_variant
+from lostcities.rules import Round, Termination
+
+__all__ = ["Match", "round_seed"]
+
+
+def round_seed(match_seed: int, index: int) -> int:
+    """The deal seed of round ``index`` (0-based) of a match seeded ``match_seed``."""
+    return random.Random(f"lostcities:{match_seed}:{index}").randrange(2**63)
+
+
+class Match:
+    """Rounds played one after another, with running totals and a result."""
+
+    variant: Variant
+    """The variant of every round."""
+    num_rounds: int
+    """How many rounds the match has."""
+    seed: int
+    """The match seed; round ``i`` is dealt from :func:`round_seed` ``(seed, i)``."""
+    first_starter: int
+    """Who starts round 1."""
+    max_turns: int | None
+    """A turn cap for every round (automated play only)."""
+    rounds: list[Round]
+    """The rounds dealt so far, the current one last."""
+
+    def __init__(
+        self,
+        rounds: int = 3,
+        *,
+        variant: str | Variant = CLASSIC,
+        seed: int | None = None,
+        starter: int | None = None,
+        max_turns: int | None = None,
+    ) -> None:
+        if rounds < 1:
+            raise ValueError(f"invalid number of rounds: {rounds!r} (expected at least 1)")
+        if starter not in (None, 0, 1):
+            raise ValueError(f"invalid starter: {starter!r} (expected 0 or 1)")
+        self.variant = get_variant(variant)
+        self.num_rounds = rounds
+        self.seed = random.SystemRandom().randrange(2**63) if seed is None else seed
+        if starter is None:
+            starter = random.Random(f"lostcities:{self.seed}:starter").randrange(2)
+        self.first_starter = starter
+        self.max_turns = max_turns
+        self.rounds = []
+
+    @property
+    def current(self) -> Round | None:
+        """The round in progress, or ``None``."""
+        if self.rounds and not self.rounds[-1].is_over():
+            return self.rounds[-1]
+        return None
+
+    def totals(self) -> tuple[int, int]:
+        """Running totals over the finished rounds."""
+        a = b = 0
+        for r in self.rounds:
+            if r.is_over():
+                s = r.scores()
+                a += s[0]
+                b += s[1]
+        return (a, b)
+
+    def next_starter(self) -> int:
+        """Who starts the next round under the rules."""
+        if not self.rounds:
+            return self.first_starter
+        a, b = self.totals()
+        if a != b:
+            return 0 if a > b else 1
+        return self.rounds[-1].starter ^ 1
+
+    def new_round(self, deck: Iterable[Card | str] | None = None) -> Round:
+        """Deal the next round (from the match seed, or from an explicit ``deck``).
+
+        :raises ValueError: if a round is still in progress or the match is over.
+        """
+        if self.current is not None:
+            raise ValueError("cannot start a new round: the current round is not over")
+        if self.is_over():
+            raise ValueError(f"cannot start a new round: the match of {self.num_rounds} is over")
+        starter = self.next_starter()
+        if deck is None:
+            r = Round.deal(
+                round_seed(self.seed, len(self.rounds)),
+                self.variant,
+                starter,
+                max_turns=self.max_turns,
+            )
+        else:
+            r = Round.from_deck(deck, starter, self.variant, max_turns=self.max_turns)
+        self.rounds.append(r)
+        return r
+
+    def forfeited_by(self) -> int | None:
+        """The player who forfeited a round (and so the match), if any."""
+        for r in self.rounds:
+            o = r.outcome()
+            if o is not None and o.termination is Termination.FORFEIT:
+                return o.winner ^ 1 if o.winner is not None else None
+        return None
+
+    def is_over(self) -> bool:
+        """Whether all rounds are played (or a player forfeited)."""
+        if self.forfeited_by() is not None:
+            return True
+        return len(self.rounds) == self.num_rounds and self.rounds[-1].is_over()
+
+    def winner(self) -> int | None:
+        """0 or 1 once the match is over with a winner; ``None`` for a draw or while it goes on."""
+        if not self.is_over():
+            return None
+        f = self.forfeited_by()
+        if f is not None:
+            return f ^ 1
+        a, b = self.totals()
+        return 0 if a > b else 1 if b > a else None
+
+    def result(self) -> str:
+        """``1-0``, ``0-1``, ``1/2-1/2``, or ``*`` while the match goes on."""
+        if not self.is_over():
+            return "*"
+        return {0: "1-0", 1: "0-1", None: "1/2-1/2"}[self.winner()]
+
+    def __repr__(self) -> str:
+        return (
+            f"<Match {self.variant.name} {len(self.rounds)}/{self.num_rounds} rounds, "
+            f"totals {self.totals()}, {self.result()}>"
+        )

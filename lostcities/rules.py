@@ -1,0 +1,972 @@
+"""Moves, the round, and a player's view of it.
+
+A turn is one move: play a card onto your own expedition (``+``) or discard it onto its
+colour's pile (``-``), then draw from the draw pile (``.``) or the top of a discard pile
+(its colour letter), but not from the pile you just discarded onto. The round ends the
+moment the last card of the draw pile is drawn.
+
+>>> r = Round.deal(seed=7)
+>>> len(r.hands[0]), r.deck_size, r.to_move
+(8, 44, 0)
+>>> move = next(iter(r.legal_moves()))
+>>> r.push(move)
+>>> r.pop() == move
+True
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar, overload
+
+from lostcities.cards import (
+    ALL_CARDS,
+    CLASSIC,
+    WAGER,
+    Card,
+    Color,
+    Variant,
+    get_variant,
+    parse_cards,
+)
+from lostcities.errors import IllegalMoveError, InvalidCardError, InvalidDeckError, InvalidMoveError
+from lostcities.scoring import ExpeditionScore, raw_score, score_expedition
+
+__all__ = [
+    "Action",
+    "ColorMap",
+    "LegalMoves",
+    "Move",
+    "PlayerView",
+    "Round",
+    "RoundOutcome",
+    "Termination",
+]
+
+V = TypeVar("V")
+
+
+class Action(enum.Enum):
+    """What a move does with its card."""
+
+    PLAY = "+"
+    """Onto the player's own expedition of the card's colour."""
+    DISCARD = "-"
+    """Face up onto the card's colour's discard pile."""
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One turn: an action with a card, then a draw (``None`` = the draw pile).
+
+    >>> m = Move.parse("-r10b")
+    >>> m.action, str(m.card), m.draw
+    (<Action.DISCARD: '-'>, 'r10', <Color.BLUE: 1>)
+    >>> str(Move(Action.PLAY, Card.parse("gx")))
+    '+gx.'
+    """
+
+    action: Action
+    """Play or discard."""
+    card: Card
+    """The card played or discarded."""
+    draw: Color | None = None
+    """Where the player draws from: ``None`` for the draw pile, else that colour's pile."""
+
+    @classmethod
+    def parse(cls, text: str) -> Move:
+        """Parse a move in notation, case-insensitively: ``+y7.``, ``-r10b``, ``+gx.``.
+
+        :raises InvalidMoveError: saying what is wrong with the text.
+        """
+        try:
+            return _MOVE_BY_TEXT[text.strip().lower()]
+        except KeyError:
+            pass
+        except AttributeError:
+            raise InvalidMoveError(f"invalid move: {text!r} (expected text such as '+y7.')") from None
+        t = text.strip().lower()
+        if not t:
+            raise InvalidMoveError("invalid move: '' (empty)")
+        if t[0] not in "+-":
+            raise InvalidMoveError(
+                f"invalid move: {text!r} (must start with + to play or - to discard)"
+            )
+        if len(t) < 3:
+            raise InvalidMoveError(
+                f"invalid move: {text!r} (expected action, card and draw source, e.g. '+y7.')"
+            )
+        draw = t[-1]
+        if draw != "." and draw not in "ybwgrp":
+            raise InvalidMoveError(
+                f"invalid move: {text!r} (draw source {draw!r} must be '.' for the draw pile "
+                "or a colour letter for a discard pile)"
+            )
+        try:
+            Card.parse(t[1:-1])
+        except InvalidCardError as e:
+            raise InvalidMoveError(f"invalid move: {text!r} ({e})") from None
+        raise InvalidMoveError(f"invalid move: {text!r}")  # pragma: no cover - all parts valid
+
+    @classmethod
+    def play(cls, card: Card | str, draw: Color | str | None = None) -> Move:
+        """``Move(Action.PLAY, card, draw)`` with cards and colours also given as text."""
+        return cls._build(Action.PLAY, card, draw)
+
+    @classmethod
+    def discard(cls, card: Card | str, draw: Color | str | None = None) -> Move:
+        """``Move(Action.DISCARD, card, draw)`` with cards and colours also given as text."""
+        return cls._build(Action.DISCARD, card, draw)
+
+    @classmethod
+    def _build(cls, action: Action, card: Card | str, draw: Color | str | None) -> Move:
+        c = card if isinstance(card, Card) else Card.parse(card)
+        d = None if draw is None or draw == "." else Color.parse(draw)
+        return _MOVES[_move_key(action is Action.DISCARD, c.index, d)]
+
+    def __str__(self) -> str:
+        return f"{self.action.value}{self.card}{'.' if self.draw is None else self.draw.letter}"
+
+    def __repr__(self) -> str:
+        return f"Move.parse({str(self)!r})"
+
+
+def _move_key(discard: bool, card_index: int, draw: int | None) -> int:
+    return ((60 if discard else 0) + card_index) * 7 + (0 if draw is None else draw + 1)
+
+
+_MOVES: list[Move] = [None] * (2 * 60 * 7)  # type: ignore[list-item]
+_MOVE_BY_TEXT: dict[str, Move] = {}
+for _card in ALL_CARDS:
+    for _action in Action:
+        for _draw in (None, *Color):
+            _m = Move(_action, _card, _draw)
+            _MOVES[_move_key(_action is Action.DISCARD, _card.index, _draw)] = _m
+            _MOVE_BY_TEXT[str(_m)] = _m
+# _PLAY[i] / _DISCARD[i]: the 7 moves of card index i, by draw source (0 = draw pile, 1 + colour)
+_PLAY: list[list[Move]] = [_MOVES[i * 7 : i * 7 + 7] for i in range(60)]
+_DISCARD: list[list[Move]] = [_MOVES[(60 + i) * 7 : (60 + i) * 7 + 7] for i in range(60)]
+_PLAY_ACTION = Action.PLAY
+
+
+class ColorMap(Mapping[Color, V], Generic[V]):
+    """A read-only mapping from the variant's colours to values; keys may be ``Color``
+    members or their letters (``m[Color.RED]``, ``m["r"]``) or colour indexes.
+    """
+
+    __slots__ = ("_colors", "_values")
+
+    def __init__(self, colors: Sequence[Color], values: Sequence[V]) -> None:
+        self._colors = colors
+        self._values = values
+
+    def __getitem__(self, key: Color | str | int) -> V:  # type: ignore[override]
+        if isinstance(key, str):
+            try:
+                key = Color.parse(key)
+            except InvalidCardError:
+                raise KeyError(key) from None
+        if isinstance(key, int) and 0 <= key < len(self._colors):
+            return self._values[key]
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[Color]:
+        return iter(self._colors)
+
+    def __len__(self) -> int:
+        return len(self._colors)
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{c.letter!r}: {v!r}" for c, v in zip(self._colors, self._values))
+        return "{" + inner + "}"
+
+
+class LegalMoves(Sequence[Move]):
+    """The distinct legal moves of a position, computed once when asked for.
+
+    A sequence: ``len``, indexing, iteration (plays first, then discards, cards in
+    sorted order, draw pile before discard piles) and ``in``. Identical wagers are one move.
+    It describes the position at the time of the call.
+    """
+
+    __slots__ = ("_discards", "_len", "_n_play", "_n_src", "_plays", "_srcmask", "_srcs")
+
+    def __init__(self, plays: list[Card], discards: list[Card], srcs: list[int]) -> None:
+        self._plays = plays
+        self._discards = discards
+        self._srcs = srcs
+        srcmask = 0
+        for s in srcs:
+            srcmask |= 1 << s
+        self._srcmask = srcmask
+        n_src = len(srcs) + 1
+        self._n_src = n_src
+        self._n_play = len(plays) * n_src
+        n = self._n_play
+        for card in discards:
+            n += n_src - ((srcmask >> card.color) & 1)
+        self._len = n
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __bool__(self) -> bool:
+        return self._len > 0
+
+    def __iter__(self) -> Iterator[Move]:
+        srcs = self._srcs
+        for card in self._plays:
+            row = _PLAY[card.index]
+            yield row[0]
+            for s in srcs:
+                yield row[s + 1]
+        for card in self._discards:
+            row = _DISCARD[card.index]
+            yield row[0]
+            c = card.color
+            for s in srcs:
+                if s != c:
+                    yield row[s + 1]
+
+    @overload
+    def __getitem__(self, index: int) -> Move: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Move]: ...
+    def __getitem__(self, index: int | slice) -> Move | list[Move]:
+        if isinstance(index, slice):
+            return list(self)[index]
+        if index < 0:
+            index += self._len
+        if not 0 <= index < self._len:
+            raise IndexError("legal move index out of range")
+        n_src = self._n_src
+        if index < self._n_play:
+            card = self._plays[index // n_src]
+            j = index % n_src
+            return _PLAY[card.index][0 if j == 0 else self._srcs[j - 1] + 1]
+        index -= self._n_play
+        srcmask = self._srcmask
+        for card in self._discards:
+            c = card.color
+            k = n_src - ((srcmask >> c) & 1)
+            if index < k:
+                if index == 0:
+                    return _DISCARD[card.index][0]
+                for s in self._srcs:
+                    if s != c:
+                        index -= 1
+                        if index == 0:
+                            return _DISCARD[card.index][s + 1]
+            index -= k
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def __contains__(self, move: object) -> bool:
+        if not isinstance(move, Move):
+            return False
+        card = move.card
+        if move.action is _PLAY_ACTION:
+            if card not in self._plays:
+                return False
+        elif card not in self._discards:
+            return False
+        d = move.draw
+        if d is None:
+            return True
+        return bool((self._srcmask >> d) & 1) and not (
+            move.action is Action.DISCARD and d == card.color
+        )
+
+    def cards(self, action: Action) -> list[Card]:
+        """The distinct cards that can be played (or discarded), sorted."""
+        return list(self._plays if action is Action.PLAY else self._discards)
+
+    def draws(self, action: Action, card: Card) -> list[Color | None]:
+        """The legal draw sources after ``action`` with ``card`` (``None`` = the draw pile)."""
+        if card not in (self._plays if action is Action.PLAY else self._discards):
+            return []
+        out: list[Color | None] = [None]
+        for s in self._srcs:
+            if not (action is Action.DISCARD and s == card.color):
+                out.append(Color(s))
+        return out
+
+    def __repr__(self) -> str:
+        return f"<LegalMoves ({self._len}): {' '.join(str(m) for m in self)}>"
+
+
+def _legal_moves(hand: Iterable[Card], tops: Sequence[int], piles: Sequence[Sequence[Card]]) -> LegalMoves:
+    """The one definition of the legal moves, shared by :class:`Round` and :class:`PlayerView`."""
+    mask = 0
+    for card in hand:
+        mask |= 1 << card.index
+    plays: list[Card] = []
+    discards: list[Card] = []
+    while mask:
+        low = mask & -mask
+        mask ^= low
+        card = ALL_CARDS[low.bit_length() - 1]
+        top = tops[card.color]
+        rank = card.rank
+        if rank > top or (rank == WAGER and top == 0):
+            plays.append(card)
+        discards.append(card)
+    srcs = [c for c in range(len(piles)) if piles[c]]
+    return LegalMoves(plays, discards, srcs)
+
+
+def _illegal_reason(
+    move: Move,
+    hand: Sequence[Card],
+    tops: Sequence[int],
+    piles: Sequence[Sequence[Card]],
+    player: int,
+) -> str | None:
+    """Why ``move`` is illegal for a player holding ``hand``, or ``None`` if it is legal."""
+    card = move.card
+    color = card.color
+    if card not in hand:
+        return f"{card} is not in player {player}'s hand"
+    name = color.name.lower()
+    if move.action is Action.PLAY:
+        top = tops[color]
+        if card.rank == WAGER:
+            if top:
+                return f"a {name} wager cannot follow the number card {color.letter}{top}"
+        elif card.rank <= top:
+            word = "equal to" if card.rank == top else "lower than"
+            return f"{card} is {word} the last {name} card {color.letter}{top}"
+    d = move.draw
+    if d is not None:
+        if d >= len(piles):
+            return f"there is no {d.name.lower()} discard pile in this variant"
+        if move.action is Action.DISCARD and d == color:
+            return f"cannot take back the card just discarded onto the {name} pile"
+        if not piles[d]:
+            return f"the {d.name.lower()} discard pile is empty"
+    return None
+
+
+class Termination(enum.Enum):
+    """How a round ended."""
+
+    DRAW_PILE_EMPTY = "draw pile empty"
+    """The last card of the draw pile was drawn (the rules' ending)."""
+    TURN_LIMIT = "turn limit"
+    """An automated ``max_turns`` cap was reached; the round is scored as it stands."""
+    FORFEIT = "forfeit"
+    """A player forfeited (a bot crashed, timed out or moved illegally)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RoundOutcome:
+    """The result of a finished round."""
+
+    termination: Termination
+    """Why the round ended."""
+    scores: tuple[int, int]
+    """Both players' points as the expeditions stand."""
+    winner: int | None
+    """0 or 1, or ``None`` for a tie. A forfeit loses whatever the scores."""
+    reason: str = ""
+    """For a forfeit: what happened."""
+
+    @property
+    def truncated(self) -> bool:
+        """Whether a turn cap cut the round short."""
+        return self.termination is Termination.TURN_LIMIT
+
+    def result(self) -> str:
+        """``1-0``, ``0-1`` or ``1/2-1/2``."""
+        return {0: "1-0", 1: "0-1", None: "1/2-1/2"}[self.winner]
+
+
+# One undo record: (move, player, hand index, drawn card, known card removed, previous top)
+_Undo = tuple[Move, int, int, Card, bool, int]
+
+
+class Round:
+    """One round of Lost Cities, the referee's complete state, with a move stack.
+
+    Build one with :meth:`deal` (seeded shuffle) or :meth:`from_deck` (explicit order).
+
+    >>> r = Round.from_deck(CLASSIC.deck(), starter=1)
+    >>> [str(c) for c in r.hands[1]][:4], r.to_move
+    (['y7', 'y8', 'y9', 'y10'], 1)
+    >>> r.push("+y7.")
+    >>> r.expeditions[1]["y"]
+    (Card.parse('y7'),)
+    >>> r.push("+y8.")
+    Traceback (most recent call last):
+    ...
+    lostcities.errors.IllegalMoveError: illegal move: '+y8.' (y8 is not in player 0's hand)
+    """
+
+    variant: Variant
+    """The variant being played."""
+    starter: int
+    """Who made the first move."""
+    seed: int | None
+    """The seed of :meth:`deal`, or ``None`` for :meth:`from_deck`."""
+    max_turns: int | None
+    """Optional cap on moves for automated play (``None``: the official rules, no cap)."""
+
+    def __init__(
+        self,
+        deck: Iterable[Card | str],
+        starter: int = 0,
+        variant: str | Variant = CLASSIC,
+        *,
+        max_turns: int | None = None,
+    ) -> None:
+        var = get_variant(variant)
+        try:
+            cards = parse_cards(deck)
+        except InvalidCardError as e:
+            raise InvalidDeckError(f"invalid deck: {e}") from None
+        _check_deck(cards, var)
+        if starter not in (0, 1):
+            raise ValueError(f"invalid starter: {starter!r} (expected 0 or 1)")
+        if max_turns is not None and max_turns < 1:
+            raise ValueError(f"invalid max_turns: {max_turns!r} (expected a positive number)")
+        n = var.num_colors
+        hs = var.hand_size
+        self.variant = var
+        self.starter = starter
+        self.seed = None
+        self.max_turns = max_turns
+        self._deal = tuple(cards)
+        self._hands = [cards[:hs], cards[hs : 2 * hs]]
+        self._deck = cards[2 * hs :][::-1]  # next card to draw is last
+        self._exp: list[list[list[Card]]] = [[[] for _ in range(n)] for _ in range(2)]
+        self._tops = [[0] * n, [0] * n]
+        self._piles: list[list[Card]] = [[] for _ in range(n)]
+        self._known: list[list[Card]] = [[], []]
+        self._stack: list[_Undo] = []
+        self._turn = starter
+        self._ply0 = 0
+        self._over = False
+        self._termination: Termination | None = None
+        self._forfeit: tuple[int, str] | None = None
+
+    # -- construction --------------------------------------------------------------------
+
+    @classmethod
+    def deal(
+        cls,
+        seed: int | None = None,
+        variant: str | Variant = CLASSIC,
+        starter: int = 0,
+        *,
+        max_turns: int | None = None,
+    ) -> Round:
+        """Shuffle the variant's deck with ``random.Random(seed)`` and deal.
+
+        The same seed always gives the same deal. Without a seed one is drawn and kept in
+        :attr:`seed`, so every round can be replayed.
+        """
+        if seed is None:
+            seed = random.SystemRandom().randrange(2**63)
+        var = get_variant(variant)
+        deck = var.deck()
+        random.Random(seed).shuffle(deck)
+        r = cls(deck, starter, var, max_turns=max_turns)
+        r.seed = seed
+        return r
+
+    @classmethod
+    def from_deck(
+        cls,
+        deck: Iterable[Card | str],
+        starter: int = 0,
+        variant: str | Variant = CLASSIC,
+        *,
+        max_turns: int | None = None,
+    ) -> Round:
+        """Deal ``deck`` in order: 8 cards to player 0, 8 to player 1, the rest is the draw
+        pile, next card to be drawn first.
+
+        :raises InvalidDeckError: if ``deck`` is not exactly the variant's cards, saying
+            what is missing or extra.
+        """
+        return cls(deck, starter, variant, max_turns=max_turns)
+
+    def copy(self, *, stack: bool = True) -> Round:
+        """An independent copy; with ``stack=False`` it cannot :meth:`pop` past this point."""
+        r = object.__new__(Round)
+        r.variant = self.variant
+        r.starter = self.starter
+        r.seed = self.seed
+        r.max_turns = self.max_turns
+        r._deal = self._deal
+        r._hands = [self._hands[0][:], self._hands[1][:]]
+        r._deck = self._deck[:]
+        r._exp = [[e[:] for e in self._exp[0]], [e[:] for e in self._exp[1]]]
+        r._tops = [self._tops[0][:], self._tops[1][:]]
+        r._piles = [p[:] for p in self._piles]
+        r._known = [self._known[0][:], self._known[1][:]]
+        r._turn = self._turn
+        r._over = self._over
+        r._termination = self._termination
+        r._forfeit = self._forfeit
+        if stack:
+            r._stack = self._stack[:]
+            r._ply0 = self._ply0
+        else:
+            r._stack = []
+            r._ply0 = self._ply0 + len(self._stack)
+        return r
+
+    # -- state -----------------------------------------------------------------------
+
+    @property
+    def to_move(self) -> int:
+        """The player whose turn it is (after the end: the player who moved last)."""
+        return self._turn
+
+    @property
+    def deck_size(self) -> int:
+        """Cards left in the draw pile (public information)."""
+        return len(self._deck)
+
+    @property
+    def ply(self) -> int:
+        """Moves made so far in this round."""
+        return self._ply0 + len(self._stack)
+
+    @property
+    def history(self) -> tuple[Move, ...]:
+        """The moves made, oldest first (every move is public)."""
+        return tuple(u[0] for u in self._stack)
+
+    @property
+    def deal_order(self) -> tuple[Card, ...]:
+        """The whole deck as dealt (the ``deck`` of :meth:`from_deck`)."""
+        return self._deal
+
+    @property
+    def hands(self) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
+        """Both hands, each sorted. The referee's knowledge: give players :meth:`view`."""
+        return (tuple(sorted(self._hands[0])), tuple(sorted(self._hands[1])))
+
+    @property
+    def expeditions(self) -> tuple[ColorMap[tuple[Card, ...]], ColorMap[tuple[Card, ...]]]:
+        """``expeditions[player][colour]``: the cards in play order."""
+        cols = self.variant.colors
+        e0, e1 = self._exp
+        return (ColorMap(cols, [tuple(x) for x in e0]), ColorMap(cols, [tuple(x) for x in e1]))
+
+    @property
+    def discard_piles(self) -> ColorMap[tuple[Card, ...]]:
+        """``discard_piles[colour]``: bottom first, top (the only one available) last."""
+        return ColorMap(self.variant.colors, [tuple(p) for p in self._piles])
+
+    @property
+    def draw_pile(self) -> tuple[Card, ...]:
+        """The draw pile, next card to be drawn first. The referee's secret."""
+        return tuple(reversed(self._deck))
+
+    def known_cards(self, player: int) -> tuple[Card, ...]:
+        """Cards ``player`` is publicly known to hold: taken from a discard pile and not yet
+        played or discarded since."""
+        return tuple(sorted(self._known[player]))
+
+    def is_over(self) -> bool:
+        """Whether the round has ended."""
+        return self._over
+
+    @property
+    def termination(self) -> Termination | None:
+        """How the round ended, or ``None`` while it goes on."""
+        return self._termination
+
+    @property
+    def truncated(self) -> bool:
+        """Whether the round was ended by the ``max_turns`` cap."""
+        return self._termination is Termination.TURN_LIMIT
+
+    # -- moves -----------------------------------------------------------------------
+
+    def legal_moves(self) -> LegalMoves:
+        """The distinct legal moves of the player to move (none once the round is over)."""
+        if self._over:
+            return LegalMoves([], [], [])
+        p = self._turn
+        return _legal_moves(self._hands[p], self._tops[p], self._piles)
+
+    def is_legal(self, move: Move | str) -> bool:
+        """Whether ``move`` (a ``Move`` or notation) is legal now. Bad notation is not legal."""
+        try:
+            m = move if isinstance(move, Move) else Move.parse(move)
+        except InvalidMoveError:
+            return False
+        return self._why_illegal(m) is None
+
+    def _why_illegal(self, move: Move) -> str | None:
+        if self._over:
+            return "the round is over"
+        p = self._turn
+        card = move.card
+        if card.color >= self.variant.num_colors:
+            return f"{card.color.name.lower()} is not in the {self.variant.name} variant"
+        return _illegal_reason(move, self._hands[p], self._tops[p], self._piles, p)
+
+    def parse_move(self, text: str) -> Move:
+        """Parse notation and check it is legal here.
+
+        :raises InvalidMoveError: for bad notation.
+        :raises IllegalMoveError: for a move the rules forbid, saying why.
+        """
+        move = Move.parse(text)
+        reason = self._why_illegal(move)
+        if reason is not None:
+            raise IllegalMoveError(f"illegal move: {str(move)!r} ({reason})")
+        return move
+
+    def push(self, move: Move | str) -> None:
+        """Make a move (a ``Move`` or notation), checking it is legal.
+
+        :raises InvalidMoveError: for bad notation.
+        :raises IllegalMoveError: for a move the rules forbid, saying why; nothing changes.
+        """
+        if not isinstance(move, Move):
+            if not isinstance(move, str):
+                raise InvalidMoveError(f"invalid move: {move!r} (expected a Move or notation)")
+            move = Move.parse(move)
+        reason = self._why_illegal(move)
+        if reason is not None:
+            raise IllegalMoveError(f"illegal move: {str(move)!r} ({reason})")
+        self._push(move)
+
+    def _push(self, move: Move) -> None:
+        """Make a move known to be legal (no checks: for search over generated moves)."""
+        p = self._turn
+        hand = self._hands[p]
+        card = move.card
+        i = hand.index(card)
+        c = card.color
+        prev_top = self._tops[p][c]
+        if move.action is _PLAY_ACTION:
+            self._exp[p][c].append(card)
+            if card.rank:
+                self._tops[p][c] = card.rank
+        else:
+            self._piles[c].append(card)
+        known = self._known[p]
+        removed = False
+        if known and card in known:
+            known.remove(card)
+            removed = True
+        d = move.draw
+        if d is None:
+            drawn = self._deck.pop()
+        else:
+            drawn = self._piles[d].pop()
+            known.append(drawn)
+        hand[i] = drawn
+        self._stack.append((move, p, i, drawn, removed, prev_top))
+        if not self._deck:
+            self._over = True
+            self._termination = Termination.DRAW_PILE_EMPTY
+        elif self.max_turns is not None and self._ply0 + len(self._stack) >= self.max_turns:
+            self._over = True
+            self._termination = Termination.TURN_LIMIT
+        else:
+            self._turn = p ^ 1
+
+    def pop(self) -> Move:
+        """Undo the last move exactly and return it (after a forfeit, the forfeit too).
+
+        :raises IndexError: if there is nothing to undo.
+        """
+        self._forfeit = None
+        if not self._stack:
+            raise IndexError("pop from a round with no moves")
+        move, p, i, drawn, removed, prev_top = self._stack.pop()
+        hand = self._hands[p]
+        card = move.card
+        c = card.color
+        known = self._known[p]
+        d = move.draw
+        if d is None:
+            self._deck.append(drawn)
+        else:
+            self._piles[d].append(drawn)
+            known.pop()  # the drawn card was appended last and nothing since changed it
+        if removed:
+            known.append(card)
+        hand[i] = card
+        if move.action is _PLAY_ACTION:
+            self._exp[p][c].pop()
+            self._tops[p][c] = prev_top
+        else:
+            self._piles[c].pop()
+        self._turn = p
+        self._over = False
+        self._termination = None
+        return move
+
+    def forfeit(self, player: int, reason: str = "") -> None:
+        """End the round now with ``player`` losing (a bot crashed, timed out, moved
+        illegally). The expeditions are scored as they stand."""
+        if player not in (0, 1):
+            raise ValueError(f"invalid player: {player!r} (expected 0 or 1)")
+        if self._over:
+            raise IllegalMoveError("illegal forfeit: the round is over")
+        self._forfeit = (player, reason)
+        self._over = True
+        self._termination = Termination.FORFEIT
+
+    # -- scores and views -----------------------------------------------------------------
+
+    def scores(self) -> tuple[int, int]:
+        """Both players' points for their expeditions as they stand."""
+        out = [0, 0]
+        for p in (0, 1):
+            total = 0
+            for cards in self._exp[p]:
+                if cards:
+                    w = 0
+                    s = 0
+                    for card in cards:
+                        if card.rank:
+                            s += card.rank
+                        else:
+                            w += 1
+                    total += raw_score(s, w, len(cards))
+            out[p] = total
+        return (out[0], out[1])
+
+    def score_breakdown(self, player: int) -> ColorMap[ExpeditionScore]:
+        """Each expedition's score sheet line for ``player``."""
+        return ColorMap(
+            self.variant.colors, [score_expedition(e, check=False) for e in self._exp[player]]
+        )
+
+    def outcome(self) -> RoundOutcome | None:
+        """The result once the round is over, else ``None``."""
+        if not self._over or self._termination is None:
+            return None
+        s = self.scores()
+        if self._forfeit is not None:
+            loser, reason = self._forfeit
+            return RoundOutcome(Termination.FORFEIT, s, loser ^ 1, reason)
+        winner = 0 if s[0] > s[1] else 1 if s[1] > s[0] else None
+        return RoundOutcome(self._termination, s, winner)
+
+    def view(self, player: int) -> PlayerView:
+        """What ``player`` may know: own hand, the table, the draw-pile size, the public
+        history and the cards the opponent is known to hold. Never the opponent's other
+        cards nor the order of the draw pile."""
+        if player not in (0, 1):
+            raise ValueError(f"invalid player: {player!r} (expected 0 or 1)")
+        return PlayerView(
+            variant=self.variant,
+            player=player,
+            hand=tuple(sorted(self._hands[player])),
+            expeditions=(
+                tuple(tuple(e) for e in self._exp[0]),
+                tuple(tuple(e) for e in self._exp[1]),
+            ),
+            discard_piles=tuple(tuple(p) for p in self._piles),
+            deck_size=len(self._deck),
+            to_move=self._turn,
+            history=self.history,
+            opponent_known=tuple(sorted(self._known[player ^ 1])),
+            ply=self.ply,
+            over=self._over,
+            max_turns=self.max_turns,
+            own_known=tuple(sorted(self._known[player])),
+        )
+
+    @classmethod
+    def _from_view(
+        cls, view: PlayerView, opponent_hand: Sequence[Card], draw_pile: Sequence[Card]
+    ) -> Round:
+        """A round consistent with ``view`` given the hidden cards (draw_pile: next first)."""
+        var = view.variant
+        r = object.__new__(Round)
+        r.variant = var
+        r.starter = view.to_move
+        r.seed = None
+        r.max_turns = view.max_turns
+        me = view.player
+        hands: list[list[Card]] = [[], []]
+        hands[me] = list(view.hand)
+        hands[me ^ 1] = list(opponent_hand)
+        r._hands = hands
+        r._deck = list(reversed(draw_pile))
+        r._deal = ()
+        r._exp = [[list(e) for e in view.expeditions[0]], [list(e) for e in view.expeditions[1]]]
+        r._tops = [
+            [max((c.rank for c in e), default=0) for e in view.expeditions[p]] for p in (0, 1)
+        ]
+        r._piles = [list(p) for p in view.discard_piles]
+        known: list[list[Card]] = [[], []]
+        known[me] = list(view.own_known)
+        known[me ^ 1] = list(view.opponent_known)
+        r._known = known
+        r._stack = []
+        r._turn = view.to_move
+        r._ply0 = view.ply
+        r._over = view.over
+        r._termination = None
+        r._forfeit = None
+        return r
+
+    def __str__(self) -> str:
+        return _render(
+            self.variant,
+            self._exp,
+            self._piles,
+            len(self._deck),
+            self._turn,
+            [sorted(self._hands[0]), sorted(self._hands[1])],
+            self.scores(),
+        )
+
+    def __repr__(self) -> str:
+        state = "over" if self._over else f"player {self._turn} to move"
+        return f"<Round {self.variant.name} ply {self.ply}, {state}, deck {len(self._deck)}>"
+
+
+def _check_deck(cards: list[Card], var: Variant) -> None:
+    want: dict[Card, int] = {}
+    for c in var.deck():
+        want[c] = want.get(c, 0) + 1
+    have: dict[Card, int] = {}
+    for c in cards:
+        have[c] = have.get(c, 0) + 1
+    if have == want:
+        return
+    missing = sorted(c for c in want for _ in range(want[c] - have.get(c, 0)))
+    extra = sorted(c for c in have for _ in range(have[c] - want.get(c, 0)))
+    parts = []
+    if missing:
+        parts.append("missing " + " ".join(map(str, missing)))
+    if extra:
+        parts.append("extra " + " ".join(map(str, extra)))
+    raise InvalidDeckError(
+        f"invalid deck for the {var.name} variant ({len(cards)} cards, expected "
+        f"{var.deck_size}): {'; '.join(parts)}"
+    )
+
+
+def _render(
+    var: Variant,
+    exps: Sequence[Sequence[Sequence[Card]]],
+    piles: Sequence[Sequence[Card]],
+    deck_size: int,
+    to_move: int,
+    hands: Sequence[Sequence[Card] | None],
+    scores: tuple[int, int],
+) -> str:
+    lines = []
+    for p in (1, 0):
+        hand = hands[p]
+        shown = " ".join(map(str, hand)) if hand is not None else "(hidden)"
+        lines.append(f"player {p}{' *' if to_move == p else ''}  score {scores[p]}  hand {shown}")
+        for c in var.colors:
+            e = exps[p][c]
+            if e:
+                lines.append(f"  {c.letter}: {' '.join(map(str, e))}")
+    tops = " ".join(
+        f"{c.letter}:{piles[c][-1] if piles[c] else '-'}({len(piles[c])})" for c in var.colors
+    )
+    lines.append(f"discards {tops}  draw pile {deck_size}")
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView:
+    """One player's information set: everything that player may know, nothing more.
+
+    Bots, clients and environments only ever receive these.
+    """
+
+    variant: Variant
+    """The variant."""
+    player: int
+    """Whose view this is (0 or 1)."""
+    hand: tuple[Card, ...]
+    """The player's own hand, sorted."""
+    expeditions: tuple[tuple[tuple[Card, ...], ...], tuple[tuple[Card, ...], ...]]
+    """``expeditions[player][colour index]``: both players' cards in play order."""
+    discard_piles: tuple[tuple[Card, ...], ...]
+    """``discard_piles[colour index]``: bottom first, top last."""
+    deck_size: int
+    """Cards left in the draw pile."""
+    to_move: int
+    """The player to move."""
+    history: tuple[Move, ...]
+    """Every move of the round so far (moves are public; deck draws do not show the card)."""
+    opponent_known: tuple[Card, ...]
+    """Cards the opponent took from discard piles and has not played or discarded since."""
+    ply: int = 0
+    """Moves made so far."""
+    over: bool = False
+    """Whether the round has ended."""
+    max_turns: int | None = None
+    """The automated turn cap, if any."""
+    own_known: tuple[Card, ...] = ()
+    """Cards of this player's hand that the opponent knows (taken from discard piles)."""
+
+    def legal_moves(self) -> LegalMoves:
+        """The player's legal moves (none unless it is their turn)."""
+        if self.over or self.to_move != self.player:
+            return LegalMoves([], [], [])
+        me = self.player
+        tops = [max((c.rank for c in e), default=0) for e in self.expeditions[me]]
+        return _legal_moves(self.hand, tops, self.discard_piles)
+
+    def is_legal(self, move: Move) -> bool:
+        """Whether ``move`` is legal for this player now."""
+        return move in self.legal_moves()
+
+    @property
+    def opponent_hand_size(self) -> int:
+        """Cards in the opponent's hand (always the hand size)."""
+        return self.variant.hand_size
+
+    def scores(self) -> tuple[int, int]:
+        """Both players' points as the expeditions stand (public)."""
+        return (
+            sum(score_expedition(e, check=False).score for e in self.expeditions[0]),
+            sum(score_expedition(e, check=False).score for e in self.expeditions[1]),
+        )
+
+    def unseen_cards(self) -> list[Card]:
+        """Cards this player has not seen and cannot place: the opponent's unknown hand
+        cards and the draw pile, together (sorted)."""
+        count: dict[Card, int] = {}
+        for c in self.variant.deck():
+            count[c] = count.get(c, 0) + 1
+        seen: list[Card] = list(self.hand) + list(self.opponent_known)
+        for e in self.expeditions[0] + self.expeditions[1]:
+            seen.extend(e)
+        for pile in self.discard_piles:
+            seen.extend(pile)
+        for c in seen:
+            count[c] -= 1
+        return [c for c in sorted(count) for _ in range(count[c])]
+
+    def sample_round(self, rng: random.Random) -> Round:
+        """A full :class:`Round` consistent with this view: the hidden cards (opponent's
+        unknown hand cards and the draw pile) dealt at random with ``rng``. For search."""
+        unseen = self.unseen_cards()
+        rng.shuffle(unseen)
+        hidden = self.variant.hand_size - len(self.opponent_known)
+        assert len(unseen) == hidden + self.deck_size, "view is inconsistent"
+        opp = list(self.opponent_known) + unseen[:hidden]
+        return Round._from_view(self, opp, unseen[hidden:])
+
+    def __str__(self) -> str:
+        hands: list[Sequence[Card] | None] = [None, None]
+        hands[self.player] = self.hand
+        exps = self.expeditions
+        return _render(
+            self.variant, exps, self.discard_piles, self.deck_size, self.to_move, hands,
+            self.scores(),
+        )
