@@ -1,0 +1,273 @@
+"""The ``lostcities`` command line.
+
+Every command is defined here (so ``lostcities --help`` lists them all without importing
+any extra); each command's work lives in its own module, imported only when it runs.
+Bad input ends with one line on stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+
+__all__ = ["main"]
+
+EXIT_USAGE = 2
+
+
+class CommandError(Exception):
+    """A command failed for a reason the user can fix; the message is shown as is."""
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
+def _non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid number: {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must not be negative: {text!r}")
+    return value
+
+
+def _variant_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--variant",
+        choices=["classic", "long"],
+        default="classic",
+        help="classic: 5 colours, 60 cards (default); long: 6 colours, 72 cards",
+    )
+
+
+# -- command definitions: (name, one-line help, add arguments, "module:function") ----------
+
+
+def _add_score(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "expeditions",
+        nargs="*",
+        metavar="COLOUR:CARDS",
+        help="one per started expedition, cards in play order, e.g. y:2,4,6,9,10 r:x,3,5",
+    )
+    _variant_arg(p)
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def _add_replay(p: argparse.ArgumentParser) -> None:
+    p.add_argument("files", nargs="+", metavar="FILE", help="game record files ('-' for stdin)")
+    p.add_argument("--json", action="store_true", help="print one JSON object per game")
+    p.add_argument("--quiet", "-q", action="store_true", help="print only errors")
+
+
+def _add_play(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--opponent", default="ismcts:time=1", metavar="SPEC", help="bot spec (default: ismcts)"
+    )
+    _variant_arg(p)
+    p.add_argument("--rounds", type=_positive_int, default=3, help="rounds in the match (3)")
+    p.add_argument("--seed", type=int, default=None, help="seed for the deals")
+    p.add_argument("--hotseat", action="store_true", help="two people at one keyboard")
+    p.add_argument("--save", metavar="FILE", default=None, help="save the game record here")
+
+
+def _add_serve(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (8000)")
+    p.add_argument(
+        "--db",
+        default="sqlite:///lostcities.db",
+        metavar="URL",
+        help="database URL: sqlite:///FILE (default sqlite:///lostcities.db) or postgresql://...",
+    )
+
+
+def _add_match(p: argparse.ArgumentParser) -> None:
+    p.add_argument("a", metavar="A", help="first bot spec, e.g. heuristic or 'ismcts:time=0.5'")
+    p.add_argument("b", metavar="B", help="second bot spec")
+    p.add_argument("--deals", type=_positive_int, default=100, help="deals, each played twice")
+    p.add_argument("--seed", type=int, default=0, help="seed for the deals (0)")
+    p.add_argument("--jobs", type=_positive_int, default=None, help="worker processes (all cores)")
+    p.add_argument("--max-turns", type=_positive_int, default=None, help="turn cap per round")
+    _variant_arg(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--records", metavar="FILE", default=None, help="save every game record")
+    p.add_argument(
+        "--sprt", metavar="elo0=0,elo1=20", default=None, help="stop early by an SPRT"
+    )
+    p.add_argument(
+        "--time-limit",
+        type=_non_negative_float,
+        default=10.0,
+        metavar="SECONDS",
+        help="per-move limit before a bot forfeits (10)",
+    )
+
+
+def _add_tournament(p: argparse.ArgumentParser) -> None:
+    p.add_argument("bots", nargs="+", metavar="SPEC", help="two or more bot specs")
+    p.add_argument("--deals", type=_positive_int, default=50, help="deals per pairing")
+    p.add_argument("--seed", type=int, default=0, help="seed for the deals (0)")
+    p.add_argument("--jobs", type=_positive_int, default=None, help="worker processes (all cores)")
+    p.add_argument("--max-turns", type=_positive_int, default=None, help="turn cap per round")
+    _variant_arg(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--plot", metavar="FILE", default=None, help="write the Elo ladder (.svg/.png)")
+
+
+def _add_bot(p: argparse.ArgumentParser) -> None:
+    p.add_argument("spec", metavar="SPEC", help="built-in bot spec to run over the protocol")
+    p.add_argument("--seed", type=int, default=None, help="seed for the bot")
+
+
+def _add_bench(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--seconds", type=_non_negative_float, default=3.0, help="time per measurement (3)"
+    )
+
+
+COMMANDS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None], str]] = [
+    ("score", "score a round's expeditions (a score calculator)", _add_score, "lostcities.cli:_score"),
+    ("replay", "check game records and print each game's result", _add_replay, "lostcities.cli:_replay"),
+    ("play", "play in the terminal against a bot or hot-seat", _add_play, "lostcities.tui.app:cli_main"),
+    ("serve", "run the web app (browser play, invites, replays)", _add_serve, "lostcities.web.app:cli_main"),
+    ("match", "play two bots on duplicate deals and rate them", _add_match, "lostcities.arena:cli_match"),
+    ("tournament", "round robin between bots with an Elo ladder", _add_tournament, "lostcities.arena:cli_tournament"),
+    ("bot", "run a built-in bot as a protocol engine on stdin/stdout", _add_bot, "lostcities.protocol:cli_bot"),
+    ("bench", "measure engine speed against the C reference", _add_bench, "lostcities.fast.bench:cli_main"),
+]
+
+EXTRAS = {
+    "lostcities.tui": "tui",
+    "lostcities.web": "web",
+    "lostcities.fast": "fast",
+    "lostcities.arena": "arena",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every command."""
+    from lostcities import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="lostcities",
+        description="Lost Cities: rules, bots, arena, web and terminal play.",
+    )
+    parser.add_argument("--version", action="version", version=f"lostcities {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    for name, help_text, add, target in COMMANDS:
+        p = sub.add_parser(name, help=help_text, description=help_text[0].upper() + help_text[1:])
+        add(p)
+        p.set_defaults(_target=target)
+    return parser
+
+
+def _load(target: str) -> Callable[[argparse.Namespace], int | None]:
+    module_name, _, func = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as e:
+        missing = e.name or "a dependency"
+        if missing.startswith("lostcities"):
+            raise
+        extra = next((x for m, x in EXTRAS.items() if module_name.startswith(m)), "all")
+        raise CommandError(
+            f"this command needs {missing!r}: pip install 'lostcities[{extra}]'"
+        ) from None
+    fn: Callable[[argparse.Namespace], int | None] = getattr(module, func)
+    return fn
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        code = _load(args._target)(args)
+    except KeyboardInterrupt:
+        print("lostcities: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except (CommandError, ValueError, OSError) as e:
+        print(f"lostcities {args.command}: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    return int(code or 0)
+
+
+# -- the core's own commands ------------------------------------------------------------
+
+
+def _score(args: argparse.Namespace) -> int:
+    import json
+
+    from lostcities.scoring import parse_score_sheet, sheet_total
+
+    sheet = parse_score_sheet(args.expeditions, args.variant)
+    total = sheet_total(sheet)
+    if args.json:
+        out = {"expeditions": {c.letter: e.to_dict() for c, e in sheet.items()}, "total": total}
+        print(json.dumps(out))
+        return 0
+    print(format_score_table(sheet))
+    return 0
+
+
+def format_score_table(sheet: dict[object, object]) -> str:
+    """The score-sheet table shared by ``lostcities score`` and the round breakdowns."""
+    from lostcities.scoring import ExpeditionScore
+
+    rows = [("", "cards", "sum", "-20", "x", "bonus", "score")]
+    total = 0
+    for color, e in sheet.items():
+        assert isinstance(e, ExpeditionScore)
+        total += e.score
+        name = getattr(color, "name", str(color)).lower()
+        if not e.started:
+            rows.append((name, "-", "", "", "", "", "0"))
+            continue
+        rows.append(
+            (
+                name,
+                " ".join(str(c) for c in e.cards),
+                str(e.number_sum),
+                str(e.minus_cost),
+                f"x{e.multiplier}",
+                f"+{e.bonus}" if e.bonus else "",
+                str(e.score),
+            )
+        )
+    rows.append(("total", "", "", "", "", "", str(total)))
+    widths = [max(len(r[i]) for r in rows) for i in range(7)]
+    lines = []
+    for k, r in enumerate(rows):
+        cells = [r[0].ljust(widths[0]), r[1].ljust(widths[1])]
+        cells += [r[i].rjust(widths[i]) for i in range(2, 7)]
+        lines.append("  ".join(cells).rstrip())
+        if k == 0 or k == len(rows) - 2:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from lostcities.record import replay_files
+
+    return replay_files(args.files, as_json=args.json, quiet=args.quiet)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
