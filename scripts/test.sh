@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Run the whole test suite on a fresh machine (this is what CI runs).
+#
+#   1. install Debian packages if missing   (scripts/install-system-deps.sh)
+#   2. pip install -e '.[dev]'
+#   3. start a throwaway PostgreSQL cluster (if the server binaries exist) and
+#      export LOSTCITIES_TEST_POSTGRES_URL
+#   4. ruff check lostcities tests; mypy lostcities; pytest
+#
+# Every check runs even if an earlier one fails; the script exits non-zero if
+# any step failed (pytest exit code 5, "no tests collected", counts as failure).
+#
+# Environment:
+#   PYTEST_ARGS   arguments for pytest (default: "-n 2"); shell-quoted, e.g.
+#                 PYTEST_ARGS="-n 0 -m 'not slow'"
+#   SKIP_INSTALL  set to 1 to skip steps 1 and 2
+#   PYTHON        interpreter to use (default: python3)
+#   LOSTCITIES_TEST_PG_PORT  port of the throwaway cluster (default: 54329)
+#   LOSTCITIES_TEST_POSTGRES_URL  if already set, no cluster is started
+# Extra command-line arguments are passed on to pytest.
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+PYTHON="${PYTHON:-python3}"
+PYTEST_ARGS="${PYTEST_ARGS--n 2}"
+PG_PORT="${LOSTCITIES_TEST_PG_PORT:-54329}"
+PG_DB="lostcities_test"
+
+t0=$SECONDS
+step() { printf '\n==> %s\n' "$*"; }
+die() { printf 'test.sh: %s\n' "$*" >&2; exit 1; }
+
+# --------------------------------------------------------------------- install
+if [ "${SKIP_INSTALL:-0}" != 1 ]; then
+    step "system packages"
+    bash scripts/install-system-deps.sh || die "installing system packages failed"
+
+    step "pip install -e '.[dev]'"
+    pip_log="$(mktemp)"
+    if ! "$PYTHON" -m pip install -q -e '.[dev]' >"$pip_log" 2>&1; then
+        cat "$pip_log" >&2
+        rm -f "$pip_log"
+        die "pip install failed"
+    fi
+    rm -f "$pip_log"
+    echo "installed ($((SECONDS - t0))s so far)"
+fi
+
+# -------------------------------------------------------------- postgres cluster
+PG_TMP=""
+PG_BIN=""
+pg_as() {
+    # initdb/postgres refuse to run as root: drop to the postgres user.
+    if [ "$(id -u)" -eq 0 ]; then
+        runuser -u postgres -- "$@"
+    else
+        "$@"
+    fi
+}
+cleanup() {
+    if [ -n "$PG_TMP" ]; then
+        if [ -f "$PG_TMP/data/postmaster.pid" ]; then
+            pg_as "$PG_BIN/pg_ctl" -D "$PG_TMP/data" -m immediate -w stop >/dev/null 2>&1 || true
+        fi
+        rm -rf "$PG_TMP"
+        PG_TMP=""
+    fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+start_postgres() {
+    PG_BIN="$(compgen -G '/usr/lib/postgresql/*/bin' | sort -V | tail -n1)"
+    if [ -z "$PG_BIN" ] || [ ! -x "$PG_BIN/postgres" ]; then
+        echo "no PostgreSQL server found; PostgreSQL tests will be skipped"
+        return 0
+    fi
+    if [ "$(id -u)" -eq 0 ] && ! id postgres >/dev/null 2>&1; then
+        echo "running as root but no 'postgres' user; PostgreSQL tests will be skipped"
+        return 0
+    fi
+    if (exec 3<>"/dev/tcp/127.0.0.1/$PG_PORT") 2>/dev/null; then
+        echo "port $PG_PORT is already in use (a stale cluster from an earlier run?);" \
+            "stop it or set LOSTCITIES_TEST_PG_PORT" >&2
+        return 1
+    fi
+    PG_TMP="$(mktemp -d /tmp/lostcities-pg.XXXXXX)"
+    if [ "$(id -u)" -eq 0 ]; then
+        chown postgres: "$PG_TMP"
+    fi
+    pg_as "$PG_BIN/initdb" -D "$PG_TMP/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 \
+        --no-sync >"$PG_TMP/initdb.log" 2>&1 \
+        || { cat "$PG_TMP/initdb.log" >&2; return 1; }
+    pg_as "$PG_BIN/pg_ctl" -D "$PG_TMP/data" -l "$PG_TMP/server.log" -w -t 60 \
+        -o "-p $PG_PORT -c listen_addresses=127.0.0.1 -k $PG_TMP -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+        start >/dev/null \
+        || { cat "$PG_TMP/server.log" >&2; return 1; }
+    pg_as "$PG_BIN/createdb" -h 127.0.0.1 -p "$PG_PORT" -U postgres "$PG_DB" || return 1
+    export LOSTCITIES_TEST_POSTGRES_URL="postgresql+psycopg://postgres@127.0.0.1:$PG_PORT/$PG_DB"
+    echo "PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') running:" \
+        "LOSTCITIES_TEST_POSTGRES_URL=$LOSTCITIES_TEST_POSTGRES_URL"
+}
+
+if [ -n "${LOSTCITIES_TEST_POSTGRES_URL:-}" ]; then
+    step "PostgreSQL: using existing LOSTCITIES_TEST_POSTGRES_URL"
+else
+    step "PostgreSQL throwaway cluster on 127.0.0.1:$PG_PORT"
+    start_postgres || die "could not start the throwaway PostgreSQL cluster (see log above)"
+fi
+
+# ---------------------------------------------------------------------- checks
+failed=()
+run_check() {
+    local name="$1"; shift
+    local s=$SECONDS rc
+    step "$name"
+    "$@"
+    rc=$?
+    if [ "$rc" -ne 0 ]; then
+        failed+=("$name (exit $rc)")
+    fi
+    echo "--- $name: exit $rc, $((SECONDS - s))s"
+}
+
+run_check "ruff check" "$PYTHON" -m ruff check lostcities tests
+run_check "mypy" "$PYTHON" -m mypy lostcities
+eval "pytest_args=($PYTEST_ARGS)"
+run_check "pytest" "$PYTHON" -m pytest "${pytest_args[@]}" "$@"
+
+cleanup
+
+echo
+if [ ${#failed[@]} -ne 0 ]; then
+    printf 'FAILED (%ss):\n' "$((SECONDS - t0))"
+    printf '  %s\n' "${failed[@]}"
+    exit 1
+fi
+echo "ALL CHECKS PASSED ($((SECONDS - t0))s)"
