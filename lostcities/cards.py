@@ -110,6 +110,7 @@ class Card:
     """2..10, or :data:`WAGER` (0)."""
     value: int
     """Points it adds to an expedition's sum: the rank, 0 for a wager."""
+    _text: str
     index: int
     """``10 * colour + k``, k = 0 for the wager, rank - 1 otherwise: 0..59, unique per card kind."""
 

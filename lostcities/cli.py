@@ -10,7 +10,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+
+from lostcities.cards import Color
+from lostcities.scoring import ExpeditionScore
 
 __all__ = ["main"]
 
@@ -227,16 +230,13 @@ def _score(args: argparse.Namespace) -> int:
     return 0
 
 
-def format_score_table(sheet: dict[object, object]) -> str:
+def format_score_table(sheet: Mapping[Color, ExpeditionScore]) -> str:
     """The score-sheet table shared by ``lostcities score`` and the round breakdowns."""
-    from lostcities.scoring import ExpeditionScore
-
     rows = [("", "cards", "sum", "-20", "x", "bonus", "score")]
     total = 0
     for color, e in sheet.items():
-        assert isinstance(e, ExpeditionScore)
         total += e.score
-        name = getattr(color, "name", str(color)).lower()
+        name = color.name.lower()
         if not e.started:
             rows.append((name, "-", "", "", "", "", "0"))
             continue

@@ -108,7 +108,10 @@ class Move:
         try:
             Card.parse(t[1:-1])
         except InvalidCardError as e:
-            raise InvalidMoveError(f"invalid move: {text!r} ({e})") from None
+            reason = str(e)
+            if "(" in reason:
+                reason = reason[reason.index("(") + 1 : reason.rindex(")")]
+            raise InvalidMoveError(f"invalid move: {text!r} ({reason})") from None
         raise InvalidMoveError(f"invalid move: {text!r}")  # pragma: no cover - all parts valid
 
     @classmethod
@@ -163,7 +166,7 @@ class ColorMap(Mapping[Color, V], Generic[V]):
         self._colors = colors
         self._values = values
 
-    def __getitem__(self, key: Color | str | int) -> V:  # type: ignore[override]
+    def __getitem__(self, key: Color | str | int) -> V:
         if isinstance(key, str):
             try:
                 key = Color.parse(key)
@@ -180,7 +183,7 @@ class ColorMap(Mapping[Color, V], Generic[V]):
         return len(self._colors)
 
     def __repr__(self) -> str:
-        inner = ", ".join(f"{c.letter!r}: {v!r}" for c, v in zip(self._colors, self._values))
+        inner = ", ".join(f"{c.letter!r}: {v!r}" for c, v in zip(self._colors, self._values, strict=True))
         return "{" + inner + "}"
 
 
