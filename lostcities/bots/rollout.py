@@ -1,0 +1,126 @@
+"""Cheap deterministic rollouts for search: :func:`playout` and :func:`rollout_move`.
+
+The rollout policy (fixed, deterministic, no randomness of its own). For the player to move,
+with ``top`` = the highest number card of an expedition (0 when it has only wagers or is
+empty) and an expedition *started* when it holds at least one card:
+
+(a) **Play** the number card with the smallest gap ``rank - top`` among the number cards in
+    hand that can be played onto an expedition the player has already started, if that gap
+    is at most 3 (ties: the lowest card index, i.e. colour order ``y b w g r p``). Wagers
+    are never played and no expedition is started by a rollout.
+(b) Otherwise **discard**:
+
+    1. a *dead* card (one the player can never play: a wager once that expedition has a
+       number card, a number not above its top; this is exactly "not playable now", since
+       tops only rise) that the opponent cannot play onto its started expedition of that
+       colour; the lowest card index;
+    2. else the lowest-value card (wager = 0, else its rank) that the opponent cannot play
+       onto its started expedition of that colour (ties: lowest card index);
+    3. else the lowest-value card (ties: lowest card index).
+
+    The opponent *can play* a card when its expedition of that colour is started and the
+    card is legal there (a number above its top, or a wager while it has no number).
+(c) Always **draw from the draw pile**, so a rollout ends within ``deck_size`` turns.
+
+:func:`rollout_move` is the pure-Python reference of the policy. :func:`playout` plays a
+copy of a round to the end with it; when numba is importable (the ``fast`` extra) it runs
+the compiled port in :mod:`lostcities.fast.kernels`, which a differential test proves equal
+to the reference (same moves, same final scores). Without numba it falls back to Python.
+
+>>> from lostcities import Round
+>>> r = Round.deal(seed=5)
+>>> s = playout(r)
+>>> r.ply, s == playout_python(r)
+(0, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from lostcities.cards import ALL_CARDS
+from lostcities.rules import Action, Move, Round
+
+__all__ = ["FAST", "playout", "playout_python", "rollout_move"]
+
+_PLAY_MOVES: tuple[Move, ...] = tuple(Move(Action.PLAY, c, None) for c in ALL_CARDS)
+_DISCARD_MOVES: tuple[Move, ...] = tuple(Move(Action.DISCARD, c, None) for c in ALL_CARDS)
+
+
+def rollout_move(round: Round) -> Move:
+    """The rollout policy's move for the player to move in ``round`` (see the module doc).
+
+    :raises ValueError: if the round is over.
+    """
+    if round.is_over():
+        raise ValueError("rollout_move: the round is over")
+    p = round._turn
+    hand = round._hands[p]
+    tops = round._tops[p]
+    exp = round._exp[p]
+    otops = round._tops[p ^ 1]
+    oexp = round._exp[p ^ 1]
+    # (a) the closest number card onto an already started expedition
+    best = -1
+    best_gap = 4
+    for card in hand:
+        rank = card.rank
+        if rank:
+            c = card.color
+            if exp[c]:
+                gap = rank - tops[c]
+                if gap > 0 and (gap < best_gap or (gap == best_gap and card.index < best)):
+                    best = card.index
+                    best_gap = gap
+    if best >= 0:
+        return _PLAY_MOVES[best]
+    # (b) discard
+    dead = None
+    safe = None
+    low = None
+    for card in hand:
+        rank = card.rank
+        c = card.color
+        top = tops[c]
+        otop = otops[c]
+        opp_can = bool(oexp[c]) and (rank > otop if rank else otop == 0)
+        if not opp_can:
+            playable = rank > top if rank else top == 0
+            if not playable and (dead is None or card.index < dead.index):
+                dead = card
+            if safe is None or rank < safe.rank or (rank == safe.rank and card.index < safe.index):
+                safe = card
+        if low is None or rank < low.rank or (rank == low.rank and card.index < low.index):
+            low = card
+    choice = dead if dead is not None else safe if safe is not None else low
+    assert choice is not None
+    return _DISCARD_MOVES[choice.index]
+
+
+def playout_python(round: Round) -> tuple[int, int]:
+    """:func:`playout` in pure Python (the reference; also the fallback without numba)."""
+    r = round.copy(stack=False)
+    push = r._push
+    while not r._over:
+        push(rollout_move(r))
+    return r.scores()
+
+
+_playout_fast: Callable[[Round], tuple[int, int]] | None
+try:  # the compiled port, when the ``fast`` extra is installed
+    from lostcities.fast.rollouts import playout_round as _playout_fast
+except ImportError:  # pragma: no cover - exercised only without numba
+    _playout_fast = None
+
+FAST: bool = _playout_fast is not None
+"""Whether :func:`playout` runs the numba port (numba importable)."""
+
+
+def playout(round: Round) -> tuple[int, int]:
+    """Play a copy of ``round`` to its end with the rollout policy and return the final
+    scores ``(player 0, player 1)``. ``round`` is unchanged. A ``round.max_turns`` cap
+    stops the playout at the cap, as it stops the round. An ended round gives its scores.
+    """
+    if _playout_fast is not None:
+        return _playout_fast(round)
+    return playout_python(round)
