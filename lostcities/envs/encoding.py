@@ -1,0 +1,313 @@
+"""Moves as action numbers and player views as tensors, for every RL environment.
+
+Written once and used by the PettingZoo, Gymnasium and OpenSpiel environments, so the three
+agree on what action 137 means and what each observation entry is. Nothing here knows a
+rule: legality comes from :meth:`lostcities.PlayerView.legal_moves`, and the observation is
+built only from a :class:`~lostcities.PlayerView`, so it cannot contain hidden cards.
+
+**Actions** (one combined action per turn)::
+
+    action = (kind * K + card.index) * S + source
+    kind   = 0 play onto the expedition, 1 discard
+    K      = 10 * colours  card kinds (card.index = 10 * colour + 0 for the wager, rank - 1)
+    S      = 1 + colours   draw sources: 0 the draw pile, 1 + colour that colour's discard pile
+
+``classic``: K = 50, S = 6, 600 actions; ``long``: K = 60, S = 7, 840 actions. The three
+wagers of a colour are one card kind, so identical moves are one action.
+
+>>> from lostcities import Move, Round
+>>> enc = get_encoding("classic")
+>>> enc.num_actions, enc.observation_size
+(600, 466)
+>>> enc.move_to_action(Move.parse("-r10b"))
+596
+>>> str(enc.action_to_move(596))
+'-r10b'
+>>> r = Round.deal(seed=3)
+>>> mask = enc.action_mask(r.view(0))
+>>> int(mask.sum()) == len(r.legal_moves())
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+import numpy.typing as npt
+
+from lostcities.cards import ALL_CARDS, Color, Variant, get_variant
+from lostcities.rules import Action, LegalMoves, Move, PlayerView
+from lostcities.scoring import score_expedition
+
+__all__ = [
+    "Encoding",
+    "InvalidActionError",
+    "Section",
+    "get_encoding",
+]
+
+_SCORE_MIN_PER_COLOR = -80
+"""The lowest an expedition can score: three wagers and no number card, (0 - 20) x 4."""
+_SCORE_MAX_PER_COLOR = 156
+"""Above the highest an expedition can score: all 12 cards, (54 - 20) x 4 + 20."""
+
+_SCALARS = (
+    "deck_fraction",
+    "own_score",
+    "opponent_score",
+    "on_move",
+    "pending_draw",
+    "capped",
+    "turns_left",
+)
+
+
+class InvalidActionError(ValueError):
+    """An action number outside ``0 .. num_actions - 1`` (or not a whole number)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One named slice of the flat observation vector."""
+
+    name: str
+    """What it holds (see docs/rl.md)."""
+    start: int
+    """Index of its first entry."""
+    size: int
+    """How many entries."""
+    high: float
+    """The largest value an entry can take (the smallest is 0, except the scores)."""
+
+    @property
+    def stop(self) -> int:
+        """One past its last entry."""
+        return self.start + self.size
+
+
+class Encoding:
+    """The action numbering and the observation layout of one variant.
+
+    Build it with :func:`get_encoding` (cached); it is immutable.
+    """
+
+    variant: Variant
+    """The variant encoded."""
+    num_card_kinds: int
+    """K = 10 per colour (the wager is one kind)."""
+    num_sources: int
+    """S = 1 + colours (the draw pile, then one discard pile per colour)."""
+    num_actions: int
+    """2 * K * S."""
+    sections: tuple[Section, ...]
+    """The observation's slices, in order."""
+    observation_size: int
+    """Length of the flat observation vector."""
+
+    def __init__(self, variant: str | Variant) -> None:
+        var = get_variant(variant)
+        self.variant = var
+        k = 10 * var.num_colors
+        s = 1 + var.num_colors
+        self.num_card_kinds = k
+        self.num_sources = s
+        self.num_actions = 2 * k * s
+        # All moves of this variant, by action number (the structurally impossible ones,
+        # such as discarding a yellow card and drawing from the yellow pile, included:
+        # they are simply never legal).
+        moves: list[Move] = []
+        for kind in (Action.PLAY, Action.DISCARD):
+            for ci in range(k):
+                card = ALL_CARDS[ci]
+                for src in range(s):
+                    moves.append(Move(kind, card, None if src == 0 else Color(src - 1)))
+        self._moves: tuple[Move, ...] = tuple(moves)
+        self._index: dict[Move, int] = {m: i for i, m in enumerate(moves)}
+        layout = [
+            ("hand", k, 3.0),
+            ("own_expedition", k, 3.0),
+            ("opponent_expedition", k, 3.0),
+            ("discard_top", k, 1.0),
+            ("discard_below", k, 3.0),
+            ("opponent_known", k, 3.0),
+            ("own_known", k, 3.0),
+            ("unseen", k, 3.0),
+            ("last_move_by_me", 1, 1.0),
+            ("last_move_kind", 2, 1.0),
+            ("last_move_card", k, 1.0),
+            ("last_move_source", s, 1.0),
+            *((name, 1, 1.0) for name in _SCALARS),
+        ]
+        sections = []
+        start = 0
+        for name, size, top in layout:
+            sections.append(Section(name, start, size, top))
+            start += size
+        self.sections = tuple(sections)
+        self.observation_size = start
+        self._sec = {sec.name: sec for sec in sections}
+        nc = var.num_colors
+        self._score_scale = 100.0
+        low = np.zeros(start, np.float32)
+        high = np.zeros(start, np.float32)
+        for sec in sections:
+            high[sec.start : sec.stop] = sec.high
+        for name in ("own_score", "opponent_score"):
+            i = self._sec[name].start
+            low[i] = _SCORE_MIN_PER_COLOR * nc / self._score_scale
+            high[i] = _SCORE_MAX_PER_COLOR * nc / self._score_scale
+        self.low: npt.NDArray[np.float32] = low
+        """Per-entry lower bounds of the observation (for a ``Box`` space)."""
+        self.high: npt.NDArray[np.float32] = high
+        """Per-entry upper bounds of the observation."""
+        self._initial_pile = var.deck_size - 2 * var.hand_size
+        self.max_score_margin = (_SCORE_MAX_PER_COLOR - _SCORE_MIN_PER_COLOR) * nc
+        """A bound on the absolute score margin of a round."""
+
+    # -- actions -------------------------------------------------------------------------
+
+    def move_to_action(self, move: Move) -> int:
+        """The action number of ``move``.
+
+        :raises InvalidActionError: for a move of a colour outside the variant.
+        """
+        try:
+            return self._index[move]
+        except KeyError:
+            raise InvalidActionError(
+                f"invalid move for the {self.variant.name} variant: {str(move)!r}"
+            ) from None
+
+    def action_to_move(self, action: int | np.integer) -> Move:
+        """The move of an action number (legal or not: check with the round).
+
+        :raises InvalidActionError: for a number outside ``0 .. num_actions - 1``.
+        """
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise InvalidActionError(f"invalid action: {action!r} (expected a whole number)")
+        a = int(action)
+        if not 0 <= a < self.num_actions:
+            raise InvalidActionError(
+                f"invalid action: {a} (expected 0..{self.num_actions - 1} for the "
+                f"{self.variant.name} variant)"
+            )
+        return self._moves[a]
+
+    def action_string(self, action: int | np.integer) -> str:
+        """The move notation of an action number (``'+y7.'``).
+
+        :raises InvalidActionError: for a number outside the action space.
+        """
+        return str(self.action_to_move(action))
+
+    def legal_actions(self, moves: PlayerView | LegalMoves | Iterable[Move]) -> list[int]:
+        """The legal action numbers, ascending, of a view (empty unless it is that player's
+        turn) or of a list of legal moves."""
+        if isinstance(moves, PlayerView):
+            moves = moves.legal_moves()
+        index = self._index
+        return sorted(index[m] for m in moves)
+
+    def action_mask(self, moves: PlayerView | LegalMoves | Iterable[Move]) -> npt.NDArray[np.int8]:
+        """An int8 vector over all actions: 1 exactly for the legal ones (all zeros when
+        the view's player is not to move or the round is over)."""
+        mask = np.zeros(self.num_actions, np.int8)
+        if isinstance(moves, PlayerView):
+            moves = moves.legal_moves()
+        index = self._index
+        for m in moves:
+            mask[index[m]] = 1
+        return mask
+
+    # -- observations --------------------------------------------------------------------
+
+    def observation(
+        self, view: PlayerView, pending: Move | None = None
+    ) -> npt.NDArray[np.float32]:
+        """The flat float32 observation of ``view`` (layout: :attr:`sections`, docs/rl.md).
+
+        ``pending`` is a move whose draw-pile card has not arrived yet (OpenSpiel's chance
+        node after a draw-pile move): it shows as the last move with ``pending_draw`` set.
+        """
+        if view.variant != self.variant:
+            raise ValueError(
+                f"view of the {view.variant.name} variant given to the "
+                f"{self.variant.name} encoding"
+            )
+        obs = np.zeros(self.observation_size, np.float32)
+        sec = self._sec
+        me = view.player
+
+        def add(name: str, cards: Iterable[object]) -> None:
+            base = sec[name].start
+            for card in cards:
+                obs[base + card.index] += 1  # type: ignore[attr-defined]
+
+        add("hand", view.hand)
+        add("own_expedition", (c for e in view.expeditions[me] for c in e))
+        add("opponent_expedition", (c for e in view.expeditions[me ^ 1] for c in e))
+        add("discard_top", (p[-1] for p in view.discard_piles if p))
+        add("discard_below", (c for p in view.discard_piles for c in p[:-1]))
+        add("opponent_known", view.opponent_known)
+        add("own_known", view.own_known)
+        add("unseen", view.unseen_cards())
+        last: Move | None = pending
+        by_me = view.to_move == me
+        if last is None and view.history:
+            last = view.history[-1]
+            # the player who made the last move: the mover alternates, and the round ends
+            # without handing the turn over
+            by_me = (view.to_move == me) == view.over
+        if last is not None:
+            obs[sec["last_move_by_me"].start] = float(by_me)
+            obs[sec["last_move_kind"].start + (last.action is Action.DISCARD)] = 1.0
+            obs[sec["last_move_card"].start + last.card.index] = 1.0
+            src = 0 if last.draw is None else 1 + last.draw
+            obs[sec["last_move_source"].start + src] = 1.0
+        own, opp = _scores(view)
+        obs[sec["deck_fraction"].start] = view.deck_size / self._initial_pile
+        obs[sec["own_score"].start] = own / self._score_scale
+        obs[sec["opponent_score"].start] = opp / self._score_scale
+        obs[sec["on_move"].start] = float(
+            pending is None and not view.over and view.to_move == me
+        )
+        obs[sec["pending_draw"].start] = float(pending is not None)
+        if view.max_turns is not None:
+            obs[sec["capped"].start] = 1.0
+            left = max(view.max_turns - view.ply, 0)
+            obs[sec["turns_left"].start] = left / view.max_turns
+        return obs
+
+    def section(self, name: str) -> Section:
+        """The slice called ``name``.
+
+        :raises KeyError: for an unknown name.
+        """
+        return self._sec[name]
+
+    def describe(self) -> str:
+        """The observation layout as a table (start, size, name), one section a line."""
+        return "\n".join(f"{s.start:4d} {s.size:4d}  {s.name}" for s in self.sections)
+
+
+def _scores(view: PlayerView) -> tuple[int, int]:
+    me = view.player
+    own = sum(score_expedition(e, check=False).score for e in view.expeditions[me])
+    opp = sum(score_expedition(e, check=False).score for e in view.expeditions[me ^ 1])
+    return own, opp
+
+
+@cache
+def _encoding(name: str) -> Encoding:
+    return Encoding(name)
+
+
+def get_encoding(variant: str | Variant = "classic") -> Encoding:
+    """The (cached) :class:`Encoding` of a variant.
+
+    :raises lostcities.UnknownVariantError: for a name other than ``classic`` or ``long``.
+    """
+    return _encoding(get_variant(variant).name)
