@@ -1,0 +1,942 @@
+"""The Lost Cities bot protocol (LCP): a line protocol over stdin/stdout, like UCI or GTP.
+
+Both sides live here (the spec is ``docs/protocol.md``):
+
+- the **referee side**, which drives a bot program: an asyncio core
+  (:class:`BotProtocol` over a :class:`Transport`), one command at a time, with a
+  :class:`SubprocessTransport` for real programs and a scripted :class:`MockTransport` for
+  tests, and :class:`SimpleBot`, a blocking wrapper that runs the event loop on a
+  background thread and puts a time limit on every call (think ``chess.engine``);
+- the **bot side**: :func:`run_engine` serves any built-in bot over the protocol
+  (``lostcities bot SPEC``), and :func:`position_lines` / :class:`PositionReader` turn a
+  :class:`~lostcities.PlayerView` into the protocol's position lines and back.
+
+>>> from lostcities import Round
+>>> view = Round.deal(seed=1).view(0)
+>>> lines = position_lines(view)
+>>> lines[:3]
+['ply 0', 'deck 44', 'hand yx y4 y8 b5 b10 wx g6 r10']
+>>> reader = PositionReader()
+>>> reader.newgame("classic", 0)
+>>> for line in lines:
+...     reader.feed(line)
+>>> reader.view() == view
+True
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import collections
+import contextlib
+import logging
+import os
+import random
+import shlex
+import signal
+import subprocess
+import sys
+import threading
+import weakref
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import IO, TYPE_CHECKING, Any, TypeVar
+
+from lostcities.bots.base import Bot, BotError, BotSpecError, BotTerminatedError, BotTimeoutError
+from lostcities.cards import Card, Variant, get_variant
+from lostcities.errors import IllegalMoveError, InvalidCardError, InvalidMoveError
+from lostcities.rules import Move, PlayerView
+
+if TYPE_CHECKING:
+    import argparse
+
+__all__ = [
+    "DEFAULT_GRACE",
+    "DEFAULT_MOVE_TIMEOUT",
+    "DEFAULT_START_TIMEOUT",
+    "BotProtocol",
+    "MockTransport",
+    "PositionError",
+    "PositionReader",
+    "SimpleBot",
+    "SubprocessTransport",
+    "Transport",
+    "cli_bot",
+    "position_lines",
+    "run_engine",
+]
+
+LOGGER = logging.getLogger("lostcities.protocol")
+
+DEFAULT_MOVE_TIMEOUT = 10.0
+"""Seconds a bot may think per move when no limit is given."""
+DEFAULT_START_TIMEOUT = 10.0
+"""Seconds a bot may take to start and answer ``lcp`` / ``isready``."""
+DEFAULT_GRACE = 0.5
+"""The base allowance added to every move limit for pipes and process scheduling."""
+
+_MAX_LINE = 1 << 20
+
+T = TypeVar("T")
+
+
+class PositionError(ValueError):
+    """A position line the bot side cannot understand (``'hand y11'``)."""
+
+
+# -- position lines <-> PlayerView ---------------------------------------------------------
+
+
+def _cards(cards: Iterable[Card]) -> str:
+    return " ".join(str(c) for c in cards)
+
+
+def _line(keyword: str, rest: str) -> str:
+    return f"{keyword} {rest}" if rest else keyword
+
+
+def position_lines(view: PlayerView) -> list[str]:
+    """The protocol's position lines for ``view`` (sent before every ``go``).
+
+    Piles and expeditions are written colour by colour, each in play order (bottom to
+    top), so grouping the cards of a line by colour gives them back.
+
+    >>> from lostcities import Round
+    >>> r = Round.deal(seed=5)
+    >>> for m in "+y7. -r9. -r6. +y10. -r7. -g8r".split():
+    ...     r.push(m)
+    >>> for line in position_lines(r.view(0)):
+    ...     print(line)
+    ply 6
+    deck 39
+    hand y8 b8 w10 gx gx g6 rx r5
+    expeditions 0 y7
+    expeditions 1 y10
+    discards g8 r9 r6
+    known 0
+    known 1 r7
+    moves +y7. -r9. -r6. +y10. -r7. -g8r
+    lastmove -g8r
+    maxturns none
+    """
+    me = view.player
+    last = "none"
+    if view.history and view.ply > 0 and view.to_move == me:
+        last = str(view.history[-1])
+    return [
+        f"ply {view.ply}",
+        f"deck {view.deck_size}",
+        _line("hand", _cards(view.hand)),
+        _line("expeditions 0", _cards(c for e in view.expeditions[0] for c in e)),
+        _line("expeditions 1", _cards(c for e in view.expeditions[1] for c in e)),
+        _line("discards", _cards(c for pile in view.discard_piles for c in pile)),
+        _line("known 0", _cards(view.own_known if me == 0 else view.opponent_known)),
+        _line("known 1", _cards(view.own_known if me == 1 else view.opponent_known)),
+        _line("moves", " ".join(str(m) for m in view.history)),
+        f"lastmove {last}",
+        f"maxturns {'none' if view.max_turns is None else view.max_turns}",
+    ]
+
+
+def _parse_cards(text: Sequence[str], keyword: str) -> tuple[Card, ...]:
+    try:
+        return tuple(Card.parse(t) for t in text)
+    except InvalidCardError as e:
+        raise PositionError(f"bad {keyword} line: {e}") from None
+
+
+def _count(text: Sequence[str], keyword: str, *, none: bool = False) -> int | None:
+    if len(text) != 1:
+        raise PositionError(f"bad {keyword} line: expected one number")
+    if none and text[0] == "none":
+        return None
+    try:
+        n = int(text[0])
+    except ValueError:
+        raise PositionError(f"bad {keyword} line: {text[0]!r} is not a number") from None
+    if n < 0:
+        raise PositionError(f"bad {keyword} line: {n} is negative")
+    return n
+
+
+class PositionReader:
+    """The bot side's picture of the round, built from position lines.
+
+    Call :meth:`newgame`, :meth:`feed` each position line, then :meth:`view` for the
+    :class:`~lostcities.PlayerView` to choose a move from.
+    """
+
+    KEYWORDS = frozenset(
+        {"ply", "deck", "hand", "expeditions", "discards", "known", "moves", "lastmove", "maxturns"}
+    )
+    """The keywords of position lines."""
+
+    def __init__(self) -> None:
+        self.variant: Variant | None = None
+        self.seat = 0
+        self._fields: dict[str, Any] = {}
+
+    def newgame(self, variant: str, seat: int) -> None:
+        """Forget the old round: a new one of ``variant`` starts, this bot in ``seat``.
+
+        :raises PositionError: for an unknown variant or a seat other than 0 or 1.
+        """
+        try:
+            self.variant = get_variant(variant)
+        except ValueError as e:
+            raise PositionError(f"bad newgame line: {e}") from None
+        if seat not in (0, 1):
+            raise PositionError(f"bad newgame line: seat {seat!r} is not 0 or 1")
+        self.seat = seat
+        self._fields = {}
+
+    def feed(self, line: str) -> None:
+        """Take one position line.
+
+        :raises PositionError: if it cannot be understood; nothing changes.
+        """
+        words = line.split()
+        if not words:
+            raise PositionError("empty position line")
+        keyword, *rest = words
+        f = self._fields
+        if keyword == "ply" or keyword == "deck":
+            f[keyword] = _count(rest, keyword)
+        elif keyword == "maxturns":
+            f[keyword] = _count(rest, keyword, none=True)
+        elif keyword == "hand" or keyword == "discards":
+            f[keyword] = _parse_cards(rest, keyword)
+        elif keyword == "expeditions" or keyword == "known":
+            if not rest or rest[0] not in ("0", "1"):
+                raise PositionError(f"bad {keyword} line: expected a seat 0 or 1 first")
+            f[f"{keyword}{rest[0]}"] = _parse_cards(rest[1:], keyword)
+        elif keyword == "moves":
+            try:
+                f[keyword] = tuple(Move.parse(t) for t in rest)
+            except InvalidMoveError as e:
+                raise PositionError(f"bad moves line: {e}") from None
+        elif keyword == "lastmove":
+            if rest != ["none"]:
+                try:
+                    Move.parse(" ".join(rest))
+                except InvalidMoveError as e:
+                    raise PositionError(f"bad lastmove line: {e}") from None
+        else:
+            raise PositionError(f"unknown position line: {line!r}")
+
+    def view(self) -> PlayerView:
+        """The bot's view: it is this bot's turn.
+
+        :raises PositionError: if no game was started or a position line is missing.
+        """
+        if self.variant is None:
+            raise PositionError("no newgame before go")
+        f = self._fields
+        need = ["ply", "deck", "hand", "expeditions0", "expeditions1", "discards"]
+        missing = [k for k in need if k not in f]
+        if missing:
+            raise PositionError(f"position incomplete before go: no {', '.join(missing)} line")
+        me = self.seat
+        var = self.variant
+
+        def by_colour(cards: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
+            return tuple(tuple(c for c in cards if c.color == col) for col in var.colors)
+
+        history: tuple[Move, ...] = f.get("moves", ())
+        return PlayerView(
+            variant=var,
+            player=me,
+            hand=tuple(sorted(f["hand"])),
+            expeditions=(by_colour(f["expeditions0"]), by_colour(f["expeditions1"])),
+            discard_piles=by_colour(f["discards"]),
+            deck_size=f["deck"],
+            to_move=me,
+            history=history,
+            opponent_known=tuple(sorted(f.get(f"known{me ^ 1}", ()))),
+            ply=f["ply"],
+            over=False,
+            max_turns=f.get("maxturns"),
+            own_known=tuple(sorted(f.get(f"known{me}", ()))),
+        )
+
+
+# -- transports ----------------------------------------------------------------------------
+
+
+class Transport(abc.ABC):
+    """Line I/O with one bot: what :class:`BotProtocol` talks through."""
+
+    @abc.abstractmethod
+    async def send(self, line: str) -> None:
+        """Write one line (the newline is added).
+
+        :raises BotTerminatedError: if the bot can no longer be written to.
+        """
+
+    @abc.abstractmethod
+    async def receive(self) -> bytes | None:
+        """The next raw line from the bot, without its newline; ``None`` at end of output.
+
+        :raises ValueError: for a line longer than the transport accepts (it is dropped).
+        """
+
+    @abc.abstractmethod
+    async def died(self) -> str:
+        """After the end of output: why, for an error message (``'exit code 3'``)."""
+
+    @abc.abstractmethod
+    async def close(self, timeout: float = 0.5) -> None:
+        """Let the bot exit (after ``quit``) for up to ``timeout`` seconds, then kill it."""
+
+
+class SubprocessTransport(Transport):
+    """A bot program in its own process group (session), killed with the group on close.
+
+    The bot's stderr is read line by line and logged at debug level; the last lines are
+    quoted when the process dies.
+    """
+
+    def __init__(self, process: asyncio.subprocess.Process, name: str) -> None:
+        self.process = process
+        self.name = name
+        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=5)
+        self._stderr_task = asyncio.ensure_future(self._read_stderr())
+
+    @classmethod
+    async def start(cls, argv: Sequence[str], *, cwd: str | None = None) -> SubprocessTransport:
+        """Start ``argv`` with pipes on stdin, stdout and stderr.
+
+        :raises BotSpecError: if the program cannot be started (not found, not executable).
+        """
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=cwd,
+                limit=_MAX_LINE,
+                start_new_session=os.name == "posix",
+            )
+        except OSError as e:
+            why = e.strerror or str(e)
+            raise BotSpecError(f"cannot run bot {shlex.join(argv)!r}: {why}") from None
+        return cls(process, os.path.basename(argv[0]))
+
+    async def _read_stderr(self) -> None:
+        stream = self.process.stderr
+        assert stream is not None
+        while True:
+            try:
+                raw = await stream.readline()
+            except ValueError:
+                continue
+            if not raw:
+                return
+            text = raw.decode("utf-8", "replace").rstrip()
+            if text:
+                self.stderr_tail.append(text)
+                LOGGER.debug("%s stderr: %s", self.name, text)
+
+    async def send(self, line: str) -> None:
+        stdin = self.process.stdin
+        assert stdin is not None
+        if stdin.is_closing():
+            raise BotTerminatedError(f"bot {self.name!r} cannot be written to: {await self.died()}")
+        LOGGER.debug("%s << %s", self.name, line)
+        try:
+            stdin.write(line.encode() + b"\n")
+            await stdin.drain()
+        except (BrokenPipeError, ConnectionResetError):
+            raise BotTerminatedError(
+                f"bot {self.name!r} cannot be written to: {await self.died()}"
+            ) from None
+
+    async def receive(self) -> bytes | None:
+        stdout = self.process.stdout
+        assert stdout is not None
+        try:
+            raw = await stdout.readline()
+        except ValueError:
+            # an over-long line: drop what is buffered of it and let the caller log it
+            with contextlib.suppress(Exception):
+                await stdout.read(_MAX_LINE)
+            raise
+        if not raw:
+            return None
+        return raw.rstrip(b"\r\n")
+
+    async def died(self) -> str:
+        try:
+            code = await asyncio.wait_for(self.process.wait(), 2.0)
+        except TimeoutError:
+            return "closed its output but is still running"
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self._stderr_task), 0.5)
+        if code < 0:
+            with contextlib.suppress(ValueError):
+                why = f"killed by signal {signal.Signals(-code).name}"
+        else:
+            why = f"exit code {code}"
+        if self.stderr_tail:
+            why += f"; stderr: {self.stderr_tail[-1]}"
+        return f"process died ({why})"
+
+    def kill_group(self) -> None:
+        """Kill the bot's whole process group now (children included)."""
+        _kill_group(self.process.pid)
+
+    async def close(self, timeout: float = 0.5) -> None:
+        proc = self.process
+        if proc.stdin is not None and not proc.stdin.is_closing():
+            with contextlib.suppress(Exception):
+                proc.stdin.close()
+        if proc.returncode is None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(proc.wait(), timeout)
+        self.kill_group()
+        with contextlib.suppress(ProcessLookupError):
+            if proc.returncode is None:
+                proc.kill()
+        await proc.wait()
+        self._stderr_task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self._stderr_task
+
+
+def _kill_group(pid: int) -> None:
+    if os.name != "posix":  # pragma: no cover - the group exists on POSIX only
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+class MockTransport(Transport):
+    """A scripted bot for protocol tests: it checks each line the referee sends against the
+    script and answers with the scripted lines.
+
+    >>> mock = MockTransport()
+    >>> mock.expect("lcp", ["id name mock", "lcpok"])
+    >>> async def handshake():
+    ...     bot = BotProtocol(mock)
+    ...     await bot.initialize()
+    ...     return bot.id
+    >>> asyncio.run(handshake())
+    {'name': 'mock'}
+    >>> mock.assert_done()
+    """
+
+    def __init__(self) -> None:
+        self._script: collections.deque[tuple[str | None, list[bytes], int | None]] = (
+            collections.deque()
+        )
+        self._out: asyncio.Queue[bytes | None] | None = None
+        self._pending: list[bytes | None] = []
+        self.sent: list[str] = []
+        """Every line the referee sent, in order."""
+        self.exit_code: int | None = None
+        self.closed = False
+
+    def expect(
+        self,
+        line: str | None,
+        responses: Iterable[str | bytes] = (),
+        *,
+        exit: int | None = None,
+    ) -> None:
+        """Expect the referee to send ``line`` (``None``: any line), then answer
+        ``responses`` (text, or raw bytes for undecodable output); with ``exit``, the bot
+        then ends its output and dies with that exit code."""
+        raw = [r if isinstance(r, bytes) else r.encode() for r in responses]
+        self._script.append((line, raw, exit))
+
+    def expect_many(self, lines: Iterable[str]) -> None:
+        """Expect these lines in order, with no answer."""
+        for line in lines:
+            self.expect(line)
+
+    def assert_done(self) -> None:
+        """Check that the whole script was used.
+
+        :raises AssertionError: if expected lines were never sent.
+        """
+        if self._script:
+            left = [e[0] for e in self._script]
+            raise AssertionError(f"mock bot still expects: {left!r}")
+
+    def _queue(self) -> asyncio.Queue[bytes | None]:
+        if self._out is None:
+            self._out = asyncio.Queue()
+            for item in self._pending:
+                self._out.put_nowait(item)
+            self._pending = []
+        return self._out
+
+    async def send(self, line: str) -> None:
+        if self.exit_code is not None or self.closed:
+            raise BotTerminatedError(f"bot 'mock' cannot be written to: {await self.died()}")
+        self.sent.append(line)
+        if not self._script:
+            raise AssertionError(f"mock bot got unexpected line {line!r} (script is done)")
+        want, responses, code = self._script.popleft()
+        if want is not None and want != line:
+            raise AssertionError(f"mock bot expected {want!r}, got {line!r}")
+        q = self._queue()
+        for r in responses:
+            q.put_nowait(r)
+        if code is not None:
+            self.exit_code = code
+            q.put_nowait(None)
+
+    async def receive(self) -> bytes | None:
+        return await self._queue().get()
+
+    async def died(self) -> str:
+        return f"process died (exit code {self.exit_code})"
+
+    async def close(self, timeout: float = 0.5) -> None:
+        self.closed = True
+
+
+# -- the referee side's async core ----------------------------------------------------------
+
+
+class BotProtocol:
+    """The referee side of the protocol over a :class:`Transport`, one command at a time.
+
+    Misbehaviour is handled in layers: lines the protocol does not know are logged as
+    warnings and skipped; bytes that are not UTF-8 are logged and dropped; a bad or
+    illegal move raises :class:`~lostcities.bots.BotError`; the end of the bot's output
+    raises :class:`~lostcities.bots.BotTerminatedError` with the exit code. Time limits are
+    the caller's (:class:`SimpleBot` wraps each call in :func:`asyncio.wait_for`).
+    """
+
+    def __init__(self, transport: Transport, name: str = "mock") -> None:
+        self.transport = transport
+        self.name = name
+        self.id: dict[str, str] = {}
+        """What the bot said in its ``id`` lines (``name``, ``author``)."""
+        self.infos: collections.deque[str] = collections.deque(maxlen=50)
+        """The last ``info`` lines the bot sent."""
+        self.ignored = 0
+        """Lines skipped (unknown, undecodable, too long) since the last command."""
+        self._lock = asyncio.Lock()
+
+    async def _send(self, line: str) -> None:
+        await self.transport.send(line)
+
+    async def _read(self) -> list[str]:
+        """The next meaningful line, split into words. ``info`` lines are logged and kept;
+        undecodable and over-long lines are logged and dropped."""
+        while True:
+            try:
+                raw = await self.transport.receive()
+            except ValueError:
+                LOGGER.warning("%s: dropped an over-long line", self.name)
+                self.ignored += 1
+                continue
+            if raw is None:
+                why = await self.transport.died()
+                raise BotTerminatedError(f"bot {self.name!r} {why}")
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                LOGGER.warning("%s: dropped undecodable bytes %r", self.name, raw[:80])
+                self.ignored += 1
+                continue
+            LOGGER.debug("%s >> %s", self.name, text)
+            words = text.split()
+            if not words:
+                continue
+            if words[0] == "info":
+                info = text.strip()[4:].strip()
+                self.infos.append(info)
+                LOGGER.info("%s info: %s", self.name, info)
+                continue
+            return words
+
+    def _unexpected(self, words: list[str], waiting_for: str) -> None:
+        self.ignored += 1
+        LOGGER.warning(
+            "%s: unexpected line %r while waiting for %s", self.name, " ".join(words), waiting_for
+        )
+
+    async def initialize(self) -> dict[str, str]:
+        """The handshake: ``lcp``, then ``id`` lines until ``lcpok``. Returns :attr:`id`.
+
+        :raises BotTerminatedError: if the bot dies first.
+        """
+        async with self._lock:
+            self.ignored = 0
+            await self._send("lcp")
+            while True:
+                words = await self._read()
+                if words[0] == "lcpok":
+                    return self.id
+                if words[0] == "id" and len(words) >= 3:
+                    self.id[words[1]] = " ".join(words[2:])
+                    if words[1] == "name":
+                        self.name = self.id["name"]
+                else:
+                    self._unexpected(words, "lcpok")
+
+    async def ping(self) -> None:
+        """``isready`` -> ``readyok``: the bot has caught up with every command sent.
+
+        :raises BotTerminatedError: if the bot dies first.
+        """
+        async with self._lock:
+            self.ignored = 0
+            await self._send("isready")
+            while True:
+                words = await self._read()
+                if words[0] == "readyok":
+                    return
+                self._unexpected(words, "readyok")
+
+    async def newgame(self, variant: Variant | str, seat: int, seed: int | None = None) -> None:
+        """``newgame <variant> <seat>`` (then ``seed <n>`` when given). No answer expected.
+
+        :raises BotTerminatedError: if the bot cannot be written to.
+        """
+        async with self._lock:
+            await self._send(f"newgame {get_variant(variant).name} {seat}")
+            if seed is not None:
+                await self._send(f"seed {seed}")
+
+    async def inform(self, move: Move, player: int) -> None:
+        """``moved <player> <move>``. No answer expected.
+
+        :raises BotTerminatedError: if the bot cannot be written to.
+        """
+        async with self._lock:
+            await self._send(f"moved {player} {move}")
+
+    async def play(self, view: PlayerView, time_limit: float) -> Move:
+        """Send the position and ``go <milliseconds>``; return the bot's legal move.
+
+        :raises BotError: for a move that is not notation or not legal in ``view``.
+        :raises BotTerminatedError: if the bot dies first.
+        """
+        async with self._lock:
+            self.ignored = 0
+            for line in position_lines(view):
+                await self._send(line)
+            await self._send(f"go {max(1, round(time_limit * 1000))}")
+            while True:
+                words = await self._read()
+                if words[0] == "move":
+                    break
+                self._unexpected(words, "move")
+        text = " ".join(words[1:])
+        try:
+            move = Move.parse(text)
+        except InvalidMoveError as e:
+            raise BotError(f"bot {self.name!r} sent a bad move: {e}") from None
+        if move not in view.legal_moves():
+            raise BotError(f"bot {self.name!r} sent an {_why_illegal(view, move)}")
+        return move
+
+    async def quit(self, timeout: float = 0.5) -> None:
+        """``quit``, then close the transport (the bot is killed after ``timeout`` s)."""
+        with contextlib.suppress(BotError):
+            await self._send("quit")
+        await self.transport.close(timeout)
+
+
+def _why_illegal(view: PlayerView, move: Move) -> str:
+    # The reason depends only on what the player sees, so any world consistent with the
+    # view gives it (the rules say it; no rule is repeated here).
+    try:
+        view.sample_round(random.Random(0)).parse_move(str(move))
+    except IllegalMoveError as e:
+        return str(e)
+    return f"illegal move: {str(move)!r}"  # pragma: no cover - legal in every world
+
+
+# -- the blocking wrapper -------------------------------------------------------------------
+
+
+class SimpleBot:
+    """A bot program driven synchronously: the event loop runs on a background thread and
+    every call is wrapped in :func:`asyncio.wait_for`.
+
+    >>> import sys
+    >>> from lostcities import Round
+    >>> with SimpleBot.popen([sys.executable, "-m", "lostcities.cli", "bot", "random"]) as bot:
+    ...     r = Round.deal(seed=1)
+    ...     bot.newgame("classic", 0, seed=1)
+    ...     r.is_legal(bot.play(r.view(0), 1.0))
+    True
+    """
+
+    def __init__(
+        self,
+        protocol: BotProtocol,
+        loop: asyncio.AbstractEventLoop,
+        thread: threading.Thread,
+        *,
+        grace: float = DEFAULT_GRACE,
+        start_timeout: float = DEFAULT_START_TIMEOUT,
+    ) -> None:
+        self.protocol = protocol
+        self.grace = grace
+        self.start_timeout = start_timeout
+        self.out_of_sync = False
+        """Set when a call was cut off by its time limit: the bot may still answer it."""
+        self._loop = loop
+        self._thread = thread
+        self._closed = False
+        transport = protocol.transport
+        pid = transport.process.pid if isinstance(transport, SubprocessTransport) else None
+        self._finalizer = weakref.finalize(self, _finalize, loop, thread, pid)
+
+    @classmethod
+    def popen(
+        cls,
+        argv: Sequence[str],
+        *,
+        cwd: str | None = None,
+        grace: float = DEFAULT_GRACE,
+        start_timeout: float = DEFAULT_START_TIMEOUT,
+    ) -> SimpleBot:
+        """Start a bot program and do the handshake.
+
+        :raises BotSpecError: if the program cannot be started.
+        :raises BotTerminatedError: if it dies during the handshake.
+        :raises BotTimeoutError: if it does not finish the handshake in ``start_timeout`` s.
+        """
+        loop, thread = _start_loop()
+        name = os.path.basename(argv[0]) if argv else "?"
+
+        async def start() -> BotProtocol:
+            transport = await SubprocessTransport.start(argv, cwd=cwd)
+            return BotProtocol(transport, name)
+
+        try:
+            protocol = asyncio.run_coroutine_threadsafe(start(), loop).result()
+        except BaseException:
+            _stop_loop(loop, thread)
+            raise
+        bot = cls(protocol, loop, thread, grace=grace, start_timeout=start_timeout)
+        try:
+            bot._call(protocol.initialize(), start_timeout, "the handshake (lcp)")
+        except BaseException:
+            bot.close()
+            raise
+        return bot
+
+    @classmethod
+    def from_transport(cls, transport: Transport, **kwargs: Any) -> SimpleBot:
+        """Drive an existing transport (a :class:`MockTransport` in tests); no handshake."""
+        loop, thread = _start_loop()
+        return cls(BotProtocol(transport), loop, thread, **kwargs)
+
+    @property
+    def id(self) -> dict[str, str]:
+        """The bot's ``id`` lines."""
+        return self.protocol.id
+
+    @property
+    def name(self) -> str:
+        """The bot's name (its ``id name``, else the program's file name)."""
+        return self.protocol.name
+
+    def _call(self, coro: Awaitable[T], timeout: float | None, what: str) -> T:
+        if self._closed:
+            if asyncio.iscoroutine(coro):
+                coro.close()
+            raise BotTerminatedError(f"bot {self.name!r} is closed")
+
+        async def limited() -> T:
+            return await asyncio.wait_for(coro, timeout)
+
+        future = asyncio.run_coroutine_threadsafe(limited(), self._loop)
+        try:
+            return future.result()
+        except TimeoutError:
+            self.out_of_sync = True
+            n = self.protocol.ignored
+            note = f"; {n} line{'s' if n != 1 else ''} ignored" if n else ""
+            raise BotTimeoutError(
+                f"bot {self.name!r} timed out: no answer to {what} within {timeout:g} s{note}"
+            ) from None
+        except BaseException:
+            if not future.done():  # interrupted here (Ctrl-C): stop the call over there too
+                future.cancel()
+            raise
+
+    def ping(self) -> None:
+        """Check the bot is alive and caught up (``isready``).
+
+        :raises BotError: if it dies or does not answer within the start timeout.
+        """
+        self._call(self.protocol.ping(), self.start_timeout, "isready")
+
+    def newgame(self, variant: Variant | str, seat: int, seed: int | None = None) -> None:
+        """Start a round: ``newgame`` (and ``seed``), then wait for ``readyok``.
+
+        :raises BotError: if the bot dies or does not get ready within the start timeout.
+        """
+        self._call(self.protocol.newgame(variant, seat, seed), self.start_timeout, "newgame")
+        self.ping()
+
+    def play(self, view: PlayerView, time_limit: float = DEFAULT_MOVE_TIMEOUT) -> Move:
+        """The bot's move for ``view``; it is told ``time_limit`` seconds and given that
+        plus :attr:`grace`.
+
+        :raises BotTimeoutError: if no move comes in time.
+        :raises BotTerminatedError: if the bot dies.
+        :raises BotError: for a bad or illegal move.
+        """
+        return self._call(self.protocol.play(view, time_limit), time_limit + self.grace, "go")
+
+    def inform(self, move: Move, player: int) -> None:
+        """Tell the bot about a move (``moved``).
+
+        :raises BotTerminatedError: if the bot cannot be written to.
+        """
+        self._call(self.protocol.inform(move, player), self.start_timeout, "moved")
+
+    def close(self, timeout: float = 0.5) -> None:
+        """Send ``quit``, give the bot ``timeout`` s to exit, then kill its process group
+        and stop the background thread. Safe to call twice."""
+        if self._closed:
+            return
+        try:
+            future = asyncio.run_coroutine_threadsafe(self.protocol.quit(timeout), self._loop)
+            with contextlib.suppress(Exception):
+                future.result(timeout + 5.0)
+        finally:
+            self._closed = True
+            self._finalizer()
+
+    def __enter__(self) -> SimpleBot:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _start_loop() -> tuple[asyncio.AbstractEventLoop, threading.Thread]:
+    loop = asyncio.new_event_loop()
+    ready = threading.Event()
+
+    def run() -> None:
+        asyncio.set_event_loop(loop)
+        loop.call_soon(ready.set)
+        loop.run_forever()
+        loop.close()
+
+    thread = threading.Thread(target=run, name="lostcities-bot", daemon=True)
+    thread.start()
+    ready.wait()
+    return loop, thread
+
+
+def _stop_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:
+    if loop.is_closed():
+        return
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(loop.stop)
+    if thread is not threading.current_thread():
+        thread.join(5.0)
+
+
+def _finalize(loop: asyncio.AbstractEventLoop, thread: threading.Thread, pid: int | None) -> None:
+    if pid is not None:
+        _kill_group(pid)
+    _stop_loop(loop, thread)
+
+
+# -- the bot side ---------------------------------------------------------------------------
+
+
+def run_engine(
+    make_bot: Callable[[int | None], Bot],
+    *,
+    name: str = "lostcities",
+    stdin: IO[str] | None = None,
+    stdout: IO[str] | None = None,
+) -> int:
+    """Serve a bot over the protocol until ``quit`` or the end of input; returns 0.
+
+    ``make_bot(seed)`` builds the bot (again on every ``seed`` command). Lines it cannot
+    use are answered with ``info error ...`` and otherwise ignored, as the protocol asks.
+    """
+    inp = stdin if stdin is not None else sys.stdin
+    out = stdout if stdout is not None else sys.stdout
+
+    def say(text: str) -> None:
+        out.write(text + "\n")
+        out.flush()
+
+    bot = make_bot(None)
+    reader = PositionReader()
+    try:
+        for raw in inp:
+            words = raw.split()
+            if not words:
+                continue
+            cmd = words[0]
+            try:
+                if cmd == "lcp":
+                    say(f"id name {name}")
+                    say("id author the lostcities project")
+                    say("lcpok")
+                elif cmd == "isready":
+                    say("readyok")
+                elif cmd == "newgame":
+                    if len(words) != 3 or words[2] not in ("0", "1"):
+                        raise PositionError("bad newgame line: expected newgame <variant> <seat>")
+                    reader.newgame(words[1], int(words[2]))
+                    assert reader.variant is not None
+                    bot.restart(reader.variant, reader.seat)
+                elif cmd == "seed":
+                    seed = _count(words[1:], "seed")
+                    bot.close()
+                    bot = make_bot(seed)
+                    if reader.variant is not None:
+                        bot.restart(reader.variant, reader.seat)
+                elif cmd in PositionReader.KEYWORDS:
+                    reader.feed(raw)
+                elif cmd == "moved":
+                    if len(words) != 3 or words[1] not in ("0", "1"):
+                        raise PositionError("bad moved line: expected moved <seat> <move>")
+                    bot.inform(Move.parse(words[2]), int(words[1]))
+                elif cmd == "go":
+                    ms = _count(words[1:], "go")
+                    assert ms is not None
+                    move = bot.choose(reader.view(), ms / 1000)
+                    say(f"move {move}")
+                elif cmd == "quit":
+                    break
+                else:
+                    say(f"info error unknown command {cmd!r} ignored")
+            except (PositionError, InvalidMoveError) as e:
+                say(f"info error {e}")
+                if cmd == "go":  # a referee that sent a broken position: say so and resign
+                    print(f"lostcities bot: error: {e}", file=sys.stderr)
+                    return 1
+    finally:
+        bot.close()
+    return 0
+
+
+def cli_bot(args: argparse.Namespace) -> int:
+    """``lostcities bot SPEC [--seed N]``: serve a built-in bot on stdin/stdout.
+
+    :raises BotSpecError: for a bad spec or an external ``cmd:`` spec.
+    """
+    from lostcities.bots import make, parse_spec
+
+    spec: str = args.spec
+    name, _ = parse_spec(spec)
+    if name == "cmd":
+        raise BotSpecError(f"invalid bot spec: {spec!r} (lostcities bot serves built-in bots)")
+    make(spec, seed=args.seed).close()  # a bad spec fails here, before any protocol
+
+    def make_bot(seed: int | None) -> Bot:
+        return make(spec, seed=args.seed if seed is None else seed)
+
+    return run_engine(make_bot, name=f"lostcities {spec}")
