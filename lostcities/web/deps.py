@@ -1,0 +1,83 @@
+"""Settings and shared dependencies (the game manager) of the web app."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from fastapi import Request, WebSocket
+
+from lostcities.web.games import GameManager
+
+__all__ = ["Settings", "get_manager", "get_settings"]
+
+
+def _env_float(name: str, default: float | None) -> float | None:
+    text = os.environ.get(name)
+    if text is None or text == "":
+        return default
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"invalid {name}: {text!r} (expected a number)") from None
+
+
+@dataclass
+class Settings:
+    """Everything the app can be configured with (``lostcities serve`` flags and env)."""
+
+    db_url: str = "sqlite:///lostcities.db"
+    """Database URL: ``sqlite:///FILE`` or ``postgresql://...``."""
+    bot_executor: str = "process"
+    """``process`` (default: searches never hold the server's GIL) or ``thread``."""
+    bot_workers: int = field(default_factory=lambda: max(1, min(4, os.cpu_count() or 1)))
+    """Bot worker processes/threads."""
+    bot_time_limit: float | None = None
+    """Passed to ``Bot.choose`` (the level's spec sets its own search time)."""
+    bot_min_delay: float = 0.6
+    """The computer waits at least this long before moving, so people can follow."""
+    max_message_bytes: int = 4096
+    """Larger WebSocket messages are refused with an error."""
+    unload_after: float = 900.0
+    """Seconds after which a game nobody watches is dropped from memory (reloaded on use)."""
+    resume_on_start: bool = True
+    """Load unfinished games with a bot on startup so a bot to move carries on."""
+
+    @classmethod
+    def from_env(cls, db_url: str) -> Settings:
+        """Settings with overrides from ``LOSTCITIES_BOT_EXECUTOR``, ``LOSTCITIES_BOT_WORKERS``,
+        ``LOSTCITIES_BOT_DELAY``.
+
+        :raises ValueError: for a bad value.
+        """
+        s = cls(db_url=db_url)
+        ex = os.environ.get("LOSTCITIES_BOT_EXECUTOR")
+        if ex:
+            if ex not in ("process", "thread"):
+                raise ValueError(f"invalid LOSTCITIES_BOT_EXECUTOR: {ex!r} (process or thread)")
+            s.bot_executor = ex
+        workers = _env_float("LOSTCITIES_BOT_WORKERS", None)
+        if workers is not None:
+            s.bot_workers = max(1, int(workers))
+        delay = _env_float("LOSTCITIES_BOT_DELAY", None)
+        if delay is not None:
+            s.bot_min_delay = max(0.0, delay)
+        return s
+
+
+def get_settings(request: Request) -> Settings:
+    """The app's settings (override with ``app.dependency_overrides`` in tests)."""
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def get_manager(request: Request) -> GameManager:
+    """The game manager of the app."""
+    mgr: GameManager = request.app.state.manager
+    return mgr
+
+
+def ws_manager(ws: WebSocket) -> GameManager:
+    """The game manager, from a WebSocket."""
+    mgr: GameManager = ws.app.state.manager
+    return mgr

@@ -1,0 +1,791 @@
+"""The referee: live games in memory, their seats, connections and bots.
+
+The server holds every game's :class:`~lostcities.Match`; clients only ever get the view of
+their own seat (spectators: the public part). A move is checked by the rules core, stored
+(committed) and only then applied and acknowledged. A per-game lock applies moves one at a
+time, and each move names the round and ply it was made at, so a stale or repeated
+submission (double click, two tabs) is rejected instead of applied twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import hmac
+import logging
+import multiprocessing
+import random
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from lostcities.bots import BotSpecError, make
+from lostcities.cards import get_variant
+from lostcities.match import Match, round_seed
+from lostcities.rules import Move, PlayerView, Round
+from lostcities.web import schemas
+from lostcities.web.store import (
+    GameRow,
+    GameStore,
+    RoundRow,
+    StoredGame,
+    hash_token,
+    op_claim_seat,
+    op_forfeit,
+    op_insert_game,
+    op_move,
+    op_update_game,
+    utcnow,
+)
+
+__all__ = [
+    "LEVELS",
+    "BotRunner",
+    "GameError",
+    "GameManager",
+    "LiveGame",
+]
+
+log = logging.getLogger("lostcities.web")
+
+LEVELS: dict[str, tuple[str, str]] = {
+    "easy": ("random", "Easy"),
+    "medium": ("heuristic", "Medium"),
+    "hard": ("ismcts:time=1", "Hard"),
+    "expert": ("ismcts:time=3", "Expert"),
+}
+"""Computer levels: the bot spec each plays and its label."""
+
+
+class GameError(ValueError):
+    """A request the referee refuses; ``code`` names the kind, ``status`` the HTTP status."""
+
+    code = "bad_request"
+    status = 400
+
+
+class GameNotFoundError(GameError):
+    """No game with that id."""
+
+    code = "not_found"
+    status = 404
+
+
+class InvalidTokenError(GameError):
+    """The token is not one of this game's seat tokens."""
+
+    code = "invalid_token"
+    status = 403
+
+
+class NotYourTurnError(GameError):
+    """The seat tried to move while the other player is to move."""
+
+    code = "not_your_turn"
+    status = 409
+
+
+class StaleMoveError(GameError):
+    """The move was made at a round/ply that is not the current one (duplicate or stale)."""
+
+    code = "stale"
+    status = 409
+
+
+class GameOverError(GameError):
+    """The game (or round) is over."""
+
+    code = "game_over"
+    status = 409
+
+
+class SeatTakenError(GameError):
+    """The invite was already used."""
+
+    code = "seat_taken"
+    status = 409
+
+
+class BotUnavailableError(GameError):
+    """The level's bot is not installed on this server."""
+
+    code = "bot_unavailable"
+    status = 400
+
+
+class IllegalMoveRequestError(GameError):
+    """The rules forbid the move (message from the core)."""
+
+    code = "illegal_move"
+    status = 422
+
+
+class NotFinishedError(GameError):
+    """Replays and records exist only for finished games."""
+
+    code = "not_finished"
+    status = 409
+
+
+# -- bots --------------------------------------------------------------------------------------
+
+
+def bot_available(spec: str) -> str | None:
+    """``None`` if the bot of ``spec`` can be built here, else why not."""
+    try:
+        make(spec, 0).close()
+    except (BotSpecError, ImportError, AttributeError) as e:
+        return str(e) or e.__class__.__name__
+    return None
+
+
+def _bot_choose(spec: str, seed: int, view: PlayerView, time_limit: float | None) -> str:
+    """Run in a worker: build the bot and choose a move for ``view`` (its only input)."""
+    bot = make(spec, seed)
+    try:
+        bot.restart(view.variant, view.player)
+        return str(bot.choose(view, time_limit))
+    finally:
+        bot.close()
+
+
+def _warm() -> int:
+    import lostcities.bots  # noqa: F401 - import the bots once in the worker
+
+    return 0
+
+
+class BotRunner:
+    """Runs bot searches off the event loop: a process pool (default) or a thread pool."""
+
+    def __init__(self, kind: str = "process", workers: int = 2) -> None:
+        self.kind = kind
+        self.workers = max(1, workers)
+        self._pool: concurrent.futures.Executor | None = None
+
+    def _executor(self) -> concurrent.futures.Executor:
+        if self._pool is None:
+            if self.kind == "process":
+                ctx = multiprocessing.get_context("spawn")
+                self._pool = concurrent.futures.ProcessPoolExecutor(self.workers, mp_context=ctx)
+            else:
+                self._pool = concurrent.futures.ThreadPoolExecutor(
+                    self.workers, thread_name_prefix="lostcities-bot"
+                )
+        return self._pool
+
+    def warm_up(self) -> None:
+        """Start the workers now rather than on the first bot move."""
+        ex = self._executor()
+        for _ in range(self.workers):
+            ex.submit(_warm)
+
+    async def choose(self, spec: str, seed: int, view: PlayerView, time_limit: float | None) -> Move:
+        """The bot's move for ``view``.
+
+        :raises Exception: whatever the bot raised.
+        """
+        loop = asyncio.get_running_loop()
+        text = await loop.run_in_executor(self._executor(), _bot_choose, spec, seed, view, time_limit)
+        return Move.parse(text)
+
+    def close(self) -> None:
+        """Stop the workers."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
+# -- connections -------------------------------------------------------------------------------
+
+
+class Sender(Protocol):
+    """What the referee needs of a connection: send one text message."""
+
+    async def send_text(self, data: str) -> None: ...
+
+
+@dataclass(eq=False)
+class Conn:
+    """A connected client of a game."""
+
+    sender: Sender
+    seat: int | None
+    alive: bool = True
+
+
+# -- the live game -----------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class LiveGame:
+    """One game in memory: the referee's state and its connections."""
+
+    row: GameRow
+    match: Match
+    manager: GameManager
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    conns: list[Conn] = field(default_factory=list)
+    bot_task: asyncio.Task[None] | None = None
+    last_active: float = field(default_factory=time.monotonic)
+
+    @property
+    def id(self) -> str:
+        """The game id."""
+        return self.row.id
+
+    @property
+    def round(self) -> Round:
+        """The current round (the last one dealt)."""
+        return self.match.rounds[-1]
+
+    @property
+    def round_index(self) -> int:
+        """0-based index of the current round."""
+        return len(self.match.rounds) - 1
+
+    def bot_spec(self, seat: int) -> str | None:
+        """The bot spec playing ``seat``, or ``None`` for a human."""
+        return self.row.bot0 if seat == 0 else self.row.bot1
+
+    def is_over(self) -> bool:
+        """Whether the match is over."""
+        return self.match.is_over()
+
+    def seat_for(self, token: str | None) -> int | None:
+        """The seat bound to ``token``; ``None`` for no token.
+
+        :raises InvalidTokenError: for a token that is not one of this game's.
+        """
+        if token is None or token == "":
+            return None
+        h = hash_token(token)
+        for seat, stored in ((0, self.row.token0), (1, self.row.token1)):
+            if stored is not None and hmac.compare_digest(stored, h):
+                return seat
+        raise InvalidTokenError("invalid token for this game")
+
+    # -- state for clients ---------------------------------------------------------------
+
+    def summary(self, seat: int | None = None) -> schemas.GameSummary:
+        """Public facts (no cards)."""
+        row = self.row
+        connected = [False, False]
+        for c in self.conns:
+            if c.seat is not None and c.alive:
+                connected[c.seat] = True
+        players = []
+        for s in (0, 1):
+            bot = self.bot_spec(s)
+            name = row.name0 if s == 0 else row.name1
+            token = row.token0 if s == 0 else row.token1
+            players.append(
+                schemas.PlayerOut(
+                    name=name,
+                    kind="bot" if bot else "human",
+                    level=row.level if bot else None,
+                    joined=bool(bot) or token is not None,
+                    connected=True if bot else connected[s],
+                )
+            )
+        over = self.is_over()
+        to_move = None if over else self.round.to_move
+        return schemas.GameSummary(
+            id=row.id,
+            variant=row.variant,
+            colors=schemas.colors_of(self.match.variant),
+            num_rounds=row.num_rounds,
+            status=row.status,
+            result=self.match.result(),
+            players=players,
+            round=self.round_index,
+            totals=list(self.match.totals()),
+            to_move=to_move,
+            seat=seat,
+            your_turn=seat is not None and to_move == seat,
+            updated_at=row.updated_at.isoformat() + "Z" if row.updated_at else None,
+            rematch_id=row.rematch_id,
+        )
+
+    def _illegal(self, seat: int) -> dict[str, str]:
+        r = self.round
+        if r.is_over() or r.to_move != seat:
+            return {}
+        out: dict[str, str] = {}
+        for card in r.hands[seat]:
+            text = f"+{card}."
+            if not r.is_legal(text):
+                try:
+                    r.parse_move(text)
+                except ValueError as e:
+                    msg = str(e)
+                    if "(" in msg and msg.endswith(")"):
+                        msg = msg[msg.index("(") + 1 : -1]
+                    out[str(card)] = msg
+        return out
+
+    def state(self, seat: int | None, ack: int | str | None = None) -> str:
+        """The ``state`` message for ``seat`` (``None``: a spectator), as JSON text."""
+        r = self.round
+        if seat is None:
+            view = schemas.view_out(r.view(0), reveal_hand=False)
+        else:
+            view = schemas.view_out(r.view(seat), reveal_hand=True, illegal=self._illegal(seat))
+        m = self.match
+        rounds = [schemas.round_summary(i, x) for i, x in enumerate(m.rounds) if x.is_over()]
+        match = schemas.MatchOut(
+            totals=list(m.totals()),
+            rounds=rounds,
+            over=m.is_over(),
+            result=m.result(),
+            winner=m.winner(),
+        )
+        msg = schemas.StateOut(
+            game=self.summary(seat),
+            seat=seat,
+            round=self.round_index,
+            view=view,
+            match=match,
+            ack=ack,
+        )
+        return msg.model_dump_json()
+
+    async def broadcast(self, ack_conn: Conn | None = None, ack: int | str | None = None) -> None:
+        """Send every connection its own state (the submitter's carries ``ack``)."""
+        cache: dict[int | None, str] = {}
+        for c in list(self.conns):
+            if c is ack_conn:
+                text = self.state(c.seat, ack)
+            else:
+                if c.seat not in cache:
+                    cache[c.seat] = self.state(c.seat)
+                text = cache[c.seat]
+            await self.send(c, text)
+
+    async def send(self, c: Conn, text: str) -> None:
+        """Send to one connection; a dead connection is dropped."""
+        if not c.alive:
+            return
+        try:
+            await c.sender.send_text(text)
+        except Exception:
+            c.alive = False
+            if c in self.conns:
+                self.conns.remove(c)
+
+    async def send_all(self, text: str) -> None:
+        """Send the same message to every connection."""
+        for c in list(self.conns):
+            await self.send(c, text)
+
+    # -- moves ---------------------------------------------------------------------------
+
+    async def submit(self, seat: int, round_index: int, ply: int, move_text: str) -> Move:
+        """Check, store and apply a move of ``seat`` made at ``round_index``/``ply``.
+
+        :raises GameError: (stale, not your turn, game over, illegal move) - nothing changed.
+        """
+        async with self.lock:
+            self.last_active = time.monotonic()
+            if self.is_over():
+                raise GameOverError("the game is over")
+            r = self.round
+            if round_index != self.round_index or ply != r.ply:
+                raise StaleMoveError(
+                    f"stale move: made at round {round_index + 1} ply {ply}, but the game is at "
+                    f"round {self.round_index + 1} ply {r.ply} (state re-sent)"
+                )
+            if r.to_move != seat:
+                raise NotYourTurnError("it is not your turn")
+            try:
+                move = r.parse_move(move_text)
+            except ValueError as e:
+                raise IllegalMoveRequestError(str(e)) from None
+            # What the move leads to (the next round's deal, the result), then undo: the
+            # position changes only after the commit.
+            r.push(move)
+            new_round: RoundRow | None = None
+            status: str | None = None
+            result: str | None = None
+            next_deck: list[str] | None = None
+            if r.is_over():
+                if self.match.is_over():
+                    status, result = "finished", self.match.result()
+                else:
+                    idx = len(self.match.rounds)
+                    starter = self.match.next_starter()
+                    deck = Round.deal(round_seed(self.match.seed, idx), self.match.variant).deal_order
+                    next_deck = [str(c) for c in deck]
+                    new_round = RoundRow(
+                        game_id=self.id, index=idx, starter=starter, deck=" ".join(next_deck)
+                    )
+            r.pop()
+            await self.manager.store.write(
+                op_move(
+                    self.id, round_index, ply, str(move),
+                    new_round=new_round, status=status, result=result,
+                )
+            )
+            r.push(move)
+            if next_deck is not None:
+                self.match.new_round(next_deck)
+            if status is not None:
+                self.row.status = status
+            if result is not None:
+                self.row.result = result
+            return move
+
+    async def resign(self, seat: int, reason: str = "resigned") -> None:
+        """``seat`` gives up (or its bot failed): the round is forfeited and the match ends.
+
+        :raises GameOverError: if the game is already over.
+        """
+        async with self.lock:
+            if self.is_over():
+                raise GameOverError("the game is over")
+            result = "0-1" if seat == 0 else "1-0"
+            await self.manager.store.write(
+                op_forfeit(self.id, self.round_index, seat, reason, status="finished", result=result)
+            )
+            self.round.forfeit(seat, reason)
+            self.row.status = "finished"
+            self.row.result = result
+
+    # -- bots ----------------------------------------------------------------------------
+
+    def schedule_bot(self) -> None:
+        """Start the bot's turn if a bot is to move and none is thinking."""
+        if self.is_over() or (self.bot_task is not None and not self.bot_task.done()):
+            return
+        seat = self.round.to_move
+        spec = self.bot_spec(seat)
+        if spec is None:
+            return
+        self.bot_task = asyncio.get_running_loop().create_task(self._bot_turn(seat, spec))
+
+    async def _bot_turn(self, seat: int, spec: str) -> None:
+        mgr = self.manager
+        try:
+            t0 = time.monotonic()
+            r = self.round
+            ri, ply = self.round_index, r.ply
+            view = r.view(seat)
+            seed = random.Random(f"{self.match.seed}:{ri}:{ply}").randrange(2**31)
+            try:
+                move = await mgr.bots.choose(spec, seed, view, mgr.settings.bot_time_limit)
+            except Exception as e:
+                log.warning("bot %r failed in game %s: %s", spec, self.id, e)
+                if not self.is_over():
+                    await self.forfeit_bot(seat, f"bot failed: {e}")
+                    await self.broadcast()
+                return
+            wait = mgr.settings.bot_min_delay - (time.monotonic() - t0)
+            if wait > 0:
+                await asyncio.sleep(wait)
+            try:
+                await self.submit(seat, ri, ply, str(move))
+            except GameError as e:
+                log.warning("bot move rejected in game %s: %s", self.id, e)
+                return
+            await self.broadcast()
+        finally:
+            self.bot_task = None
+        self.schedule_bot()
+
+    async def forfeit_bot(self, seat: int, reason: str) -> None:
+        """A bot that cannot move loses the match."""
+        with contextlib.suppress(GameOverError):
+            await self.resign(seat, reason)
+
+
+# -- the manager -------------------------------------------------------------------------------
+
+
+def new_id() -> str:
+    """A short, unguessable game id."""
+    return secrets.token_urlsafe(9)
+
+
+def new_token() -> str:
+    """A seat token (256 bits)."""
+    return secrets.token_urlsafe(32)
+
+
+@dataclass
+class ManagerSettings:
+    """What the manager needs from the app settings."""
+
+    bot_time_limit: float | None = None
+    bot_min_delay: float = 0.0
+    unload_after: float = 900.0
+
+
+class GameManager:
+    """Every live game, loaded from the store on first use."""
+
+    def __init__(self, store: GameStore, bots: BotRunner, settings: ManagerSettings) -> None:
+        self.store = store
+        self.bots = bots
+        self.settings = settings
+        self.games: dict[str, LiveGame] = {}
+        self._loading: dict[str, asyncio.Future[LiveGame | None]] = {}
+        self._availability: dict[str, str | None] = {}
+        self.clock: Callable[[], float] = time.monotonic
+
+    # -- levels --------------------------------------------------------------------------
+
+    def level_unavailable(self, level: str) -> str | None:
+        """``None`` if the level's bot can be built, else why not (cached)."""
+        spec = LEVELS[level][0]
+        if spec not in self._availability:
+            self._availability[spec] = bot_available(spec)
+        return self._availability[spec]
+
+    # -- loading -------------------------------------------------------------------------
+
+    @staticmethod
+    def build(stored: StoredGame) -> Match:
+        """Replay a stored game with the rules core.
+
+        :raises ValueError: if the stored moves do not replay (a corrupt database).
+        """
+        row = stored.row
+        m = Match(row.num_rounds, variant=row.variant, seed=row.seed, starter=row.first_starter)
+        for sr in stored.rounds:
+            r = m.new_round(sr.deck)
+            for mv in sr.moves:
+                r.push(mv)
+            if sr.forfeit is not None and not r.is_over():
+                r.forfeit(sr.forfeit, sr.forfeit_reason)
+        return m
+
+    async def get(self, game_id: str) -> LiveGame:
+        """The live game ``game_id``, loaded if needed.
+
+        :raises GameNotFoundError: if there is no such game.
+        """
+        g = self.games.get(game_id)
+        if g is not None:
+            g.last_active = time.monotonic()
+            return g
+        if len(game_id) > 32:
+            raise GameNotFoundError(f"no game {game_id[:32]!r}...")
+        fut = self._loading.get(game_id)
+        if fut is None:
+            fut = asyncio.get_running_loop().create_future()
+            self._loading[game_id] = fut
+            try:
+                stored = await self.store.load(game_id)
+                if stored is None:
+                    fut.set_result(None)
+                else:
+                    live = LiveGame(stored.row, self.build(stored), self)
+                    self.games[game_id] = live
+                    fut.set_result(live)
+                    live.schedule_bot()
+            except Exception as e:
+                fut.set_exception(e)
+            finally:
+                del self._loading[game_id]
+        loaded = await asyncio.shield(fut)
+        if loaded is None:
+            raise GameNotFoundError(f"no game {game_id!r}")
+        return loaded
+
+    async def resume_all(self) -> int:
+        """Load unfinished games with a bot seat so a bot to move carries on after a restart."""
+        ids = await asyncio.to_thread(self.store.resumable_sync)
+        for gid in ids:
+            try:
+                await self.get(gid)
+            except Exception as e:  # a corrupt game must not stop the server
+                log.error("cannot resume game %s: %s", gid, e)
+        return len(ids)
+
+    def unload_idle(self) -> int:
+        """Drop games nobody watches from memory (they reload from the store on demand)."""
+        now = time.monotonic()
+        drop = [
+            gid
+            for gid, g in self.games.items()
+            if not g.conns
+            and (g.bot_task is None or g.bot_task.done())
+            and not g.lock.locked()
+            and now - g.last_active > self.settings.unload_after
+        ]
+        for gid in drop:
+            del self.games[gid]
+        return len(drop)
+
+    # -- creating and joining --------------------------------------------------------------
+
+    async def create(
+        self,
+        req: schemas.CreateGame,
+        *,
+        rematch_of: str | None = None,
+        seed: int | None = None,
+        first_starter: int | None = None,
+    ) -> tuple[LiveGame, str, str | None]:
+        """Create a game; returns it, seat 0's token and (friend games) the invite code.
+
+        :raises BotUnavailableError: if the level's bot is not installed.
+        """
+        variant = get_variant(req.variant)
+        bot: str | None = None
+        level: str | None = None
+        if req.opponent == "computer":
+            level = req.level
+            why = self.level_unavailable(level)
+            if why is not None:
+                raise BotUnavailableError(
+                    f"the {level} level is not available on this server ({why})"
+                )
+            bot = LEVELS[level][0]
+        m = Match(req.rounds, variant=variant, seed=seed, starter=first_starter)
+        r = m.new_round()
+        token = new_token()
+        invite = secrets.token_urlsafe(12) if bot is None else None
+        row = GameRow(
+            id=new_id(),
+            variant=variant.name,
+            num_rounds=req.rounds,
+            seed=m.seed,
+            first_starter=m.first_starter,
+            status="active" if bot else "waiting",
+            result="*",
+            level=level,
+            name0=req.name or "Player 1",
+            name1=(f"Computer ({LEVELS[level][1]})" if level else "Player 2"),
+            bot0=None,
+            bot1=bot,
+            token0=hash_token(token),
+            token1=None,
+            invite=invite,
+            rematch_of=rematch_of,
+        )
+        row.created_at = row.updated_at = utcnow()
+        deck = " ".join(str(c) for c in r.deal_order)
+        await self.store.write(
+            op_insert_game(row, [RoundRow(game_id=row.id, index=0, starter=r.starter, deck=deck)])
+        )
+        live = LiveGame(row, m, self)
+        self.games[row.id] = live
+        live.schedule_bot()
+        return live, token, invite
+
+    async def join(self, game_id: str, invite: str, name: str) -> tuple[LiveGame, str]:
+        """Claim seat 1 of a friend game with its invite code; returns the seat token.
+
+        :raises SeatTakenError: if the seat is already taken (or the code is wrong).
+        """
+        g = await self.get(game_id)
+        async with g.lock:
+            if g.row.token1 is not None or g.row.bot1 is not None:
+                raise SeatTakenError("this invite was already used: the seat is taken")
+            if g.row.invite is None or not hmac.compare_digest(g.row.invite, invite):
+                raise InvalidTokenError("invalid invite code for this game")
+            token = new_token()
+            h = hash_token(token)
+            pname = name or "Player 2"
+            changed = await self.store.write(op_claim_seat(g.id, 1, invite, h, pname))
+            if not changed:
+                raise SeatTakenError("this invite was already used: the seat is taken")
+            g.row.token1 = h
+            g.row.invite = None
+            g.row.name1 = pname
+            if g.row.status == "waiting":
+                g.row.status = "active"
+        await g.broadcast()
+        return g, token
+
+    async def rematch(self, game_id: str, token: str) -> tuple[LiveGame, int, str]:
+        """Create (or join) the rematch of a finished game; returns it, the seat and its token.
+
+        :raises NotFinishedError: if the game is not over.
+        """
+        g = await self.get(game_id)
+        seat = g.seat_for(token)
+        if seat is None:
+            raise InvalidTokenError("a seat token is needed for a rematch")
+        if not g.is_over():
+            raise NotFinishedError("the game is not over yet")
+        if g.row.rematch_id is not None:
+            other = await self.get(g.row.rematch_id)
+            if g.row.bot1 is None and other.row.token1 is None and other.row.invite:
+                _, tok = await self.join(other.id, other.row.invite, g.row.name1 if seat == 1 else g.row.name0)
+                return other, 1, tok
+            raise SeatTakenError("the rematch was already created")
+        names = (g.row.name0, g.row.name1)
+        req = schemas.CreateGame(
+            opponent="computer" if g.row.bot1 else "friend",
+            level=g.row.level or "medium",  # type: ignore[arg-type]
+            variant=g.row.variant,  # type: ignore[arg-type]
+            rounds=g.row.num_rounds,  # type: ignore[arg-type]
+            name=names[seat],
+        )
+        new, tok, _ = await self.create(req, rematch_of=g.id, first_starter=None)
+        g.row.rematch_id = new.id
+        await self.store.write(op_update_game(g.id, rematch_id=new.id))
+        await g.send_all(f'{{"type":"rematch","id":"{new.id}"}}')
+        return new, 0, tok
+
+    async def lookup(self, items: list[schemas.LookupItem]) -> list[schemas.GameSummary]:
+        """Summaries of the games a browser remembers (unknown ids and bad tokens skipped)."""
+        out = []
+        for it in items[:200]:
+            try:
+                g = await self.get(it.id)
+                seat = g.seat_for(it.token)
+            except GameError:
+                continue
+            out.append(g.summary(seat))
+        return out
+
+    def replay(self, g: LiveGame) -> schemas.ReplayOut:
+        """Every position of a finished game with both hands revealed.
+
+        :raises NotFinishedError: while the game goes on (hands are secret until the end).
+        """
+        if not g.is_over():
+            raise NotFinishedError("replays are available once the game is over")
+        rounds = []
+        for i, r in enumerate(g.match.rounds):
+            x = Round.from_deck(r.deal_order, r.starter, r.variant)
+            frames = [schemas.frame_of(x, None)]
+            for mv in r.history:
+                x.push(mv)
+                frames.append(schemas.frame_of(x, str(mv)))
+            rounds.append(
+                schemas.ReplayRoundOut(
+                    index=i, starter=r.starter, frames=frames, summary=schemas.round_summary(i, r)
+                )
+            )
+        return schemas.ReplayOut(game=g.summary(None), rounds=rounds)
+
+    def record_text(self, g: LiveGame) -> str:
+        """The game record (PGN-like) of a finished game.
+
+        :raises NotFinishedError: while the game goes on (it holds the decks).
+        """
+        from lostcities.record import GameRecord
+
+        if not g.is_over():
+            raise NotFinishedError("the record is available once the game is over")
+        rec = GameRecord.from_match(
+            g.match,
+            players=(g.row.name0, g.row.name1),
+            Event="lostcities web game",
+            Site=f"game {g.id}",
+            Date=g.row.created_at.strftime("%Y.%m.%d") if g.row.created_at else "????.??.??",
+        )
+        return str(rec)
+
+    async def close(self) -> None:
+        """Cancel bot turns."""
+        for g in list(self.games.values()):
+            if g.bot_task is not None:
+                g.bot_task.cancel()

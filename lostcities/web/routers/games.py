@@ -1,0 +1,118 @@
+"""``/api/games``: create, join, look up, move over HTTP, resign, rematch, replay, record."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Header, Request
+from fastapi.responses import PlainTextResponse, Response
+
+from lostcities.web import schemas
+from lostcities.web.deps import get_manager
+from lostcities.web.games import GameManager, InvalidTokenError
+
+router = APIRouter(prefix="/api/games", tags=["games"])
+
+
+def _base(request: Request) -> str:
+    return str(request.base_url).rstrip("/")
+
+
+@router.post("", response_model=schemas.CreatedGame, status_code=201)
+async def create_game(
+    req: schemas.CreateGame, request: Request, mgr: GameManager = Depends(get_manager)
+) -> schemas.CreatedGame:
+    """A new game against the computer (seat 0 is yours) or a friend (send the invite URL)."""
+    g, token, invite = await mgr.create(req)
+    invite_url = f"{_base(request)}/join/{g.id}#{invite}" if invite else None
+    return schemas.CreatedGame(id=g.id, seat=0, token=token, url=f"/game/{g.id}", invite_url=invite_url)
+
+
+@router.post("/lookup", response_model=list[schemas.GameSummary])
+async def lookup(
+    req: schemas.LookupRequest, mgr: GameManager = Depends(get_manager)
+) -> list[schemas.GameSummary]:
+    """The status of the games a browser remembers (ids with their seat tokens)."""
+    return await mgr.lookup(req.games)
+
+
+@router.get("/{game_id}", response_model=schemas.GameSummary)
+async def game_summary(game_id: str, mgr: GameManager = Depends(get_manager)) -> schemas.GameSummary:
+    """Public facts about a game (no cards)."""
+    g = await mgr.get(game_id)
+    return g.summary(None)
+
+
+@router.post("/{game_id}/join", response_model=schemas.CreatedGame)
+async def join_game(
+    game_id: str, req: schemas.JoinGame, mgr: GameManager = Depends(get_manager)
+) -> schemas.CreatedGame:
+    """Claim the invited seat (once)."""
+    g, token = await mgr.join(game_id, req.invite, req.name)
+    return schemas.CreatedGame(id=g.id, seat=1, token=token, url=f"/game/{g.id}")
+
+
+@router.get("/{game_id}/state")
+async def game_state(
+    game_id: str,
+    x_seat_token: str | None = Header(default=None, max_length=200),
+    mgr: GameManager = Depends(get_manager),
+) -> Response:
+    """The ``state`` message for the seat of the ``X-Seat-Token`` header (or a spectator)."""
+    g = await mgr.get(game_id)
+    seat = g.seat_for(x_seat_token)
+    return Response(g.state(seat), media_type="application/json")
+
+
+@router.post("/{game_id}/moves")
+async def make_move(
+    game_id: str, req: schemas.MoveRequest, mgr: GameManager = Depends(get_manager)
+) -> Response:
+    """Make a move over HTTP (the WebSocket does the same); answers with the new state."""
+    g = await mgr.get(game_id)
+    seat = g.seat_for(req.token)
+    if seat is None:
+        raise InvalidTokenError("a seat token is needed to move")
+    await g.submit(seat, req.round, req.ply, req.move)
+    await g.broadcast()
+    g.schedule_bot()
+    return Response(g.state(seat), media_type="application/json")
+
+
+@router.post("/{game_id}/resign")
+async def resign(
+    game_id: str, req: schemas.TokenRequest, mgr: GameManager = Depends(get_manager)
+) -> Response:
+    """Give up the match."""
+    g = await mgr.get(game_id)
+    seat = g.seat_for(req.token)
+    if seat is None:
+        raise InvalidTokenError("a seat token is needed to resign")
+    await g.resign(seat)
+    await g.broadcast()
+    return Response(g.state(seat), media_type="application/json")
+
+
+@router.post("/{game_id}/rematch", response_model=schemas.CreatedGame)
+async def rematch(
+    game_id: str, req: schemas.TokenRequest, mgr: GameManager = Depends(get_manager)
+) -> schemas.CreatedGame:
+    """Start (or join) the rematch of a finished game."""
+    g, seat, token = await mgr.rematch(game_id, req.token)
+    return schemas.CreatedGame(id=g.id, seat=seat, token=token, url=f"/game/{g.id}")
+
+
+@router.get("/{game_id}/replay", response_model=schemas.ReplayOut)
+async def replay(game_id: str, mgr: GameManager = Depends(get_manager)) -> schemas.ReplayOut:
+    """Every position of a finished game, both hands revealed."""
+    g = await mgr.get(game_id)
+    return mgr.replay(g)
+
+
+@router.get("/{game_id}/record", response_class=PlainTextResponse)
+async def record(game_id: str, mgr: GameManager = Depends(get_manager)) -> PlainTextResponse:
+    """The game record (``lostcities replay`` reads it) of a finished game."""
+    g = await mgr.get(game_id)
+    text = mgr.record_text(g)
+    return PlainTextResponse(
+        text,
+        headers={"Content-Disposition": f'attachment; filename="lostcities-{g.id}.txt"'},
+    )

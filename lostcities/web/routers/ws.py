@@ -1,0 +1,126 @@
+"""``/ws/games/{id}``: live play. See docs/web.md for the messages.
+
+The client first sends ``{"type": "hello", "token": ...}`` (no token: a spectator) and gets
+the full ``state``; then ``move`` messages name the round and ply they were made at. Every
+problem is answered with ``{"type": "error", "code": ..., "message": ...}`` and changes
+nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from pydantic import ValidationError
+
+from lostcities.web import schemas
+from lostcities.web.deps import ws_manager
+from lostcities.web.games import Conn, GameError, InvalidTokenError, LiveGame, StaleMoveError
+
+router = APIRouter(tags=["ws"])
+log = logging.getLogger("lostcities.web")
+
+
+def error_message(code: str, message: str, msg_id: int | str | None = None) -> str:
+    """The ``error`` message as JSON text."""
+    return json.dumps({"type": "error", "code": code, "message": message, "id": msg_id})
+
+
+async def _presence(g: LiveGame) -> None:
+    connected = [p.connected for p in g.summary().players]
+    await g.send_all(json.dumps({"type": "presence", "connected": connected}))
+
+
+@router.websocket("/ws/games/{game_id}")
+async def game_socket(ws: WebSocket, game_id: str) -> None:
+    """One client of one game."""
+    mgr = ws_manager(ws)
+    limit: int = ws.app.state.settings.max_message_bytes
+    await ws.accept()
+    try:
+        g = await mgr.get(game_id)
+    except GameError as e:
+        await ws.send_text(error_message(e.code, str(e)))
+        await ws.close(code=4404)
+        return
+    conn: Conn | None = None
+    try:
+        while True:
+            raw = await ws.receive()
+            if raw["type"] == "websocket.disconnect":
+                break
+            data = raw.get("text")
+            if data is None:
+                data = raw.get("bytes") or b""
+            if len(data) > limit:
+                await ws.send_text(
+                    error_message(
+                        "too_large", f"message too large ({len(data)} bytes, at most {limit})"
+                    )
+                )
+                continue
+            try:
+                msg = schemas.parse_client_message(data)
+            except ValidationError as e:
+                await ws.send_text(error_message("bad_message", schemas.validation_message(e)))
+                continue
+            if conn is None:
+                if not isinstance(msg, schemas.Hello):
+                    await ws.send_text(
+                        error_message("hello_first", "send hello (with your seat token) first")
+                    )
+                    continue
+                try:
+                    seat = g.seat_for(msg.token)
+                except InvalidTokenError as e:
+                    await ws.send_text(error_message(e.code, str(e)))
+                    await ws.close(code=4403)
+                    return
+                conn = Conn(ws, seat)
+                g.conns.append(conn)
+                await g.send(conn, g.state(seat))
+                await _presence(g)
+                g.schedule_bot()
+                continue
+            if isinstance(msg, schemas.Hello):
+                await ws.send_text(error_message("already_joined", "already said hello"))
+            elif isinstance(msg, schemas.Ping):
+                await ws.send_text('{"type":"pong"}')
+            elif isinstance(msg, schemas.Sync):
+                await g.send(conn, g.state(conn.seat))
+            elif isinstance(msg, schemas.Resign):
+                if conn.seat is None:
+                    await ws.send_text(error_message("spectator", "spectators cannot resign"))
+                    continue
+                try:
+                    await g.resign(conn.seat)
+                except GameError as e:
+                    await ws.send_text(error_message(e.code, str(e)))
+                    continue
+                await g.broadcast()
+            else:
+                if conn.seat is None:
+                    await ws.send_text(error_message("spectator", "spectators cannot move", msg.id))
+                    continue
+                try:
+                    await g.submit(conn.seat, msg.round, msg.ply, msg.move)
+                except StaleMoveError as e:
+                    await ws.send_text(error_message(e.code, str(e), msg.id))
+                    await g.send(conn, g.state(conn.seat))
+                    continue
+                except GameError as e:
+                    await ws.send_text(error_message(e.code, str(e), msg.id))
+                    continue
+                await g.broadcast(ack_conn=conn, ack=msg.id)
+                g.schedule_bot()
+    except WebSocketDisconnect:
+        pass
+    except Exception:  # never leave a broken connection behind
+        log.exception("websocket error in game %s", game_id)
+    finally:
+        if conn is not None:
+            conn.alive = False
+            if conn in g.conns:
+                g.conns.remove(conn)
+            await _presence(g)

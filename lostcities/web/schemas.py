@@ -1,0 +1,417 @@
+"""Pydantic models: the only place where JSON meets the rules core.
+
+Requests are parsed into these models (bad input is rejected with a clear message before
+anything changes); state sent to a client is built here from a :class:`~lostcities.PlayerView`
+(or, for spectators, from the public part of one), never from the referee's ``Round``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from lostcities.cards import Color, Variant
+from lostcities.rules import PlayerView, Round, Termination
+from lostcities.scoring import ExpeditionScore, score_expedition
+
+__all__ = [
+    "ClientMessage",
+    "CreateGame",
+    "CreatedGame",
+    "ErrorOut",
+    "GameSummary",
+    "JoinGame",
+    "LookupRequest",
+    "MoveRequest",
+    "ScoreRequest",
+    "ScoreResponse",
+    "parse_client_message",
+    "round_summary",
+    "view_out",
+]
+
+Level = Literal["easy", "medium", "hard", "expert"]
+VariantName = Literal["classic", "long"]
+Name = Annotated[str, Field(max_length=40)]
+Token = Annotated[str, Field(max_length=200)]
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+# -- HTTP requests -----------------------------------------------------------------------------
+
+
+class CreateGame(_In):
+    """``POST /api/games``: a new game against the computer or a friend."""
+
+    opponent: Literal["computer", "friend"] = "computer"
+    level: Level = "medium"
+    variant: VariantName = "classic"
+    rounds: Literal[1, 3] = 3
+    name: Name = ""
+
+
+class JoinGame(_In):
+    """``POST /api/games/{id}/join``: claim the invited seat."""
+
+    invite: Token
+    name: Name = ""
+
+
+class MoveRequest(_In):
+    """``POST /api/games/{id}/moves``: a move over HTTP (same rules as the WebSocket)."""
+
+    token: Token
+    move: Annotated[str, Field(max_length=12)]
+    round: int
+    ply: int
+
+
+class TokenRequest(_In):
+    """A request that only needs the seat token."""
+
+    token: Token
+
+
+class LookupItem(_In):
+    """One remembered game: its id and (optionally) the seat token."""
+
+    id: Annotated[str, Field(max_length=32)]
+    token: Token | None = None
+
+
+class LookupRequest(_In):
+    """``POST /api/games/lookup``: the status of the games a browser remembers."""
+
+    games: Annotated[list[LookupItem], Field(max_length=200)]
+
+
+class ScoreRequest(_In):
+    """``POST /api/score``: one player's expeditions, ``{"y": "x,2,5,10", ...}``."""
+
+    variant: VariantName = "classic"
+    expeditions: Annotated[dict[str, Annotated[str, Field(max_length=80)]], Field(max_length=6)] = {}
+
+
+# -- HTTP responses ----------------------------------------------------------------------------
+
+
+class ErrorOut(BaseModel):
+    """Every error: a short code and a one-line message."""
+
+    error: str
+    message: str
+
+
+class CreatedGame(BaseModel):
+    """A created or joined game: where to play and the seat's secret token."""
+
+    id: str
+    seat: int
+    token: str
+    url: str
+    invite_url: str | None = None
+
+
+class PlayerOut(BaseModel):
+    """A seat as everyone may see it."""
+
+    name: str
+    kind: Literal["human", "bot"]
+    level: str | None = None
+    joined: bool = True
+    connected: bool = False
+
+
+class GameSummary(BaseModel):
+    """Public facts about a game (no cards)."""
+
+    id: str
+    variant: str
+    colors: list[str]
+    num_rounds: int
+    status: str
+    result: str
+    players: list[PlayerOut]
+    round: int = 0
+    totals: list[int] = [0, 0]
+    to_move: int | None = None
+    seat: int | None = None
+    your_turn: bool = False
+    updated_at: str | None = None
+    rematch_id: str | None = None
+
+
+class ExpeditionOut(BaseModel):
+    """One line of a score sheet (as ``lostcities score --json``)."""
+
+    cards: list[str]
+    number_sum: int
+    minus_cost: int
+    wagers: int
+    multiplier: int
+    bonus: int
+    score: int
+
+
+def expedition_out(e: ExpeditionScore) -> ExpeditionOut:
+    """An :class:`~lostcities.ExpeditionScore` as JSON."""
+    return ExpeditionOut(
+        cards=[str(c) for c in e.cards],
+        number_sum=e.number_sum,
+        minus_cost=e.minus_cost,
+        wagers=e.wagers,
+        multiplier=e.multiplier,
+        bonus=e.bonus,
+        score=e.score,
+    )
+
+
+class ScoreResponse(BaseModel):
+    """The score calculator's answer: every colour's breakdown and the total."""
+
+    variant: str
+    expeditions: dict[str, ExpeditionOut]
+    total: int
+    table: str
+
+
+# -- live state ---------------------------------------------------------------------------------
+
+
+class ViewOut(BaseModel):
+    """The current round as one seat (or a spectator) may see it."""
+
+    ply: int
+    to_move: int
+    over: bool
+    deck_size: int
+    hand: list[str] | None
+    """The seat's own hand, sorted; ``None`` for spectators."""
+    expeditions: list[list[list[str]]]
+    """``[player][colour index]``: cards in play order."""
+    discard_piles: list[list[str]]
+    """``[colour index]``: bottom first, top last."""
+    known: list[list[str]]
+    """``[player]``: cards each player is publicly known to hold (taken from discard piles)."""
+    history: list[str]
+    scores: list[int]
+    expedition_scores: list[list[int]]
+    legal: list[str]
+    """The seat's legal moves in notation (empty unless it is the seat's turn)."""
+    illegal: dict[str, str]
+    """Why each card of the hand cannot be played now (the core's message)."""
+
+
+class RoundSummaryOut(BaseModel):
+    """A finished round: scores and both players' score sheets."""
+
+    index: int
+    starter: int
+    scores: list[int]
+    winner: int | None
+    termination: str
+    reason: str = ""
+    breakdown: list[list[ExpeditionOut]]
+
+
+class MatchOut(BaseModel):
+    """Totals across rounds."""
+
+    totals: list[int]
+    rounds: list[RoundSummaryOut]
+    over: bool
+    result: str
+    winner: int | None
+
+
+class StateOut(BaseModel):
+    """The ``state`` message: everything a client shows, sent on connect and after each move."""
+
+    type: Literal["state"] = "state"
+    game: GameSummary
+    seat: int | None
+    round: int
+    view: ViewOut
+    match: MatchOut
+    ack: int | str | None = None
+
+
+def view_out(
+    view: PlayerView,
+    *,
+    reveal_hand: bool,
+    illegal: dict[str, str] | None = None,
+) -> ViewOut:
+    """Build the JSON view of ``view``; with ``reveal_hand=False`` (spectators) only public
+    information is kept: no hand, no legal moves."""
+    me = view.player
+    known: list[list[str]] = [[], []]
+    known[me] = [str(c) for c in view.own_known]
+    known[me ^ 1] = [str(c) for c in view.opponent_known]
+    exp_scores = [
+        [score_expedition(e, check=False).score for e in view.expeditions[p]] for p in (0, 1)
+    ]
+    legal: list[str] = []
+    if reveal_hand and not view.over and view.to_move == me:
+        legal = [str(m) for m in view.legal_moves()]
+    return ViewOut(
+        ply=view.ply,
+        to_move=view.to_move,
+        over=view.over,
+        deck_size=view.deck_size,
+        hand=[str(c) for c in view.hand] if reveal_hand else None,
+        expeditions=[[[str(c) for c in e] for e in view.expeditions[p]] for p in (0, 1)],
+        discard_piles=[[str(c) for c in pile] for pile in view.discard_piles],
+        known=known,
+        history=[str(m) for m in view.history],
+        scores=[sum(exp_scores[0]), sum(exp_scores[1])],
+        expedition_scores=exp_scores,
+        legal=legal,
+        illegal=dict(illegal or {}) if reveal_hand else {},
+    )
+
+
+def round_summary(index: int, r: Round) -> RoundSummaryOut:
+    """The public summary of a finished round (expeditions are public; hands are not)."""
+    outcome = r.outcome()
+    assert outcome is not None, "round is not over"
+    return RoundSummaryOut(
+        index=index,
+        starter=r.starter,
+        scores=list(outcome.scores),
+        winner=outcome.winner,
+        termination=outcome.termination.value,
+        reason=outcome.reason if outcome.termination is Termination.FORFEIT else "",
+        breakdown=[[expedition_out(e) for e in r.score_breakdown(p).values()] for p in (0, 1)],
+    )
+
+
+def colors_of(variant: Variant) -> list[str]:
+    """The colour letters of a variant, in notation order."""
+    return [c.letter for c in variant.colors]
+
+
+def color_name(letter: str) -> str:
+    """``'y'`` -> ``'yellow'``."""
+    return Color.parse(letter).name.lower()
+
+
+# -- replays -----------------------------------------------------------------------------------
+
+
+class FrameOut(BaseModel):
+    """One position of a replay, both hands revealed (finished games only)."""
+
+    ply: int
+    move: str | None
+    to_move: int
+    hands: list[list[str]]
+    expeditions: list[list[list[str]]]
+    discard_piles: list[list[str]]
+    deck_size: int
+    scores: list[int]
+
+
+class ReplayRoundOut(BaseModel):
+    """A finished round, frame by frame."""
+
+    index: int
+    starter: int
+    frames: list[FrameOut]
+    summary: RoundSummaryOut
+
+
+class ReplayOut(BaseModel):
+    """A finished game for the replay page."""
+
+    game: GameSummary
+    rounds: list[ReplayRoundOut]
+
+
+def frame_of(r: Round, move: str | None) -> FrameOut:
+    """A replay frame from the referee's round (only for finished games)."""
+    return FrameOut(
+        ply=r.ply,
+        move=move,
+        to_move=r.to_move,
+        hands=[[str(c) for c in r.hands[p]] for p in (0, 1)],
+        expeditions=[[[str(c) for c in e] for e in r.expeditions[p].values()] for p in (0, 1)],
+        discard_piles=[[str(c) for c in pile] for pile in r.discard_piles.values()],
+        deck_size=r.deck_size,
+        scores=list(r.scores()),
+    )
+
+
+# -- WebSocket messages from clients -----------------------------------------------------------
+
+
+class Hello(_In):
+    """First message: who is connecting (no token: a spectator)."""
+
+    type: Literal["hello"]
+    token: Token | None = None
+
+
+class MoveMsg(_In):
+    """A move, with the round and ply the client believes it is at."""
+
+    type: Literal["move"]
+    move: Annotated[str, Field(max_length=12)]
+    round: int
+    ply: int
+    id: int | Annotated[str, Field(max_length=40)] | None = None
+
+
+class Ping(_In):
+    """Keep-alive; answered with ``pong``."""
+
+    type: Literal["ping"]
+
+
+class Resign(_In):
+    """Give up the match (the round is forfeited)."""
+
+    type: Literal["resign"]
+
+
+class Sync(_In):
+    """Ask for the full state again."""
+
+    type: Literal["sync"]
+
+
+ClientMessage = Annotated[Hello | MoveMsg | Ping | Resign | Sync, Field(discriminator="type")]
+_client_adapter: TypeAdapter[Any] = TypeAdapter(ClientMessage)
+
+
+def parse_client_message(text: str | bytes) -> Hello | MoveMsg | Ping | Resign | Sync:
+    """Parse one WebSocket message.
+
+    :raises pydantic.ValidationError: for malformed JSON or an unknown/ill-formed message.
+    """
+    msg: Hello | MoveMsg | Ping | Resign | Sync = _client_adapter.validate_json(text)
+    return msg
+
+
+def validation_message(exc: Exception) -> str:
+    """One line from a pydantic ``ValidationError`` (or any exception)."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            errs = errors()
+        except Exception:  # pragma: no cover - defensive
+            errs = []
+        if errs:
+            e = errs[0]
+            loc = ".".join(str(x) for x in e.get("loc", ()) if x not in ("body",))
+            msg = str(e.get("msg", "invalid"))
+            if e.get("type") == "json_invalid":
+                return "malformed JSON"
+            if e.get("type") == "union_tag_invalid" or e.get("type") == "union_tag_not_found":
+                return "unknown message type (expected hello, move, ping, resign or sync)"
+            return f"{loc}: {msg}" if loc else msg
+    return str(exc)

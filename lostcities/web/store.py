@@ -1,0 +1,468 @@
+"""Storage: SQLAlchemy 2 models and the game store (SQLite by default, PostgreSQL alike).
+
+A game is stored as its settings, each round's deal order and the list of accepted moves;
+loading a game replays the moves with the rules core, so a restarted server resumes every
+game exactly. Writes go through one writer thread that commits a batch of pending writes in
+one transaction (group commit): a move is acknowledged only after its transaction committed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import hashlib
+import queue
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    DateTime,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    create_engine,
+    event,
+    select,
+    update,
+)
+from sqlalchemy.engine import URL, Engine, make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+from sqlalchemy.pool import StaticPool
+
+__all__ = [
+    "Base",
+    "GameRow",
+    "GameStore",
+    "MoveRow",
+    "RoundRow",
+    "StoredGame",
+    "StorageError",
+    "hash_token",
+    "normalize_db_url",
+]
+
+
+class StorageError(ValueError):
+    """A database URL that cannot be used, or a database that cannot be opened."""
+
+
+def utcnow() -> datetime.datetime:
+    """The current time (UTC, naive, as stored)."""
+    return datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
+
+
+def hash_token(token: str) -> str:
+    """The stored form of a seat token (only hashes are stored)."""
+    return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
+
+
+class Base(DeclarativeBase):
+    """Declarative base of the web app's tables."""
+
+
+class GameRow(Base):
+    """A game: a match of 1 or more rounds between two seats."""
+
+    __tablename__ = "lc_games"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    created_at: Mapped[datetime.datetime] = mapped_column(DateTime, default=utcnow)
+    updated_at: Mapped[datetime.datetime] = mapped_column(DateTime, default=utcnow, index=True)
+    variant: Mapped[str] = mapped_column(String(16))
+    num_rounds: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    first_starter: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16), index=True)  # waiting | active | finished
+    result: Mapped[str] = mapped_column(String(8), default="*")
+    level: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    name0: Mapped[str] = mapped_column(String(40))
+    name1: Mapped[str] = mapped_column(String(40))
+    bot0: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    bot1: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    token0: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    token1: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    invite: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    rematch_of: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    rematch_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+
+
+class RoundRow(Base):
+    """One round of a game: its deal order (secret) and starter."""
+
+    __tablename__ = "lc_rounds"
+
+    game_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("lc_games.id", ondelete="CASCADE"), primary_key=True
+    )
+    index: Mapped[int] = mapped_column(Integer, primary_key=True)
+    starter: Mapped[int] = mapped_column(Integer)
+    deck: Mapped[str] = mapped_column(Text)
+    forfeit: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    forfeit_reason: Mapped[str | None] = mapped_column(String(200), nullable=True)
+
+
+class MoveRow(Base):
+    """One accepted move. The primary key makes a move at a given ply unique."""
+
+    __tablename__ = "lc_moves"
+
+    game_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("lc_games.id", ondelete="CASCADE"), primary_key=True
+    )
+    round_index: Mapped[int] = mapped_column(Integer, primary_key=True)
+    ply: Mapped[int] = mapped_column(Integer, primary_key=True)
+    move: Mapped[str] = mapped_column(String(8))
+    created_at: Mapped[datetime.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+@dataclass
+class StoredRound:
+    """A round as loaded from the database."""
+
+    index: int
+    starter: int
+    deck: list[str]
+    moves: list[str]
+    forfeit: int | None
+    forfeit_reason: str
+
+
+@dataclass
+class StoredGame:
+    """A game as loaded from the database (settings, seats, rounds and moves)."""
+
+    row: GameRow
+    rounds: list[StoredRound]
+
+
+def normalize_db_url(url: str) -> str:
+    """Check a database URL and map plain PostgreSQL URLs to the psycopg 3 driver.
+
+    >>> normalize_db_url("postgresql://u@localhost/db")
+    'postgresql+psycopg://u@localhost/db'
+    >>> normalize_db_url("sqlite:///lostcities.db")
+    'sqlite:///lostcities.db'
+
+    :raises StorageError: for a URL that is not SQLite or PostgreSQL.
+    """
+    text = url.strip()
+    for prefix in ("postgres://", "postgresql://"):
+        if text.startswith(prefix):
+            text = "postgresql+psycopg://" + text[len(prefix) :]
+    try:
+        parsed: URL = make_url(text)
+    except ArgumentError:
+        raise StorageError(
+            f"invalid database URL: {url!r} (expected sqlite:///FILE or postgresql://...)"
+        ) from None
+    if parsed.get_backend_name() not in ("sqlite", "postgresql"):
+        raise StorageError(
+            f"unsupported database: {url!r} (expected sqlite:///FILE or postgresql://...)"
+        )
+    return text
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=FULL")
+    cur.execute("PRAGMA busy_timeout=10000")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.close()
+
+
+_STOP = object()
+
+
+class GameStore:
+    """The database: synchronous SQLAlchemy 2 used from worker threads.
+
+    Reads run in a small thread pool (``asyncio.to_thread``); writes go through
+    :meth:`write`, which hands them to one writer thread that commits pending writes in
+    batches. Every coroutine that awaits :meth:`write` resumes only after the commit.
+    """
+
+    def __init__(self, url: str, *, schema: str | None = None, echo: bool = False) -> None:
+        self.url = normalize_db_url(url)
+        kwargs: dict[str, Any] = {"echo": echo, "future": True}
+        backend = make_url(self.url).get_backend_name()
+        self.is_sqlite = backend == "sqlite"
+        if self.is_sqlite:
+            kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
+            if make_url(self.url).database in (None, "", ":memory:"):
+                kwargs["poolclass"] = StaticPool  # one shared in-memory database
+        else:
+            kwargs["pool_pre_ping"] = True
+            kwargs["pool_size"] = 8
+        try:
+            engine: Engine = create_engine(self.url, **kwargs)
+        except (ArgumentError, ModuleNotFoundError, ImportError) as e:
+            raise StorageError(f"cannot use database {url!r}: {e}") from None
+        if self.is_sqlite:
+            event.listen(engine, "connect", _sqlite_pragmas)
+        if schema is not None:
+            engine = engine.execution_options(schema_translate_map={None: schema})
+        self.engine = engine
+        self._sessions = sessionmaker(engine, expire_on_commit=False)
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._writer: threading.Thread | None = None
+        self.batches = 0
+        self.writes = 0
+
+    # -- lifecycle --------------------------------------------------------------------
+
+    def create_tables(self) -> None:
+        """Create the tables if they do not exist.
+
+        :raises StorageError: if the database cannot be reached.
+        """
+        try:
+            Base.metadata.create_all(self.engine)
+        except SQLAlchemyError as e:
+            raise StorageError(f"cannot open database {self.url!r}: {e.__class__.__name__}: {e.args[0] if e.args else e}") from None
+
+    def start(self) -> None:
+        """Start the writer thread."""
+        if self._writer is None:
+            self._writer = threading.Thread(target=self._write_loop, name="lostcities-db-writer", daemon=True)
+            self._writer.start()
+
+    def close(self) -> None:
+        """Finish pending writes, stop the writer and close the connections."""
+        if self._writer is not None:
+            self._queue.put(_STOP)
+            self._writer.join(timeout=30)
+            self._writer = None
+        self.engine.dispose()
+
+    # -- writes -----------------------------------------------------------------------
+
+    def _write_loop(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is _STOP:
+                return
+            batch = [item]
+            stop = False
+            while len(batch) < 256:
+                try:
+                    nxt = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is _STOP:
+                    stop = True
+                    break
+                batch.append(nxt)
+            self._commit_batch(batch)
+            if stop:
+                return
+
+    def _commit_batch(self, batch: list[tuple[Callable[[Session], Any], Future[Any]]]) -> None:
+        self.batches += 1
+        self.writes += len(batch)
+        try:
+            with self._sessions.begin() as session:
+                results = []
+                for fn, _ in batch:
+                    results.append(fn(session))
+                    session.flush()
+        except Exception:
+            # Isolate the failing write: each on its own transaction.
+            for fn, fut in batch:
+                try:
+                    with self._sessions.begin() as session:
+                        res = fn(session)
+                except Exception as e:  # reported to the waiting coroutine
+                    fut.set_exception(e)
+                else:
+                    fut.set_result(res)
+            return
+        for (_, fut), res in zip(batch, results, strict=True):
+            fut.set_result(res)
+
+    def write_sync(self, fn: Callable[[Session], Any]) -> Any:
+        """Run ``fn(session)`` in a transaction and commit (blocking; for scripts and tests)."""
+        if self._writer is None:
+            with self._sessions.begin() as session:
+                return fn(session)
+        fut: Future[Any] = Future()
+        self._queue.put((fn, fut))
+        return fut.result()
+
+    async def write(self, fn: Callable[[Session], Any]) -> Any:
+        """Run ``fn(session)`` in the writer's next transaction; returns after the commit.
+
+        :raises Exception: whatever ``fn`` or the commit raised (nothing was written).
+        """
+        if self._writer is None:
+            return await asyncio.to_thread(self.write_sync, fn)
+        fut: Future[Any] = Future()
+        self._queue.put((fn, fut))
+        return await asyncio.wrap_future(fut)
+
+    # -- reads ------------------------------------------------------------------------
+
+    def load_sync(self, game_id: str) -> StoredGame | None:
+        """A game with its rounds and moves, or ``None``."""
+        with self._sessions() as s:
+            row = s.get(GameRow, game_id)
+            if row is None:
+                return None
+            rounds = s.scalars(
+                select(RoundRow).where(RoundRow.game_id == game_id).order_by(RoundRow.index)
+            ).all()
+            moves = s.execute(
+                select(MoveRow.round_index, MoveRow.ply, MoveRow.move)
+                .where(MoveRow.game_id == game_id)
+                .order_by(MoveRow.round_index, MoveRow.ply)
+            ).all()
+            s.expunge(row)
+        by_round: dict[int, list[str]] = {}
+        for ri, _ply, mv in moves:
+            by_round.setdefault(ri, []).append(mv)
+        out = [
+            StoredRound(
+                r.index,
+                r.starter,
+                r.deck.split(),
+                by_round.get(r.index, []),
+                r.forfeit,
+                r.forfeit_reason or "",
+            )
+            for r in rounds
+        ]
+        return StoredGame(row, out)
+
+    async def load(self, game_id: str) -> StoredGame | None:
+        """:meth:`load_sync` in a worker thread."""
+        return await asyncio.to_thread(self.load_sync, game_id)
+
+    def summaries_sync(self, ids: Sequence[str]) -> list[GameRow]:
+        """The game rows of ``ids`` (unknown ids are left out)."""
+        if not ids:
+            return []
+        with self._sessions() as s:
+            rows = list(s.scalars(select(GameRow).where(GameRow.id.in_(list(ids)))).all())
+            for r in rows:
+                s.expunge(r)
+        return rows
+
+    def resumable_sync(self) -> list[str]:
+        """Ids of unfinished games with a bot seat (the bot may be to move)."""
+        with self._sessions() as s:
+            return list(
+                s.scalars(
+                    select(GameRow.id).where(
+                        GameRow.status == "active",
+                        (GameRow.bot0.is_not(None)) | (GameRow.bot1.is_not(None)),
+                    )
+                ).all()
+            )
+
+    def count_sync(self) -> int:
+        """How many games are stored."""
+        with self._sessions() as s:
+            return len(s.scalars(select(GameRow.id)).all())
+
+
+# -- write operations (run by the writer thread inside its transaction) ---------------------
+
+
+def op_insert_game(row: GameRow, rounds: Iterable[RoundRow]) -> Callable[[Session], None]:
+    """Insert a new game and its first round."""
+
+    def fn(s: Session) -> None:
+        s.add(row)
+        s.flush()
+        for r in rounds:
+            s.add(r)
+
+    return fn
+
+
+def op_move(
+    game_id: str,
+    round_index: int,
+    ply: int,
+    move: str,
+    *,
+    new_round: RoundRow | None = None,
+    status: str | None = None,
+    result: str | None = None,
+) -> Callable[[Session], None]:
+    """Record a move (and, when it ends a round, the next round's deal or the result)."""
+
+    def fn(s: Session) -> None:
+        now = utcnow()
+        s.add(MoveRow(game_id=game_id, round_index=round_index, ply=ply, move=move, created_at=now))
+        if new_round is not None:
+            s.add(new_round)
+        values: dict[str, Any] = {"updated_at": now}
+        if status is not None:
+            values["status"] = status
+        if result is not None:
+            values["result"] = result
+        s.execute(update(GameRow).where(GameRow.id == game_id).values(**values))
+
+    return fn
+
+
+def op_forfeit(
+    game_id: str,
+    round_index: int,
+    player: int,
+    reason: str,
+    *,
+    status: str,
+    result: str,
+) -> Callable[[Session], None]:
+    """Record a resignation / forfeit that ends the round and the match."""
+
+    def fn(s: Session) -> None:
+        s.execute(
+            update(RoundRow)
+            .where(RoundRow.game_id == game_id, RoundRow.index == round_index)
+            .values(forfeit=player, forfeit_reason=reason[:200])
+        )
+        s.execute(
+            update(GameRow)
+            .where(GameRow.id == game_id)
+            .values(status=status, result=result, updated_at=utcnow())
+        )
+
+    return fn
+
+
+def op_update_game(game_id: str, **values: Any) -> Callable[[Session], int]:
+    """Update columns of a game row; returns the number of rows changed."""
+
+    def fn(s: Session) -> int:
+        values.setdefault("updated_at", utcnow())
+        res = s.execute(update(GameRow).where(GameRow.id == game_id).values(**values))
+        return int(res.rowcount or 0)  # type: ignore[attr-defined]
+
+    return fn
+
+
+def op_claim_seat(game_id: str, seat: int, invite: str, token_hash: str, name: str) -> Callable[[Session], int]:
+    """Bind an invited seat to a token, once: only while the invite is still open."""
+
+    def fn(s: Session) -> int:
+        col = GameRow.token1 if seat == 1 else GameRow.token0
+        name_col = "name1" if seat == 1 else "name0"
+        res = s.execute(
+            update(GameRow)
+            .where(GameRow.id == game_id, GameRow.invite == invite, col.is_(None))
+            .values(
+                {col.key: token_hash, name_col: name, "invite": None, "status": "active", "updated_at": utcnow()}
+            )
+        )
+        return int(res.rowcount or 0)  # type: ignore[attr-defined]
+
+    return fn
