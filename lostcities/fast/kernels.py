@@ -1,0 +1,591 @@
+"""numba kernels over a compact array state: the engine's fast path.
+
+One game is a 1-D ``int32`` array of :data:`STATE_SIZE` numbers (a batch is a 2-D array,
+one row per game). Cards are card *kinds*, :attr:`lostcities.Card.index` (``10 * colour +
+k``, k = 0 for a wager, rank - 1 otherwise). Layout (``p`` = player 0/1, ``c`` = colour):
+
+==================  =====  ==========================================================
+field               size   meaning
+==================  =====  ==========================================================
+``HAND + 8p + i``   16     hand slots (the core's hand order; a card replaces the one
+                           played in its slot)
+``DECK + i``        72     the draw pile, next card to draw at ``DECK + NDECK - 1``
+``NDECK``           1      cards in the draw pile
+``PILE + 12c + i``  72     discard pile ``c``, bottom first
+``NPILE + c``       6      discard pile sizes
+``TOP + 6p + c``    12     highest number card of the expedition (0: none)
+``SUM + 6p + c``    12     sum of its number cards
+``WAG + 6p + c``    12     its wagers
+``CNT + 6p + c``    12     its cards
+``EMASK + 6p + c``  12     bit ``k`` set when the card of kind-digit ``k`` (1..9 = rank
+                           2..10) is in it; wagers come first, numbers ascend, so count,
+                           wagers and mask give the expedition in play order
+``KNOWN + 60p + x`` 120    how many cards of kind ``x`` player ``p`` is known to hold
+                           (taken from a discard pile and not played or discarded since)
+``TURN``            1      the player to move (after the end: the one who moved last)
+``PLY``             1      moves made in the round
+``OVER``            1      0 running, 1 draw pile empty, 2 turn limit, 3 forfeit
+``MAXT``            1      the turn cap, 0 for none
+``NCOL``            1      colours in play (5 classic, 6 long)
+==================  =====  ==========================================================
+
+A move is a flat *action* index, the same key the core uses internally:
+``action = (60 * discard + card_kind) * 7 + draw`` with ``discard`` 0 (play) or 1,
+``draw`` 0 for the draw pile or ``1 + colour`` for that discard pile; 840 in all
+(:data:`NUM_ACTIONS`). Kernels never raise: the Python wrappers check inputs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit, prange
+
+__all__ = [
+    "NUM_ACTIONS",
+    "STATE_SIZE",
+]
+
+# -- layout ------------------------------------------------------------------------------
+HAND = 0
+DECK = 16
+NDECK = 88
+PILE = 89
+NPILE = 161
+TOP = 167
+SUM = 179
+WAG = 191
+CNT = 203
+EMASK = 215
+KNOWN = 227
+TURN = 347
+PLY = 348
+OVER = 349
+MAXT = 350
+NCOL = 351
+STATE_SIZE = 352
+"""Numbers per game state."""
+
+NUM_ACTIONS = 840
+"""Flat action indexes: 2 actions x 60 card kinds x 7 draw sources."""
+MAX_LEGAL = 128
+"""More than the most distinct legal moves a position can have (8 x 7 x 2 = 112)."""
+
+OVER_RUNNING = 0
+OVER_DRAW_PILE = 1
+OVER_TURN_LIMIT = 2
+OVER_FORFEIT = 3
+
+_ONE = np.uint64(1)
+_S23 = np.uint64(23)
+_S17 = np.uint64(17)
+_S26 = np.uint64(26)
+_S32 = np.uint64(32)
+
+
+# -- random numbers: xorshift128+ per game (state: 2 uint64) ------------------------------
+@njit(cache=True, inline="always")
+def _rand_u64(rng: np.ndarray) -> Any:
+    s1 = rng[0]
+    s0 = rng[1]
+    rng[0] = s0
+    s1 ^= s1 << _S23
+    s1 = s1 ^ s0 ^ (s1 >> _S17) ^ (s0 >> _S26)
+    rng[1] = s1
+    return s1 + s0
+
+
+@njit(cache=True, inline="always")
+def _rand_below(rng: np.ndarray, n: int) -> int:
+    """Uniform in ``0 .. n-1`` (Lemire's multiply-shift, as the C reference does)."""
+    r = _rand_u64(rng) >> _S32
+    return int((r * np.uint64(n)) >> _S32)
+
+
+# -- the rules ---------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _rank(kind: int) -> int:
+    k = kind % 10
+    return 0 if k == 0 else k + 1
+
+
+@njit(cache=True)
+def gen_legal(s: np.ndarray, out: np.ndarray, as_mask: bool) -> int:
+    """The distinct legal moves of the player to move, in the core's order (plays, then
+    discards, card kinds ascending, draw pile first, then discard piles by colour).
+
+    ``as_mask``: set ``out[action] = 1`` (``out`` cleared by the caller); else write the
+    actions to ``out[0..n-1]``. Returns ``n``, the number of legal moves.
+    """
+    if s[OVER] != 0:
+        return 0
+    p = s[TURN]
+    ncol = s[NCOL]
+    mask = np.int64(0)
+    for i in range(8):
+        mask |= np.int64(1) << np.int64(s[HAND + 8 * p + i])
+    n = 0
+    for phase in range(2):
+        for kind in range(60):
+            if (mask >> np.int64(kind)) & np.int64(1):
+                c = kind // 10
+                if phase == 0:
+                    top = s[TOP + 6 * p + c]
+                    rank = _rank(kind)
+                    if not (rank > top or (rank == 0 and top == 0)):
+                        continue
+                base = (60 * phase + kind) * 7
+                if as_mask:
+                    out[base] = 1
+                else:
+                    out[n] = base
+                n += 1
+                for col in range(ncol):
+                    if s[NPILE + col] > 0 and not (phase == 1 and col == c):
+                        if as_mask:
+                            out[base + 1 + col] = 1
+                        else:
+                            out[n] = base + 1 + col
+                        n += 1
+    return n
+
+
+@njit(cache=True)
+def is_legal(s: np.ndarray, action: int) -> bool:
+    """Whether flat ``action`` is legal for the player to move."""
+    if s[OVER] != 0 or action < 0 or action >= NUM_ACTIONS:
+        return False
+    p = s[TURN]
+    draw = action % 7
+    x = action // 7
+    discard = x >= 60
+    kind = x - 60 if discard else x
+    c = kind // 10
+    if c >= s[NCOL]:
+        return False
+    held = False
+    for i in range(8):
+        if s[HAND + 8 * p + i] == kind:
+            held = True
+    if not held:
+        return False
+    if not discard:
+        top = s[TOP + 6 * p + c]
+        rank = _rank(kind)
+        if not (rank > top or (rank == 0 and top == 0)):
+            return False
+    if draw > 0:
+        col = draw - 1
+        if col >= s[NCOL] or s[NPILE + col] == 0 or (discard and col == c):
+            return False
+    return True
+
+
+@njit(cache=True)
+def apply(s: np.ndarray, action: int) -> None:
+    """Make a move known to be legal (unchecked), ending the round when it ends."""
+    p = s[TURN]
+    draw = action % 7
+    x = action // 7
+    discard = x >= 60
+    kind = x - 60 if discard else x
+    c = kind // 10
+    slot = 0
+    for i in range(8):
+        if s[HAND + 8 * p + i] == kind:
+            slot = i
+            break
+    if discard:
+        n = s[NPILE + c]
+        s[PILE + 12 * c + n] = kind
+        s[NPILE + c] = n + 1
+    else:
+        o = 6 * p + c
+        s[CNT + o] += 1
+        k = kind % 10
+        if k == 0:
+            s[WAG + o] += 1
+        else:
+            s[TOP + o] = k + 1
+            s[SUM + o] += k + 1
+            s[EMASK + o] |= 1 << k
+    kn = KNOWN + 60 * p
+    if s[kn + kind] > 0:
+        s[kn + kind] -= 1
+    if draw == 0:
+        nd = s[NDECK] - 1
+        drawn = s[DECK + nd]
+        s[NDECK] = nd
+    else:
+        col = draw - 1
+        n = s[NPILE + col] - 1
+        drawn = s[PILE + 12 * col + n]
+        s[NPILE + col] = n
+        s[kn + drawn] += 1
+    s[HAND + 8 * p + slot] = drawn
+    s[PLY] += 1
+    if s[NDECK] == 0:
+        s[OVER] = OVER_DRAW_PILE
+    elif s[MAXT] > 0 and s[PLY] >= s[MAXT]:
+        s[OVER] = OVER_TURN_LIMIT
+    else:
+        s[TURN] = p ^ 1
+
+
+@njit(cache=True)
+def score(s: np.ndarray, p: int) -> int:
+    """Player ``p``'s points as the expeditions stand."""
+    total = 0
+    for c in range(s[NCOL]):
+        o = 6 * p + c
+        n = s[CNT + o]
+        if n > 0:
+            total += (s[SUM + o] - 20) * (s[WAG + o] + 1)
+            if n >= 8:
+                total += 20
+    return total
+
+
+@njit(cache=True)
+def deal(s: np.ndarray, ncol: int, rng: np.ndarray, starter: int, max_turns: int) -> None:
+    """A fresh round: shuffle the ``ncol``-colour deck with ``rng`` and deal 8 + 8."""
+    s[:] = 0
+    ncards = 12 * ncol
+    for c in range(ncol):
+        for j in range(12):
+            s[DECK + 12 * c + j] = 10 * c + (0 if j < 3 else j - 2)
+    for i in range(ncards - 1, 0, -1):
+        j = _rand_below(rng, i + 1)
+        t = s[DECK + i]
+        s[DECK + i] = s[DECK + j]
+        s[DECK + j] = t
+    nd = ncards
+    for i in range(16):
+        nd -= 1
+        s[HAND + i] = s[DECK + nd]
+    s[NDECK] = nd
+    s[TURN] = starter
+    s[MAXT] = max_turns
+    s[NCOL] = ncol
+
+
+# -- policies ----------------------------------------------------------------------------
+@njit(cache=True)
+def bench_action(s: np.ndarray, rng: np.ndarray) -> int:
+    """The benchmark's uniform-random policy (that of the C reference): uniform over the
+    hand's (card slot, play if legal | discard) actions, then uniform over the legal draw
+    sources (the draw pile and every non-empty discard pile but the one just discarded onto).
+    """
+    p = s[TURN]
+    na = 8
+    for i in range(8):
+        kind = s[HAND + 8 * p + i]
+        top = s[TOP + 6 * p + kind // 10]
+        rank = _rank(kind)
+        if rank > top or (rank == 0 and top == 0):
+            na += 1
+    j = _rand_below(rng, na)
+    x = 0
+    for i in range(8):
+        kind = s[HAND + 8 * p + i]
+        top = s[TOP + 6 * p + kind // 10]
+        rank = _rank(kind)
+        if rank > top or (rank == 0 and top == 0):
+            if j == 0:
+                x = kind
+                break
+            j -= 1
+        if j == 0:
+            x = 60 + kind
+            break
+        j -= 1
+    c = (x % 60) // 10
+    discard = x >= 60
+    nsrc = 1
+    for col in range(s[NCOL]):
+        if s[NPILE + col] > 0 and not (discard and col == c):
+            nsrc += 1
+    j = _rand_below(rng, nsrc)
+    draw = 0
+    if j > 0:
+        for col in range(s[NCOL]):
+            if s[NPILE + col] > 0 and not (discard and col == c):
+                j -= 1
+                if j == 0:
+                    draw = col + 1
+                    break
+    return x * 7 + draw
+
+
+@njit(cache=True)
+def uniform_action(s: np.ndarray, rng: np.ndarray, buf: np.ndarray) -> Any:
+    """Uniform over the distinct legal moves (``buf``: scratch of :data:`MAX_LEGAL`)."""
+    n = gen_legal(s, buf, False)
+    return buf[_rand_below(rng, n)]
+
+
+@njit(cache=True)
+def rollout_action(s: np.ndarray) -> int:
+    """The rollout policy of :mod:`lostcities.bots.rollout` (see its docstring)."""
+    p = s[TURN]
+    o = p ^ 1
+    best = -1
+    best_gap = 4
+    for i in range(8):
+        kind = s[HAND + 8 * p + i]
+        k = kind % 10
+        if k > 0:
+            c = kind // 10
+            if s[CNT + 6 * p + c] > 0:
+                gap = k + 1 - s[TOP + 6 * p + c]
+                if gap > 0 and (gap < best_gap or (gap == best_gap and kind < best)):
+                    best = kind
+                    best_gap = gap
+    if best >= 0:
+        return best * 7
+    dead = -1
+    safe = -1
+    safe_rank = 99
+    low = -1
+    low_rank = 99
+    for i in range(8):
+        kind = s[HAND + 8 * p + i]
+        c = kind // 10
+        rank = _rank(kind)
+        otop = s[TOP + 6 * o + c]
+        if s[CNT + 6 * o + c] > 0 and (rank > otop if rank > 0 else otop == 0):
+            opp_can = True
+        else:
+            opp_can = False
+        if not opp_can:
+            top = s[TOP + 6 * p + c]
+            playable = rank > top if rank > 0 else top == 0
+            if not playable and (dead < 0 or kind < dead):
+                dead = kind
+            if safe < 0 or rank < safe_rank or (rank == safe_rank and kind < safe):
+                safe = kind
+                safe_rank = rank
+        if low < 0 or rank < low_rank or (rank == low_rank and kind < low):
+            low = kind
+            low_rank = rank
+    choice = dead if dead >= 0 else safe if safe >= 0 else low
+    return (60 + choice) * 7
+
+
+@njit(cache=True)
+def playout(s: np.ndarray) -> None:
+    """Play ``s`` to its end with the rollout policy (in place)."""
+    while s[OVER] == 0:
+        apply(s, rollout_action(s))
+
+
+@njit(cache=True)
+def playout_scores(s: np.ndarray) -> tuple[int, int]:
+    """Play ``s`` to its end with the rollout policy (in place); the final scores."""
+    playout(s)
+    return score(s, 0), score(s, 1)
+
+
+@njit(cache=True)
+def playout_many(s: np.ndarray, n: int, out: np.ndarray) -> None:
+    """``n`` rollouts from ``s`` (unchanged): all equal, since the policy is deterministic;
+    a timing helper for the benchmark."""
+    t = s.copy()
+    for _ in range(n):
+        t[:] = s
+        playout(t)
+        out[0] = score(t, 0)
+        out[1] = score(t, 1)
+
+
+@njit(cache=True)
+def random_rounds(n: int, ncol: int, rng: np.ndarray) -> int:
+    """Play ``n`` whole rounds under :func:`bench_action` on one core; total moves made."""
+    s = np.zeros(STATE_SIZE, np.int32)
+    turns = 0
+    chk = 0
+    for _ in range(n):
+        deal(s, ncol, rng, 0, 0)
+        while s[OVER] == 0:
+            apply(s, bench_action(s, rng))
+        turns += s[PLY]
+        chk += score(s, 0) - score(s, 1)
+    return turns + 0 * chk
+
+
+# -- batches (parallel over games) -------------------------------------------------------
+@njit(cache=True, parallel=True)
+def batch_legal_mask(states: np.ndarray, mask: np.ndarray) -> None:
+    """``mask[g, action]`` = whether ``action`` is legal in game ``g`` (False when over)."""
+    for g in prange(states.shape[0]):
+        mask[g, :] = 0
+        gen_legal(states[g], mask[g], True)
+
+
+@njit(cache=True, parallel=True)
+def batch_check(states: np.ndarray, actions: np.ndarray) -> int:
+    """The first running game whose action is illegal, or -1."""
+    bad = states.shape[0]
+    for g in prange(states.shape[0]):
+        if states[g, OVER] == 0 and not is_legal(states[g], actions[g]):
+            bad = min(bad, g)
+    return -1 if bad == states.shape[0] else bad
+
+
+@njit(cache=True, parallel=True)
+def batch_apply(states: np.ndarray, actions: np.ndarray) -> None:
+    """Apply each running game's (checked) action; finished games are left alone."""
+    for g in prange(states.shape[0]):
+        if states[g, OVER] == 0:
+            apply(states[g], actions[g])
+
+
+@njit(cache=True, parallel=True)
+def batch_deal(
+    states: np.ndarray, rngs: np.ndarray, only_over: bool, ncol: int, starter: int,
+    max_turns: int, dealt: np.ndarray,
+) -> None:
+    """Deal fresh rounds (all, or only finished ones); ``dealt[g]`` = 1 where dealt.
+    ``starter`` < 0: a random starter per game."""
+    for g in prange(states.shape[0]):
+        if only_over and states[g, OVER] == 0:
+            dealt[g] = 0
+            continue
+        st = starter if starter >= 0 else _rand_below(rngs[g], 2)
+        deal(states[g], ncol, rngs[g], st, max_turns)
+        dealt[g] = 1
+
+
+@njit(cache=True, parallel=True)
+def batch_scores(states: np.ndarray, out: np.ndarray) -> None:
+    """``out[g] = (score 0, score 1)``."""
+    for g in prange(states.shape[0]):
+        out[g, 0] = score(states[g], 0)
+        out[g, 1] = score(states[g], 1)
+
+
+@njit(cache=True, parallel=True)
+def batch_policy_actions(states: np.ndarray, rngs: np.ndarray, policy: int, out: np.ndarray) -> None:
+    """An action per running game (-1 for finished ones): policy 0 uniform over the distinct
+    legal moves, 1 the benchmark policy, 2 the rollout policy."""
+    for g in prange(states.shape[0]):
+        s = states[g]
+        if s[OVER] != 0:
+            out[g] = -1
+        elif policy == 0:
+            buf = np.empty(MAX_LEGAL, np.int64)
+            out[g] = uniform_action(s, rngs[g], buf)
+        elif policy == 1:
+            out[g] = bench_action(s, rngs[g])
+        else:
+            out[g] = rollout_action(s)
+
+
+@njit(cache=True, parallel=True)
+def batch_play_bench(
+    states: np.ndarray, rngs: np.ndarray, turns: int, ncol: int, max_turns: int
+) -> np.ndarray:
+    """Each game makes ``turns`` moves under the benchmark policy, dealt anew whenever it
+    ends; returns the rounds finished per game."""
+    done = np.zeros(states.shape[0], np.int64)
+    for g in prange(states.shape[0]):
+        s = states[g]
+        rng = rngs[g]
+        for _ in range(turns):
+            if s[OVER] != 0:
+                done[g] += 1
+                deal(s, ncol, rng, 0, max_turns)
+            apply(s, bench_action(s, rng))
+    return done
+
+
+# -- differential checking (tests) ----------------------------------------------------------
+@njit(cache=True)
+def replay_check(
+    s: np.ndarray, legal: np.ndarray, counts: np.ndarray, chosen: np.ndarray
+) -> int:
+    """Replay recorded turns from ``s`` (in place): turn ``t`` had the ``counts[t]`` legal
+    actions that follow in ``legal`` and ``chosen[t]`` was made. Returns the first turn whose
+    legal moves differ (or at which the fast path ended too early or too late), else -1."""
+    buf = np.empty(MAX_LEGAL, np.int64)
+    pos = 0
+    for t in range(counts.shape[0]):
+        n = gen_legal(s, buf, False)
+        if n != counts[t]:
+            return t
+        for i in range(n):
+            if buf[i] != legal[pos + i]:
+                return t
+        pos += n
+        if not is_legal(s, chosen[t]):
+            return t
+        apply(s, chosen[t])
+    if s[OVER] == 0:
+        return int(counts.shape[0])
+    return -1
+
+
+# -- loading a core round ------------------------------------------------------------------
+@njit(cache=True)
+def decode(
+    cards: bytes, lens: bytes, ncol: int, turn: int, ply: int, over: int, maxt: int,
+    s: np.ndarray,
+) -> None:
+    """Fill ``s`` from a round encoded as card kinds: ``lens`` gives the lengths of the
+    sequences that follow each other in ``cards``: hand 0, hand 1, the draw pile (next card
+    last), the ``ncol`` discard piles (bottom first), player 0's then player 1's ``ncol``
+    expeditions (play order), player 0's then player 1's known cards."""
+    s[:] = 0
+    pos = 0
+    for i in range(lens[0]):
+        s[HAND + i] = cards[pos]
+        pos += 1
+    for i in range(lens[1]):
+        s[HAND + 8 + i] = cards[pos]
+        pos += 1
+    nd = lens[2]
+    for i in range(nd):
+        s[DECK + i] = cards[pos]
+        pos += 1
+    s[NDECK] = nd
+    for c in range(ncol):
+        n = lens[3 + c]
+        for i in range(n):
+            s[PILE + 12 * c + i] = cards[pos]
+            pos += 1
+        s[NPILE + c] = n
+    for p in range(2):
+        for c in range(ncol):
+            n = lens[3 + ncol + ncol * p + c]
+            o = 6 * p + c
+            s[CNT + o] = n
+            for _ in range(n):
+                kind = cards[pos]
+                pos += 1
+                k = kind % 10
+                if k == 0:
+                    s[WAG + o] += 1
+                else:
+                    s[TOP + o] = k + 1
+                    s[SUM + o] += k + 1
+                    s[EMASK + o] |= 1 << k
+    for p in range(2):
+        for _ in range(lens[3 + 3 * ncol + p]):
+            s[KNOWN + 60 * p + cards[pos]] += 1
+            pos += 1
+    s[TURN] = turn
+    s[PLY] = ply
+    s[OVER] = over
+    s[MAXT] = maxt
+    s[NCOL] = ncol
+
+
+@njit(cache=True)
+def playout_encoded(
+    cards: bytes, lens: bytes, ncol: int, turn: int, ply: int, over: int, maxt: int
+) -> tuple[int, int]:
+    """:func:`decode` then :func:`playout_scores`: one call per rollout from a core round."""
+    s = np.empty(STATE_SIZE, np.int32)
+    decode(cards, lens, ncol, turn, ply, over, maxt, s)
+    return playout_scores(s)

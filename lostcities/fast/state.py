@@ -1,0 +1,173 @@
+"""A core :class:`~lostcities.Round` as a compact array, and :class:`FastRound` over it.
+
+>>> from lostcities import Round
+>>> r = Round.deal(seed=3)
+>>> f = FastRound.from_round(r)
+>>> f.legal_moves() == list(r.legal_moves())
+True
+>>> f.push(f.legal_moves()[0]); f.ply
+1
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from lostcities.cards import get_variant
+from lostcities.errors import IllegalMoveError, InvalidMoveError
+from lostcities.fast import kernels as K
+from lostcities.rules import _MOVES, Move, Round, Termination, _move_key
+
+__all__ = ["FastRound", "action_of", "encode_round", "move_of", "state_from_round"]
+
+State = npt.NDArray[np.int32]
+
+_TERMINATION = {
+    None: K.OVER_RUNNING,
+    Termination.DRAW_PILE_EMPTY: K.OVER_DRAW_PILE,
+    Termination.TURN_LIMIT: K.OVER_TURN_LIMIT,
+    Termination.FORFEIT: K.OVER_FORFEIT,
+}
+_TERMINATION_OF: dict[int, Termination | None] = {v: k for k, v in _TERMINATION.items()}
+
+
+def action_of(move: Move) -> int:
+    """The flat action index of ``move``: ``(60 * discard + card.index) * 7 + draw``,
+    draw 0 for the draw pile, ``1 + colour`` for a discard pile.
+
+    >>> action_of(Move.parse("+y2.")), action_of(Move.parse("-r10b"))
+    (7, 901)
+    """
+    return _move_key(move.action.value == "-", move.card.index, move.draw)
+
+
+def move_of(action: int) -> Move:
+    """The :class:`~lostcities.Move` of a flat action index (inverse of :func:`action_of`).
+
+    :raises InvalidMoveError: for an index outside ``0 .. 839``.
+    """
+    if not isinstance(action, int | np.integer) or not 0 <= action < K.NUM_ACTIONS:
+        raise InvalidMoveError(f"invalid action index: {action!r} (expected 0..839)")
+    return _MOVES[int(action)]
+
+
+def encode_round(r: Round) -> tuple[bytes, bytes, int, int, int, int, int]:
+    """The arguments of :func:`lostcities.fast.kernels.decode` for ``r``."""
+    seqs = [*r._hands, r._deck, *r._piles, *r._exp[0], *r._exp[1], *r._known]
+    if r._over:
+        over = _TERMINATION[r._termination]
+        if over == K.OVER_RUNNING:  # built over, e.g. from a view of an ended round
+            over = K.OVER_DRAW_PILE if not r._deck else K.OVER_TURN_LIMIT
+    else:
+        over = K.OVER_RUNNING
+    return (
+        bytes([c.index for q in seqs for c in q]),
+        bytes(map(len, seqs)),
+        r.variant.num_colors,
+        r._turn,
+        r.ply,
+        over,
+        r.max_turns or 0,
+    )
+
+
+def state_from_round(r: Round, out: State | None = None) -> State:
+    """The array state of ``r`` (any position, also one from ``PlayerView.sample_round``);
+    written into ``out`` when given (e.g. a row of a batch)."""
+    s = np.empty(K.STATE_SIZE, np.int32) if out is None else out
+    K.decode(*encode_round(r), s)
+    return s
+
+
+class FastRound:
+    """A round on the fast path: the rules of :class:`~lostcities.Round` over an array
+    state, for bulk simulation. Build one from any core round with :meth:`from_round`.
+
+    Moves are given as :class:`~lostcities.Move` or flat action indexes (:func:`action_of`).
+    """
+
+    __slots__ = ("_buf", "state", "variant")
+
+    def __init__(self, state: State, variant: str = "classic") -> None:
+        self.state = state
+        """The array state (layout in :mod:`lostcities.fast.kernels`)."""
+        self.variant = get_variant(variant)
+        """The variant."""
+        self._buf = np.empty(K.MAX_LEGAL, np.int64)
+
+    @classmethod
+    def from_round(cls, r: Round) -> FastRound:
+        """A fast copy of ``r``'s position (``r`` is unchanged)."""
+        return cls(state_from_round(r), r.variant.name)
+
+    def copy(self) -> FastRound:
+        """An independent copy."""
+        return FastRound(self.state.copy(), self.variant.name)
+
+    @property
+    def to_move(self) -> int:
+        """The player to move (after the end: the one who moved last)."""
+        return int(self.state[K.TURN])
+
+    @property
+    def ply(self) -> int:
+        """Moves made in the round."""
+        return int(self.state[K.PLY])
+
+    @property
+    def deck_size(self) -> int:
+        """Cards left in the draw pile."""
+        return int(self.state[K.NDECK])
+
+    def is_over(self) -> bool:
+        """Whether the round has ended."""
+        return bool(self.state[K.OVER])
+
+    @property
+    def termination(self) -> Termination | None:
+        """How the round ended, ``None`` while it goes on."""
+        return _TERMINATION_OF[int(self.state[K.OVER])]
+
+    def legal_actions(self) -> npt.NDArray[np.int64]:
+        """The distinct legal moves as flat action indexes, in the core's order."""
+        n = K.gen_legal(self.state, self._buf, False)
+        return self._buf[:n].copy()
+
+    def legal_moves(self) -> list[Move]:
+        """The distinct legal moves, equal to (and ordered as) ``Round.legal_moves()``."""
+        n = K.gen_legal(self.state, self._buf, False)
+        return [_MOVES[a] for a in self._buf[:n].tolist()]
+
+    def is_legal(self, move: Move | int) -> bool:
+        """Whether ``move`` (a Move or an action index) is legal now."""
+        a = action_of(move) if isinstance(move, Move) else int(move)
+        return bool(K.is_legal(self.state, a))
+
+    def push(self, move: Move | int) -> None:
+        """Make a move (a Move or an action index), checking it is legal.
+
+        :raises IllegalMoveError: if it is not legal here; nothing changes.
+        :raises InvalidMoveError: for an action index outside ``0 .. 839``.
+        """
+        if isinstance(move, Move):
+            a = action_of(move)
+        else:
+            a = action_of(move_of(move))
+        if not K.is_legal(self.state, a):
+            raise IllegalMoveError(f"illegal move: {str(_MOVES[a])!r}")
+        K.apply(self.state, a)
+
+    def scores(self) -> tuple[int, int]:
+        """Both players' points as the expeditions stand."""
+        return int(K.score(self.state, 0)), int(K.score(self.state, 1))
+
+    def playout(self) -> tuple[int, int]:
+        """Play a copy to the end with the rollout policy of :mod:`lostcities.bots.rollout`;
+        the final scores. This round is unchanged."""
+        a, b = K.playout_scores(self.state.copy())
+        return int(a), int(b)
+
+    def __repr__(self) -> str:
+        state = "over" if self.is_over() else f"player {self.to_move} to move"
+        return f"<FastRound {self.variant.name} ply {self.ply}, {state}, deck {self.deck_size}>"
