@@ -115,6 +115,9 @@ def _add_match(p: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="per-move limit before a bot forfeits (10)",
     )
+    p.add_argument(
+        "--verbose", "-v", action="store_true", help="log bot misbehaviour (unknown lines, ...)"
+    )
 
 
 def _add_tournament(p: argparse.ArgumentParser) -> None:
@@ -126,6 +129,13 @@ def _add_tournament(p: argparse.ArgumentParser) -> None:
     _variant_arg(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plot", metavar="FILE", default=None, help="write the Elo ladder (.svg/.png)")
+    p.add_argument(
+        "--time-limit",
+        type=_non_negative_float,
+        default=10.0,
+        metavar="SECONDS",
+        help="per-move limit before a bot forfeits (10)",
+    )
 
 
 def _add_bot(p: argparse.ArgumentParser) -> None:

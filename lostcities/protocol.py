@@ -518,8 +518,9 @@ class BotProtocol:
         """What the bot said in its ``id`` lines (``name``, ``author``)."""
         self.infos: collections.deque[str] = collections.deque(maxlen=50)
         """The last ``info`` lines the bot sent."""
-        self.ignored = 0
-        """Lines skipped (unknown, undecodable, too long) since the last command."""
+        self.ignored: collections.Counter[str] = collections.Counter()
+        """Lines skipped since the last command, by kind (``unknown``, ``undecodable``,
+        ``too long``)."""
         self._lock = asyncio.Lock()
 
     async def _send(self, line: str) -> None:
@@ -533,7 +534,7 @@ class BotProtocol:
                 raw = await self.transport.receive()
             except ValueError:
                 LOGGER.warning("%s: dropped an over-long line", self.name)
-                self.ignored += 1
+                self.ignored["too long"] += 1
                 continue
             if raw is None:
                 why = await self.transport.died()
@@ -542,7 +543,7 @@ class BotProtocol:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:
                 LOGGER.warning("%s: dropped undecodable bytes %r", self.name, raw[:80])
-                self.ignored += 1
+                self.ignored["undecodable"] += 1
                 continue
             LOGGER.debug("%s >> %s", self.name, text)
             words = text.split()
@@ -556,7 +557,7 @@ class BotProtocol:
             return words
 
     def _unexpected(self, words: list[str], waiting_for: str) -> None:
-        self.ignored += 1
+        self.ignored["unknown"] += 1
         LOGGER.warning(
             "%s: unexpected line %r while waiting for %s", self.name, " ".join(words), waiting_for
         )
@@ -567,7 +568,7 @@ class BotProtocol:
         :raises BotTerminatedError: if the bot dies first.
         """
         async with self._lock:
-            self.ignored = 0
+            self.ignored.clear()
             await self._send("lcp")
             while True:
                 words = await self._read()
@@ -586,7 +587,7 @@ class BotProtocol:
         :raises BotTerminatedError: if the bot dies first.
         """
         async with self._lock:
-            self.ignored = 0
+            self.ignored.clear()
             await self._send("isready")
             while True:
                 words = await self._read()
@@ -619,7 +620,7 @@ class BotProtocol:
         :raises BotTerminatedError: if the bot dies first.
         """
         async with self._lock:
-            self.ignored = 0
+            self.ignored.clear()
             for line in position_lines(view):
                 await self._send(line)
             await self._send(f"go {max(1, round(time_limit * 1000))}")
@@ -756,8 +757,11 @@ class SimpleBot:
             return future.result()
         except TimeoutError:
             self.out_of_sync = True
-            n = self.protocol.ignored
-            note = f"; {n} line{'s' if n != 1 else ''} ignored" if n else ""
+            ignored = self.protocol.ignored
+            note = "".join(
+                f"; {n} {kind} line{'s' if n != 1 else ''} dropped"
+                for kind, n in sorted(ignored.items())
+            )
             raise BotTimeoutError(
                 f"bot {self.name!r} timed out: no answer to {what} within {timeout:g} s{note}"
             ) from None

@@ -31,6 +31,7 @@ __all__ = [
     "sprt_bounds",
     "sprt_decision",
     "sprt_llr",
+    "wilson_ci",
 ]
 
 Z95 = 1.959963984540054
@@ -98,6 +99,26 @@ def mean_ci(values: Sequence[float], z: float = Z95) -> tuple[float, tuple[float
     return mean, (mean - half, mean + half)
 
 
+def wilson_ci(points: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson's score interval for a rate of ``points`` out of ``n`` (a draw counting half);
+    unlike the normal approximation it stays wide at 0% and 100%.
+
+    :raises ValueError: for ``n < 1``.
+
+    >>> [round(x, 4) for x in wilson_ci(0, 40)]
+    [0.0, 0.0876]
+    >>> [round(x, 4) for x in wilson_ci(20, 40)]
+    [0.352, 0.648]
+    """
+    if n < 1:
+        raise ValueError("interval of no trials")
+    p = points / n
+    zz = z * z / n
+    centre = (p + zz / 2) / (1 + zz)
+    half = z / (1 + zz) * math.sqrt(p * (1 - p) / n + zz / (4 * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def pentanomial(pair_scores: Sequence[float]) -> list[int]:
     """Count deal pairs by their total score 0, 0.5, 1, 1.5, 2 (each pair of rounds
     averaged: 0, 0.25, 0.5, 0.75, 1).
@@ -147,7 +168,9 @@ class SprtParams:
             try:
                 number = float(value)
             except ValueError:
-                raise SprtSpecError(f"invalid sprt: {text!r} ({value.strip()!r} is not a number)") from None
+                raise SprtSpecError(
+                    f"invalid sprt: {text!r} ({value.strip()!r} is not a number)"
+                ) from None
             if not math.isfinite(number):
                 raise SprtSpecError(f"invalid sprt: {text!r} ({key} must be finite)")
             values[key] = number

@@ -100,9 +100,7 @@ class ExternalBot(Bot):
         return cls(command, seed)
 
     def _start(self) -> SimpleBot:
-        self.engine = SimpleBot.popen(
-            self.argv, grace=self.grace, start_timeout=self.start_timeout
-        )
+        self.engine = SimpleBot.popen(self.argv, grace=self.grace, start_timeout=self.start_timeout)
         return self.engine
 
     @property
