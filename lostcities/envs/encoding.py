@@ -54,6 +54,8 @@ _SCORE_MIN_PER_COLOR = -80
 _SCORE_MAX_PER_COLOR = 156
 """Above the highest an expedition can score: all 12 cards, (54 - 20) x 4 + 20."""
 
+_DISCARD = Action.DISCARD
+
 _SCALARS = (
     "deck_fraction",
     "own_score",
@@ -125,7 +127,6 @@ class Encoding:
                 for src in range(s):
                     moves.append(Move(kind, card, None if src == 0 else Color(src - 1)))
         self._moves: tuple[Move, ...] = tuple(moves)
-        self._index: dict[Move, int] = {m: i for i, m in enumerate(moves)}
         layout = [
             ("hand", k, 3.0),
             ("own_expedition", k, 3.0),
@@ -174,12 +175,15 @@ class Encoding:
 
         :raises InvalidActionError: for a move of a colour outside the variant.
         """
-        try:
-            return self._index[move]
-        except KeyError:
+        card = move.card
+        if card.color >= self.variant.num_colors:
             raise InvalidActionError(
                 f"invalid move for the {self.variant.name} variant: {str(move)!r}"
-            ) from None
+            )
+        d = move.draw
+        return ((move.action is _DISCARD) * self.num_card_kinds + card.index) * self.num_sources + (
+            0 if d is None else 1 + d
+        )
 
     def action_to_move(self, action: int | np.integer) -> Move:
         """The move of an action number (legal or not: check with the round).
@@ -208,18 +212,18 @@ class Encoding:
         turn) or of a list of legal moves."""
         if isinstance(moves, PlayerView):
             moves = moves.legal_moves()
-        index = self._index
-        return sorted(index[m] for m in moves)
+        k = self.num_card_kinds
+        s = self.num_sources
+        return sorted(
+            ((m.action is _DISCARD) * k + m.card.index) * s + (0 if m.draw is None else 1 + m.draw)
+            for m in moves
+        )
 
     def action_mask(self, moves: PlayerView | LegalMoves | Iterable[Move]) -> npt.NDArray[np.int8]:
         """An int8 vector over all actions: 1 exactly for the legal ones (all zeros when
         the view's player is not to move or the round is over)."""
         mask = np.zeros(self.num_actions, np.int8)
-        if isinstance(moves, PlayerView):
-            moves = moves.legal_moves()
-        index = self._index
-        for m in moves:
-            mask[index[m]] = 1
+        mask[self.legal_actions(moves)] = 1
         return mask
 
     # -- observations --------------------------------------------------------------------

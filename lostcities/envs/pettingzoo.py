@@ -46,7 +46,7 @@ Arguments
     for spectators and debugging only).
 
 ``reset(seed=...)`` seeds the deal (and the starter when it is drawn): the same seed gives
-the same round.
+the same round. ``reset(options={"deck": [...], "starter": 0})`` deals a given deck instead.
 
 Version History
     * v0: first release (lostcities 0.1.0).
@@ -154,14 +154,29 @@ class raw_env(AECEnv, EzPickle):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Deal a new round. ``seed`` fixes the deal (and a drawn starter)."""
+        """Deal a new round. ``seed`` fixes the deal (and a drawn starter).
+
+        ``options``: ``starter`` (0/1) and ``deck`` (the whole deck in dealing order, as for
+        :meth:`lostcities.Round.from_deck`) override the drawn ones.
+
+        :raises ValueError: for a bad deck or starter.
+        """
         if seed is not None:
             self._rng = np.random.default_rng(seed)
+        options = options or {}
         deal_seed = int(self._rng.integers(2**63))
-        starter = self.starter if self.starter is not None else int(self._rng.integers(2))
-        self.round = Round.deal(
-            seed=deal_seed, variant=self.variant, starter=starter, max_turns=self.max_turns
-        )
+        starter = options.get("starter", self.starter)
+        if starter is None:
+            starter = int(self._rng.integers(2))
+        if starter not in (0, 1):
+            raise ValueError(f"invalid starter: {starter!r} (expected 0 or 1)")
+        deck = options.get("deck")
+        if deck is None:
+            self.round = Round.deal(
+                seed=deal_seed, variant=self.variant, starter=starter, max_turns=self.max_turns
+            )
+        else:
+            self.round = Round.from_deck(deck, starter, self.variant, max_turns=self.max_turns)
         self._reset_bookkeeping()
 
     def _reset_bookkeeping(self) -> None:
