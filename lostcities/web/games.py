@@ -347,6 +347,7 @@ class LiveGame:
             game=self.summary(seat),
             seat=seat,
             round=self.round_index,
+            starter=r.starter,
             view=view,
             match=match,
             ack=ack,

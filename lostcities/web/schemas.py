@@ -235,6 +235,8 @@ class StateOut(BaseModel):
     game: GameSummary
     seat: int | None
     round: int
+    starter: int
+    """Who made the first move of the current round."""
     view: ViewOut
     match: MatchOut
     ack: int | str | None = None

@@ -1,0 +1,148 @@
+// Score calculator: scores come from the server (POST /api/score), which uses the same
+// parser and checks as `lostcities score`; this page only collects the cards.
+"use strict";
+(() => {
+  const $ = (x) => document.getElementById(x);
+  const KEY = "lostcities.calculator";
+  const RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10"];
+  const blank = () => [[{}, {}, {}], [{}, {}, {}]];
+  let st;
+  try { st = JSON.parse(localStorage.getItem(KEY)) || null; } catch { st = null; }
+  if (!st || !st.entries) st = { variant: "classic", player: 0, round: 0, entries: blank() };
+  const cache = new Map();
+  const save = () => localStorage.setItem(KEY, JSON.stringify(st));
+  const colors = () => (st.variant === "long" ? ["y", "b", "w", "g", "r", "p"] : ["y", "b", "w", "g", "r"]);
+  const cur = () => st.entries[st.player][st.round];
+
+  document.querySelector(`input[name=variant][value=${st.variant}]`).checked = true;
+  document.querySelector(`input[name=player][value="${st.player}"]`).checked = true;
+  document.querySelector(`input[name=round][value="${st.round}"]`).checked = true;
+  document.querySelectorAll("input[name=variant]").forEach((i) => i.addEventListener("change", () => { st.variant = i.value; save(); build(); update(); }));
+  document.querySelectorAll("input[name=player]").forEach((i) => i.addEventListener("change", () => { st.player = Number(i.value); save(); build(); update(); }));
+  document.querySelectorAll("input[name=round]").forEach((i) => i.addEventListener("change", () => { st.round = Number(i.value); save(); build(); update(); }));
+
+  // text <-> keys: "x,x,3,5" <-> {wagers: 2, ranks: {3, 5}} (only when the text is in order)
+  function parse(text) {
+    const toks = text.replace(/\s+/g, ",").split(",").map((t) => t.trim().toLowerCase()).filter(Boolean);
+    let wagers = 0;
+    const ranks = new Set();
+    for (const t of toks) {
+      if (t === "x") wagers += 1;
+      else if (RANKS.includes(t)) ranks.add(t);
+    }
+    return { wagers, ranks };
+  }
+  function format(wagers, ranks) {
+    const out = Array(wagers).fill("x");
+    for (const r of RANKS) if (ranks.has(r)) out.push(r);
+    return out.join(",");
+  }
+
+  function build() {
+    const rows = $("rows");
+    rows.innerHTML = "";
+    for (const c of colors()) {
+      const text = cur()[c] || "";
+      const { wagers, ranks } = parse(text);
+      const row = document.createElement("div");
+      row.className = "calc-row";
+      row.dataset.color = c;
+      row.innerHTML = `<div class="calc-badge c-${c}" title="${LC.NAMES[c]}">${LC.symbol(c)}</div><div><div class="keys"></div><div class="calc-line"><input type="text" aria-label="${LC.NAMES[c]} cards" placeholder="${LC.NAMES[c]}: x,2,5…" value="${LC.esc(text)}"><span class="detail muted"></span><span class="score">0</span></div></div>`;
+      const keys = row.querySelector(".keys");
+      const w = document.createElement("button");
+      w.type = "button";
+      w.className = `key wager${wagers ? " on c-" + c : ""}`;
+      w.textContent = `×${wagers + 1}`;
+      w.title = "wagers (tap to cycle 0..3)";
+      w.setAttribute("aria-label", `${LC.NAMES[c]} wagers: ${wagers}`);
+      w.addEventListener("click", () => { set(c, format((wagers + 1) % 4, ranks)); });
+      keys.appendChild(w);
+      for (const r of RANKS) {
+        const k = document.createElement("button");
+        k.type = "button";
+        k.className = `key${ranks.has(r) ? " on c-" + c : ""}`;
+        k.textContent = r;
+        k.setAttribute("aria-pressed", ranks.has(r) ? "true" : "false");
+        k.setAttribute("aria-label", `${LC.NAMES[c]} ${r}`);
+        k.addEventListener("click", () => {
+          const next = new Set(ranks);
+          if (next.has(r)) next.delete(r); else next.add(r);
+          set(c, format(wagers, next));
+        });
+        keys.appendChild(k);
+      }
+      const input = row.querySelector("input");
+      input.addEventListener("input", () => { cur()[c] = input.value; save(); schedule(); });
+      input.addEventListener("change", () => build());
+      rows.appendChild(row);
+    }
+  }
+  function set(c, text) {
+    cur()[c] = text;
+    save();
+    build();
+    update();
+  }
+
+  async function score(entry) {
+    const body = { variant: st.variant, expeditions: {} };
+    for (const c of colors()) if (entry[c]) body.expeditions[c] = entry[c];
+    const key = JSON.stringify(body);
+    if (cache.has(key)) return cache.get(key);
+    const p = LC.api("POST", "/api/score", body).then((r) => ({ ok: true, r }), (e) => ({ ok: false, error: e.message }));
+    cache.set(key, p);
+    return p;
+  }
+
+  let timer = null;
+  function schedule() { clearTimeout(timer); timer = setTimeout(update, 150); }
+
+  async function update() {
+    const res = await score(cur());
+    $("calc-error").textContent = res.ok ? "" : res.error;
+    if (res.ok) {
+      for (const c of colors()) {
+        const e = res.r.expeditions[c];
+        const row = document.querySelector(`.calc-row[data-color=${c}]`);
+        if (!row) continue;
+        row.querySelector(".score").textContent = e.score;
+        row.querySelector(".detail").textContent = e.cards.length
+          ? `(${e.number_sum} − 20) × ${e.multiplier}${e.bonus ? " + 20" : ""}`
+          : "not started";
+      }
+      $("calc-total").textContent = res.r.total;
+      $("breakdown").innerHTML = LC.sheetTable(colors(), colors().map((c) => res.r.expeditions[c]));
+    } else {
+      $("calc-total").textContent = "–";
+    }
+    sheet();
+  }
+
+  async function sheet() {
+    const totals = [[null, null, null], [null, null, null]];
+    for (let p = 0; p < 2; p++) {
+      for (let r = 0; r < 3; r++) {
+        const res = await score(st.entries[p][r]);
+        totals[p][r] = res.ok ? res.r.total : null;
+      }
+    }
+    const cell = (v) => (v === null ? '<span class="err" title="invalid">!</span>' : v);
+    let html = "<thead><tr><th>round</th><th>Player A</th><th>Player B</th></tr></thead><tbody>";
+    for (let r = 0; r < 3; r++) {
+      const mark = (p) => (st.player === p && st.round === r ? ' style="background:#fff4cc"' : "");
+      html += `<tr><td>${r + 1}</td><td${mark(0)}>${cell(totals[0][r])}</td><td${mark(1)}>${cell(totals[1][r])}</td></tr>`;
+    }
+    const sum = (p) => totals[p].reduce((a, b) => a + (b || 0), 0);
+    html += `<tr class="total"><td>total</td><td>${sum(0)}</td><td>${sum(1)}</td></tr></tbody>`;
+    $("sheet").innerHTML = html;
+  }
+
+  $("clear").addEventListener("click", () => { st.entries[st.player][st.round] = {}; save(); build(); update(); });
+  $("reset").addEventListener("click", () => {
+    if (!confirm("Clear the whole score sheet?")) return;
+    st.entries = blank();
+    save(); build(); update();
+  });
+  build();
+  update();
+})();

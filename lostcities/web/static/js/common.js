@@ -1,0 +1,127 @@
+// Shared helpers: card rendering (colour + symbol), remembered games, API calls, toasts.
+"use strict";
+
+const LC = (() => {
+  const NAMES = { y: "yellow", b: "blue", w: "white", g: "green", r: "red", p: "purple" };
+  const SYMBOL_NAMES = { y: "sun", b: "wave", w: "mountain", g: "leaf", r: "flame", p: "star" };
+  const PATHS = {
+    y: '<circle cx="12" cy="12" r="4.5"/><g stroke-width="2.2" stroke-linecap="round" fill="none"><path d="M12 2v3M12 19v3M2 12h3M19 12h3M4.9 4.9l2.1 2.1M17 17l2.1 2.1M4.9 19.1 7 17M17 7l2.1-2.1"/></g>',
+    b: '<g fill="none" stroke-width="2.4" stroke-linecap="round"><path d="M2 9c2.5-2.5 5-2.5 7.5 0s5 2.5 7.5 0 4.5-2 5-2"/><path d="M2 16c2.5-2.5 5-2.5 7.5 0s5 2.5 7.5 0 4.5-2 5-2"/></g>',
+    w: '<path stroke="none" d="M1.5 20.5 9 6.5l3.6 6.2L15.5 8l7 12.5z"/>',
+    g: '<path stroke="none" d="M12 1.8C5.5 8 4.8 14.6 11 21.2V23h2v-1.8C19.2 14.6 18.5 8 12 1.8z"/>',
+    r: '<path stroke="none" d="M12.6 1.5c.9 4.2 6.4 6.4 6.4 12.6a7 7 0 0 1-14 0c0-3.3 1.8-5.3 3.1-6.6.1 2.3 1.1 3.6 2.4 3.8-.5-3.5.3-6.9 2.1-9.8z"/>',
+    p: '<path stroke="none" d="m12 1.8 3 6.6 7.2.8-5.4 4.8 1.6 7.1L12 17.4l-6.4 3.7 1.6-7.1L1.8 9.2 9 8.4z"/>',
+  };
+
+  function symbol(c, cls = "sym") {
+    return `<svg class="${cls}" viewBox="0 0 24 24" aria-hidden="true">${PATHS[c] || ""}</svg>`;
+  }
+  function rankText(card) {
+    const r = card.slice(1);
+    return r === "x" ? "×" : r;
+  }
+  function cardLabel(card) {
+    const r = card.slice(1);
+    return `${NAMES[card[0]]} ${r === "x" ? "wager" : r}`;
+  }
+  function cardEl(card, extra = "") {
+    const el = document.createElement("div");
+    el.className = `card c-${card[0]} ${extra}`.trim();
+    el.dataset.card = card;
+    el.setAttribute("role", "img");
+    el.setAttribute("aria-label", cardLabel(card));
+    el.title = `${cardLabel(card)} (${card})`;
+    el.innerHTML = `<span class="corner">${symbol(card[0]).replace('class="sym"', 'class="sym" style="width:9px;height:9px"')}</span><span class="rank">${rankText(card)}</span>${symbol(card[0])}`;
+    return el;
+  }
+  function chipEl(card) {
+    const el = document.createElement("div");
+    el.className = `chip c-${card[0]}`;
+    el.dataset.card = card;
+    el.title = cardLabel(card);
+    el.innerHTML = `${symbol(card[0])}<span>${rankText(card)}</span>`;
+    return el;
+  }
+
+  // -- remembered games (seat tokens never leave this browser except to this server) ---------
+  const KEY = "lostcities.games";
+  function games() {
+    try { return JSON.parse(localStorage.getItem(KEY) || "[]"); } catch { return []; }
+  }
+  function remember(entry) {
+    const list = games().filter((g) => g.id !== entry.id);
+    list.unshift({ ...entry, saved: Date.now() });
+    localStorage.setItem(KEY, JSON.stringify(list.slice(0, 100)));
+  }
+  function tokenFor(id) {
+    const g = games().find((x) => x.id === id);
+    return g ? g.token : null;
+  }
+  function forget(id) {
+    localStorage.setItem(KEY, JSON.stringify(games().filter((g) => g.id !== id)));
+  }
+  function playerName() { return localStorage.getItem("lostcities.name") || ""; }
+  function setPlayerName(n) { localStorage.setItem("lostcities.name", n || ""); }
+
+  async function api(method, path, body) {
+    const opts = { method, headers: {} };
+    if (body !== undefined) {
+      opts.headers["Content-Type"] = "application/json";
+      opts.body = JSON.stringify(body);
+    }
+    let res;
+    try {
+      res = await fetch(path, opts);
+    } catch (e) {
+      throw new Error("cannot reach the server");
+    }
+    const text = await res.text();
+    let data = null;
+    try { data = text ? JSON.parse(text) : null; } catch { data = text; }
+    if (!res.ok) {
+      const msg = data && data.message ? data.message : `request failed (${res.status})`;
+      const err = new Error(msg);
+      err.code = data && data.error;
+      err.status = res.status;
+      throw err;
+    }
+    return data;
+  }
+
+  let toastTimer = null;
+  function toast(msg, kind = "") {
+    let el = document.getElementById("toast");
+    if (!el) {
+      el = document.createElement("div");
+      el.id = "toast";
+      el.setAttribute("role", "status");
+      el.setAttribute("aria-live", "polite");
+      document.body.appendChild(el);
+    }
+    el.className = `toast ${kind}`;
+    el.textContent = msg;
+    el.classList.remove("hidden");
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => el.classList.add("hidden"), 4200);
+  }
+
+  function esc(s) {
+    return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+  }
+
+  // The score-sheet table (same columns as `lostcities score`).
+  function sheetTable(colors, lines) {
+    let total = 0;
+    const rows = colors.map((c, i) => {
+      const e = lines[i];
+      total += e.score;
+      if (!e.cards.length) {
+        return `<tr><td><span class="row" style="gap:.3rem">${symbol(c)}<span>${NAMES[c]}</span></span></td><td class="cards">-</td><td></td><td></td><td></td><td></td><td>0</td></tr>`;
+      }
+      return `<tr><td><span class="row" style="gap:.3rem">${symbol(c)}<span>${NAMES[c]}</span></span></td><td class="cards">${e.cards.join(" ")}</td><td>${e.number_sum}</td><td>${e.minus_cost}</td><td>x${e.multiplier}</td><td>${e.bonus ? "+" + e.bonus : ""}</td><td>${e.score}</td></tr>`;
+    });
+    return `<div class="sheet-wrap"><table class="sheet"><thead><tr><th></th><th style="text-align:left">cards</th><th>sum</th><th>-20</th><th>x</th><th>bonus</th><th>score</th></tr></thead><tbody>${rows.join("")}<tr class="total"><td>total</td><td></td><td></td><td></td><td></td><td></td><td>${total}</td></tr></tbody></table></div>`;
+  }
+
+  return { NAMES, SYMBOL_NAMES, symbol, cardEl, chipEl, cardLabel, rankText, games, remember, tokenFor, forget, playerName, setPlayerName, api, toast, esc, sheetTable };
+})();

@@ -1,0 +1,117 @@
+// Home: start a game (computer or friend) and list the games this browser remembers.
+"use strict";
+(() => {
+  const form = document.getElementById("new-game");
+  const levelField = document.getElementById("level-field");
+  form.elements.name.value = LC.playerName();
+
+  function sync() {
+    levelField.classList.toggle("hidden", form.elements.opponent.value !== "computer");
+    document.getElementById("start").textContent =
+      form.elements.opponent.value === "computer" ? "Start game" : "Create invite link";
+  }
+  form.addEventListener("change", sync);
+  sync();
+
+  LC.api("GET", "/api/levels").then((levels) => {
+    for (const l of levels) {
+      const input = form.querySelector(`input[name=level][value=${l.level}]`);
+      if (input && !l.available) {
+        input.disabled = true;
+        input.parentElement.title = `not available on this server: ${l.reason}`;
+        input.parentElement.style.opacity = ".45";
+      }
+    }
+  }).catch(() => {});
+
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const f = form.elements;
+    const body = {
+      opponent: f.opponent.value,
+      level: f.level.value,
+      variant: f.variant.value,
+      rounds: Number(f.rounds.value),
+      name: f.name.value.trim(),
+    };
+    LC.setPlayerName(body.name);
+    const btn = document.getElementById("start");
+    btn.disabled = true;
+    try {
+      const g = await LC.api("POST", "/api/games", body);
+      LC.remember({ id: g.id, token: g.token, seat: g.seat, invite: g.invite_url || null });
+      if (g.invite_url) {
+        document.getElementById("invite-box").classList.remove("hidden");
+        document.getElementById("invite-url").value = g.invite_url;
+        document.getElementById("to-table").href = g.url;
+        refresh();
+      } else {
+        location.href = g.url;
+      }
+    } catch (e) {
+      LC.toast(e.message, "error");
+    } finally {
+      btn.disabled = false;
+    }
+  });
+
+  document.getElementById("copy").addEventListener("click", async () => {
+    const input = document.getElementById("invite-url");
+    try {
+      await navigator.clipboard.writeText(input.value);
+      LC.toast("Invite link copied");
+    } catch {
+      input.select();
+      document.execCommand && document.execCommand("copy");
+      LC.toast("Select the link and copy it");
+    }
+  });
+
+  async function refresh() {
+    const mine = LC.games();
+    const list = document.getElementById("games");
+    if (!mine.length) return;
+    let games = [];
+    try {
+      games = await LC.api("POST", "/api/games/lookup", { games: mine.map((g) => ({ id: g.id, token: g.token })) });
+    } catch (e) {
+      LC.toast(e.message, "error");
+      return;
+    }
+    const order = new Map(mine.map((g, i) => [g.id, i]));
+    games.sort((a, b) => {
+      const ka = a.status === "finished" ? 2 : a.your_turn ? 0 : 1;
+      const kb = b.status === "finished" ? 2 : b.your_turn ? 0 : 1;
+      return ka - kb || order.get(a.id) - order.get(b.id);
+    });
+    list.innerHTML = "";
+    for (const g of games) {
+      const seat = g.seat ?? 0;
+      const opp = g.players[1 - seat];
+      const li = document.createElement("li");
+      li.dataset.game = g.id;
+      let badge;
+      if (g.status === "finished") {
+        const won = (g.result === "1-0" && seat === 0) || (g.result === "0-1" && seat === 1);
+        const draw = g.result === "1/2-1/2";
+        badge = `<span class="pill done">${draw ? "draw" : won ? "won" : "lost"}</span>`;
+      } else if (g.status === "waiting") {
+        badge = `<span class="pill wait">waiting for friend</span>`;
+      } else if (g.your_turn) {
+        badge = `<span class="pill turn">your turn</span>`;
+      } else {
+        badge = `<span class="pill wait">their turn</span>`;
+      }
+      const score = `${g.totals[seat]} : ${g.totals[1 - seat]}`;
+      const link = g.status === "finished"
+        ? `<a class="btn small" href="/replay/${g.id}">Replay</a><a class="btn small" href="/game/${g.id}">Table</a>`
+        : `<a class="btn small primary" href="/game/${g.id}">${g.your_turn ? "Play" : "Open"}</a>`;
+      li.innerHTML = `<div><div class="who">vs ${LC.esc(opp.name)} ${badge}</div>
+        <div class="meta">${g.variant} · ${g.num_rounds === 1 ? "1 round" : `round ${Math.min(g.round + 1, g.num_rounds)} of ${g.num_rounds}`} · ${score}</div></div>
+        <div class="go row">${link}</div>`;
+      list.appendChild(li);
+    }
+    document.getElementById("no-games").classList.toggle("hidden", games.length > 0);
+  }
+  refresh();
+})();

@@ -1,0 +1,101 @@
+// Replay: step through a finished game move by move with both hands revealed.
+"use strict";
+(async () => {
+  const root = document.getElementById("replay");
+  const id = root.dataset.game;
+  const $ = (x) => document.getElementById(x);
+  let data;
+  try {
+    data = await LC.api("GET", `/api/games/${encodeURIComponent(id)}/replay`);
+  } catch (e) {
+    $("replay-info").textContent = e.message;
+    $("download").classList.add("hidden");
+    return;
+  }
+  const g = data.game;
+  const colors = g.colors;
+  document.documentElement.style.setProperty("--ncol", colors.length);
+  $("replay-title").textContent = `${g.players[0].name} vs ${g.players[1].name}`;
+  $("replay-info").textContent = `${g.variant} · ${g.num_rounds === 1 ? "1 round" : g.num_rounds + " rounds"} · result ${g.result} · totals ${g.totals[0]} : ${g.totals[1]}`;
+  $("replay-body").classList.remove("hidden");
+  $("r-name0").textContent = g.players[0].name;
+  $("r-name1").textContent = g.players[1].name;
+  let ri = 0;
+  let k = 0;
+
+  const tabs = $("round-tabs");
+  data.rounds.forEach((r, i) => {
+    const b = document.createElement("button");
+    b.className = "btn small";
+    b.type = "button";
+    b.setAttribute("role", "tab");
+    b.textContent = `Round ${i + 1}: ${r.summary.scores[0]} : ${r.summary.scores[1]}`;
+    b.addEventListener("click", () => { ri = i; k = 0; show(); });
+    tabs.appendChild(b);
+  });
+
+  function exps(el, frame, p, reverse) {
+    el.innerHTML = "";
+    colors.forEach((c, i) => {
+      const col = document.createElement("div");
+      col.className = `exp${reverse ? " theirs" : ""}`;
+      for (const card of frame.expeditions[p][i]) col.appendChild(LC.chipEl(card));
+      el.appendChild(col);
+    });
+  }
+  function hand(el, cards) {
+    el.innerHTML = "";
+    for (const c of cards) el.appendChild(LC.cardEl(c));
+  }
+  function show() {
+    const r = data.rounds[ri];
+    const f = r.frames[k];
+    [...tabs.children].forEach((b, i) => b.classList.toggle("primary", i === ri));
+    $("slider").max = r.frames.length - 1;
+    $("slider").value = k;
+    const mover = f.move === null ? null : (r.starter + k - 1) % 2;
+    $("ply-label").textContent = k === 0 ? "Deal" : `Move ${k} of ${r.frames.length - 1}:`;
+    $("move-now").textContent = f.move ? `${g.players[mover].name} ${f.move}` : "";
+    hand($("r-hand0"), f.hands[0]);
+    hand($("r-hand1"), f.hands[1]);
+    exps($("r-exps0"), f, 0, false);
+    exps($("r-exps1"), f, 1, true);
+    const piles = $("r-piles");
+    piles.innerHTML = "";
+    colors.forEach((c, i) => {
+      const pile = f.discard_piles[i];
+      const el = document.createElement("div");
+      el.className = "pile";
+      if (pile.length) el.appendChild(LC.cardEl(pile[pile.length - 1]));
+      else { const s = document.createElement("div"); s.className = "slot"; s.innerHTML = LC.symbol(c); el.appendChild(s); }
+      const n = document.createElement("span");
+      n.className = "count";
+      n.textContent = `${pile.length}`;
+      el.appendChild(n);
+      piles.appendChild(el);
+    });
+    $("r-deck").textContent = f.deck_size;
+    $("r-score0").textContent = f.scores[0];
+    $("r-score1").textContent = f.scores[1];
+    const sum = $("r-summary");
+    if (k === r.frames.length - 1) {
+      sum.classList.remove("hidden");
+      sum.innerHTML = `<div class="grid two"><div><h3>${LC.esc(g.players[0].name)}</h3>${LC.sheetTable(colors, r.summary.breakdown[0])}</div><div><h3>${LC.esc(g.players[1].name)}</h3>${LC.sheetTable(colors, r.summary.breakdown[1])}</div></div>`;
+    } else {
+      sum.classList.add("hidden");
+    }
+  }
+  const step = (d) => { const n = data.rounds[ri].frames.length; k = Math.max(0, Math.min(n - 1, k + d)); show(); };
+  $("first").onclick = () => { k = 0; show(); };
+  $("prev").onclick = () => step(-1);
+  $("next").onclick = () => step(1);
+  $("last").onclick = () => { k = data.rounds[ri].frames.length - 1; show(); };
+  $("slider").oninput = (e) => { k = Number(e.target.value); show(); };
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "ArrowRight") step(1);
+    else if (e.key === "ArrowLeft") step(-1);
+    else if (e.key === "Home") { k = 0; show(); }
+    else if (e.key === "End") { k = data.rounds[ri].frames.length - 1; show(); }
+  });
+  show();
+})();
