@@ -1,0 +1,155 @@
+"""``lostcities play``: the Textual app, from the first deal to the saved record.
+
+>>> app = LostCitiesApp(Session(rounds=1, seed=1, opponent="random"))
+>>> app.session.match.num_rounds
+1
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.app import App
+
+from lostcities.tui.screens.game import GameScreen
+from lostcities.tui.screens.help import ConfirmQuit, HelpScreen
+from lostcities.tui.screens.match_end import MatchEndScreen
+from lostcities.tui.screens.privacy import PrivacyScreen
+from lostcities.tui.screens.round_end import RoundEndScreen
+from lostcities.tui.session import Session
+
+__all__ = ["LostCitiesApp", "cli_main", "save_record"]
+
+
+def save_record(session: Session, path: str | Path) -> None:
+    """Write the match's game record (with any undos as comments) to ``path``.
+
+    Raises:
+        OSError: if the file cannot be written.
+        RuntimeError: if this install has no record support yet.
+    """
+    from lostcities.tui.records import build_record, write
+
+    text = write(build_record(session))
+    Path(path).write_text(text, encoding="utf-8")
+
+
+class LostCitiesApp(App[int]):
+    """A match in the terminal: the game screen, round ends, the match end.
+
+    Args:
+        session: the match to play (built by :func:`cli_main` from the command line).
+        save: where to write the game record when the match ends (``None``: offer it).
+    """
+
+    CSS_PATH = "app.tcss"
+    TITLE = "Lost Cities"
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(self, session: Session, save: str | None = None) -> None:
+        super().__init__()
+        self.session = session
+        self.save_path = save
+        self.game: GameScreen | None = None
+
+    def on_mount(self) -> None:
+        m = self.session.match
+        if not m.rounds or (m.rounds[-1].is_over() and not m.is_over()):
+            self.session.start_round()
+        self.game = GameScreen(self.session)
+        self.push_screen(self.game)
+
+    # -- called by the game screen -------------------------------------------------------
+
+    def round_over(self) -> None:
+        """The round ended: show its breakdown, then deal the next or end the match."""
+        self.push_screen(RoundEndScreen(self.session), self._after_round)
+
+    def _after_round(self, _: object = None) -> None:
+        s = self.session
+        if s.match.is_over():
+            saved = ""
+            if self.save_path:
+                saved = self.try_save(self.save_path)
+            else:
+                saved = "s: save the game record"
+            self.push_screen(MatchEndScreen(s, saved, self.try_save), self._after_match)
+            return
+        s.start_round()
+        assert self.game is not None
+        self.game.new_round()
+
+    def _after_match(self, _: object = None) -> None:
+        self.exit(0)
+
+    def show_privacy(self, player: int, last: str, then: Callable[[object], None]) -> None:
+        """Hot-seat: hide the board until ``player`` is at the keyboard, then call ``then``."""
+        names = self.session.names
+        self.push_screen(PrivacyScreen(names[player], names[player ^ 1], last), then)
+
+    def try_save(self, path: str) -> str:
+        """Save the record to ``path``; returns a line saying what happened."""
+        if not path:
+            return "no file name given"
+        try:
+            save_record(self.session, path)
+        except (OSError, RuntimeError, ValueError) as e:
+            return f"could not save the record: {e}"
+        return f"saved the game record to {path}"
+
+    # -- app-wide actions ----------------------------------------------------------------------
+
+    def action_show_help(self) -> None:
+        """Show the keys."""
+        self.push_screen(HelpScreen())
+
+    def action_confirm_quit(self) -> None:
+        """Quit, after asking when a match is going on."""
+        s = self.session
+        if s.match.is_over():
+            self.exit(0)
+            return
+        note = ""
+        if self.save_path and s.match.rounds and s.round.ply:
+            note = f"the unfinished match is saved to {self.save_path}"
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                if note and self.save_path:
+                    self.try_save(self.save_path)
+                self.exit(0)
+
+        self.push_screen(ConfirmQuit(note), answer)
+
+    def on_unmount(self) -> None:
+        self.session.close()
+
+
+def cli_main(args: argparse.Namespace) -> int:
+    """``lostcities play``: build the match and the bot, then run the app.
+
+    Returns the exit code: 0, or 2 with one line on stderr when the bot cannot be made.
+    """
+    try:
+        session = Session(
+            opponent=args.opponent,
+            variant=args.variant,
+            rounds=args.rounds,
+            seed=args.seed,
+            hotseat=args.hotseat,
+        )
+    except ImportError as e:
+        print(
+            f"lostcities play: error: bot {args.opponent!r} is not available in this install ({e})",
+            file=sys.stderr,
+        )
+        return 2
+    except (ValueError, RuntimeError) as e:
+        print(f"lostcities play: error: {e}", file=sys.stderr)
+        return 2
+    app = LostCitiesApp(session, save=args.save)
+    code = app.run()
+    return code or 0

@@ -1,0 +1,31 @@
+"""The game record of a terminal match: :mod:`lostcities.record`'s format, with every undo
+kept as a ``{undo MOVE}`` comment where the undone move was made.
+
+>>> s = Session(rounds=1, seed=2, opponent="random")
+>>> r = s.start_round()
+>>> "R1:" in write(build_record(s))
+True
+"""
+
+from __future__ import annotations
+
+from lostcities.record import GameRecord
+from lostcities.tui.session import Session
+
+__all__ = ["build_record", "write"]
+
+
+def build_record(session: Session) -> GameRecord:
+    """The record of the session's match so far (finished or not), undos included."""
+    tags = {"Event": "Hot-seat game" if session.hotseat else "Terminal game"}
+    if not session.hotseat:
+        tags["Opponent"] = session.opponent
+    rec = GameRecord.from_match(session.match, players=session.names, **tags)
+    for u in session.undos:
+        rec.rounds[u.round_index].comments.append((u.ply, f"undo {u.move}"))
+    return rec
+
+
+def write(record: GameRecord) -> str:
+    """The record as text."""
+    return str(record)

@@ -1,0 +1,527 @@
+"""The game screen: the board, the hand, the prompts, and the bot thinking on a thread.
+
+Keys (all work without a mouse):
+
+- ``←``/``→`` pick a card of the hand, or type it (``y7``, ``bx``, ``r10``);
+- ``p`` (or Enter) plays it onto its expedition, ``d`` discards it;
+- then the draw source: ``.`` or space for the draw pile, a colour letter for the top of
+  that discard pile (Enter: the draw pile); Esc goes back;
+- ``:`` (or ``+``/``-``) types a whole move in notation, such as ``+y7.`` or ``-r10b``;
+- ``u`` undoes your last move while the bot is still thinking (games against a bot only);
+- ``?`` help, ``q`` quit.
+
+In the long variant ``p`` is also purple: ``p`` then a rank picks a purple card, and when
+you hold a purple card, ``pp`` or Enter plays.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from textual import events, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+
+from lostcities.bots import Bot
+from lostcities.cards import RANKS, Card, Color
+from lostcities.errors import IllegalMoveError, InvalidMoveError
+from lostcities.rules import Action, Move, PlayerView
+from lostcities.tui.session import BOT_SEAT, Session, UndoError
+from lostcities.tui.widgets.board import Board, set_text
+from lostcities.tui.widgets.cards import card_label
+from lostcities.tui.widgets.hand import Hand
+from lostcities.tui.widgets.score import TopBar
+
+__all__ = ["GameScreen"]
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+Phase = Literal["pick", "draw", "bot", "wait", "over"]
+
+
+def describe(move: Move, pile_top: Card | None = None) -> str:
+    """A move in words: ``played y7, drew from the deck``."""
+    verb = "played" if move.action is Action.PLAY else "discarded"
+    if move.draw is None:
+        src = "the draw pile"
+    else:
+        src = f"the {move.draw.name.lower()} pile" + (f" ({pile_top})" if pile_top else "")
+    return f"{verb} {card_label(move.card)}, drew from {src}"
+
+
+class GameScreen(Screen[None]):
+    """Plays the session's match round after round until the match is over."""
+
+    AUTO_FOCUS = "#hand"
+
+    BINDINGS = [
+        Binding("left", "cursor(-1)", "pick", key_display="←→"),
+        Binding("right", "cursor(1)", "pick", show=False),
+        Binding("p", "key('p')", "play"),
+        Binding("d", "key('d')", "discard"),
+        Binding("full_stop", "key('.')", "draw pile", key_display="."),
+        Binding("u", "undo", "undo"),
+        Binding("colon", "type_move", "type move", key_display=":"),
+        Binding("question_mark", "help", "help", key_display="?"),
+        Binding("q", "quit_game", "quit"),
+    ]
+
+    class BotMoved(Message):
+        """The bot's worker finished (``move`` or ``error``)."""
+
+        def __init__(
+            self, generation: int, bot: Bot, move: Move | None, error: BaseException | None
+        ) -> None:
+            super().__init__()
+            self.generation = generation
+            self.bot = bot
+            self.move = move
+            self.error = error
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+        self.phase: Phase = "wait"
+        self.selected: int | None = None
+        self.pending: Move | None = None
+        self.buffer = ""
+        self.generation = 0
+        self.spin = 0
+        self.last_line = ""
+        self.prev_move = ""
+        self.prompt = ""
+        self.error = False
+        self.privacy_for: int | None = None
+
+    # -- layout ------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        s = self.session
+        yield TopBar(id="topbar")
+        yield Board(s.match.variant, s.names, id="board")
+        with Vertical(id="bottom"):
+            yield Hand(s.match.variant.hand_size, id="hand")
+            yield Static("", id="last")
+            yield Static("", id="status")
+            yield Input(placeholder=": type a move, e.g. +y7. or -r10b", id="move-input")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.set_interval(0.1, self._tick)
+        self.begin_turn()
+
+    # -- flow --------------------------------------------------------------------------
+
+    def begin_turn(self) -> None:
+        """Decide what happens next: round end, the bot's turn, a privacy screen, or a pick."""
+        s = self.session
+        self.selected = None
+        self.pending = None
+        self.buffer = ""
+        if s.round.is_over():
+            self.phase = "over"
+            self.redraw()
+            self.call_after_refresh(self.app.round_over)  # type: ignore[attr-defined]
+            return
+        if s.bot_to_move():
+            self.start_bot()
+            return
+        if s.hotseat and self.privacy_for != s.round.to_move:
+            self.privacy_for = s.round.to_move
+            self.phase = "wait"
+            self.redraw()
+            self.app.show_privacy(s.round.to_move, self.last_line, self.after_privacy)  # type: ignore[attr-defined]
+            return
+        self.phase = "pick"
+        view = s.view()
+        if view.hand:
+            self.selected = 0
+        self.set_prompt(self.pick_prompt())
+        self.redraw()
+
+    def after_privacy(self, _: object = None) -> None:
+        """The next hot-seat player is at the keyboard."""
+        self.begin_turn()
+
+    def new_round(self) -> None:
+        """Called by the app when the next round has been dealt."""
+        self.privacy_for = None
+        self.prev_move = ""
+        self.last_line = f"Round {self.session.round_index + 1} — {self.starter_text()}"
+        self.begin_turn()
+
+    def starter_text(self) -> str:
+        s = self.session
+        return f"{s.names[s.round.starter]} start{'s' if s.names[s.round.starter] != 'you' else ''}"
+
+    def start_bot(self) -> None:
+        s = self.session
+        assert s.bot is not None
+        self.phase = "bot"
+        self.generation += 1
+        self.set_prompt("")
+        self.redraw()
+        self.think(s.bot, s.round.view(BOT_SEAT), self.generation)
+
+    @work(thread=True, exclusive=True, group="bot", exit_on_error=False)
+    def think(self, bot: Bot, view: PlayerView, generation: int) -> None:
+        """Ask the bot for its move on a thread; the answer comes back as :class:`BotMoved`."""
+        try:
+            move = bot.choose(view)
+        except Exception as e:  # a crashing bot forfeits; the app goes on
+            self.post_message(self.BotMoved(generation, bot, None, e))
+            return
+        self.post_message(self.BotMoved(generation, bot, move, None))
+
+    def on_game_screen_bot_moved(self, msg: GameScreen.BotMoved) -> None:
+        s = self.session
+        if msg.generation != self.generation or self.phase != "bot":
+            if msg.bot is not s.bot:
+                msg.bot.close()  # an undo replaced this bot while it thought
+            return
+        name = s.names[BOT_SEAT]
+        if msg.error is not None or msg.move is None:
+            reason = s.bot_failed(msg.error or RuntimeError("no move"))
+            self.last_line = f"{name} forfeits: {reason}"
+        else:
+            pile = s.round.discard_piles[msg.move.draw] if msg.move.draw is not None else ()
+            top = pile[-1] if pile else None
+            forfeit = s.bot_move(msg.move)
+            if forfeit is None:
+                self.note_move(name, msg.move, top)
+            else:
+                self.last_line = f"{name} forfeits: {forfeit}"
+        self.begin_turn()
+
+    def commit(self, move: Move) -> None:
+        """Make the person's move, or say why it is illegal."""
+        s = self.session
+        r = s.round
+        player = r.to_move
+        top = r.discard_piles[move.draw][-1] if move.draw is not None and r.discard_piles[move.draw] else None
+        try:
+            s.human_move(move)
+        except (IllegalMoveError, InvalidMoveError) as e:
+            self.set_prompt(str(e), error=True)
+            return
+        who = s.names[player]
+        self.note_move(who, move, top)
+        self.begin_turn()
+
+    def note_move(self, who: str, move: Move, top: Card | None) -> None:
+        """Show the move just made (and, shorter, the one before it)."""
+        line = f"{who}: {move} ({describe(move, top)})"
+        if self.prev_move and len(self.prev_move) + len(line) + 5 <= 78:
+            line = f"{self.prev_move}  ·  {line}"
+        self.prev_move = f"{who}: {move}"
+        self.last_line = line
+
+    # -- drawing ---------------------------------------------------------------------------
+
+    def pick_prompt(self) -> str:
+        s = self.session
+        who = "Your move" if not s.hotseat else f"{s.names[s.round.to_move].capitalize()} to move"
+        return f"{who}: pick a card (←→ or type it: y7), then p play · d discard"
+
+    def draw_prompt(self) -> str:
+        assert self.pending is not None
+        r = self.session.round
+        verb = "Play" if self.pending.action is Action.PLAY else "Discard"
+        parts = [f"{verb} {self.pending.card} – draw from: . deck"]
+        for c in r.variant.colors:
+            pile = r.discard_piles[c]
+            if pile and not (self.pending.action is Action.DISCARD and c == self.pending.card.color):
+                parts.append(f"{c.letter} {pile[-1]}")
+        return "  ".join(parts) + "  (esc back)"
+
+    def set_prompt(self, text: str, *, error: bool = False) -> None:
+        self.prompt = text
+        self.error = error
+        if self.is_mounted:
+            self._show_status()
+
+    def _show_status(self) -> None:
+        status = self.query_one("#status", Static)
+        status.set_class(self.error, "-error")
+        if self.phase == "bot":
+            name = self.session.names[BOT_SEAT]
+            text = f"{SPINNER[self.spin % len(SPINNER)]} {name} is thinking…   u: undo your move"
+            if self.error:
+                text = self.prompt
+            set_text(status, text)
+        else:
+            set_text(status, self.prompt)
+
+    def _tick(self) -> None:
+        if self.phase == "bot":
+            self.spin += 1
+            self._show_status()
+
+    def redraw(self) -> None:
+        """Show the session's current state from the viewer's side."""
+        s = self.session
+        view = s.view()
+        board = self.query_one(Board)
+        board.show(view)
+        playable: frozenset[Card] = frozenset()
+        if self.phase in ("pick", "draw"):
+            playable = frozenset(view.legal_moves().cards(Action.PLAY))
+        shown = self.selected if self.phase in ("pick", "draw") else None
+        self.query_one(Hand).show(view.hand, playable, shown)
+        target = None
+        sources: tuple[Color | None, ...] = ()
+        blocked = None
+        if self.phase == "pick" and self.selected is not None and self.selected < len(view.hand):
+            target = view.hand[self.selected].color
+        if self.phase == "draw" and self.pending is not None:
+            target = self.pending.card.color
+            sources = tuple(view.legal_moves().draws(self.pending.action, self.pending.card))
+            if self.pending.action is Action.DISCARD:
+                blocked = self.pending.card.color
+        board.mark(target, sources, blocked)
+        self.query_one(TopBar).show(
+            s.round_index + 1,
+            s.match.num_rounds,
+            s.names,
+            s.match.totals(),
+            view.player,
+            s.match.variant.name,
+        )
+        set_text(self.query_one("#last", Static), self.last_line)
+        self._show_status()
+
+    # -- input -------------------------------------------------------------------------------
+
+    def selected_card(self) -> Card | None:
+        hand = self.session.view().hand
+        if self.selected is None or not 0 <= self.selected < len(hand):
+            return None
+        return hand[self.selected]
+
+    def action_cursor(self, step: int) -> None:
+        if self.phase != "pick":
+            return
+        n = len(self.session.view().hand)
+        if not n:
+            return
+        self.buffer = ""
+        self.selected = 0 if self.selected is None else (self.selected + step) % n
+        self.set_prompt(self.pick_prompt())
+        self.redraw()
+
+    def action_key(self, ch: str) -> None:
+        self.press(ch)
+
+    def on_key(self, event: events.Key) -> None:
+        if isinstance(self.focused, Input):
+            if event.key == "escape":
+                self.query_one("#hand").focus()
+                event.stop()
+            return
+        ch = event.character
+        if ch == "u" and self.session.hotseat:
+            self.action_undo()
+            event.stop()
+        elif event.key in ("enter", "space", "escape", "backspace"):
+            self.press(event.key)
+            event.stop()
+        elif event.key in ("plus", "minus") and ch:
+            self.action_type_move(ch)
+            event.stop()
+        elif ch and ch.isprintable() and ch not in "p.d:?qu":
+            self.press(ch.lower())
+            event.stop()
+
+    def press(self, key: str) -> None:
+        """One key of the keyboard flow (also driven by the bindings)."""
+        if self.phase == "pick":
+            self._press_pick(key)
+        elif self.phase == "draw":
+            self._press_draw(key)
+        elif self.phase == "bot" and key not in ("escape",):
+            self.set_prompt(f"{self.session.names[BOT_SEAT]} is thinking… (u undoes your move)")
+
+    def _press_pick(self, key: str) -> None:
+        s = self.session
+        variant = s.match.variant
+        letters = {c.letter: c for c in variant.colors}
+        hand = s.view().hand
+        buf = self.buffer
+        if buf and key in ("x", *"23456789", "1", "0"):
+            color = letters[buf[0]]
+            if key == "1" and len(buf) == 1:
+                self.buffer = buf + "1"
+                self.set_prompt(f"picking {buf}1…")
+                return
+            if len(buf) == 2 and key != "0":
+                self.buffer = ""
+                self.set_prompt(f"no card {buf}{key}", error=True)
+                return
+            rank = 0 if key == "x" else 10 if key == "0" else int(key)
+            self.buffer = ""
+            if rank not in RANKS:
+                self.set_prompt(f"no card {buf}{key}", error=True)
+                return
+            card = Card(color, rank)
+            if card not in hand:
+                self.set_prompt(f"{card} is not in your hand", error=True)
+                return
+            self.selected = hand.index(card)
+            self.set_prompt(self.pick_prompt())
+            self.redraw()
+            return
+        if key == "p":
+            purple = Color.PURPLE
+            holds_purple = any(c.color == purple for c in hand)
+            if buf == "p" or not (purple in variant.colors and holds_purple):
+                self.buffer = ""
+                self.choose_action(Action.PLAY)
+                return
+            self.buffer = "p"
+            self.set_prompt("p: type a rank for a purple card, or p / Enter to play")
+            return
+        self.buffer = ""
+        if key == "enter":
+            self.choose_action(Action.PLAY)
+        elif key == "d":
+            self.choose_action(Action.DISCARD)
+        elif key in letters:
+            self.buffer = key
+            self.set_prompt(f"picking {key}… (type the rank: x 2 … 10)")
+        elif key in ("escape", "backspace"):
+            self.set_prompt(self.pick_prompt())
+        elif key in (".", "space"):
+            self.set_prompt("pick a card first, then p play or d discard", error=True)
+        else:
+            self.set_prompt(f"unknown key {key!r}: ? shows the keys", error=True)
+
+    def choose_action(self, action: Action) -> None:
+        card = self.selected_card()
+        if card is None:
+            self.set_prompt("pick a card first (←→ or type it, e.g. y7)", error=True)
+            return
+        r = self.session.round
+        probe = Move(action, card, None)  # the draw pile is always a legal source
+        try:
+            r.parse_move(str(probe))
+        except (IllegalMoveError, InvalidMoveError) as e:
+            self.set_prompt(str(e), error=True)
+            return
+        self.pending = probe
+        self.phase = "draw"
+        self.set_prompt(self.draw_prompt())
+        self.redraw()
+
+    def _press_draw(self, key: str) -> None:
+        assert self.pending is not None
+        letters = {c.letter: c for c in self.session.match.variant.colors}
+        if key in (".", "space", "enter"):
+            self.commit(Move(self.pending.action, self.pending.card, None))
+        elif key in letters:
+            self.commit(Move(self.pending.action, self.pending.card, letters[key]))
+        elif key in ("escape", "backspace"):
+            self.pending = None
+            self.phase = "pick"
+            self.set_prompt(self.pick_prompt())
+            self.redraw()
+        else:
+            self.set_prompt(
+                f"draw from: . for the draw pile or a colour letter ({' '.join(letters)})",
+                error=True,
+            )
+
+    def on_hand_picked(self, msg: Hand.Picked) -> None:
+        if self.phase == "draw":
+            self.pending = None
+            self.phase = "pick"
+        if self.phase != "pick":
+            return
+        self.selected = msg.index
+        self.buffer = ""
+        self.set_prompt(self.pick_prompt())
+        self.redraw()
+        self.query_one("#hand").focus()
+
+    def on_board_clicked(self, msg: Board.Clicked) -> None:
+        if self.phase == "pick":
+            if msg.where == "mine":
+                self.choose_action(Action.PLAY)
+            elif msg.where == "pile":
+                card = self.selected_card()
+                if card is not None and msg.color is not None and card.color != msg.color:
+                    self.set_prompt(
+                        f"{card} can only be discarded onto the {card.color.name.lower()} pile",
+                        error=True,
+                    )
+                    return
+                self.choose_action(Action.DISCARD)
+        elif self.phase == "draw" and self.pending is not None:
+            if msg.where == "deck":
+                self.commit(Move(self.pending.action, self.pending.card, None))
+            elif msg.where == "pile" and msg.color is not None:
+                self.commit(Move(self.pending.action, self.pending.card, msg.color))
+            elif msg.where == "mine" and self.pending.action is Action.PLAY:
+                self.set_prompt(self.draw_prompt() + " – click the deck or a pile")
+
+    def action_type_move(self, prefix: str = "") -> None:
+        box = self.query_one("#move-input", Input)
+        box.value = prefix
+        box.cursor_position = len(prefix)
+        box.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        text = event.value.strip()
+        if not text:
+            self.query_one("#hand").focus()
+            return
+        if self.phase not in ("pick", "draw"):
+            self.set_prompt("wait for your turn", error=True)
+            return
+        try:
+            move = self.session.round.parse_move(text)
+        except (IllegalMoveError, InvalidMoveError) as e:
+            self.set_prompt(str(e), error=True)
+            return
+        event.input.value = ""
+        self.query_one("#hand").focus()
+        self.pending = None
+        self.phase = "pick"
+        self.commit(move)
+
+    def action_undo(self) -> None:
+        s = self.session
+        why = s.undo_blocker()
+        if why is not None or self.phase != "bot":
+            self.set_prompt(f"cannot undo: {why or 'it is not the bot’s turn'}", error=True)
+            return
+        self.workers.cancel_group(self, "bot")
+        try:
+            move = s.undo()
+        except UndoError as e:  # pragma: no cover - undo_blocker said yes
+            self.set_prompt(str(e), error=True)
+            return
+        self.generation += 1  # the old worker's answer is now stale
+        self.last_line = f"you took back {move}"
+        self.prev_move = ""
+        self.phase = "pick"
+        hand = s.view().hand
+        self.selected = hand.index(move.card) if move.card in hand else 0
+        self.set_prompt(self.pick_prompt())
+        self.redraw()
+
+    def action_help(self) -> None:
+        self.app.action_show_help()  # type: ignore[attr-defined]
+
+    def action_quit_game(self) -> None:
+        self.app.action_confirm_quit()  # type: ignore[attr-defined]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "undo" and self.session.hotseat:
+            return False  # not in the footer: no undo in hot-seat (on_key says why)
+        return True
+

@@ -1,0 +1,83 @@
+"""End of the match: the result, every round's scores, and the game record (saved where
+``--save`` says, or offered)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+
+from lostcities.tui.session import Session
+
+__all__ = ["MatchEndScreen", "match_summary"]
+
+
+def match_summary(session: Session) -> str:
+    """The result and the per-round scores (Rich markup)."""
+    m = session.match
+    names = session.names
+    a, b = m.totals()
+    w = m.winner()
+    if w is None:
+        verdict = "The match is a draw"
+    else:
+        verdict = f"{names[w].capitalize()} win{'' if names[w] == 'you' else 's'} the match"
+    width = max(len(names[0]), len(names[1]), 5)
+    lines = [f"[b]{verdict}  {a} – {b}  ({m.result()})[/b]", ""]
+    lines.append(f"{'round':<7}{names[0]:>{width}}  {names[1]:>{width}}")
+    for i, r in enumerate(m.rounds, 1):
+        s = r.scores()
+        lines.append(f"{i:<7}{s[0]:>{width}}  {s[1]:>{width}}")
+    lines.append(f"{'total':<7}{a:>{width}}  {b:>{width}}")
+    return "\n".join(lines)
+
+
+class MatchEndScreen(Screen[None]):
+    """The match result; ``s`` saves the record when no ``--save`` file was given."""
+
+    AUTO_FOCUS = ""  # nothing: Enter quits until ``s`` opens the file-name box
+
+    BINDINGS = [
+        Binding("enter", "done", "quit"),
+        Binding("q", "done", "quit", show=False),
+        Binding("s", "offer_save", "save record"),
+    ]
+
+    def __init__(
+        self, session: Session, saved: str, save: Callable[[str], str]
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self.saved = saved
+        self.save = save
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="match-end"):
+            yield Static(match_summary(self.session), id="match-summary")
+            yield Static(self.saved, id="save-status")
+            yield Input(placeholder="file name for the record", id="save-input")
+        yield Footer()
+
+    def action_offer_save(self) -> None:
+        box = self.query_one("#save-input", Input)
+        box.add_class("-shown")
+        if not box.value:
+            box.value = "lostcities-match.txt"
+        box.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        msg = self.save(event.value.strip())
+        self.query_one("#save-status", Static).update(msg)
+        if msg.startswith("saved"):
+            event.input.remove_class("-shown")
+            self.set_focus(None)
+
+    def action_done(self) -> None:
+        if isinstance(self.focused, Input):
+            return
+        self.dismiss(None)

@@ -1,0 +1,1 @@
+"""Widgets of the board: expedition columns with discard piles, the draw pile, the hand, scores."""
