@@ -314,7 +314,7 @@ def _round_result(
         a_score=scores[a_seat],
         b_score=scores[a_seat ^ 1],
         winner=winner,
-        termination=outcome.termination.value,
+        termination=outcome.termination.name.lower(),
         forfeit=forfeit,
         reason=outcome.reason,
         plies=rnd.ply,
@@ -444,7 +444,7 @@ class MatchResult:
         res.a_forfeits = sum(g.forfeit == "a" for g in games)
         res.b_forfeits = sum(g.forfeit == "b" for g in games)
         res.forfeits = res.a_forfeits + res.b_forfeits
-        res.truncated = sum(g.termination == Termination.TURN_LIMIT.value for g in games)
+        res.truncated = sum(g.termination == "turn_limit" for g in games)
         by_deal: dict[int, list[RoundResult]] = {}
         for g in games:
             by_deal.setdefault(g.deal, []).append(g)

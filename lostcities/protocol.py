@@ -268,7 +268,7 @@ class Transport(abc.ABC):
 
     @abc.abstractmethod
     async def send(self, line: str) -> None:
-        """Write one line (the newline is added).
+        """Write one line, or several joined by newlines (a final newline is added).
 
         :raises BotTerminatedError: if the bot can no longer be written to.
         """
@@ -402,6 +402,14 @@ class SubprocessTransport(Transport):
         self._stderr_task.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await self._stderr_task
+        # Close the pipes now, while the loop runs (asyncio.subprocess.Process has no
+        # public close; otherwise its transport is closed at garbage collection, maybe
+        # after the loop is gone).
+        pipes = getattr(proc, "_transport", None)
+        if pipes is not None:
+            pipes.close()
+        for _ in range(3):
+            await asyncio.sleep(0)
 
 
 def _kill_group(pid: int) -> None:
@@ -475,6 +483,10 @@ class MockTransport(Transport):
     async def send(self, line: str) -> None:
         if self.exit_code is not None or self.closed:
             raise BotTerminatedError(f"bot 'mock' cannot be written to: {await self.died()}")
+        for one in line.split("\n"):
+            self._take(one)
+
+    def _take(self, line: str) -> None:
         self.sent.append(line)
         if not self._script:
             raise AssertionError(f"mock bot got unexpected line {line!r} (script is done)")
@@ -621,9 +633,8 @@ class BotProtocol:
         """
         async with self._lock:
             self.ignored.clear()
-            for line in position_lines(view):
-                await self._send(line)
-            await self._send(f"go {max(1, round(time_limit * 1000))}")
+            go = f"go {max(1, round(time_limit * 1000))}"
+            await self._send("\n".join([*position_lines(view), go]))  # one write
             while True:
                 words = await self._read()
                 if words[0] == "move":

@@ -57,6 +57,8 @@ for line in sys.stdin:
         say("lcpok")
     elif cmd == "isready":
         say("readyok")
+    elif cmd == "newgame":
+        turns = 0
     elif cmd == "hand":
         hand = words[1:]
     elif cmd == "go":

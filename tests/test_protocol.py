@@ -1,0 +1,443 @@
+"""The bot protocol: position lines, the async core over a scripted transport, the
+blocking wrapper, the bot side, and real bot programs (well and badly behaved)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import os
+import random
+import re
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lostcities import Move, Round
+from lostcities.bots import (
+    BotError,
+    BotSpecError,
+    BotTerminatedError,
+    BotTimeoutError,
+    make,
+)
+from lostcities.bots.external import ExternalBot, split_command
+from lostcities.protocol import (
+    BotProtocol,
+    MockTransport,
+    PositionError,
+    PositionReader,
+    SimpleBot,
+    position_lines,
+    run_engine,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "bot.py"
+BADBOT = ROOT / "tests" / "bots" / "misbehaving" / "badbot.py"
+PY = sys.executable
+ENGINE_RANDOM = f"{PY} -m lostcities.cli bot random"
+
+
+def played(seed: int, plies: int, variant: str = "classic", max_turns: int | None = None) -> Round:
+    """A round after ``plies`` random moves (fewer if it ends first)."""
+    rng = random.Random(seed)
+    r = Round.deal(seed=seed, variant=variant, starter=seed & 1, max_turns=max_turns)
+    for _ in range(plies):
+        if r.is_over():
+            break
+        moves = r.legal_moves()
+        r.push(moves[rng.randrange(len(moves))])
+    return r
+
+
+def read_back(lines: list[str], variant: str, seat: int) -> object:
+    reader = PositionReader()
+    reader.newgame(variant, seat)
+    for line in lines:
+        reader.feed(line)
+    return reader.view()
+
+
+# -- position lines ---------------------------------------------------------------------------
+
+
+@given(
+    seed=st.integers(0, 10**6),
+    plies=st.integers(0, 120),
+    variant=st.sampled_from(["classic", "long"]),
+    cap=st.sampled_from([None, 200]),
+)
+def test_position_lines_round_trip_the_view(
+    seed: int, plies: int, variant: str, cap: int | None
+) -> None:
+    r = played(seed, plies, variant, cap)
+    if r.is_over():
+        r.pop()
+    p = r.to_move
+    view = r.view(p)
+    assert read_back(position_lines(view), variant, p) == view
+
+
+def test_position_lines_show_only_what_the_player_may_know() -> None:
+    for seed in range(30):
+        r = played(seed, 40)
+        if r.is_over():
+            continue
+        p = r.to_move
+        text = " ".join(position_lines(r.view(p)))
+        secret = set(map(str, r.hands[p ^ 1])) - set(map(str, r.known_cards(p ^ 1)))
+        visible = set(map(str, r.hands[p]))
+        for e in (*r.expeditions[0].values(), *r.expeditions[1].values()):
+            visible |= set(map(str, e))
+        for pile in r.discard_piles.values():
+            visible |= set(map(str, pile))
+        for m in r.history:
+            visible.add(str(m.card))
+        hidden = secret - visible
+        tokens = set(text.split())
+        assert not hidden & tokens, f"seed {seed}: leaked {hidden & tokens}"
+        draw_pile_order = " ".join(map(str, r.draw_pile))
+        assert draw_pile_order not in text
+
+
+def test_position_lines_are_a_function_of_the_view() -> None:
+    # Two different deals that look the same to player 0 give the same lines.
+    r = played(7, 6)
+    view = r.view(r.to_move)
+    twin = view.sample_round(random.Random(1))
+    assert twin.view(view.player).hand == view.hand
+    assert position_lines(twin.view(view.player))[:8] == position_lines(view)[:8]
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["hand y11", "deck -3", "deck many", "expeditions 2 y3", "known x", "moves +y7", "lastmove *"],
+)
+def test_position_reader_rejects_bad_lines(line: str) -> None:
+    reader = PositionReader()
+    reader.newgame("classic", 0)
+    reader.feed("hand y3")
+    with pytest.raises(PositionError):
+        reader.feed(line)
+    assert reader._fields == {"hand": (reader._fields["hand"][0],)}
+
+
+def test_position_reader_needs_newgame_and_a_full_position() -> None:
+    reader = PositionReader()
+    with pytest.raises(PositionError, match="no newgame"):
+        reader.view()
+    with pytest.raises(PositionError, match="seat"):
+        reader.newgame("classic", 2)
+    with pytest.raises(PositionError, match="variant"):
+        reader.newgame("short", 0)
+    reader.newgame("classic", 1)
+    reader.feed("hand y3 y4")
+    with pytest.raises(PositionError, match="no ply, deck"):
+        reader.view()
+
+
+# -- the async core over a scripted transport ----------------------------------------------------
+
+
+def script_position(
+    mock: MockTransport, view: object, ms: int, responses: list[str | bytes], **kw: object
+) -> None:
+    lines = position_lines(view)  # type: ignore[arg-type]
+    mock.expect_many(lines)
+    mock.expect(f"go {ms}", responses, **kw)  # type: ignore[arg-type]
+
+
+def run(coro: object) -> object:
+    return asyncio.run(coro)  # type: ignore[arg-type]
+
+
+def test_handshake_collects_id_and_skips_info(caplog: pytest.LogCaptureFixture) -> None:
+    mock = MockTransport()
+    mock.expect("lcp", ["info starting up", "id name My Bot", "id author Ann", "lcpok"])
+    mock.expect("isready", ["readyok"])
+
+    async def go() -> BotProtocol:
+        bot = BotProtocol(mock)
+        await bot.initialize()
+        await bot.ping()
+        return bot
+
+    with caplog.at_level(logging.INFO, "lostcities.protocol"):
+        bot = run(go())
+    assert isinstance(bot, BotProtocol)
+    assert bot.id == {"name": "My Bot", "author": "Ann"}
+    assert bot.name == "My Bot"
+    assert list(bot.infos) == ["starting up"]
+    assert "starting up" in caplog.text
+    mock.assert_done()
+
+
+def test_play_returns_the_move_after_warning_about_junk(caplog: pytest.LogCaptureFixture) -> None:
+    r = played(3, 4)
+    view = r.view(r.to_move)
+    legal = view.legal_moves()[0]
+    mock = MockTransport()
+    script_position(
+        mock, view, 1500, ["bestmove e2e4", b"\xff\xfe junk", "", "info nodes 7", f"move {legal}"]
+    )
+
+    with caplog.at_level(logging.WARNING, "lostcities.protocol"):
+        move = run(BotProtocol(mock).play(view, 1.5))
+    assert move == legal
+    assert "unexpected line 'bestmove e2e4'" in caplog.text
+    assert "undecodable" in caplog.text
+    mock.assert_done()
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        ("move banana", "bad move: invalid move: 'banana'"),
+        ("move", "bad move"),
+        ("move +y7", "bad move"),
+    ],
+)
+def test_bad_notation_is_a_bot_error(answer: str, message: str) -> None:
+    view = Round.deal(seed=1).view(0)
+    mock = MockTransport()
+    script_position(mock, view, 100, [answer])
+    with pytest.raises(BotError, match=message):
+        run(BotProtocol(mock).play(view, 0.1))
+
+
+def test_illegal_move_is_a_bot_error_with_the_rules_reason() -> None:
+    r = Round.deal(seed=1)
+    view = r.view(0)
+    missing = next(c for c in r.variant.deck() if c not in view.hand and not c.is_wager)
+    mock = MockTransport()
+    script_position(mock, view, 100, [f"move +{missing}."])
+    with pytest.raises(
+        BotError, match=f"illegal move: '\\+{missing}.' \\({missing} is not in player 0's hand\\)"
+    ):
+        run(BotProtocol(mock).play(view, 0.1))
+
+
+def test_dead_bot_is_terminated_error_with_exit_code() -> None:
+    view = Round.deal(seed=1).view(0)
+    mock = MockTransport()
+    script_position(mock, view, 100, ["info dying"], exit=3)
+    with pytest.raises(BotTerminatedError, match="exit code 3"):
+        run(BotProtocol(mock).play(view, 0.1))
+    with pytest.raises(BotTerminatedError):
+        run(BotProtocol(mock).inform(Move.parse("+y7."), 0))
+
+
+def test_mock_checks_the_script() -> None:
+    mock = MockTransport()
+    mock.expect("lcp", ["lcpok"])
+    with pytest.raises(AssertionError, match="expected 'lcp', got 'isready'"):
+        run(BotProtocol(mock).ping())
+    mock2 = MockTransport()
+    mock2.expect("lcp")
+    with pytest.raises(AssertionError, match="still expects"):
+        mock2.assert_done()
+
+
+def test_newgame_seed_and_inform_lines() -> None:
+    mock = MockTransport()
+    mock.expect("newgame long 1")
+    mock.expect("seed 42")
+    mock.expect("moved 0 -r10b")
+
+    async def go() -> None:
+        bot = BotProtocol(mock)
+        await bot.newgame("long", 1, seed=42)
+        await bot.inform(Move.parse("-r10b"), 0)
+
+    run(go())
+    mock.assert_done()
+
+
+def test_simple_bot_times_out_and_marks_itself_out_of_sync() -> None:
+    view = Round.deal(seed=1).view(0)
+    mock = MockTransport()
+    script_position(mock, view, 50, [b"\xff", "hmm"])
+    bot = SimpleBot.from_transport(mock, grace=0.05)
+    try:
+        start = time.perf_counter()
+        with pytest.raises(
+            BotTimeoutError,
+            match=re.escape("within 0.1 s; 1 undecodable line dropped; 1 unknown line dropped"),
+        ):
+            bot.play(view, 0.05)
+        assert time.perf_counter() - start < 2.0
+        assert bot.out_of_sync
+    finally:
+        bot.close()
+    with pytest.raises(BotTerminatedError, match="closed"):
+        bot.play(view, 0.05)
+
+
+# -- the bot side ----------------------------------------------------------------------------
+
+
+def engine_transcript(lines: list[str], spec: str = "random") -> list[str]:
+    out = io.StringIO()
+    code = run_engine(
+        lambda seed: make(spec, seed=seed), stdin=io.StringIO("\n".join(lines) + "\n"), stdout=out
+    )
+    assert code == 0
+    return out.getvalue().splitlines()
+
+
+def test_engine_side_handshake_and_move() -> None:
+    r = played(11, 10)
+    view = r.view(r.to_move)
+    lines = [
+        "lcp",
+        "isready",
+        f"newgame classic {view.player}",
+        "seed 5",
+        *position_lines(view),
+        "go 1000",
+        "quit",
+        "go 1",
+    ]
+    out = engine_transcript(lines)
+    assert out[:4] == ["id name lostcities", "id author the lostcities project", "lcpok", "readyok"]
+    assert len(out) == 5 and out[4].startswith("move ")
+    assert r.is_legal(out[4].split()[1])
+    # the seed makes it reproducible
+    assert engine_transcript(lines) == out
+
+
+def test_engine_side_answers_bad_lines_with_info_and_goes_on() -> None:
+    out = engine_transcript(["hello", "hand y99", "newgame classic 7", "isready"])
+    assert out[0] == "info error unknown command 'hello' ignored"
+    assert out[1].startswith("info error bad hand line")
+    assert out[2].startswith("info error bad newgame line")
+    assert out[3] == "readyok"
+
+
+def test_engine_side_refuses_to_move_without_a_position() -> None:
+    out = io.StringIO()
+    code = run_engine(
+        lambda seed: make("random", seed=seed),
+        stdin=io.StringIO("newgame classic 0\ngo 100\n"),
+        stdout=out,
+    )
+    assert code == 1
+    assert "info error position incomplete" in out.getvalue()
+
+
+# -- real programs ------------------------------------------------------------------------------
+
+
+def referee(bot0: object, bot1: object, seed: int, time_limit: float = 2.0) -> Round:
+    from lostcities.arena import play_round
+
+    return play_round([bot0, bot1], Round.deal(seed=seed, starter=seed & 1), time_limit=time_limit)  # type: ignore[list-item]
+
+
+def test_example_bot_plays_full_rounds_legally() -> None:
+    bot = make(f"cmd:{PY} {EXAMPLE}")
+    try:
+        assert bot.id == {"name": "examplebot", "author": "the lostcities project"}  # type: ignore[attr-defined]
+        total = 0
+        for seed in range(6):
+            r = referee(bot, make("random", seed=seed), seed)
+            outcome = r.outcome()
+            assert outcome is not None and outcome.termination.name == "DRAW_PILE_EMPTY", outcome
+            total += outcome.scores[0] - outcome.scores[1]
+        assert total > 0  # it beats random
+    finally:
+        bot.close()
+
+
+def test_example_bot_is_short_and_stdlib_only() -> None:
+    text = EXAMPLE.read_text()
+    assert len(text.splitlines()) < 80
+    imports = [line for line in text.splitlines() if line.startswith(("import", "from"))]
+    assert imports == ["import sys"]
+
+
+def test_builtin_bot_over_the_protocol_is_reproducible() -> None:
+    a = make(f"cmd:{ENGINE_RANDOM}", seed=9)
+    b = make(f"cmd:{ENGINE_RANDOM}", seed=9)
+    try:
+        assert a.id["name"] == "lostcities random"  # type: ignore[attr-defined]
+        r1 = referee(a, make("random", seed=1), 4)
+        r2 = referee(b, make("random", seed=1), 4)
+        assert r1.history == r2.history
+        assert r1.outcome() is not None and r1.outcome().termination.name == "DRAW_PILE_EMPTY"  # type: ignore[union-attr]
+        # the same seed over the protocol plays exactly like the built-in bot
+        r3 = referee(make("random", seed=9), make("random", seed=1), 4)
+        assert r3.history == r1.history
+    finally:
+        a.close()
+        b.close()
+
+
+def test_crashed_bot_is_restarted_for_the_next_round() -> None:
+    bot = make(f"cmd:{PY} {BADBOT} crash 2")
+    try:
+        pid = bot.engine.protocol.transport.process.pid  # type: ignore[attr-defined]
+        r = referee(bot, make("random", seed=1), 1, time_limit=0.5)
+        outcome = r.outcome()
+        assert outcome is not None and outcome.winner == 1
+        assert (
+            "crash: bot 'badbot-crash' process died (exit code 3; stderr: badbot: crashing on purpose)"
+            in outcome.reason
+        )
+        r = referee(bot, make("random", seed=1), 2, time_limit=0.5)
+        assert bot.engine.protocol.transport.process.pid != pid  # type: ignore[attr-defined]
+        assert r.ply >= 2  # it played again before crashing again
+    finally:
+        bot.close()
+
+
+def test_close_kills_the_whole_process_group(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    bot = make(f"cmd:{PY} {BADBOT} spawn 99 {pidfile}")
+    grandchild = int(pidfile.read_text())
+    os.kill(grandchild, 0)  # alive
+    bot.close()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(grandchild, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("the bot's child survived close()")
+
+
+def test_handshake_timeout_and_missing_program() -> None:
+    with pytest.raises(BotTimeoutError, match="handshake"):
+        ExternalBot(f"{PY} {BADBOT} silent", start_timeout=0.5)
+    with pytest.raises(BotSpecError, match="cannot run bot"):
+        make("cmd:./no/such/bot --x")
+    with pytest.raises(BotSpecError, match="No closing quotation"):
+        make("cmd:python 'unbalanced")
+
+
+def test_split_command_resolves_relative_programs() -> None:
+    assert split_command("./bot --fast") == [os.path.abspath("bot"), "--fast"]
+    assert split_command("python my.py") == ["python", "my.py"]
+
+
+def test_cli_bot_rejects_external_and_bad_specs() -> None:
+    import subprocess
+
+    for spec in ["cmd:python x.py", "nosuch"]:
+        p = subprocess.run(
+            [PY, "-m", "lostcities.cli", "bot", spec],
+            capture_output=True,
+            text=True,
+            input="",
+            timeout=60,
+        )
+        assert p.returncode == 2
+        assert len(p.stderr.strip().splitlines()) == 1
+        assert p.stderr.startswith("lostcities bot: error:")
