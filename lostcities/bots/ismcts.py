@@ -1,0 +1,464 @@
+"""``ismcts``: single-observer information-set Monte Carlo tree search (Cowling, Powley
+and Whitehouse, 2012).
+
+Every iteration deals the hidden cards at random consistently with the bot's view
+(:meth:`~lostcities.PlayerView.sample_round`, which keeps the cards the opponent is known
+to hold), walks down one tree shared by all those worlds, choosing among the moves legal
+in the current world with UCB (a child's *availability* counts the iterations in which it
+could have been chosen), adds a node, plays the world to its end with the cheap rollout
+policy of :mod:`lostcities.bots.rollout` and backs up ``tanh(margin / scale)`` from the
+point of view of each node's mover.
+
+Branching is kept down by splitting a turn into two tree levels, the card action
+(play or discard which card) then the draw, and by progressive widening: a node tries its
+untried actions in the order of a cheap prior (at the root, the :mod:`heuristic bot's
+<lostcities.bots.heuristic>` ranking) and only as its visit count grows. The tree stops
+growing at ``depth`` moves; rollouts always end (they draw from the draw pile).
+
+Options (spec ``ismcts:time=0.5``, ``ismcts:iters=2000,c=0.7``):
+
+``time``   seconds per move (default 1 when ``iters`` is not given);
+``iters``  iterations per move: fully deterministic given the seed (unless a ``time_limit``
+           passed to :meth:`IsmctsBot.choose` cuts the search short);
+``c``      the UCB exploration constant (default 0.7);
+``depth``  most moves from the root the tree grows (default 8);
+``widen``  progressive-widening exponent (default 0.5; 0 turns widening off);
+``scale``  points of margin that give a reward of tanh(1) (default 30).
+
+A single legal move is returned at once.
+
+>>> from lostcities import Round
+>>> r = Round.deal(seed=4)
+>>> bot = IsmctsBot(iters=50, seed=1)
+>>> m = bot.choose(r.view(0))
+>>> m == IsmctsBot(iters=50, seed=1).choose(r.view(0)) and m in r.legal_moves()
+True
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from lostcities.bots.base import Bot, BotError, BotSpecError
+from lostcities.bots.heuristic import HeuristicBot
+from lostcities.bots.rollout import playout
+from lostcities.cards import ALL_CARDS, Color
+from lostcities.rules import Action, Move, PlayerView, Round
+
+__all__ = ["IsmctsBot"]
+
+_PLAY = Action.PLAY
+_DISCARD = Action.DISCARD
+# card-level keys: card index (play) or 60 + card index (discard);
+# draw-level keys: 0 for the draw pile, 1 + colour for a discard pile
+_DISCARD_BASE = 60
+
+
+class _Node:
+    __slots__ = ("children", "n", "w", "avail", "order")
+
+    def __init__(self) -> None:
+        self.children: dict[int, _Node] = {}
+        self.n = 0
+        self.w = 0.0
+        self.avail = 0
+        self.order: dict[int, int] | None = None  # root only: key -> expansion rank
+
+
+def _card_key(action: Action, card_index: int) -> int:
+    return card_index if action is _PLAY else _DISCARD_BASE + card_index
+
+
+def _move_of(key: int, draw_key: int) -> Move:
+    draw = None if draw_key == 0 else Color(draw_key - 1)
+    if key >= _DISCARD_BASE:
+        return Move.discard(ALL_CARDS[key - _DISCARD_BASE], draw)
+    return Move.play(ALL_CARDS[key], draw)
+
+
+_PLAY_ROW: list[list[Move]] = [
+    [Move(_PLAY, card, None if d < 0 else Color(d)) for d in range(-1, 6)] for card in ALL_CARDS
+]
+_DISCARD_ROW: list[list[Move]] = [
+    [Move(_DISCARD, card, None if d < 0 else Color(d)) for d in range(-1, 6)] for card in ALL_CARDS
+]
+_ROLLOUT_PLY_CAP = 400
+
+
+def smart_playout(world: Round) -> tuple[int, int]:
+    """Play ``world`` (changed in place) to its end with a richer rollout policy than
+    :func:`lostcities.bots.rollout.playout` (pure Python, slower, stronger): it opens an
+    expedition whose cards in hand add up to enough for the turns left, plays the lowest
+    card of a started expedition when the gap is small or time runs short, takes a
+    discard-pile top that fits its own expedition closely, and otherwise discards a dead
+    card, else the least useful card the opponent cannot use. Returns the final scores."""
+    hands = world._hands
+    tops = world._tops
+    exps = world._exp
+    piles = world._piles
+    deck = world._deck
+    n = len(piles)
+    push = world._push
+    plies = 0
+    c: int
+    v: float
+    while not world._over:
+        plies += 1
+        if plies > _ROLLOUT_PLY_CAP:  # pragma: no cover - a safety net
+            break
+        p = world._turn
+        hand = hands[p]
+        top = tops[p]
+        exp = exps[p]
+        otop = tops[p ^ 1]
+        oexp = exps[p ^ 1]
+        turns = (len(deck) + 1) >> 1
+        # per colour: lowest playable number, sum and count of playable numbers, wagers
+        low = [99] * n
+        low_card = [hand[0]] * n
+        hsum = [0] * n
+        hcnt = [0] * n
+        wag = [0] * n
+        need = 0
+        for card in hand:
+            c = card.color
+            r = card.rank
+            if r:
+                if r > top[c]:
+                    hsum[c] += r
+                    hcnt[c] += 1
+                    if exp[c]:
+                        need += 1
+                    if r < low[c]:
+                        low[c] = r
+                        low_card[c] = card
+            elif top[c] == 0:
+                wag[c] += 1
+                if exp[c]:
+                    need += 1
+        row: list[Move] | None = None
+        played = -1
+        # 1. the closest card onto a started expedition (any gap once time runs short)
+        best_gap = 3 if need < turns else 99
+        for c in range(n):
+            if exp[c]:
+                if wag[c] and hsum[c] >= 27 and turns > hcnt[c] + 3:
+                    row = _PLAY_ROW[10 * c]
+                    played = c
+                    break
+                if low[c] < 99 and low[c] - top[c] <= best_gap:
+                    best_gap = low[c] - top[c]
+                    row = _PLAY_ROW[low_card[c].index]
+                    played = c
+        # 2. open a strong expedition with its lowest card (a wager first if very strong)
+        if row is None:
+            best_v = 0.0
+            for c in range(n):
+                if not exp[c] and hcnt[c] and turns > hcnt[c]:
+                    v = hsum[c] - 20 - (low[c] - 2)
+                    if v > best_v and hsum[c] >= 22:
+                        best_v = v
+                        played = c
+                        if wag[c] and hsum[c] >= 30 and turns > hcnt[c] + wag[c] + 3:
+                            row = _PLAY_ROW[10 * c]
+                        else:
+                            row = _PLAY_ROW[low_card[c].index]
+        disc_color = -1
+        if row is None:
+            # 3. discard: dead and safe, else the least useful safe card, else the lowest
+            dead = None
+            safe = None
+            safe_v = 99.0
+            lowest = None
+            for card in hand:
+                c = card.color
+                r = card.rank
+                opp_can = bool(oexp[c]) and (r > otop[c] if r else otop[c] == 0)
+                if lowest is None or r < lowest.rank:
+                    lowest = card
+                if opp_can:
+                    continue
+                playable = r > top[c] if r else top[c] == 0
+                if not playable:
+                    dead = card
+                    break
+                v = (r + 2 * hsum[c] + (30 if exp[c] else 0)) / 3
+                if v < safe_v:
+                    safe_v = v
+                    safe = card
+            choice = dead or safe or lowest
+            assert choice is not None
+            row = _DISCARD_ROW[choice.index]
+            disc_color = choice.color
+        # the draw: a discard-pile top that fits a started expedition closely
+        d = 0
+        for c in range(n):
+            pile = piles[c]
+            if pile and c != disc_color and c != played and exp[c]:
+                t = pile[-1]
+                r = t.rank
+                if r and r > top[c] and r - top[c] <= 2 and r < low[c]:
+                    d = c + 1
+                    break
+        push(row[d])
+    return world.scores()
+
+
+def _prior(world: Round, key: int) -> float:
+    """A cheap preference for expanding a card action first (higher first)."""
+    p = world._turn
+    tops = world._tops[p]
+    exp = world._exp[p]
+    if key >= _DISCARD_BASE:
+        card = ALL_CARDS[key - _DISCARD_BASE]
+        c = card.color
+        otop = world._tops[p ^ 1][c]
+        if world._exp[p ^ 1][c] and (card.rank > otop if card.rank else otop == 0):
+            return -card.rank  # feeds the opponent
+        if (card.rank <= tops[c] and card.rank) or (not card.rank and tops[c]):
+            return 6.0  # dead card
+        return 3.0 - card.rank / 5
+    card = ALL_CARDS[key]
+    c = card.color
+    if exp[c]:
+        return 10.0 - (card.rank - tops[c] if card.rank else 0)
+    hand_sum = sum(h.rank for h in world._hands[p] if h.color == c)
+    return (hand_sum - 22) / 4 - (card.rank - 2) / 2
+
+
+class IsmctsBot(Bot):
+    """Information-set MCTS with rollouts; see the module docstring for the options.
+
+    :param time: seconds per move (used when ``iters`` is ``None``; default 1).
+    :param iters: iterations per move (deterministic given the seed).
+    :raises BotSpecError: for a budget that is not positive.
+    """
+
+    name = "ismcts"
+
+    def __init__(
+        self,
+        time: float | None = None,
+        iters: int | None = None,
+        seed: int | None = None,
+        *,
+        c: float = 0.7,
+        depth: int = 8,
+        widen: float = 0.5,
+        scale: float = 30.0,
+        rollout: str = "smart",
+        top: int = 5,
+    ) -> None:
+        super().__init__(seed)
+        if iters is None and time is None:
+            time = 1.0
+        if iters is not None and iters < 1:
+            raise BotSpecError(f"invalid bot spec: ismcts iters must be positive, not {iters}")
+        if time is not None and not time > 0:
+            raise BotSpecError(f"invalid bot spec: ismcts time must be positive, not {time}")
+        if c < 0 or depth < 1 or widen < 0 or scale <= 0:
+            raise BotSpecError("invalid bot spec: ismcts needs c >= 0, depth >= 1, widen >= 0, scale > 0")
+        self.time = time
+        self.iters = iters
+        self.c = c
+        self.depth = depth
+        self.widen = widen
+        self.scale = scale
+        if rollout not in ("smart", "fast"):
+            raise BotSpecError(f"invalid bot spec: ismcts rollout must be smart or fast, not {rollout!r}")
+        self.rollout = rollout
+        if top < 0:
+            raise BotSpecError(f"invalid bot spec: ismcts top must be >= 0, not {top}")
+        self.top = top
+        self._playout = smart_playout if rollout == "smart" else playout
+        self._heuristic = HeuristicBot(seed=seed)
+        self.last_iterations = 0
+        """Iterations of the last search (for benchmarks)."""
+
+    @classmethod
+    def from_options(cls, options: dict[str, str], seed: int | None = None) -> Bot:
+        """Build from spec options ``time``, ``iters``, ``c``, ``depth``, ``widen``, ``scale``.
+
+        :raises BotSpecError: for an unknown option or a bad value.
+        """
+        known = ("time", "iters", "c", "depth", "widen", "scale", "rollout", "top")
+        for key in options:
+            if key not in known:
+                raise BotSpecError(
+                    f"invalid bot spec: ismcts has no option {key!r} (known: {', '.join(known)})"
+                )
+
+        def number(key: str, default: float) -> float:
+            text = options.get(key)
+            if text is None:
+                return default
+            try:
+                value = float(text)
+            except ValueError:
+                raise BotSpecError(f"invalid bot spec: ismcts {key}={text!r} is not a number") from None
+            if not math.isfinite(value):
+                raise BotSpecError(f"invalid bot spec: ismcts {key}={text!r} is not finite")
+            return value
+
+        def whole(key: str) -> int | None:
+            text = options.get(key)
+            if text is None:
+                return None
+            try:
+                return int(text)
+            except ValueError:
+                raise BotSpecError(
+                    f"invalid bot spec: ismcts {key}={text!r} is not a whole number"
+                ) from None
+
+        time_ = number("time", math.nan)
+        depth = whole("depth")
+        top = whole("top")
+        return cls(
+            time=None if math.isnan(time_) else time_,
+            iters=whole("iters"),
+            seed=seed,
+            c=number("c", 0.7),
+            depth=8 if depth is None else depth,
+            widen=number("widen", 0.5),
+            scale=number("scale", 30.0),
+            rollout=options.get("rollout", "smart").lower(),
+            top=5 if top is None else top,
+        )
+
+    # -- search ------------------------------------------------------------------------
+
+    def choose(self, view: PlayerView, time_limit: float | None = None) -> Move:
+        moves = view.legal_moves()
+        if not moves:
+            raise BotError("ismcts: no legal move (not this bot's turn?)")
+        if len(moves) == 1:
+            self.last_iterations = 0
+            return moves[0]
+        start = time.perf_counter()
+        deadline = math.inf
+        if self.iters is None and self.time is not None:
+            deadline = start + self.time
+        if time_limit is not None:
+            deadline = min(deadline, start + 0.85 * time_limit)
+        root = _Node()
+        ranked = self._heuristic.rank_moves(view)
+        candidates: list[Move] | None = None
+        if self.top:
+            # the heuristic's best card actions, each with its chosen draw and the draw pile
+            candidates = []
+            for _, m in ranked[: self.top]:
+                candidates.append(m)
+                if m.draw is not None:
+                    candidates.append(_move_of(_card_key(m.action, m.card.index), 0))
+        else:
+            order: dict[int, int] = {}
+            for _, m in ranked:
+                order.setdefault(_card_key(m.action, m.card.index), len(order))
+            root.order = order
+        me = view.player
+        rng = self.rng
+        i = 0
+        while True:
+            if self.iters is not None and i >= self.iters:
+                break
+            if i & 15 == 0 and time.perf_counter() >= deadline and i > 0:
+                break
+            self._iterate(root, view.sample_round(rng), me, candidates)
+            i += 1
+        self.last_iterations = i
+        if not root.children:  # pragma: no cover - at least one iteration always runs
+            return ranked[0][1]
+        if candidates is not None:
+            arm = max(root.children, key=lambda k: (root.children[k].n, root.children[k].w))
+            return candidates[arm]
+        key = max(root.children, key=lambda k: (root.children[k].n, root.children[k].w))
+        node = root.children[key]
+        if not node.children:  # pragma: no cover - a visited card node has a draw child
+            return _move_of(key, 0)
+        dkey = max(node.children, key=lambda k: (node.children[k].n, node.children[k].w))
+        return _move_of(key, dkey)
+
+    def _select(self, node: _Node, keys: list[int], world: Round, card_level: bool) -> tuple[int, bool]:
+        """Pick a child key among ``keys`` (the options legal in this world); create it if
+        new. Returns the key and whether a node was added."""
+        children = node.children
+        avail = [k for k in keys if k in children]
+        for k in avail:
+            children[k].avail += 1
+        limit = len(keys)
+        if self.widen > 0 and card_level:
+            limit = 1 + int((node.n + 1) ** self.widen)
+        if len(avail) < len(keys) and (len(avail) < limit or not avail):
+            untried = [k for k in keys if k not in children]
+            if node.order is not None:
+                rank = node.order
+                pick = min(untried, key=lambda k: rank.get(k, 1000))
+            elif card_level:
+                pick = max(untried, key=lambda k: _prior(world, k))
+            else:
+                pick = untried[0]
+            child = _Node()
+            child.avail = 1
+            children[pick] = child
+            return pick, True
+        best = avail[0]
+        best_v = -math.inf
+        cexp = self.c
+        for k in avail:
+            ch = children[k]
+            v = ch.w / ch.n + cexp * math.sqrt(math.log(ch.avail) / ch.n) if ch.n else math.inf
+            if v > best_v:
+                best_v = v
+                best = k
+        return best, False
+
+    def _iterate(self, root: _Node, world: Round, me: int, candidates: list[Move] | None) -> None:
+        path: list[tuple[_Node, int]] = []
+        node = root
+        depth = 0
+        if candidates is not None:
+            # the root's arms: a few whole moves, all available in every world
+            children = root.children
+            if len(children) < len(candidates):
+                arm = len(children)
+                children[arm] = _Node()
+            else:
+                log_n = math.log(root.n)
+                cexp = self.c
+                arm = max(
+                    children,
+                    key=lambda k: children[k].w / children[k].n
+                    + cexp * math.sqrt(log_n / children[k].n),
+                )
+            node = children[arm]
+            path.append((node, me))
+            world._push(candidates[arm])
+            depth = 1
+        while not world._over and depth < self.depth:
+            p = world._turn
+            lm = world.legal_moves()
+            keys = [c.index for c in lm.cards(_PLAY)]
+            keys += [_DISCARD_BASE + c.index for c in lm.cards(_DISCARD)]
+            key, added = self._select(node, keys, world, True)
+            child = node.children[key]
+            path.append((child, p))
+            if key >= _DISCARD_BASE:
+                action, card = _DISCARD, ALL_CARDS[key - _DISCARD_BASE]
+            else:
+                action, card = _PLAY, ALL_CARDS[key]
+            dkeys = [0 if s is None else s + 1 for s in lm.draws(action, card)]
+            dkey, added2 = self._select(child, dkeys, world, False)
+            node = child.children[dkey]
+            path.append((node, p))
+            world._push(_move_of(key, dkey))
+            depth += 1
+            if added or added2:
+                break
+        s = self._playout(world)
+        r = math.tanh((s[me] - s[me ^ 1]) / self.scale)
+        root.n += 1
+        for n, p in path:
+            n.n += 1
+            n.w += r if p == me else -r
