@@ -228,9 +228,7 @@ class Encoding:
 
     # -- observations --------------------------------------------------------------------
 
-    def observation(
-        self, view: PlayerView, pending: Move | None = None
-    ) -> npt.NDArray[np.float32]:
+    def observation(self, view: PlayerView, pending: Move | None = None) -> npt.NDArray[np.float32]:
         """The flat float32 observation of ``view`` (layout: :attr:`sections`, docs/rl.md).
 
         ``pending`` is a move whose draw-pile card has not arrived yet (OpenSpiel's chance
@@ -238,8 +236,7 @@ class Encoding:
         """
         if view.variant != self.variant:
             raise ValueError(
-                f"view of the {view.variant.name} variant given to the "
-                f"{self.variant.name} encoding"
+                f"view of the {view.variant.name} variant given to the {self.variant.name} encoding"
             )
         obs = np.zeros(self.observation_size, np.float32)
         sec = self._sec
@@ -275,9 +272,7 @@ class Encoding:
         obs[sec["deck_fraction"].start] = view.deck_size / self._initial_pile
         obs[sec["own_score"].start] = own / self._score_scale
         obs[sec["opponent_score"].start] = opp / self._score_scale
-        obs[sec["on_move"].start] = float(
-            pending is None and not view.over and view.to_move == me
-        )
+        obs[sec["on_move"].start] = float(pending is None and not view.over and view.to_move == me)
         obs[sec["pending_draw"].start] = float(pending is not None)
         if view.max_turns is not None:
             obs[sec["capped"].start] = 1.0

@@ -192,8 +192,8 @@ class LostCitiesEnv(gymnasium.Env[Obs, np.int64]):
             truncated = outcome.truncated
             terminated = not truncated
             if info_extra:  # forfeited by an illegal action
-                reward = -1.0 if self.reward_mode == "result" else -float(
-                    self.encoding.max_score_margin
+                reward = (
+                    -1.0 if self.reward_mode == "result" else -float(self.encoding.max_score_margin)
                 )
             elif self.reward_mode == "margin":
                 s = outcome.scores

@@ -54,7 +54,11 @@ GAME_NAME = "lost_cities"
 
 _NUM_PLAYERS = 2
 _DEFAULT_MAX_TURNS = 400
-_DEFAULT_PARAMS: dict[str, Any] = {"variant": "classic", "max_turns": _DEFAULT_MAX_TURNS, "starter": 0}
+_DEFAULT_PARAMS: dict[str, Any] = {
+    "variant": "classic",
+    "max_turns": _DEFAULT_MAX_TURNS,
+    "starter": 0,
+}
 
 # ------------------------------------------------------------------------------- GameType
 
@@ -533,7 +537,9 @@ class LostCitiesObserver:
 # ------------------------------------------------------------------------------- helpers
 
 
-def load(variant: str = "classic", max_turns: int = _DEFAULT_MAX_TURNS, starter: int = 0) -> LostCitiesGame:
+def load(
+    variant: str = "classic", max_turns: int = _DEFAULT_MAX_TURNS, starter: int = 0
+) -> LostCitiesGame:
     """``pyspiel.load_game("lost_cities", {...})`` with typed arguments.
 
     :raises ValueError: for bad parameters.

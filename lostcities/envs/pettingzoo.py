@@ -220,7 +220,9 @@ class raw_env(AECEnv, EzPickle):
             assert outcome is not None
             s = outcome.scores
             for p, a in enumerate(AGENTS):
-                self.rewards[a] = 0 if outcome.winner is None else (1 if outcome.winner == p else -1)
+                self.rewards[a] = (
+                    0 if outcome.winner is None else (1 if outcome.winner == p else -1)
+                )
                 self.infos[a] = {
                     "score_margin": s[p] - s[p ^ 1],
                     "scores": (s[p], s[p ^ 1]),
