@@ -116,7 +116,9 @@ def wilson_ci(points: float, n: int, z: float = Z95) -> tuple[float, float]:
     zz = z * z / n
     centre = (p + zz / 2) / (1 + zz)
     half = z / (1 + zz) * math.sqrt(p * (1 - p) / n + zz / (4 * n))
-    return max(0.0, centre - half), min(1.0, centre + half)
+    lo = 0.0 if points <= 0 else max(0.0, centre - half)
+    hi = 1.0 if points >= n else min(1.0, centre + half)
+    return lo, hi
 
 
 def pentanomial(pair_scores: Sequence[float]) -> list[int]:
