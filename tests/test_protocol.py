@@ -9,6 +9,7 @@ import logging
 import os
 import random
 import re
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -428,8 +429,6 @@ def test_split_command_resolves_relative_programs() -> None:
 
 
 def test_cli_bot_rejects_external_and_bad_specs() -> None:
-    import subprocess
-
     for spec in ["cmd:python x.py", "nosuch"]:
         p = subprocess.run(
             [PY, "-m", "lostcities.cli", "bot", spec],
@@ -441,3 +440,28 @@ def test_cli_bot_rejects_external_and_bad_specs() -> None:
         assert p.returncode == 2
         assert len(p.stderr.strip().splitlines()) == 1
         assert p.stderr.startswith("lostcities bot: error:")
+
+
+def test_the_documented_transcript_is_true() -> None:
+    text = (ROOT / "docs" / "protocol.md").read_text()
+    block = text.split("## A full example", 1)[1].split("```", 2)[1]
+    lines = [line for line in block.splitlines() if line.startswith(("<< ", ">> "))]
+    sent = [line[3:] for line in lines if line.startswith("<< ")]
+    answers = [line[3:] for line in lines if line.startswith(">> ")]
+    # the referee's lines are what position_lines gives for that deal
+    r = Round.deal(seed=2024, starter=1, max_turns=6)
+    for line in sent:
+        if line.startswith("moved "):
+            r.push(line.split()[2])
+    positions = [i for i, line in enumerate(sent) if line.startswith("ply ")]
+    replay = Round.deal(seed=2024, starter=1, max_turns=6)
+    for start in positions:
+        ply = int(sent[start].split()[1])
+        while replay.ply < ply:
+            replay.push(r.history[replay.ply])
+        assert sent[start : start + 11] == position_lines(replay.view(0))
+    # and examples/bot.py answers exactly so
+    p = subprocess.run(
+        [PY, str(EXAMPLE)], input="\n".join(sent) + "\n", capture_output=True, text=True, timeout=30
+    )
+    assert p.stdout.splitlines() == answers
