@@ -29,6 +29,9 @@ field               size   meaning
 ``NCOL``            1      colours in play (5 classic, 6 long)
 ==================  =====  ==========================================================
 
+Slots past the ends of the draw pile and the discard piles hold 0, so equal positions have
+equal arrays.
+
 A move is a flat *action* index, the same key the core uses internally:
 ``action = (60 * discard + card_kind) * 7 + draw`` with ``discard`` 0 (play) or 1,
 ``draw`` 0 for the draw pile or ``1 + colour`` for that discard pile; 840 in all
@@ -110,6 +113,26 @@ def _rank(kind: int) -> int:
     return 0 if k == 0 else k + 1
 
 
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_DEBRUIJN_INDEX = np.array(
+    [
+        0, 1, 48, 2, 57, 49, 28, 3, 61, 58, 50, 42, 38, 29, 17, 4,
+        62, 55, 59, 36, 53, 51, 43, 22, 45, 39, 33, 30, 24, 18, 12, 5,
+        63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32, 23, 11,
+        46, 26, 40, 15, 34, 20, 31, 10, 25, 14, 19, 9, 13, 8, 7, 6,
+    ],
+    np.int64,
+)
+_S58 = np.uint64(58)
+
+
+@njit(cache=True, inline="always")
+def _lowest_bit(m: np.uint64) -> int:
+    """The index of the lowest set bit of ``m`` (``m`` != 0)."""
+    low = m & (~m + _ONE)
+    return int(_DEBRUIJN_INDEX[int((low * _DEBRUIJN) >> _S58)])
+
+
 @njit(cache=True)
 def gen_legal(s: np.ndarray, out: np.ndarray, as_mask: bool) -> int:
     """The distinct legal moves of the player to move, in the core's order (plays, then
@@ -122,32 +145,44 @@ def gen_legal(s: np.ndarray, out: np.ndarray, as_mask: bool) -> int:
         return 0
     p = s[TURN]
     ncol = s[NCOL]
-    mask = np.int64(0)
+    hand = np.uint64(0)
     for i in range(8):
-        mask |= np.int64(1) << np.int64(s[HAND + 8 * p + i])
+        hand |= _ONE << np.uint64(s[HAND + 8 * p + i])
+    srcs = 0
+    for col in range(ncol):
+        if s[NPILE + col] > 0:
+            srcs |= 1 << col
     n = 0
     for phase in range(2):
-        for kind in range(60):
-            if (mask >> np.int64(kind)) & np.int64(1):
-                c = kind // 10
-                if phase == 0:
-                    top = s[TOP + 6 * p + c]
-                    rank = _rank(kind)
-                    if not (rank > top or (rank == 0 and top == 0)):
-                        continue
-                base = (60 * phase + kind) * 7
-                if as_mask:
-                    out[base] = 1
-                else:
-                    out[n] = base
-                n += 1
-                for col in range(ncol):
-                    if s[NPILE + col] > 0 and not (phase == 1 and col == c):
-                        if as_mask:
-                            out[base + 1 + col] = 1
-                        else:
-                            out[n] = base + 1 + col
-                        n += 1
+        m = hand
+        while m:
+            kind = _lowest_bit(m)
+            m &= m - _ONE
+            c = kind // 10
+            if phase == 0:
+                top = s[TOP + 6 * p + c]
+                rank = _rank(kind)
+                if not (rank > top or (rank == 0 and top == 0)):
+                    continue
+                sm = srcs
+            else:
+                sm = srcs & ~(1 << c)
+            base = (60 * phase + kind) * 7
+            if as_mask:
+                out[base] = 1
+            else:
+                out[n] = base
+            n += 1
+            col = 0
+            while sm:
+                if sm & 1:
+                    if as_mask:
+                        out[base + 1 + col] = 1
+                    else:
+                        out[n] = base + 1 + col
+                    n += 1
+                sm >>= 1
+                col += 1
     return n
 
 
@@ -216,11 +251,13 @@ def apply(s: np.ndarray, action: int) -> None:
     if draw == 0:
         nd = s[NDECK] - 1
         drawn = s[DECK + nd]
+        s[DECK + nd] = 0
         s[NDECK] = nd
     else:
         col = draw - 1
         n = s[NPILE + col] - 1
         drawn = s[PILE + 12 * col + n]
+        s[PILE + 12 * col + n] = 0
         s[NPILE + col] = n
         s[kn + drawn] += 1
     s[HAND + 8 * p + slot] = drawn
@@ -264,6 +301,7 @@ def deal(s: np.ndarray, ncol: int, rng: np.ndarray, starter: int, max_turns: int
     for i in range(16):
         nd -= 1
         s[HAND + i] = s[DECK + nd]
+        s[DECK + nd] = 0
     s[NDECK] = nd
     s[TURN] = starter
     s[MAXT] = max_turns
@@ -589,3 +627,46 @@ def playout_encoded(
     s = np.empty(STATE_SIZE, np.int32)
     decode(cards, lens, ncol, turn, ply, over, maxt, s)
     return playout_scores(s)
+
+
+@njit(cache=True)
+def replay_check_compact(
+    s: np.ndarray, turns: np.ndarray, kinds: np.ndarray, chosen: np.ndarray
+) -> int:
+    """:func:`replay_check` with each turn's legal moves given compactly, as the core's
+    ``LegalMoves`` holds them: ``turns[t] = (number of moves, number of playable kinds,
+    number of discardable kinds, bitmask of the draw sources)`` with the kinds following each
+    other in ``kinds``. The expected ordered move list is expanded from them (plays, then
+    discards, each with the draw pile first, then the sources by colour, a discard never
+    drawing back from its own pile) and must equal the fast path's, as must the count."""
+    buf = np.empty(MAX_LEGAL, np.int64)
+    want = np.empty(MAX_LEGAL, np.int64)
+    pos = 0
+    for t in range(turns.shape[0]):
+        n = gen_legal(s, buf, False)
+        if n != turns[t, 0]:
+            return t
+        k = 0
+        srcs = turns[t, 3]
+        for phase in range(2):
+            for _ in range(turns[t, 1 + phase]):
+                kind = kinds[pos]
+                pos += 1
+                base = (60 * phase + kind) * 7
+                want[k] = base
+                k += 1
+                for col in range(6):
+                    if (srcs >> col) & 1 and not (phase == 1 and col == kind // 10):
+                        want[k] = base + 1 + col
+                        k += 1
+        if k != n:
+            return t
+        for i in range(n):
+            if buf[i] != want[i]:
+                return t
+        if not is_legal(s, chosen[t]):
+            return t
+        apply(s, chosen[t])
+    if s[OVER] == 0:
+        return int(turns.shape[0])
+    return -1
