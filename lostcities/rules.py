@@ -386,8 +386,9 @@ class RoundOutcome:
         return {0: "1-0", 1: "0-1", None: "1/2-1/2"}[self.winner]
 
 
-# One undo record: (move, player, hand index, drawn card, known card removed, previous top)
-_Undo = tuple[Move, int, int, Card, bool, int]
+# One undo record: (move, player, hand index, drawn card, index of the known card removed
+# or -1, previous top)
+_Undo = tuple[Move, int, int, Card, int, int]
 
 
 class Round:
@@ -449,7 +450,7 @@ class Round:
         self._known: list[list[Card]] = [[], []]
         self._stack: list[_Undo] = []
         self._turn = starter
-        self._ply0 = 0
+        self._hist0: tuple[Move, ...] = ()  # moves before the stack (copies, samples)
         self._over = False
         self._termination: Termination | None = None
         self._forfeit: tuple[int, str] | None = None
@@ -516,10 +517,10 @@ class Round:
         r._forfeit = self._forfeit
         if stack:
             r._stack = self._stack[:]
-            r._ply0 = self._ply0
+            r._hist0 = self._hist0
         else:
             r._stack = []
-            r._ply0 = self._ply0 + len(self._stack)
+            r._hist0 = self.history
         return r
 
     # -- state -----------------------------------------------------------------------
@@ -537,12 +538,12 @@ class Round:
     @property
     def ply(self) -> int:
         """Moves made so far in this round."""
-        return self._ply0 + len(self._stack)
+        return len(self._hist0) + len(self._stack)
 
     @property
     def history(self) -> tuple[Move, ...]:
         """The moves made, oldest first (every move is public)."""
-        return tuple(u[0] for u in self._stack)
+        return self._hist0 + tuple(u[0] for u in self._stack)
 
     @property
     def deal_order(self) -> tuple[Card, ...]:
@@ -658,10 +659,10 @@ class Round:
         else:
             self._piles[c].append(card)
         known = self._known[p]
-        removed = False
+        removed = -1
         if known and card in known:
-            known.remove(card)
-            removed = True
+            removed = known.index(card)
+            del known[removed]
         d = move.draw
         if d is None:
             drawn = self._deck.pop()
@@ -673,7 +674,7 @@ class Round:
         if not self._deck:
             self._over = True
             self._termination = Termination.DRAW_PILE_EMPTY
-        elif self.max_turns is not None and self._ply0 + len(self._stack) >= self.max_turns:
+        elif self.max_turns is not None and self.ply >= self.max_turns:
             self._over = True
             self._termination = Termination.TURN_LIMIT
         else:
@@ -698,8 +699,8 @@ class Round:
         else:
             self._piles[d].append(drawn)
             known.pop()  # the drawn card was appended last and nothing since changed it
-        if removed:
-            known.append(card)
+        if removed >= 0:
+            known.insert(removed, card)
         hand[i] = card
         if move.action is _PLAY_ACTION:
             self._exp[p][c].pop()
@@ -813,7 +814,7 @@ class Round:
         r._known = known
         r._stack = []
         r._turn = view.to_move
-        r._ply0 = view.ply
+        r._hist0 = view.history
         r._over = view.over
         r._termination = None
         r._forfeit = None

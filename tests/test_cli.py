@@ -1,0 +1,129 @@
+"""The core's commands, run as a user would: a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lostcities import Match
+from lostcities.record import GameRecord
+
+
+def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "lostcities.cli", *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=60,
+    )
+
+
+EXAMPLE = ["y:2,4,6,9,10", "r:x,3,5,7,8,9", "b:4,6", "g:x,x,2,3,4,5,6,7"]
+
+
+def test_help_lists_every_command() -> None:
+    out = run("--help")
+    assert out.returncode == 0
+    for cmd in ["score", "replay", "play", "serve", "match", "tournament", "bench", "bot"]:
+        assert f"\n    {cmd}" in out.stdout
+
+
+def test_score_table() -> None:
+    out = run("score", *EXAMPLE)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].split() == ["cards", "sum", "-20", "x", "bonus", "score"]
+    green = next(line for line in lines if line.startswith("green"))
+    assert green.split()[-5:] == ["27", "7", "x3", "+20", "41"]
+    assert lines[-1].split() == ["total", "66"]
+
+
+def test_score_json() -> None:
+    out = run("score", "--json", *EXAMPLE)
+    data = json.loads(out.stdout)
+    assert data["total"] == 66
+    assert data["expeditions"]["g"]["score"] == 41 and data["expeditions"]["g"]["bonus"] == 20
+    assert data["expeditions"]["w"]["score"] == 0 and set(data["expeditions"]) == set("ybwgr")
+    long = json.loads(run("score", "--json", "--variant", "long", "p:x,9,10").stdout)
+    assert long["total"] == -2 and "p" in long["expeditions"]
+
+
+@pytest.mark.parametrize(
+    ("args", "why"),
+    [
+        (["y:5,3"], "y3 is lower than the previous card y5"),
+        (["y:2,2"], "y2 is repeated"),
+        (["y:x,x,x,x"], "more than 3 yellow wagers"),
+        (["y:3,x"], "wager yx after the number card y3"),
+        (["z:3"], "unknown colour 'z'"),
+        (["y:12"], "rank 12 is not in 2..10"),
+        (["y:2", "y:5"], "yellow is given twice"),
+        (["p:5"], "purple is not in the classic variant"),
+    ],
+)
+def test_score_bad_input_is_one_line_exit_2(args: list[str], why: str) -> None:
+    out = run("score", *args)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and why in out.stderr and "Traceback" not in out.stderr
+
+
+def _record_file(tmp_path: Path, copies: int = 2) -> Path:
+    m = Match(2, seed=4)
+    while not m.is_over():
+        r = m.new_round()
+        while not r.is_over():
+            r.push(next(m for m in reversed(r.legal_moves()) if m.draw is None))
+    path = tmp_path / "games.lcr"
+    rec = str(GameRecord.from_match(m, players=("ann", "bob")))
+    path.write_text("\n".join([rec] * copies))
+    return path
+
+
+def test_replay_ok(tmp_path: Path) -> None:
+    path = _record_file(tmp_path)
+    out = run("replay", str(path))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("ann vs bob") == 2 and "result" in out.stdout
+    js = [json.loads(x) for x in run("replay", "--json", str(path)).stdout.splitlines()]
+    assert [j["ok"] for j in js] == [True, True]
+
+
+def test_replay_rejects_an_illegal_move_with_its_line(tmp_path: Path) -> None:
+    good = _record_file(tmp_path, copies=1).read_text()
+    lines = good.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("R1:"))
+    tokens = lines[at].split()
+    tokens[3] = "+y11." if tokens[3] != "+y11." else "+b11."
+    lines[at] = " ".join(tokens)
+    path = tmp_path / "bad.lcr"
+    path.write_text("\n".join(lines) + "\n")
+    out = run("replay", str(path))
+    assert out.returncode == 2
+    assert f"bad.lcr:{at + 1}: error" in out.stderr and "rank 11" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_replay_rejects_a_wrong_score_and_missing_files(tmp_path: Path) -> None:
+    text = _record_file(tmp_path).read_text()
+    import re
+
+    tampered = re.sub(r'\[Score1 "(-?\d+) ', lambda m: f'[Score1 "{int(m.group(1)) + 1} ', text, count=1)
+    path = tmp_path / "score.lcr"
+    path.write_text(tampered)
+    out = run("replay", str(path))
+    assert out.returncode == 2 and "recorded score" in out.stderr
+    out = run("replay", str(tmp_path / "missing.lcr"))
+    assert out.returncode == 2 and "No such file" in out.stderr and "Traceback" not in out.stderr
+    (tmp_path / "bin.lcr").write_bytes(b"\xff\xfe\x00garbage")
+    out = run("replay", str(tmp_path / "bin.lcr"))
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+
+
+def test_unknown_command_and_flags() -> None:
+    out = run("frobnicate")
+    assert out.returncode == 2 and "invalid choice" in out.stderr

@@ -1,0 +1,128 @@
+"""Hypothesis properties of random legal play."""
+
+from __future__ import annotations
+
+import io
+import random
+from collections import Counter
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lostcities import Card, Round
+from lostcities.record import GameRecord, read_records
+
+seeds = st.integers(min_value=0, max_value=2**32)
+variants = st.sampled_from(["classic", "long"])
+
+
+def _all_cards(r: Round) -> Counter[Card]:
+    c: Counter[Card] = Counter()
+    for p in (0, 1):
+        c.update(r.hands[p])
+        for e in r.expeditions[p].values():
+            c.update(e)
+    for pile in r.discard_piles.values():
+        c.update(pile)
+    c.update(r.draw_pile)
+    return c
+
+
+@given(seeds, variants)
+def test_random_play_ends_and_conserves_cards(seed: int, variant: str) -> None:
+    rng = random.Random(seed)
+    r = Round.deal(seed=seed, variant=variant)
+    full = Counter(r.variant.deck())
+    plies = 0
+    while not r.is_over():
+        assert _all_cards(r) == full
+        moves = r.legal_moves()
+        assert moves, "a round that is not over always has a move"
+        r.push(moves[rng.randrange(len(moves))])
+        plies += 1
+        assert plies < 5000
+    assert _all_cards(r) == full and r.deck_size == 0
+    assert r.scores() == tuple(sum(e.score for e in r.score_breakdown(p).values()) for p in (0, 1))
+
+
+@given(seeds, variants, st.integers(min_value=1, max_value=120))
+def test_pop_restores_the_exact_state(seed: int, variant: str, plies: int) -> None:
+    rng = random.Random(seed)
+    r = Round.deal(seed=seed, variant=variant)
+    states = []
+    while not r.is_over() and r.ply < plies:
+        states.append(_snapshot(r))
+        moves = r.legal_moves()
+        r.push(moves[rng.randrange(len(moves))])
+    while r.history:
+        r.pop()
+        assert _snapshot(r) == states.pop()
+
+
+def _snapshot(r: Round) -> object:
+    return (
+        r.hands,
+        tuple(tuple(e.values()) for e in r.expeditions),
+        tuple(r.discard_piles.values()),
+        r.draw_pile,
+        r.known_cards(0),
+        r.known_cards(1),
+        r.to_move,
+        r.is_over(),
+        tuple(r.legal_moves()),
+        r._hands[0][:],  # slot order too: pop is exact, not just equal as a set
+        r._hands[1][:],
+    )
+
+
+@given(seeds, variants, st.integers(min_value=0, max_value=150))
+def test_views_never_contain_a_hidden_card(seed: int, variant: str, plies: int) -> None:
+    """Two worlds that differ only in hidden cards give identical views; and no view holds
+    a card of the opponent's hand other than the known ones."""
+    rng = random.Random(seed)
+    r = Round.deal(seed=seed, variant=variant)
+    while not r.is_over() and r.ply < plies:
+        moves = r.legal_moves()
+        r.push(moves[rng.randrange(len(moves))])
+    for p in (0, 1):
+        v = r.view(p)
+        other = v.sample_round(random.Random(seed + 1))  # hidden cards re-dealt
+        assert other.view(p) == v
+        hidden = Counter(r.hands[p ^ 1]) - Counter(r.known_cards(p ^ 1))
+        in_view = Counter(v.hand)
+        for e in v.expeditions[0] + v.expeditions[1]:
+            in_view.update(e)
+        for pile in v.discard_piles:
+            in_view.update(pile)
+        in_view.update(v.opponent_known)
+        # every card the view shows is accounted for by public places or own hand
+        public = Counter(v.hand) + Counter(r.known_cards(p ^ 1))
+        for e in r.expeditions[0].values():
+            public.update(e)
+        for e in r.expeditions[1].values():
+            public.update(e)
+        for pile in r.discard_piles.values():
+            public.update(pile)
+        assert in_view == public
+        assert not (set(hidden) - set(public)) & set(in_view - Counter(v.hand))
+
+
+@given(seeds, variants, st.integers(min_value=1, max_value=3))
+def test_records_round_trip(seed: int, variant: str, rounds: int) -> None:
+    from lostcities import Match
+
+    rng = random.Random(seed)
+    m = Match(rounds, variant=variant, seed=seed)
+    while not m.is_over():
+        r = m.new_round()
+        while not r.is_over():
+            moves = r.legal_moves()
+            r.push(moves[rng.randrange(len(moves))])
+    rec = GameRecord.from_match(m, players=("a b", 'c "d"'))
+    text = str(rec)
+    back = list(read_records(io.StringIO(text + "\n" + text)))
+    assert len(back) == 2 and all(not b.errors for b in back)
+    assert str(back[0]) == text and back[1].players == ("a b", 'c "d"')
+    replayed = back[0].replay()
+    assert replayed.totals() == m.totals() and replayed.result() == m.result()
+    assert [x.history for x in replayed.rounds] == [x.history for x in m.rounds]
