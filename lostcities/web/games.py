@@ -22,6 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from sqlalchemy.exc import IntegrityError
+
 from lostcities.bots import BotSpecError, make
 from lostcities.cards import get_variant
 from lostcities.match import Match, round_seed
@@ -387,8 +389,15 @@ class LiveGame:
     async def submit(self, seat: int, round_index: int, ply: int, move_text: str) -> Move:
         """Check, store and apply a move of ``seat`` made at ``round_index``/``ply``.
 
+        The work runs in its own task, shielded: once a move is being stored, cancelling the
+        caller (a dropped connection, shutdown) cannot leave it stored but not applied.
+
         :raises GameError: (stale, not your turn, game over, illegal move) - nothing changed.
         """
+        task = asyncio.ensure_future(self._submit(seat, round_index, ply, move_text))
+        return await asyncio.shield(task)
+
+    async def _submit(self, seat: int, round_index: int, ply: int, move_text: str) -> Move:
         async with self.lock:
             self.last_active = time.monotonic()
             if self.is_over():
@@ -424,12 +433,18 @@ class LiveGame:
                         game_id=self.id, index=idx, starter=starter, deck=" ".join(next_deck)
                     )
             r.pop()
-            await self.manager.store.write(
-                op_move(
-                    self.id, round_index, ply, str(move),
-                    new_round=new_round, status=status, result=result,
+            try:
+                await self.manager.store.write(
+                    op_move(
+                        self.id, round_index, ply, str(move),
+                        new_round=new_round, status=status, result=result,
+                    )
                 )
-            )
+            except IntegrityError:
+                # another server process stored this ply first: ours is stale
+                raise StaleMoveError(
+                    f"stale move: round {round_index + 1} ply {ply} was already played"
+                ) from None
             r.push(move)
             if next_deck is not None:
                 self.match.new_round(next_deck)
@@ -444,6 +459,9 @@ class LiveGame:
 
         :raises GameOverError: if the game is already over.
         """
+        await asyncio.shield(asyncio.ensure_future(self._resign(seat, reason)))
+
+    async def _resign(self, seat: int, reason: str) -> None:
         async with self.lock:
             if self.is_over():
                 raise GameOverError("the game is over")

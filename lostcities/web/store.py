@@ -264,6 +264,10 @@ class GameStore:
                 return
 
     def _commit_batch(self, batch: list[tuple[Callable[[Session], Any], Future[Any]]]) -> None:
+        # A write whose waiter was cancelled before it started is dropped (nobody applies it).
+        batch = [(fn, fut) for fn, fut in batch if fut.set_running_or_notify_cancel()]
+        if not batch:
+            return
         self.batches += 1
         self.writes += len(batch)
         try:

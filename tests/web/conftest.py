@@ -1,0 +1,182 @@
+"""Fixtures for the web tests: real server processes, TestClient apps, database URLs."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("sqlalchemy")
+
+PG_ENV = "LOSTCITIES_TEST_POSTGRES_URL"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class Server:
+    """``lostcities serve`` as a subprocess on a free port."""
+
+    def __init__(self, db_url: str, tmp: Path, env: dict[str, str] | None = None) -> None:
+        self.db_url = db_url
+        self.tmp = tmp
+        self.extra_env = env or {}
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.port = 0
+        self.log = tmp / f"server-{uuid.uuid4().hex[:6]}.log"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 30.0) -> Server:
+        self.port = free_port()
+        env = dict(os.environ)
+        env.update({"LOSTCITIES_BOT_DELAY": "0", "LOSTCITIES_BOT_EXECUTOR": "thread"})
+        env.update(self.extra_env)
+        cmd = [
+            sys.executable, "-m", "lostcities.cli", "serve",
+            "--host", "127.0.0.1", "--port", str(self.port), "--db", self.db_url,
+        ]
+        self.log = self.tmp / f"server-{self.port}.log"
+        with open(self.log, "wb") as out:
+            self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited: {self.log.read_text()}")
+            try:
+                with urllib.request.urlopen(self.url + "/healthz", timeout=1) as r:
+                    if r.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError(f"server did not start: {self.log.read_text()}")
+
+    def kill(self) -> None:
+        """Kill -9: no shutdown code runs (as in a crash)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+        self.proc = None
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self.proc = None
+
+    # -- HTTP helpers ------------------------------------------------------------------------
+
+    def request(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> tuple[int, Any]:
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.url + path, data=data, method=method)
+        req.add_header("Content-Type", "application/json")
+        for k, v in (headers or {}).items():
+            req.add_header(k, v)
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:
+                raw = r.read()
+                status = r.status
+        except urllib.error.HTTPError as e:
+            raw = e.read()
+            status = e.code
+        try:
+            return status, json.loads(raw)
+        except ValueError:
+            return status, raw.decode()
+
+
+def db_params() -> list[Any]:
+    params: list[Any] = ["sqlite"]
+    if os.environ.get(PG_ENV):
+        params.append("postgresql")
+    else:
+        params.append(pytest.param("postgresql", marks=pytest.mark.skip(reason=f"{PG_ENV} not set")))
+    return params
+
+
+@pytest.fixture(params=db_params())
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh database: a temp SQLite file, or a fresh schema of the test PostgreSQL
+    database (selected with the connection's search_path, dropped afterwards)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'games.db'}"
+        return
+    import sqlalchemy
+
+    from lostcities.web.store import normalize_db_url
+
+    base = normalize_db_url(os.environ[PG_ENV])
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    engine = sqlalchemy.create_engine(base)
+    with engine.begin() as conn:
+        conn.execute(sqlalchemy.text(f"CREATE SCHEMA {schema}"))
+    sep = "&" if "?" in base else "?"
+    try:
+        yield f"{base}{sep}options=-csearch_path%3D{schema}"
+    finally:
+        with engine.begin() as conn:
+            conn.execute(sqlalchemy.text(f"DROP SCHEMA {schema} CASCADE"))
+        engine.dispose()
+
+
+@pytest.fixture
+def server_factory(tmp_path: Path) -> Iterator[Any]:
+    servers: list[Server] = []
+
+    def make(db_url: str | None = None, **env: str) -> Server:
+        s = Server(db_url or f"sqlite:///{tmp_path / 'server.db'}", tmp_path, env)
+        servers.append(s)
+        return s.start()
+
+    yield make
+    for s in servers:
+        s.stop()
+
+
+@pytest.fixture
+def server(server_factory: Any) -> Server:
+    """A running server on a temp SQLite database."""
+    s: Server = server_factory()
+    return s
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[Any]:
+    """A TestClient on a temp SQLite file (bots in threads, no delay)."""
+    from fastapi.testclient import TestClient
+
+    from lostcities.web.app import create_app
+    from lostcities.web.deps import Settings
+
+    settings = Settings(
+        db_url=f"sqlite:///{tmp_path / 'app.db'}", bot_executor="thread", bot_min_delay=0.0
+    )
+    with TestClient(create_app(settings)) as c:
+        yield c

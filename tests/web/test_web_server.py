@@ -1,0 +1,305 @@
+"""Against a real ``lostcities serve`` process: WebSocket play, hidden information, stale
+moves, restarts, bots off the event loop."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import time
+from collections import Counter
+from typing import Any
+
+import pytest
+from wsclient import Client, position_key
+
+from lostcities import Card, Round
+from lostcities.web.store import GameStore
+
+CARD_RE = re.compile(r"(?<![A-Za-z0-9])([ybwgrp](?:x|10|[2-9]))(?![0-9])")
+
+
+def create_friend_game(server: Any, rounds: int = 1, variant: str = "classic") -> tuple[str, str, str]:
+    status, g = server.request("POST", "/api/games", {"opponent": "friend", "rounds": rounds, "variant": variant})
+    assert status == 201, g
+    invite = g["invite_url"].split("#", 1)[1]
+    status, j = server.request("POST", f"/api/games/{g['id']}/join", {"invite": invite, "name": "Bea"})
+    assert status == 200, j
+    return g["id"], g["token"], j["token"]
+
+
+def play_friend_game(
+    clients: list[Client], watchers: list[Client], rng: random.Random, max_moves: int | None = None
+) -> int:
+    """Both seats move at random until the match ends (or ``max_moves``); every client
+    receives every state. Returns the number of moves made."""
+    n = 0
+    while not clients[0].state["match"]["over"] and (max_moves is None or n < max_moves):
+        to_move = clients[0].state["game"]["to_move"]
+        mover = clients[to_move]
+        legal = mover.state["view"]["legal"]
+        assert legal, mover.state
+        ack = mover.move(rng.choice(legal))
+        target = position_key(ack)
+        for c in [clients[1 - to_move], *watchers]:
+            c.wait_state(lambda m, t=target: position_key(m) == t)
+        n += 1
+    return n
+
+
+def test_full_round_against_a_bot_in_a_process_pool(server_factory: Any) -> None:
+    server = server_factory(LOSTCITIES_BOT_EXECUTOR="process", LOSTCITIES_BOT_WORKERS="1")
+    status, g = server.request("POST", "/api/games", {"opponent": "computer", "level": "easy", "rounds": 1})
+    assert status == 201
+    c = Client(server.ws_url, g["id"], g["token"])
+    moves = 0
+    while not c.state["match"]["over"]:
+        v = c.state["view"]
+        if v["to_move"] == 0 and v["legal"]:
+            c.move(v["legal"][0])
+            moves += 1
+        else:
+            c.wait_state()
+    assert moves >= 10
+    final = c.state
+    assert final["game"]["status"] == "finished"
+    assert len(final["match"]["rounds"]) == 1
+    assert final["match"]["totals"] == final["match"]["rounds"][0]["scores"]
+    status, text = server.request("GET", f"/api/games/{g['id']}/record")
+    assert status == 200 and "[Result" in text
+    c.close()
+
+
+def _visible(r: Round, seat: int | None) -> Counter[Card]:
+    """Cards a seat (None: spectator) may know of at this position."""
+    seen: Counter[Card] = Counter()
+    for p in (0, 1):
+        for cards in r.expeditions[p].values():
+            seen.update(cards)
+        seen.update(r.known_cards(p))
+    for pile in r.discard_piles.values():
+        seen.update(pile)
+    if seat is not None:
+        seen.update(r.hands[seat])
+    return seen
+
+
+def _mentioned(obj: Any) -> set[str]:
+    return set(CARD_RE.findall(json.dumps(obj)))
+
+
+def _check_message(m: dict[str, Any], seat: int | None, rounds: list[Round]) -> None:
+    """Every card a message names must have a copy the seat can see; the hand must be the
+    referee's hand exactly; finished-round summaries may only name cards seen by then."""
+    ri, ply = m["round"], m["view"]["ply"]
+    full = rounds[ri]
+    r = Round.from_deck(full.deal_order, full.starter, full.variant)
+    for mv in full.history[:ply]:
+        r.push(mv)
+    hidden_hand = None if seat is None else r.hands[1 - seat]
+    secret: Counter[Card] = Counter(r.draw_pile)
+    if seat is None:
+        secret.update(r.hands[0])
+        secret.update(r.hands[1])
+    else:
+        assert hidden_hand is not None
+        secret.update(hidden_hand)
+        secret.subtract(r.known_cards(1 - seat))
+    vis = _visible(r, seat)
+    current = {k: v for k, v in m.items() if k != "match"}
+    current["game"] = {k: v for k, v in m["game"].items() if k not in ("id", "rematch_id", "updated_at")}
+    for text in _mentioned(current):
+        card = Card.parse(text)
+        assert vis[card] > 0, f"{text} leaked to seat {seat} at round {ri} ply {ply} (secret: {secret[card]})"
+    if seat is None:
+        assert m["view"]["hand"] is None and m["view"]["legal"] == [] and m["view"]["illegal"] == {}
+    else:
+        assert m["view"]["hand"] == [str(c) for c in r.hands[seat]]
+    assert m["view"]["deck_size"] == r.deck_size
+    # finished rounds: only their (public) expeditions
+    for summary in m["match"]["rounds"]:
+        done = rounds[summary["index"]]
+        public: Counter[Card] = Counter()
+        for p in (0, 1):
+            for cards in done.expeditions[p].values():
+                public.update(cards)
+        for text in _mentioned(summary):
+            assert public[Card.parse(text)] > 0, f"{text} leaked in the summary of round {summary['index']}"
+
+
+def test_no_client_receives_a_card_it_may_not_know(server: Any) -> None:
+    gid, t0, t1 = create_friend_game(server, rounds=3)
+    seats = [Client(server.ws_url, gid, t0), Client(server.ws_url, gid, t1)]
+    spectator = Client(server.ws_url, gid, None)
+    n = play_friend_game(seats, [spectator], random.Random(7))
+    assert n > 60
+    assert seats[0].state["match"]["over"] and len(seats[0].state["match"]["rounds"]) == 3
+    # the referee's truth, from the database
+    store = GameStore(server.db_url)
+    loaded = store.load_sync(gid)
+    store.close()
+    assert loaded is not None
+    from lostcities.web.games import GameManager
+
+    match = GameManager.build(loaded)
+    checked = 0
+    for seat, client in ((0, seats[0]), (1, seats[1]), (None, spectator)):
+        for m in client.messages:
+            if m["type"] == "state":
+                _check_message(m, seat, match.rounds)
+                checked += 1
+            else:
+                assert not _mentioned({k: v for k, v in m.items() if k != "id"}), m
+    assert checked > 3 * n
+    for c in (*seats, spectator):
+        c.close()
+
+
+def test_the_leak_check_can_fail() -> None:
+    """The checker itself catches a leak (a test that cannot fail is a defect)."""
+    r = Round.deal(seed=3)
+    hidden = next(c for c in r.hands[1] if not c.is_wager and c not in r.hands[0])
+    fake = {
+        "type": "state", "round": 0, "game": {}, "seat": 0,
+        "view": {"ply": 0, "hand": [str(c) for c in r.hands[0]], "deck_size": r.deck_size,
+                 "legal": [], "illegal": {}, "extra": [str(hidden)]},
+        "match": {"rounds": []},
+    }
+    with pytest.raises(AssertionError, match="leaked"):
+        _check_message(fake, 0, [r])
+    fake["view"]["extra"] = []  # type: ignore[index]
+    _check_message(fake, 0, [r])
+
+
+def test_two_tabs_double_submit_applies_once(server: Any) -> None:
+    gid, t0, t1 = create_friend_game(server)
+    a = Client(server.ws_url, gid, t0)
+    b = Client(server.ws_url, gid, t1)
+    mover_token = (t0, t1)[a.state["view"]["to_move"]]
+    tab1 = Client(server.ws_url, gid, mover_token)
+    tab2 = Client(server.ws_url, gid, mover_token)
+    move = tab1.state["view"]["legal"][0]
+    id1 = tab1.send_move(move)
+    id2 = tab2.send_move(move)
+    id3 = tab2.send_move(move)  # double click in the same tab
+    outcomes = []
+    for tab, mid in ((tab1, id1), (tab2, id2), (tab2, id3)):
+        while True:
+            m = tab.recv()
+            if m["type"] == "state" and m.get("ack") == mid:
+                outcomes.append("ok")
+                break
+            if m["type"] == "error" and m.get("id") == mid:
+                assert m["code"] in ("stale", "not_your_turn"), m
+                outcomes.append(m["code"])
+                break
+    assert outcomes.count("ok") == 1
+    _status, s = server.request("GET", f"/api/games/{gid}/state")
+    assert s["view"]["history"] == [move] and s["view"]["ply"] == 1
+    # a stale submission gets the current state again
+    tab2.send_move(move, ply=0)
+    err = tab2.wait_error()
+    assert err["code"] in ("stale", "not_your_turn")
+    assert tab2.wait_state()["view"]["ply"] == 1
+    for c in (a, b, tab1, tab2):
+        c.close()
+
+
+def test_bad_websocket_input_changes_nothing(server: Any) -> None:
+    gid, t0, t1 = create_friend_game(server)
+    c = Client(server.ws_url, gid, t0)
+    before = c.state["view"]
+    c.send("not json at all")
+    assert c.wait_error()["message"] == "malformed JSON"
+    c.send({"type": "move", "move": "+q9.", "round": 0, "ply": before["ply"]})
+    err = c.wait_error()
+    assert err["code"] in ("illegal_move", "not_your_turn")
+    c.send("x" * 100_000)
+    assert c.wait_error()["code"] == "too_large"
+    c.send({"type": "ping"})
+    assert c.recv()["type"] == "pong"
+    c.send({"type": "sync"})
+    assert c.wait_state()["view"] == before
+    spectator = Client(server.ws_url, gid, None)
+    spectator.send({"type": "move", "move": before["legal"][0] if before["legal"] else "+y2.", "round": 0, "ply": 0})
+    assert spectator.wait_error()["code"] == "spectator"
+    status, s = server.request("GET", f"/api/games/{gid}/state", headers={"X-Seat-Token": t1})
+    assert status == 200 and s["view"]["ply"] == 0
+    c.close()
+    spectator.close()
+
+
+def test_restart_mid_game_resumes_exactly(server_factory: Any, tmp_path: Any) -> None:
+    db = f"sqlite:///{tmp_path / 'restart.db'}"
+    s1 = server_factory(db)
+    gid, t0, t1 = create_friend_game(s1)
+    _status, bot_game = s1.request("POST", "/api/games", {"opponent": "computer", "level": "easy", "rounds": 1})
+    seats = [Client(s1.ws_url, gid, t0), Client(s1.ws_url, gid, t1)]
+    play_friend_game(seats, [], random.Random(3), max_moves=12)
+    before = [c.state for c in seats]
+    bc = Client(s1.ws_url, bot_game["id"], bot_game["token"])
+    for _ in range(3):
+        while bc.state["view"]["to_move"] != 0:
+            bc.wait_state()
+        bc.move(bc.state["view"]["legal"][0])
+    while bc.state["view"]["to_move"] != 0:
+        bc.wait_state()
+    bot_before = bc.state
+    s1.kill()  # a crash: no shutdown code runs
+    s2 = server_factory(db)
+    seats = [Client(s2.ws_url, gid, t0), Client(s2.ws_url, gid, t1)]
+    for old, c in zip(before, seats, strict=True):
+        assert c.state["view"] == old["view"]
+        assert c.state["round"] == old["round"]
+    n = play_friend_game(seats, [], random.Random(4))
+    assert n > 0 and seats[0].state["match"]["over"]
+    bc = Client(s2.ws_url, bot_game["id"], bot_game["token"])
+    assert bc.state["view"] == bot_before["view"]
+    while not bc.state["match"]["over"]:
+        if bc.state["view"]["to_move"] == 0:
+            bc.move(bc.state["view"]["legal"][0])
+        else:
+            bc.wait_state()
+    assert bc.state["game"]["status"] == "finished"
+
+
+def test_bot_search_does_not_stall_other_games(server_factory: Any) -> None:
+    pytest.importorskip("lostcities.bots.ismcts")
+    server = server_factory(LOSTCITIES_BOT_EXECUTOR="process", LOSTCITIES_BOT_WORKERS="1")
+    gid, t0, t1 = create_friend_game(server)
+    seats = [Client(server.ws_url, gid, t0), Client(server.ws_url, gid, t1)]
+    play_friend_game(seats, [], random.Random(1), max_moves=2)  # warm up
+    # start hard games until the bot (seat 1) is the one to move: it searches for 1 s
+    for _ in range(20):
+        status, g = server.request("POST", "/api/games", {"opponent": "computer", "level": "hard", "rounds": 1})
+        assert status == 201
+        _, s = server.request("GET", f"/api/games/{g['id']}/state", headers={"X-Seat-Token": g["token"]})
+        if s["view"]["to_move"] == 1 and s["view"]["ply"] == 0:
+            break
+    else:
+        pytest.fail("no game where the bot starts")
+    t_start = time.monotonic()
+    worst = 0.0
+    n = 0
+    rng = random.Random(2)
+    while time.monotonic() - t_start < 0.8 and not seats[0].state["match"]["over"]:
+        t = time.monotonic()
+        play_friend_game(seats, [], rng, max_moves=1)
+        worst = max(worst, time.monotonic() - t)
+        n += 1
+    assert n >= 5
+    assert worst < 0.3, f"a move took {worst:.3f} s while a bot was searching"
+
+
+def test_medium_level_heuristic_bot(server: Any) -> None:
+    pytest.importorskip("lostcities.bots.heuristic")
+    status, g = server.request("POST", "/api/games", {"opponent": "computer", "level": "medium", "rounds": 1})
+    assert status == 201, g
+    c = Client(server.ws_url, g["id"], g["token"])
+    for _ in range(5):
+        while c.state["view"]["to_move"] != 0 and not c.state["match"]["over"]:
+            c.wait_state()
+        c.move(c.state["view"]["legal"][0])
+    c.wait_state(lambda m: m["view"]["to_move"] == 0)
+    assert c.state["view"]["ply"] >= 10
+    c.close()
