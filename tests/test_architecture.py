@@ -13,7 +13,7 @@ CORE = {"__init__", "cards", "errors", "match", "record", "rules", "scoring", "c
 # which parts each part may import (besides the core)
 ALLOWED: dict[str, set[str]] = {
     "bots": {"bots", "fast"},  # search uses the fast path when it is there
-    "fast": {"fast", "bots"},  # rollout.py (in bots) has a compiled port in fast
+    "fast": {"fast"},
     "protocol": {"bots"},
     "stats": set(),
     "arena": {"bots", "protocol", "stats"},
