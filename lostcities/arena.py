@@ -20,12 +20,12 @@ recorded, and the match goes on.
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
 import hashlib
 import json
 import math
 import multiprocessing
+import multiprocessing.pool
 import os
 import signal
 import sys
@@ -256,6 +256,13 @@ class _Players:
                 bot.close()
         self.external.clear()
 
+    def kill(self) -> None:
+        """Kill the external bots' process groups at once (the worker is being stopped)."""
+        for bot in self.external.values():
+            kill = getattr(bot, "kill", None)
+            if kill is not None:
+                kill()
+
 
 def _play_deal(players: _Players, deal: int) -> list[RoundResult]:
     cfg = players.config
@@ -327,9 +334,15 @@ _WORKER_PLAYERS: _Players | None = None
 
 def _worker_init(config: MatchConfig) -> None:
     global _WORKER_PLAYERS
-    with contextlib.suppress(ValueError):  # Ctrl-C is the parent's to handle
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _WORKER_PLAYERS = _Players(config)
+    players = _WORKER_PLAYERS = _Players(config)
+
+    def terminated(signum: int, frame: object) -> None:
+        players.kill()
+        os._exit(1)
+
+    with contextlib.suppress(ValueError):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+        signal.signal(signal.SIGTERM, terminated)  # the parent stops the pool this way
     _configure_logging(config.verbose)
     from multiprocessing import util
 
@@ -547,21 +560,23 @@ def _deal_results(
             players.close()
         return
     ctx = multiprocessing.get_context("spawn")
-    pool = concurrent.futures.ProcessPoolExecutor(
-        max_workers=jobs, mp_context=ctx, initializer=_worker_init, initargs=(config,)
-    )
-    pending: dict[int, concurrent.futures.Future[list[RoundResult]]] = {}
+    pool = ctx.Pool(jobs, initializer=_worker_init, initargs=(config,))
+    pending: dict[int, multiprocessing.pool.AsyncResult[list[RoundResult]]] = {}
     next_submit = 0
+    finished = False
     try:
         for deal in range(deals):
             while next_submit < deals and len(pending) < 2 * jobs:
-                pending[next_submit] = pool.submit(_worker_deal, next_submit)
+                pending[next_submit] = pool.apply_async(_worker_deal, (next_submit,))
                 next_submit += 1
-            yield pending.pop(deal).result()
+            yield pending.pop(deal).get()
+        finished = True
     finally:
-        for f in pending.values():
-            f.cancel()
-        pool.shutdown(wait=True, cancel_futures=True)
+        if finished:  # let the workers exit and close their bots
+            pool.close()
+        else:  # stopped early or interrupted: the deals in flight are not wanted
+            pool.terminate()
+        pool.join()
 
 
 def play_match(

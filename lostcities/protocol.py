@@ -776,6 +776,9 @@ class SimpleBot:
             raise BotTimeoutError(
                 f"bot {self.name!r} timed out: no answer to {what} within {timeout:g} s{note}"
             ) from None
+        except BotTerminatedError:
+            self.out_of_sync = True
+            raise
         except BaseException:
             if not future.done():  # interrupted here (Ctrl-C): stop the call over there too
                 future.cancel()
@@ -812,6 +815,12 @@ class SimpleBot:
         :raises BotTerminatedError: if the bot cannot be written to.
         """
         self._call(self.protocol.inform(move, player), self.start_timeout, "moved")
+
+    def kill(self) -> None:
+        """Kill the bot's process group now (no ``quit``, no waiting)."""
+        transport = self.protocol.transport
+        if isinstance(transport, SubprocessTransport):
+            _kill_group(transport.process.pid)
 
     def close(self, timeout: float = 0.5) -> None:
         """Send ``quit``, give the bot ``timeout`` s to exit, then kill its process group

@@ -146,8 +146,8 @@ def test_same_seed_same_results_whatever_the_jobs() -> None:
     one = play_match("random", f"cmd:{PY} -m lostcities.cli bot random", deals=3, seed=11, jobs=1)
     two = play_match("random", f"cmd:{PY} -m lostcities.cli bot random", deals=3, seed=11, jobs=2)
     assert comparable(one) == comparable(two)
-    other = play_match("random", f"cmd:{PY} -m lostcities.cli bot random", deals=3, seed=12, jobs=1)
-    assert comparable(other) != comparable(one)
+    other = play_match("random", f"cmd:{PY} -m lostcities.cli bot random", deals=1, seed=12, jobs=1)
+    assert comparable(other)["games"] != comparable(one)["games"][:2]
 
 
 def test_summary_numbers_are_consistent() -> None:
@@ -195,6 +195,8 @@ def test_sprt_stops_early_in_deal_order() -> None:
     assert res.sprt is not None and res.sprt["result"] == "H1"
     assert res.deals == 10  # first checked at SPRT_MIN_DEALS, and it is a sweep
     assert res.sprt["llr"] >= res.sprt["upper"]
+    two = play_match("discard", "random", deals=200, seed=1, jobs=2, sprt="elo0=0,elo1=20")
+    assert comparable(two) == comparable(res)  # the stop does not depend on the workers
     res0 = play_match("random", "discard", deals=200, seed=1, jobs=1, sprt="elo0=0,elo1=20")
     assert res0.sprt is not None and res0.sprt["result"] == "H0"
 

@@ -147,6 +147,12 @@ class ExternalBot(Bot):
         if self.engine is not None:
             self.engine.inform(move, player)
 
+    def kill(self) -> None:
+        """Kill the program's process group now, without ``quit`` (safe in a signal
+        handler: no waiting)."""
+        if self.engine is not None:
+            self.engine.kill()
+
     def close(self) -> None:
         """``quit``, then kill the program's process group."""
         if self.engine is not None:
