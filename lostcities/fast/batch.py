@@ -28,9 +28,10 @@ one action (identical wagers are one move, as in ``Round.legal_moves()``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Literal
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, TypeVar
 
+import numba
 import numpy as np
 import numpy.typing as npt
 
@@ -46,6 +47,11 @@ NUM_ACTIONS = K.NUM_ACTIONS
 """Size of the flat action space (2 x 60 x 7 = 840)."""
 
 _POLICIES = {"uniform": 0, "bench": 1, "rollout": 2}
+GAMES_PER_THREAD = 1024
+"""Below this many games per thread a batch call uses fewer threads: starting a parallel
+region costs more than it saves on small batches (and much more on a busy machine)."""
+
+T = TypeVar("T")
 
 
 class BatchGames:
@@ -92,7 +98,7 @@ class BatchGames:
         self.states: npt.NDArray[np.int32] = np.zeros((n, K.STATE_SIZE), np.int32)
         """One row per game; the layout is in :mod:`lostcities.fast.kernels`."""
         seq = np.random.SeedSequence(seed)
-        rngs = seq.generate_state(2 * n, np.uint64).reshape(n, 2)
+        rngs = seq.generate_state(2 * n, np.uint64).reshape(n, 2).astype(np.uint64)
         rngs[rngs[:, 0] == 0, 0] = 1  # xorshift state must not be all zero
         self.rngs: npt.NDArray[np.uint64] = rngs
         """Each game's random stream state."""
@@ -118,10 +124,22 @@ class BatchGames:
             state_from_round(r, b.states[i])
         return b
 
+    def _run(self, kernel: Callable[..., T], *args: Any) -> T:
+        """Call a parallel kernel with at most one thread per :data:`GAMES_PER_THREAD` games."""
+        have = numba.get_num_threads()
+        want = max(1, min(have, self.n // GAMES_PER_THREAD))
+        if want == have:
+            return kernel(*args)
+        numba.set_num_threads(want)
+        try:
+            return kernel(*args)
+        finally:
+            numba.set_num_threads(have)
+
     def _deal(self, only_over: bool) -> npt.NDArray[np.int64]:
         st = -1 if self.starter is None else self.starter
-        K.batch_deal(
-            self.states, self.rngs, only_over, self.variant.num_colors, st,
+        self._run(
+            K.batch_deal, self.states, self.rngs, only_over, self.variant.num_colors, st,
             self.max_turns or 0, self._dealt,
         )
         return np.flatnonzero(self._dealt)
@@ -131,12 +149,14 @@ class BatchGames:
     @property
     def done(self) -> npt.NDArray[np.bool_]:
         """Which games have ended (a new array)."""
-        return self.states[:, K.OVER] != 0
+        done: npt.NDArray[np.bool_] = self.states[:, K.OVER] != 0
+        return done
 
     @property
     def truncated(self) -> npt.NDArray[np.bool_]:
         """Which games were ended by the turn cap."""
-        return self.states[:, K.OVER] == K.OVER_TURN_LIMIT
+        cut: npt.NDArray[np.bool_] = self.states[:, K.OVER] == K.OVER_TURN_LIMIT
+        return cut
 
     @property
     def to_move(self) -> npt.NDArray[np.int32]:
@@ -172,7 +192,7 @@ class BatchGames:
         mask = self._mask if out is None else out
         if mask.shape != (self.n, NUM_ACTIONS) or mask.dtype != np.bool_:
             raise ValueError(f"legal_mask: out must be a bool array of shape ({self.n}, 840)")
-        K.batch_legal_mask(self.states, mask.view(np.uint8))
+        self._run(K.batch_legal_mask, self.states, mask.view(np.uint8))
         return mask
 
     def step(self, actions: npt.ArrayLike) -> npt.NDArray[np.bool_]:
@@ -186,14 +206,14 @@ class BatchGames:
         if a.shape != (self.n,) or not np.issubdtype(a.dtype, np.integer):
             raise ValueError(f"step: expected {self.n} integer actions, got shape {a.shape}")
         a = a.astype(np.int64, copy=False)
-        bad = K.batch_check(self.states, a)
+        bad = self._run(K.batch_check, self.states, a)
         if bad >= 0:
             act = int(a[bad])
             what = str(move_of(act)) if 0 <= act < NUM_ACTIONS else "out of range"
             raise IllegalMoveError(
                 f"illegal action {act} ({what}) in game {bad}: not a legal move there"
             )
-        K.batch_apply(self.states, a)
+        self._run(K.batch_apply, self.states, a)
         return self.done
 
     def reset_done(self) -> npt.NDArray[np.int64]:
@@ -207,7 +227,7 @@ class BatchGames:
     def scores(self) -> npt.NDArray[np.int32]:
         """``(n, 2)``: both players' points in each game as the expeditions stand."""
         out = np.empty((self.n, 2), np.int32)
-        K.batch_scores(self.states, out)
+        self._run(K.batch_scores, self.states, out)
         return out
 
     def random_actions(
@@ -224,14 +244,15 @@ class BatchGames:
         if policy not in _POLICIES:
             raise ValueError(f"unknown policy: {policy!r} (expected uniform, bench or rollout)")
         out = np.empty(self.n, np.int64)
-        K.batch_policy_actions(self.states, self.rngs, _POLICIES[policy], out)
+        self._run(K.batch_policy_actions, self.states, self.rngs, _POLICIES[policy], out)
         return out
 
     def play_bench(self, turns: int) -> int:
         """Every game makes ``turns`` moves under the benchmark policy inside one compiled
         call, dealt anew as it ends (the batch's raw speed); returns the rounds finished."""
-        done = K.batch_play_bench(
-            self.states, self.rngs, turns, self.variant.num_colors, self.max_turns or 0
+        done: npt.NDArray[np.int64] = self._run(
+            K.batch_play_bench, self.states, self.rngs, turns, self.variant.num_colors,
+            self.max_turns or 0,
         )
         return int(done.sum())
 
