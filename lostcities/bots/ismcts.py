@@ -38,7 +38,9 @@ True
 from __future__ import annotations
 
 import math
+import random
 import time
+from typing import Any
 
 from lostcities.bots.base import Bot, BotError, BotSpecError
 from lostcities.bots.heuristic import HeuristicBot
@@ -227,6 +229,37 @@ def _prior(world: Round, key: int) -> float:
     return (hand_sum - 22) / 4 - (card.rank - 2) / 2
 
 
+class _Sampler:
+    """:meth:`PlayerView.sample_round` with the per-view work done once: each sample is
+    a copy of one world whose hidden cards (the opponent's unknown hand cards and the draw
+    pile) are dealt again at random."""
+
+    def __init__(self, view: PlayerView) -> None:
+        self.template = view.sample_round(_FixedRandom())
+        self.unseen = view.unseen_cards()
+        self.known = list(view.opponent_known)
+        self.hidden = view.variant.hand_size - len(self.known)
+        self.opp = view.player ^ 1
+
+    def sample(self, rng: random.Random) -> Round:
+        unseen = self.unseen[:]
+        rng.shuffle(unseen)
+        h = self.hidden
+        world = self.template.copy(stack=False)
+        world._hands[self.opp] = self.known + unseen[:h]
+        deck = unseen[h:]
+        deck.reverse()
+        world._deck = deck
+        return world
+
+
+class _FixedRandom(random.Random):
+    """A stand-in rng for building the template world (its hidden cards are replaced)."""
+
+    def shuffle(self, x: Any, random: Any = None) -> None:
+        return
+
+
 class IsmctsBot(Bot):
     """Information-set MCTS with rollouts; see the module docstring for the options.
 
@@ -249,6 +282,7 @@ class IsmctsBot(Bot):
         scale: float = 30.0,
         rollout: str = "smart",
         top: int = 5,
+        mode: str = "tree",
     ) -> None:
         super().__init__(seed)
         if iters is None and time is None:
@@ -271,6 +305,9 @@ class IsmctsBot(Bot):
         if top < 0:
             raise BotSpecError(f"invalid bot spec: ismcts top must be >= 0, not {top}")
         self.top = top
+        if mode not in ("tree", "flat"):
+            raise BotSpecError(f"invalid bot spec: ismcts mode must be tree or flat, not {mode!r}")
+        self.mode = mode
         self._playout = smart_playout if rollout == "smart" else playout
         self._heuristic = HeuristicBot(seed=seed)
         self.last_iterations = 0
@@ -282,7 +319,7 @@ class IsmctsBot(Bot):
 
         :raises BotSpecError: for an unknown option or a bad value.
         """
-        known = ("time", "iters", "c", "depth", "widen", "scale", "rollout", "top")
+        known = ("time", "iters", "c", "depth", "widen", "scale", "rollout", "top", "mode")
         for key in options:
             if key not in known:
                 raise BotSpecError(
@@ -325,6 +362,7 @@ class IsmctsBot(Bot):
             scale=number("scale", 30.0),
             rollout=options.get("rollout", "smart").lower(),
             top=5 if top is None else top,
+            mode=options.get("mode", "tree").lower(),
         )
 
     # -- search ------------------------------------------------------------------------
@@ -359,13 +397,16 @@ class IsmctsBot(Bot):
             root.order = order
         me = view.player
         rng = self.rng
+        sampler = _Sampler(view)
+        if self.mode == "flat":
+            return self._flat(view, candidates or list(moves), sampler, deadline)
         i = 0
         while True:
             if self.iters is not None and i >= self.iters:
                 break
             if i & 15 == 0 and time.perf_counter() >= deadline and i > 0:
                 break
-            self._iterate(root, view.sample_round(rng), me, candidates)
+            self._iterate(root, sampler.sample(rng), me, candidates)
             i += 1
         self.last_iterations = i
         if not root.children:  # pragma: no cover - at least one iteration always runs
@@ -379,6 +420,34 @@ class IsmctsBot(Bot):
             return _move_of(key, 0)
         dkey = max(node.children, key=lambda k: (node.children[k].n, node.children[k].w))
         return _move_of(key, dkey)
+
+    def _flat(
+        self, view: PlayerView, candidates: list[Move], sampler: _Sampler, deadline: float
+    ) -> Move:
+        """Flat Monte Carlo with common random numbers: every sampled world is played out
+        once after each candidate move, so the candidates are compared on the same deals."""
+        me = view.player
+        k = len(candidates)
+        totals = [0.0] * k
+        scale = self.scale
+        play = self._playout
+        rng = self.rng
+        i = 0
+        while True:
+            if self.iters is not None and i >= self.iters:
+                break
+            if i and time.perf_counter() >= deadline:
+                break
+            world = sampler.sample(rng)
+            for j in range(k):
+                w = world.copy(stack=False)
+                w._push(candidates[j])
+                s = play(w)
+                totals[j] += math.tanh((s[me] - s[me ^ 1]) / scale)
+            i += k
+        self.last_iterations = i
+        best = max(range(k), key=lambda j: (totals[j], -j))
+        return candidates[best]
 
     def _select(self, node: _Node, keys: list[int], world: Round, card_level: bool) -> tuple[int, bool]:
         """Pick a child key among ``keys`` (the options legal in this world); create it if
