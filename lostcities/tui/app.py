@@ -29,7 +29,6 @@ def save_record(session: Session, path: str | Path) -> None:
 
     Raises:
         OSError: if the file cannot be written.
-        RuntimeError: if this install has no record support yet.
     """
     from lostcities.tui.records import build_record, write
 
@@ -54,6 +53,8 @@ class LostCitiesApp(App[int]):
         self.session = session
         self.save_path = save
         self.game: GameScreen | None = None
+        self.saved = False
+        """Whether the finished match's record has been written."""
 
     def on_mount(self) -> None:
         m = self.session.match
@@ -83,7 +84,7 @@ class LostCitiesApp(App[int]):
         self.game.new_round()
 
     def _after_match(self, _: object = None) -> None:
-        self.exit(0)
+        self.finish()
 
     def show_privacy(self, player: int, last: str, then: Callable[[object], None]) -> None:
         """Hot-seat: hide the board until ``player`` is at the keyboard, then call ``then``."""
@@ -98,6 +99,7 @@ class LostCitiesApp(App[int]):
             save_record(self.session, path)
         except (OSError, RuntimeError, ValueError) as e:
             return f"could not save the record: {e}"
+        self.saved = self.session.match.is_over()
         return f"saved the game record to {path}"
 
     # -- app-wide actions ----------------------------------------------------------------------
@@ -110,19 +112,21 @@ class LostCitiesApp(App[int]):
         """Quit, after asking when a match is going on."""
         s = self.session
         if s.match.is_over():
-            self.exit(0)
+            self.finish()
             return
-        note = ""
-        if self.save_path and s.match.rounds and s.round.ply:
-            note = f"the unfinished match is saved to {self.save_path}"
+        note = f"the unfinished match is saved to {self.save_path}" if self.save_path else ""
 
         def answer(yes: bool | None) -> None:
             if yes:
-                if note and self.save_path:
-                    self.try_save(self.save_path)
-                self.exit(0)
+                self.finish()
 
         self.push_screen(ConfirmQuit(note), answer)
+
+    def finish(self) -> None:
+        """Save the record where ``--save`` says (unless already saved) and exit."""
+        if self.save_path and not self.saved:
+            self.try_save(self.save_path)
+        self.exit(0)
 
     def on_unmount(self) -> None:
         self.session.close()

@@ -81,7 +81,7 @@ class Session:
             self.names: tuple[str, str] = ("player 1", "player 2")
         else:
             assert self.bot is not None
-            self.names = ("you", self.bot.spec or self.bot.name)
+            self.names = ("you", self.bot.name)
 
     # -- who is who ----------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from textual.widgets import Input, Static
 
 from lostcities import bots
 from lostcities.bots import Bot
+from lostcities.cards import Card, Color
 from lostcities.cli import format_score_table, main
 from lostcities.record import read_records
 from lostcities.rules import Action, Move, PlayerView, Round
@@ -26,6 +27,7 @@ from lostcities.tui.screens.match_end import MatchEndScreen
 from lostcities.tui.screens.privacy import PrivacyScreen
 from lostcities.tui.screens.round_end import RoundEndScreen
 from lostcities.tui.session import BOT_SEAT, Session
+from lostcities.tui.widgets.hand import HandCard
 
 SIZE = (80, 24)
 
@@ -43,6 +45,10 @@ async def settle(pilot: Pilot[int]) -> None:
         if not (isinstance(screen, GameScreen) and screen.phase == "bot"):
             return
     raise AssertionError("the bot never answered")
+
+
+def phase_of(screen: GameScreen) -> str:
+    return screen.phase
 
 
 def keys_for(move: Move) -> list[str]:
@@ -81,7 +87,7 @@ async def test_whole_round_by_keyboard_against_random() -> None:
             assert isinstance(app.screen, GameScreen)
             # the board shows the person's own view: their hand, sorted, playable marked
             hand = r.view(0).hand
-            assert [c.card for c in app.screen.query("HandCard") if c.card] == list(hand)
+            assert [c.card for c in app.screen.query(HandCard) if c.card] == list(hand)
             await play_turn(pilot, app, rng)
             turns += 1
         await pilot.pause()
@@ -94,7 +100,7 @@ async def test_whole_round_by_keyboard_against_random() -> None:
         assert check.is_over() and check.scores() == r.scores()
         a, b = check.scores()
         assert f"you {a}, random {b}" in text_of(app, "#round-summary")
-        tables = [str(w.content) for w in app.screen.query(".breakdown")]
+        tables = [str(w.content) for w in app.screen.query(".breakdown").results(Static)]
         assert format_score_table(dict(check.score_breakdown(0))) in tables[0]
         assert format_score_table(dict(check.score_breakdown(1))) in tables[1]
         await pilot.press("enter")
@@ -114,11 +120,11 @@ async def test_typed_move_mouse_and_illegal_attempts_say_why() -> None:
         r = session.round
         hand = r.view(0).hand
         # two cards of one colour: play the higher, then the lower one is illegal
-        by_color: dict[object, list[object]] = {}
+        by_color: dict[Color, list[Card]] = {}
         for c in hand:
             if not c.is_wager:
                 by_color.setdefault(c.color, []).append(c)
-        color, cards = next((k, v) for k, v in by_color.items() if len(v) >= 2)
+        _, cards = next((k, v) for k, v in by_color.items() if len(v) >= 2)
         low, high = cards[0], cards[-1]
         # a whole move typed in notation (":" opens the input)
         await pilot.press("colon", *f"+{high}.", "enter")
@@ -144,7 +150,7 @@ async def test_typed_move_mouse_and_illegal_attempts_say_why() -> None:
         hand = r.view(0).hand
         playable = r.legal_moves().cards(Action.PLAY)
         i = hand.index(playable[0])
-        await pilot.click(list(app.screen.query("HandCard"))[i])
+        await pilot.click(list(app.screen.query(HandCard))[i])
         await pilot.click(f"#col-{playable[0].color.letter} .my-cards")
         assert app.screen.phase == "draw"  # type: ignore[attr-defined]
         await pilot.click("#deck")
@@ -190,12 +196,13 @@ async def test_undo_only_before_the_bot_replies_and_recorded(
         hand_before = r.hands[0]
         move = r.legal_moves()[0]
         await pilot.press(*keys_for(move))
-        assert r.ply == 1 and screen.phase == "bot"
+        assert r.ply == 1 and phase_of(screen) == "bot"
         assert "is thinking" in text_of(app, "#status")
         old_bot = session.bot
         await pilot.press("u")  # the bot has not replied: allowed
         assert r.ply == 0 and r.hands[0] == hand_before and r.to_move == 0
-        assert screen.phase == "pick" and session.bot is not old_bot
+        assert phase_of(screen) == "pick"
+        assert session.bot is not old_bot
         assert [(u.ply, u.move) for u in session.undos] == [(0, move)]
         gate_bot.gate.set()  # the old bot now answers: its move must be ignored
         await pilot.pause(0.2)
@@ -229,10 +236,10 @@ async def test_hotseat_privacy_screen_between_turns() -> None:
         r = session.round
         # the starter is asked to take the keyboard first; the board is hidden
         assert isinstance(app.screen, PrivacyScreen)
-        assert not app.screen.query("HandCard")
+        assert not app.screen.query(HandCard)
         await pilot.press("enter")
         assert isinstance(app.screen, GameScreen)
-        shown = [c.card for c in app.screen.query("HandCard") if c.card]
+        shown = [c.card for c in app.screen.query(HandCard) if c.card]
         assert shown == list(r.view(r.to_move).hand)
         first = r.to_move
         await pilot.press(*keys_for(r.legal_moves()[0]))
@@ -242,7 +249,7 @@ async def test_hotseat_privacy_screen_between_turns() -> None:
         await pilot.press("u")  # no undo in hot-seat
         await pilot.press("enter")
         assert isinstance(app.screen, GameScreen)
-        shown = [c.card for c in app.screen.query("HandCard") if c.card]
+        shown = [c.card for c in app.screen.query(HandCard) if c.card]
         assert shown == list(r.view(first ^ 1).hand)  # now the other player's hand
         await pilot.press("u")
         assert "not in hot-seat" in text_of(app, "#status")
@@ -252,7 +259,7 @@ async def test_hotseat_privacy_screen_between_turns() -> None:
 @pytest.mark.asyncio
 async def test_save_writes_a_record_that_replay_accepts(tmp_path: Path) -> None:
     path = tmp_path / "match.txt"
-    session = Session(opponent="random", rounds=1, seed=7)
+    session = Session(opponent="discard", rounds=1, seed=7)
     app = LostCitiesApp(session, save=str(path))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -280,7 +287,7 @@ async def test_save_writes_a_record_that_replay_accepts(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     rec = next(read_records(io.StringIO(path.read_text())))
-    assert rec.players == ("you", "random")
+    assert rec.players == ("you", "discard")
     assert rec.replay().rounds[0].scores() == r.scores()
 
 

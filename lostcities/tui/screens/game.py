@@ -521,7 +521,6 @@ class GameScreen(Screen[None]):
         self.app.action_confirm_quit()  # type: ignore[attr-defined]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "undo" and self.session.hotseat:
-            return False  # not in the footer: no undo in hot-seat (on_key says why)
-        return True
+        # no undo in hot-seat: not in the footer (on_key says why when pressed)
+        return not (action == "undo" and self.session.hotseat)
 

@@ -15,7 +15,8 @@ __all__ = ["ConfirmQuit", "HelpScreen", "help_text"]
 
 def help_text() -> str:
     """The key reference (Rich markup)."""
-    symbols = "  ".join(f"{s} {c.name.lower()} ({c.letter})" for c, s in SYMBOLS.items())
+    items = [f"{s} {c.name.lower()} ({c.letter})" for c, s in SYMBOLS.items()]
+    symbols = "  ".join(items[:3]) + "\n" + "  ".join(items[3:])
     return (
         "[b]Keys[/b]\n"
         "  ←/→          pick a card of your hand (or type it: y7, bx, r10)\n"
@@ -26,12 +27,13 @@ def help_text() -> str:
         "  Esc          go back\n"
         "  : + -        type a whole move: +y7. (play y7, draw pile), -r10b\n"
         "  u            undo your move while the bot thinks (not in hot-seat)\n"
-        "  q            quit       ? this help\n"
-        "  Long variant: p then a rank picks a purple card; pp plays.\n\n"
+        "  q quit   ? this help   (long variant: p then a rank picks a purple card)\n"
+        "[b]Mouse[/b]  click a card, then your expedition (play) or its pile\n"
+        "(discard), then the draw pile or a discard pile.\n"
         "[b]Board[/b]  opponent's expeditions on top, yours below, the discard\n"
-        "piles in the middle (top card and count), the draw pile at the right.\n"
-        "✓ marks the cards you can play. Σ is the round score so far.\n\n"
-        f"{symbols}\n\n"
+        "piles between (top card and count), the draw pile at the right.\n"
+        "✓ marks the cards you can play; Σ is the round score so far.\n"
+        f"{symbols}\n"
         "[dim]Esc or ? closes this help[/dim]"
     )
 

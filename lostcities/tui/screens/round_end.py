@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from lostcities.rules import Termination
 from lostcities.tui.session import Session
@@ -61,11 +61,10 @@ class RoundEndScreen(Screen[None]):
             yield Breakdown(r, 1, f"[u]{s.names[1]}[/u]", classes="breakdown")
             yield Static(
                 f"Match after {len(s.match.rounds)} of {s.match.num_rounds}: "
-                f"{s.names[0]} {a} – {b} {s.names[1]}.  "
-                f"Enter: {'the result' if last else 'next round'}",
+                f"{s.names[0]} {a} – {b} {s.names[1]}   "
+                f"[b]Enter[/b] {'the result' if last else 'next round'}  [b]q[/b] quit",
                 id="round-totals",
             )
-        yield Footer()
 
     def action_next(self) -> None:
         self.dismiss(None)

@@ -26,6 +26,11 @@ def _ranks(cards: tuple[Card, ...]) -> str:
     return " ".join(rank_text(c) for c in cards)
 
 
+def _short(name: str, width: int = 6) -> str:
+    name = name.replace("player ", "pl. ")
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
 def _signed(n: int) -> str:
     return f"{n:+d}" if n else "0"
 
@@ -122,8 +127,8 @@ class Board(Horizontal):
         """Draw ``view``: only what its player may see."""
         me = view.player
         totals = view.scores()
-        set_text(self.query_one("#opp-name", Static), self.names[me ^ 1])
-        set_text(self.query_one("#my-name", Static), self.names[me])
+        set_text(self.query_one("#opp-name", Static), _short(self.names[me ^ 1]))
+        set_text(self.query_one("#my-name", Static), _short(self.names[me]))
         set_text(self.query_one("#opp-total", Static), f"Σ{_signed(totals[me ^ 1]):>4}")
         set_text(self.query_one("#my-total", Static), f"Σ{_signed(totals[me]):>4}")
         for col in self.query(ExpeditionColumn):
