@@ -29,6 +29,7 @@ from __future__ import annotations
 import abc
 import asyncio
 import collections
+import concurrent.futures
 import contextlib
 import logging
 import os
@@ -810,11 +811,16 @@ class SimpleBot:
         return self._call(self.protocol.play(view, time_limit), time_limit + self.grace, "go")
 
     def inform(self, move: Move, player: int) -> None:
-        """Tell the bot about a move (``moved``).
+        """Tell the bot about a move (``moved``) without waiting for the write: commands
+        keep their order, and a bot that cannot be written to is found out by the next
+        call that waits.
 
-        :raises BotTerminatedError: if the bot cannot be written to.
+        :raises BotTerminatedError: if the bot is closed.
         """
-        self._call(self.protocol.inform(move, player), self.start_timeout, "moved")
+        if self._closed:
+            raise BotTerminatedError(f"bot {self.name!r} is closed")
+        future = asyncio.run_coroutine_threadsafe(self.protocol.inform(move, player), self._loop)
+        future.add_done_callback(_discard_result)
 
     def kill(self) -> None:
         """Kill the bot's process group now (no ``quit``, no waiting)."""
@@ -840,6 +846,11 @@ class SimpleBot:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _discard_result(future: concurrent.futures.Future[None]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        LOGGER.debug("a moved line could not be sent: %s", future.exception())
 
 
 def _start_loop() -> tuple[asyncio.AbstractEventLoop, threading.Thread]:
