@@ -60,6 +60,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 bot_min_delay=settings.bot_min_delay,
                 unload_after=settings.unload_after,
             ),
+            settings.levels,
         )
         app.state.manager = mgr
         if settings.bot_executor == "process":

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 
 from fastapi import Request, WebSocket
 
-from lostcities.web.games import GameManager
+from lostcities.bots import parse_spec
+from lostcities.web.games import LEVELS, GameManager, Level
 
 __all__ = ["Settings", "get_manager", "get_settings"]
 
@@ -42,11 +43,13 @@ class Settings:
     """Seconds after which a game nobody watches is dropped from memory (reloaded on use)."""
     resume_on_start: bool = True
     """Load unfinished games with a bot on startup so a bot to move carries on."""
+    levels: dict[str, Level] = field(default_factory=lambda: dict(LEVELS))
+    """The computer levels (bot spec per level)."""
 
     @classmethod
     def from_env(cls, db_url: str) -> Settings:
         """Settings with overrides from ``LOSTCITIES_BOT_EXECUTOR``, ``LOSTCITIES_BOT_WORKERS``,
-        ``LOSTCITIES_BOT_DELAY``.
+        ``LOSTCITIES_BOT_DELAY`` and ``LOSTCITIES_LEVEL_<EASY|MEDIUM|HARD|EXPERT>`` (a bot spec).
 
         :raises ValueError: for a bad value.
         """
@@ -62,6 +65,14 @@ class Settings:
         delay = _env_float("LOSTCITIES_BOT_DELAY", None)
         if delay is not None:
             s.bot_min_delay = max(0.0, delay)
+        for name, level in list(s.levels.items()):
+            spec = os.environ.get(f"LOSTCITIES_LEVEL_{name.upper()}")
+            if spec:
+                try:
+                    parse_spec(spec)
+                except ValueError as e:
+                    raise ValueError(f"invalid LOSTCITIES_LEVEL_{name.upper()}: {e}") from None
+                s.levels[name] = Level(spec, level.label)
         return s
 
 

@@ -45,6 +45,7 @@ from lostcities.web.store import (
 
 __all__ = [
     "LEVELS",
+    "Level",
     "BotRunner",
     "GameError",
     "GameManager",
@@ -53,13 +54,25 @@ __all__ = [
 
 log = logging.getLogger("lostcities.web")
 
-LEVELS: dict[str, tuple[str, str]] = {
-    "easy": ("random", "Easy"),
-    "medium": ("heuristic", "Medium"),
-    "hard": ("ismcts:time=1", "Hard"),
-    "expert": ("ismcts:time=3", "Expert"),
+@dataclass(frozen=True)
+class Level:
+    """A computer level: the bot spec it plays, its label, and how often it blunders."""
+
+    spec: str
+    label: str
+    mistakes: float = 0.0
+    """Probability of playing a uniformly random legal move instead of the bot's choice."""
+    fallback: str | None = None
+    """Spec to play if ``spec`` is not installed on this server."""
+
+
+LEVELS: dict[str, Level] = {
+    "easy": Level("heuristic", "Easy", mistakes=0.4, fallback="random"),
+    "medium": Level("heuristic", "Medium"),
+    "hard": Level("ismcts:time=1", "Hard"),
+    "expert": Level("ismcts:time=3", "Expert"),
 }
-"""Computer levels: the bot spec each plays and its label."""
+"""The default computer levels (``LOSTCITIES_LEVEL_<NAME>=SPEC`` overrides one)."""
 
 
 class GameError(ValueError):
@@ -144,8 +157,15 @@ def bot_available(spec: str) -> str | None:
     return None
 
 
-def _bot_choose(spec: str, seed: int, view: PlayerView, time_limit: float | None) -> str:
-    """Run in a worker: build the bot and choose a move for ``view`` (its only input)."""
+def _bot_choose(
+    spec: str, seed: int, view: PlayerView, time_limit: float | None, mistakes: float = 0.0
+) -> str:
+    """Run in a worker: build the bot and choose a move for ``view`` (its only input);
+    with probability ``mistakes`` a uniformly random legal move instead."""
+    rng = random.Random(seed)
+    if mistakes > 0 and rng.random() < mistakes:
+        moves = view.legal_moves()
+        return str(moves[rng.randrange(len(moves))])
     bot = make(spec, seed)
     try:
         bot.restart(view.variant, view.player)
@@ -185,13 +205,22 @@ class BotRunner:
         for _ in range(self.workers):
             ex.submit(_warm)
 
-    async def choose(self, spec: str, seed: int, view: PlayerView, time_limit: float | None) -> Move:
+    async def choose(
+        self,
+        spec: str,
+        seed: int,
+        view: PlayerView,
+        time_limit: float | None,
+        mistakes: float = 0.0,
+    ) -> Move:
         """The bot's move for ``view``.
 
         :raises Exception: whatever the bot raised.
         """
         loop = asyncio.get_running_loop()
-        text = await loop.run_in_executor(self._executor(), _bot_choose, spec, seed, view, time_limit)
+        text = await loop.run_in_executor(
+            self._executor(), _bot_choose, spec, seed, view, time_limit, mistakes
+        )
         return Move.parse(text)
 
     def close(self) -> None:
@@ -494,7 +523,9 @@ class LiveGame:
             view = r.view(seat)
             seed = random.Random(f"{self.match.seed}:{ri}:{ply}").randrange(2**31)
             try:
-                move = await mgr.bots.choose(spec, seed, view, mgr.settings.bot_time_limit)
+                move = await mgr.bots.choose(
+                    spec, seed, view, mgr.settings.bot_time_limit, self.row.mistakes or 0.0
+                )
             except Exception as e:
                 log.warning("bot %r failed in game %s: %s", spec, self.id, e)
                 if not self.is_over():
@@ -545,7 +576,14 @@ class ManagerSettings:
 class GameManager:
     """Every live game, loaded from the store on first use."""
 
-    def __init__(self, store: GameStore, bots: BotRunner, settings: ManagerSettings) -> None:
+    def __init__(
+        self,
+        store: GameStore,
+        bots: BotRunner,
+        settings: ManagerSettings,
+        levels: dict[str, Level] | None = None,
+    ) -> None:
+        self.levels = dict(LEVELS if levels is None else levels)
         self.store = store
         self.bots = bots
         self.settings = settings
@@ -556,12 +594,31 @@ class GameManager:
 
     # -- levels --------------------------------------------------------------------------
 
-    def level_unavailable(self, level: str) -> str | None:
-        """``None`` if the level's bot can be built, else why not (cached)."""
-        spec = LEVELS[level][0]
+    def _available(self, spec: str) -> str | None:
         if spec not in self._availability:
             self._availability[spec] = bot_available(spec)
         return self._availability[spec]
+
+    def resolve_level(self, level: str) -> tuple[str, float]:
+        """The bot spec and mistake rate a level plays here (its fallback if need be).
+
+        :raises BotUnavailableError: if neither the level's bot nor its fallback is installed.
+        """
+        lv = self.levels[level]
+        why = self._available(lv.spec)
+        if why is None:
+            return lv.spec, lv.mistakes
+        if lv.fallback is not None and self._available(lv.fallback) is None:
+            return lv.fallback, 0.0
+        raise BotUnavailableError(f"the {level} level is not available on this server ({why})")
+
+    def level_unavailable(self, level: str) -> str | None:
+        """``None`` if the level can be played here, else why not."""
+        try:
+            self.resolve_level(level)
+        except BotUnavailableError as e:
+            return str(e)
+        return None
 
     # -- loading -------------------------------------------------------------------------
 
@@ -656,14 +713,10 @@ class GameManager:
         variant = get_variant(req.variant)
         bot: str | None = None
         level: str | None = None
+        mistakes = 0.0
         if req.opponent == "computer":
             level = req.level
-            why = self.level_unavailable(level)
-            if why is not None:
-                raise BotUnavailableError(
-                    f"the {level} level is not available on this server ({why})"
-                )
-            bot = LEVELS[level][0]
+            bot, mistakes = self.resolve_level(level)
         m = Match(req.rounds, variant=variant, seed=seed, starter=first_starter)
         r = m.new_round()
         token = new_token()
@@ -678,7 +731,8 @@ class GameManager:
             result="*",
             level=level,
             name0=req.name or "Player 1",
-            name1=(f"Computer ({LEVELS[level][1]})" if level else "Player 2"),
+            name1=(f"Computer ({self.levels[level].label})" if level else "Player 2"),
+            mistakes=mistakes,
             bot0=None,
             bot1=bot,
             token0=hash_token(token),

@@ -21,6 +21,7 @@ from typing import Any
 from sqlalchemy import (
     BigInteger,
     DateTime,
+    Float,
     ForeignKey,
     Integer,
     String,
@@ -85,6 +86,8 @@ class GameRow(Base):
     name1: Mapped[str] = mapped_column(String(40))
     bot0: Mapped[str | None] = mapped_column(String(80), nullable=True)
     bot1: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    mistakes: Mapped[float] = mapped_column(Float, default=0.0)
+    """How often the bot plays a random legal move instead (the easy level)."""
     token0: Mapped[str | None] = mapped_column(String(64), nullable=True)
     token1: Mapped[str | None] = mapped_column(String(64), nullable=True)
     invite: Mapped[str | None] = mapped_column(String(64), nullable=True)

@@ -50,10 +50,21 @@ class Server:
     def ws_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 30.0) -> Server:
-        self.port = free_port()
+    def start_on(self, port: int) -> Server:
+        """Start again on a given port (e.g. the same one after a crash)."""
+        return self.start(port=port)
+
+    def start(self, timeout: float = 30.0, port: int | None = None) -> Server:
+        self.port = port or free_port()
         env = dict(os.environ)
-        env.update({"LOSTCITIES_BOT_DELAY": "0", "LOSTCITIES_BOT_EXECUTOR": "thread"})
+        # bots: the random bot plays "easy" (the other levels keep their real bots)
+        env.update(
+            {
+                "LOSTCITIES_BOT_DELAY": "0",
+                "LOSTCITIES_BOT_EXECUTOR": "thread",
+                "LOSTCITIES_LEVEL_EASY": "random",
+            }
+        )
         env.update(self.extra_env)
         cmd = [
             sys.executable, "-m", "lostcities.cli", "serve",
@@ -174,9 +185,14 @@ def client(tmp_path: Path) -> Iterator[Any]:
 
     from lostcities.web.app import create_app
     from lostcities.web.deps import Settings
+    from lostcities.web.games import LEVELS, Level
 
+    levels = {**LEVELS, "easy": Level("random", "Easy")}
     settings = Settings(
-        db_url=f"sqlite:///{tmp_path / 'app.db'}", bot_executor="thread", bot_min_delay=0.0
+        db_url=f"sqlite:///{tmp_path / 'app.db'}",
+        bot_executor="thread",
+        bot_min_delay=0.0,
+        levels=levels,
     )
     with TestClient(create_app(settings)) as c:
         yield c

@@ -240,3 +240,27 @@ def test_lookup_lists_remembered_games(client: Any) -> None:
     out = r.json()
     assert [g["id"] for g in out] == [gid]
     assert out[0]["seat"] == 0
+
+
+def test_easy_level_blunders_on_purpose() -> None:
+    from lostcities import Round
+    from lostcities.web.games import _bot_choose
+
+    r = Round.deal(seed=11)
+    view = r.view(r.to_move)
+    moves = {_bot_choose("discard", seed, view, None, mistakes=1.0) for seed in range(30)}
+    assert len(moves) > 3 and all(r.is_legal(m) for m in moves)
+    assert _bot_choose("random", 5, view, None, 0.4) == _bot_choose("random", 5, view, None, 0.4)
+    assert all(_bot_choose("discard", s, view, None).startswith("-") for s in range(10))
+
+
+def test_level_overrides_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from lostcities.web.deps import Settings
+
+    monkeypatch.setenv("LOSTCITIES_LEVEL_HARD", "ismcts:time=0.2")
+    s = Settings.from_env("sqlite://")
+    assert s.levels["hard"].spec == "ismcts:time=0.2" and s.levels["easy"].mistakes > 0
+    monkeypatch.setenv("LOSTCITIES_LEVEL_HARD", "   ")
+    monkeypatch.setenv("LOSTCITIES_BOT_EXECUTOR", "fork")
+    with pytest.raises(ValueError, match="LOSTCITIES_BOT_EXECUTOR"):
+        Settings.from_env("sqlite://")

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Depends
 from pydantic import BaseModel
 
 from lostcities.web.deps import get_manager
-from lostcities.web.games import LEVELS, GameManager
+from lostcities.web.games import GameManager
 
 router = APIRouter(prefix="/api", tags=["bots"])
 
@@ -17,6 +17,7 @@ class LevelOut(BaseModel):
     level: str
     label: str
     bot: str
+    mistakes: float = 0.0
     available: bool
     reason: str | None = None
 
@@ -25,7 +26,17 @@ class LevelOut(BaseModel):
 async def levels(mgr: GameManager = Depends(get_manager)) -> list[LevelOut]:
     """Every level, its bot spec, and why it is unavailable if it is."""
     out = []
-    for level, (spec, label) in LEVELS.items():
+    for level, lv in mgr.levels.items():
         why = mgr.level_unavailable(level)
-        out.append(LevelOut(level=level, label=label, bot=spec, available=why is None, reason=why))
+        spec = lv.spec if why is not None else mgr.resolve_level(level)[0]
+        out.append(
+            LevelOut(
+                level=level,
+                label=lv.label,
+                bot=spec,
+                mistakes=lv.mistakes if spec == lv.spec else 0.0,
+                available=why is None,
+                reason=why,
+            )
+        )
     return out
