@@ -641,7 +641,9 @@ class BotProtocol:
                 if words[0] == "move":
                     break
                 self._unexpected(words, "move")
-        text = " ".join(words[1:])
+        text = words[1] if len(words) > 1 else ""
+        if len(words) > 2:
+            LOGGER.warning("%s: ignored words after the move: %r", self.name, " ".join(words[2:]))
         try:
             move = Move.parse(text)
         except InvalidMoveError as e:

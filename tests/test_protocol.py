@@ -201,6 +201,7 @@ def test_play_returns_the_move_after_warning_about_junk(caplog: pytest.LogCaptur
         ("move banana", "bad move: invalid move: 'banana'"),
         ("move", "bad move"),
         ("move +y7", "bad move"),
+        ("move + y7.", "bad move"),
     ],
 )
 def test_bad_notation_is_a_bot_error(answer: str, message: str) -> None:
@@ -465,3 +466,14 @@ def test_the_documented_transcript_is_true() -> None:
         [PY, str(EXAMPLE)], input="\n".join(sent) + "\n", capture_output=True, text=True, timeout=30
     )
     assert p.stdout.splitlines() == answers
+
+
+def test_words_after_the_move_are_ignored_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+    r = Round.deal(seed=2)
+    view = r.view(0)
+    legal = view.legal_moves()[-1]
+    mock = MockTransport()
+    script_position(mock, view, 100, [f"move {legal} ponder +y7."])
+    with caplog.at_level(logging.WARNING, "lostcities.protocol"):
+        assert run(BotProtocol(mock).play(view, 0.1)) == legal
+    assert "ignored words after the move: 'ponder +y7.'" in caplog.text
