@@ -24,8 +24,9 @@ empty) and an expedition *started* when it holds at least one card:
 
 :func:`rollout_move` is the pure-Python reference of the policy. :func:`playout` plays a
 copy of a round to the end with it; when numba is importable (the ``fast`` extra) it runs
-the compiled port in :mod:`lostcities.fast.kernels`, which a differential test proves equal
-to the reference (same moves, same final scores). Without numba it falls back to Python.
+the compiled port in :mod:`lostcities.fast.kernels` (imported on the first playout), which a
+differential test proves equal to the reference (same moves, same final scores). Without
+numba it falls back to Python (:func:`uses_numba` says which runs).
 
 >>> from lostcities import Round
 >>> r = Round.deal(seed=5)
@@ -36,12 +37,13 @@ to the reference (same moves, same final scores). Without numba it falls back to
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from lostcities.cards import ALL_CARDS
 from lostcities.rules import Action, Move, Round
 
-__all__ = ["FAST", "playout", "playout_python", "rollout_move"]
+__all__ = ["playout", "playout_python", "python_rollouts", "rollout_move", "uses_numba"]
 
 _PLAY_MOVES: tuple[Move, ...] = tuple(Move(Action.PLAY, c, None) for c in ALL_CARDS)
 _DISCARD_MOVES: tuple[Move, ...] = tuple(Move(Action.DISCARD, c, None) for c in ALL_CARDS)
@@ -106,14 +108,41 @@ def playout_python(round: Round) -> tuple[int, int]:
     return r.scores()
 
 
-_playout_fast: Callable[[Round], tuple[int, int]] | None
-try:  # the compiled port, when the ``fast`` extra is installed
-    from lostcities.fast.rollouts import playout_round as _playout_fast
-except ImportError:  # pragma: no cover - exercised only without numba
-    _playout_fast = None
+_playout_fast: Callable[[Round], tuple[int, int]] | None = None
+_loaded = False
 
-FAST: bool = _playout_fast is not None
-"""Whether :func:`playout` runs the numba port (numba importable)."""
+
+def _load_fast() -> Callable[[Round], tuple[int, int]] | None:
+    """The compiled playout, imported on first use (numba's import and kernel loading cost
+    a fraction of a second, paid only by code that plays out)."""
+    global _playout_fast, _loaded
+    if not _loaded:
+        _loaded = True
+        try:
+            from lostcities.fast.rollouts import playout_round
+        except ImportError:  # the ``fast`` extra (numba) is not installed
+            pass
+        else:
+            _playout_fast = playout_round
+    return _playout_fast
+
+
+def uses_numba() -> bool:
+    """Whether :func:`playout` runs the compiled port (numba importable)."""
+    return _load_fast() is not None
+
+
+@contextmanager
+def python_rollouts() -> Iterator[None]:
+    """Within the block, :func:`playout` runs the pure-Python reference (for benchmarks
+    and tests that compare the two)."""
+    global _playout_fast
+    saved = _load_fast()
+    _playout_fast = None
+    try:
+        yield
+    finally:
+        _playout_fast = saved
 
 
 def playout(round: Round) -> tuple[int, int]:
@@ -121,6 +150,7 @@ def playout(round: Round) -> tuple[int, int]:
     scores ``(player 0, player 1)``. ``round`` is unchanged. A ``round.max_turns`` cap
     stops the playout at the cap, as it stops the round. An ended round gives its scores.
     """
-    if _playout_fast is not None:
-        return _playout_fast(round)
+    fast = _playout_fast if _loaded else _load_fast()
+    if fast is not None:
+        return fast(round)
     return playout_python(round)

@@ -153,7 +153,24 @@ def test_numba_policy_equals_the_python_reference(variant: str) -> None:
 
 
 def test_playout_uses_the_compiled_port_when_numba_is_there() -> None:
-    assert rollout.FAST
+    assert rollout.uses_numba()
+    r = _opening(9)
+    want = playout(r)
+    with rollout.python_rollouts():
+        assert not rollout.uses_numba()
+        assert playout(r) == want
+    assert rollout.uses_numba()
+
+
+def test_importing_the_rollouts_does_not_import_numba() -> None:
+    code = (
+        "import sys\n"
+        "import lostcities.bots.rollout as r\n"
+        "assert 'numba' not in sys.modules\n"
+        "r.playout(r.Round.deal(seed=1))\n"
+        "assert 'numba' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def _opening(seed: int) -> Round:
@@ -168,7 +185,7 @@ def test_falls_back_to_python_without_numba() -> None:
         "import sys; sys.modules['numba'] = None\n"
         "from lostcities import Round\n"
         "from lostcities.bots import rollout\n"
-        "assert not rollout.FAST\n"
+        "assert not rollout.uses_numba()\n"
         "r = Round.deal(seed=4)\n"
         "for _ in range(12):\n"
         "    r.push(r.legal_moves()[0])\n"

@@ -1,0 +1,427 @@
+"""``lostcities bench``: engine speed, measured in one run against the C reference.
+
+Every figure is under the benchmark's uniform-random policy (that of the C reference
+``benchmarks/c/playout.c``: uniform over the hand's card slots x play-if-legal/discard,
+then uniform over the legal draw sources), classic variant:
+
+- ``python``: the pure-Python :class:`~lostcities.Round` through its public API
+  (``legal_moves()``, ``hands``, checked ``push``);
+- ``fast``: the numba fast path on one core (whole rounds inside one compiled call);
+- ``batch``: :class:`~lostcities.fast.batch.BatchGames` of 10,000 games on all numba
+  threads: ``kernel`` (moves made inside one compiled call) and ``api`` (the RL loop
+  ``legal_mask()``, ``random_actions("bench")``, ``step()``, ``reset_done()`` from Python);
+- ``ismcts``: iterations per second of ``ismcts:rollout=fast`` with the compiled rollouts
+  and with the same rollouts in pure Python (when :mod:`lostcities.bots.ismcts` exists);
+- ``c``: the C reference compiled on the fly with ``gcc -O3 -march=native`` (when a C
+  compiler and ``benchmarks/c/playout.c`` are there), and the ratios to it.
+
+Also the memory of a 10,000-game batch and the start-up time of the compiled kernels
+(loaded from numba's on-disk cache after the first run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import platform
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+from typing import Any
+
+import numba
+import numpy as np
+
+from lostcities.fast import kernels as K
+from lostcities.fast.batch import BatchGames
+from lostcities.rules import Action, Move, Round
+
+__all__ = ["C_SOURCE", "cli_main", "run_bench"]
+
+C_SOURCE = Path(__file__).resolve().parents[2] / "benchmarks" / "c" / "playout.c"
+"""Where a source checkout keeps the C reference."""
+
+BATCH_GAMES = 10_000
+
+Report = Callable[[str], None]
+
+
+# -- the measurements ----------------------------------------------------------------------
+
+
+def bench_python(seconds: float, seed: int = 1) -> dict[str, float]:
+    """Whole random rounds through the core's public API for about ``seconds``."""
+    rng = random.Random(seed)
+    play, discard = Action.PLAY, Action.DISCARD
+    rounds = turns = 0
+    start = time.perf_counter()
+    while True:
+        r = Round.deal(seed=rng.randrange(2**63))
+        while not r.is_over():
+            moves = r.legal_moves()
+            playable = set(moves.cards(play))
+            hand = r.hands[r.to_move]
+            options = [(play, c) for c in hand if c in playable] + [(discard, c) for c in hand]
+            action, card = options[rng.randrange(len(options))]
+            draws = moves.draws(action, card)
+            r.push(Move(action, card, draws[rng.randrange(len(draws))]))
+            turns += 1
+        rounds += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            break
+    return _rates(rounds, turns, elapsed)
+
+
+def bench_fast(seconds: float, seed: int = 1) -> dict[str, float]:
+    """Whole random rounds on one core inside compiled calls for about ``seconds``."""
+    rng = np.array([0x9E3779B97F4A7C15, seed], np.uint64)
+    K.random_rounds(10, 5, rng)  # load the compiled code before timing
+    rounds = turns = 0
+    chunk = 200
+    start = time.perf_counter()
+    while True:
+        turns += int(K.random_rounds(chunk, 5, rng))
+        rounds += chunk
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            break
+        chunk = min(chunk * 2, 20_000)
+    return _rates(rounds, turns, elapsed)
+
+
+def bench_batch_kernel(seconds: float, seed: int = 1) -> dict[str, float]:
+    """A 10,000-game batch stepped inside compiled parallel calls for about ``seconds``."""
+    games = BatchGames(BATCH_GAMES, "classic", seed)
+    games.play_bench(1)
+    rounds = turns = 0
+    per = 20
+    start = time.perf_counter()
+    while True:
+        rounds += games.play_bench(per)
+        turns += per * BATCH_GAMES
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            break
+        per = min(per * 2, 400)
+    return _rates(rounds, turns, elapsed)
+
+
+def bench_batch_api(seconds: float, seed: int = 1) -> dict[str, float]:
+    """The RL loop over a 10,000-game batch: mask, actions, step, reset, for ``seconds``."""
+    games = BatchGames(BATCH_GAMES, "classic", seed)
+    games.legal_mask()
+    games.step(games.random_actions("bench"))
+    games.reset_done()
+    rounds = turns = 0
+    start = time.perf_counter()
+    while True:
+        games.legal_mask()
+        actions = games.random_actions("bench")
+        turns += int((actions >= 0).sum())
+        games.step(actions)
+        rounds += len(games.reset_done())
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            break
+    return _rates(rounds, turns, elapsed)
+
+
+def batch_memory() -> dict[str, float]:
+    """MiB held by a 10,000-game batch (states, random streams, legal-mask buffer)."""
+    return {v: BatchGames(BATCH_GAMES, v, 0).nbytes / 2**20 for v in ("classic", "long")}
+
+
+def _ismcts_positions(count: int) -> Iterator[Round]:
+    """Mid-round positions (a dozen moves in, expeditions started)."""
+    rng = random.Random(7)
+    k = 0
+    while True:
+        k += 1
+        r = Round.deal(seed=1000 + k)
+        for _ in range(12):
+            moves = r.legal_moves()
+            plays = [m for m in moves if m.action is Action.PLAY and m.draw is None]
+            r.push(plays[0] if plays and rng.random() < 0.6 else moves[rng.randrange(len(moves))])
+        yield r
+        if k >= count:
+            k = 0
+
+
+def bench_ismcts(seconds: float, iters: int = 200) -> dict[str, Any] | None:
+    """ISMCTS iterations/s with compiled and with pure-Python rollouts (``None`` without
+    :mod:`lostcities.bots.ismcts`)."""
+    try:
+        from lostcities.bots import make
+        from lostcities.bots.rollout import python_rollouts
+
+        make("ismcts:iters=2,rollout=fast", seed=1)
+    except ImportError:
+        return None
+    spec = f"ismcts:iters={iters},rollout=fast"
+    out: dict[str, Any] = {"spec": spec}
+    for label in ("fast", "pure"):
+        with python_rollouts() if label == "pure" else nullcontext():
+            bot = make(spec, seed=1)
+            done = 0
+            start = time.perf_counter()
+            for r in _ismcts_positions(16):
+                bot.choose(r.view(r.to_move))
+                done += int(getattr(bot, "last_iterations", iters))
+                elapsed = time.perf_counter() - start
+                if elapsed >= seconds:
+                    break
+        out[f"{label}_iters_per_s"] = done / elapsed
+    out["speedup"] = out["fast_iters_per_s"] / out["pure_iters_per_s"]
+    return out
+
+
+def _compiler() -> str | None:
+    for name in ("gcc", "cc", "clang"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def bench_c(seconds: float, source: Path = C_SOURCE) -> dict[str, Any] | None:
+    """The C reference, compiled once into a cache directory, run for about ``seconds``
+    (``None`` when there is no compiler or no source)."""
+    cc = _compiler()
+    if cc is None or not source.is_file():
+        return None
+    code = source.read_bytes()
+    digest = hashlib.sha256(code + cc.encode()).hexdigest()[:16]
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "lostcities"
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        cache = Path(tempfile.gettempdir()) / "lostcities-bench"
+        cache.mkdir(parents=True, exist_ok=True)
+    exe = cache / f"playout-{digest}"
+    if not exe.is_file():
+        tmp = exe.with_suffix(f".{os.getpid()}.tmp")
+        cmd = [cc, "-O3", "-march=native", "-o", str(tmp), str(source)]
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        if done.returncode != 0:  # e.g. -march=native unsupported: try without
+            cmd.remove("-march=native")
+            done = subprocess.run(cmd, capture_output=True, text=True)
+            if done.returncode != 0:
+                return {"error": f"compiling {source.name} failed: {done.stderr.strip()[:200]}"}
+        tmp.replace(exe)
+
+    def run(n: int) -> dict[str, float]:
+        text = subprocess.run([str(exe), str(n)], capture_output=True, text=True, check=True).stdout
+        fields = dict(re.findall(r"(\w+)=([\d.]+)", text))
+        return {k: float(v) for k, v in fields.items()}
+
+    probe = run(2000)
+    n = max(2000, int(probe["rounds_per_s"] * seconds))
+    res = run(n) if n > 2000 else probe
+    rounds_per_s = res["rounds_per_s"]
+    moves = res["mean_turns"] + 1  # playout.c does not count the move that ends the round
+    return {
+        "rounds_per_s": rounds_per_s,
+        "turns_per_s": rounds_per_s * moves,
+        "mean_turns": moves,
+        "rounds": int(res["rounds"]),
+        "compiler": Path(cc).name,
+    }
+
+
+def fast_start_time() -> float:
+    """Seconds a fresh interpreter takes to import the fast path and load its kernels
+    (from numba's cache once compiled)."""
+    code = (
+        "import time; t = time.perf_counter()\n"
+        "import numpy as np\n"
+        "from lostcities.fast import kernels as K\n"
+        "from lostcities.fast.batch import BatchGames\n"
+        "from lostcities.bots.rollout import playout\n"
+        "from lostcities import Round\n"
+        "K.random_rounds(1, 5, np.array([1, 2], np.uint64))\n"
+        "g = BatchGames(4, seed=1); g.legal_mask(); g.step(g.random_actions('bench'))\n"
+        "playout(Round.deal(seed=1))\n"
+        "print(time.perf_counter() - t)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(out.stdout.split()[-1])
+
+
+def _rates(rounds: int, turns: int, elapsed: float) -> dict[str, float]:
+    return {
+        "rounds_per_s": rounds / elapsed,
+        "turns_per_s": turns / elapsed,
+        "mean_turns": turns / rounds if rounds else 0.0,
+        "rounds": rounds,
+        "seconds": elapsed,
+    }
+
+
+def machine() -> str:
+    """The CPU model (``lscpu``'s model name) or the platform's processor string."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+# -- the run -----------------------------------------------------------------------------
+
+STEPS = ("start", "python", "fast", "batch kernel", "batch api", "memory", "ismcts", "c")
+
+
+def run_bench(seconds: float, report: Report | None = None) -> dict[str, Any]:
+    """Run every measurement (about ``seconds`` each) and return the results with ratios."""
+    say = report or (lambda _: None)
+    out: dict[str, Any] = {
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "machine": machine(),
+        "cpus": os.cpu_count(),
+        "numba_threads": numba.get_num_threads(),
+        "numba": numba.__version__,
+        "python_version": platform.python_version(),
+        "seconds_per_measurement": seconds,
+        "policy": "uniform random (benchmarks/c/playout.c), classic",
+    }
+    say("start")
+    out["fast_start_s"] = fast_start_time()
+    say("python")
+    out["python"] = bench_python(seconds)
+    say("fast")
+    out["fast"] = bench_fast(seconds)
+    say("batch kernel")
+    batch: dict[str, Any] = {"games": BATCH_GAMES, "threads": numba.get_num_threads()}
+    batch["kernel"] = bench_batch_kernel(seconds)
+    say("batch api")
+    batch["api"] = bench_batch_api(seconds)
+    out["batch"] = batch
+    say("memory")
+    out["batch_memory_mib"] = batch_memory()
+    say("ismcts")
+    out["ismcts"] = bench_ismcts(seconds)
+    say("c")
+    c = bench_c(seconds)
+    out["c"] = c
+    ratios: dict[str, float] = {
+        "fast_over_python": out["fast"]["rounds_per_s"] / out["python"]["rounds_per_s"],
+    }
+    if c is not None and "rounds_per_s" in c:
+        cr = c["rounds_per_s"]
+        ratios["python_over_c"] = out["python"]["rounds_per_s"] / cr
+        ratios["fast_over_c"] = out["fast"]["rounds_per_s"] / cr
+        ratios["batch_kernel_over_c"] = batch["kernel"]["rounds_per_s"] / cr
+        ratios["batch_api_over_c"] = batch["api"]["rounds_per_s"] / cr
+    if out["ismcts"] is not None:
+        ratios["ismcts_fast_over_pure"] = out["ismcts"]["speedup"]
+    out["ratios"] = ratios
+    say("done")
+    return out
+
+
+def format_report(res: dict[str, Any]) -> str:
+    """The human-readable table of :func:`run_bench`'s results."""
+
+    def row(name: str, r: dict[str, float] | None, note: str = "") -> str:
+        if r is None or "rounds_per_s" not in r:
+            return f"{name:<28} {'-':>12} {'-':>14}  {note}"
+        return f"{name:<28} {r['rounds_per_s']:>12,.0f} {r['turns_per_s']:>14,.0f}  {note}"
+
+    c = res["c"]
+    ratios = res["ratios"]
+
+    def vs_c(key: str) -> str:
+        return f"{ratios[key]:.3f} x C" if key in ratios else ""
+
+    batch = res["batch"]
+    lines = [
+        f"machine: {res['machine']} ({res['cpus']} CPUs, numba threads {res['numba_threads']}),"
+        f" {res['date']}",
+        f"policy: {res['policy']}; about {res['seconds_per_measurement']:g} s per figure",
+        "",
+        f"{'':<28} {'rounds/s':>12} {'turns/s':>14}",
+        row("python (Round, public API)", res["python"], vs_c("python_over_c")),
+        row("fast path, one core", res["fast"], vs_c("fast_over_c")),
+        row(f"batch {batch['games']:,}: kernel", batch["kernel"], vs_c("batch_kernel_over_c")),
+        row(f"batch {batch['games']:,}: api loop", batch["api"], vs_c("batch_api_over_c")),
+        row("C reference (gcc -O3)", c if c else None, "" if c else "(no C compiler/source)"),
+        "",
+        f"fast path / python: {ratios['fast_over_python']:.0f}x",
+        "batch of 10,000 games: "
+        + ", ".join(f"{v} {mib:.1f} MiB" for v, mib in res["batch_memory_mib"].items()),
+        f"fast path start-up (cached kernels): {res['fast_start_s']:.2f} s",
+    ]
+    ism = res["ismcts"]
+    if ism is None:
+        lines.append("ismcts: not available")
+    else:
+        lines.append(
+            f"ismcts ({ism['spec']}): {ism['fast_iters_per_s']:,.0f} iterations/s with compiled"
+            f" rollouts, {ism['pure_iters_per_s']:,.0f} with pure-Python rollouts"
+            f" ({ism['speedup']:.1f}x)"
+        )
+    if c is not None and "error" in c:
+        lines.append(f"C reference: {c['error']}")
+    return "\n".join(lines)
+
+
+@contextmanager
+def _progress(enabled: bool) -> Iterator[Report]:
+    """A progress display on stderr: a rich bar when rich is installed, else status lines."""
+    if not enabled:
+        yield lambda _: None
+        return
+    total = len(STEPS)
+    try:
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    except ImportError:  # pragma: no cover - rich comes with most extras
+
+        def line(step: str) -> None:
+            if step != "done":
+                print(f"bench: {step} ({STEPS.index(step) + 1}/{total})", file=sys.stderr)
+
+        yield line
+        return
+    with Progress(
+        TextColumn("bench: {task.description:<14}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("start", total=total)
+
+        def advance(step: str) -> None:
+            if step == "done":
+                bar.update(task, completed=total, description="done")
+            else:
+                bar.update(task, completed=STEPS.index(step), description=step)
+
+        yield advance
+
+
+def cli_main(args: argparse.Namespace) -> int:
+    """``lostcities bench [--json] [--seconds S]``."""
+    seconds = float(args.seconds)
+    with _progress(enabled=True) as report:
+        res = run_bench(seconds, report)
+    if args.json:
+        print(json.dumps(res))
+    else:
+        print(format_report(res))
+    return 0
