@@ -65,6 +65,7 @@ __all__ = [
     "SPRT_MIN_DEALS",
     "MatchConfig",
     "MatchResult",
+    "MissingDependencyError",
     "RoundResult",
     "TournamentResult",
     "check_spec",
@@ -76,6 +77,19 @@ __all__ = [
     "play_round",
     "play_tournament",
 ]
+
+
+class MissingDependencyError(ValueError):
+    """An optional package the command needs is not installed (``pip install
+    'lostcities[arena]'``)."""
+
+
+def _require(module: str) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise MissingDependencyError(f"this needs {module!r}: pip install 'lostcities[arena]'")
+
 
 SPRT_MIN_DEALS = 10
 """The SPRT is first checked once this many deals are in (tiny samples misjudge the variance)."""
@@ -765,8 +779,10 @@ def plot_ladder(result: TournamentResult, path: str) -> None:
     (SVG, PNG or PDF by ``path``'s extension; matplotlib's Agg backend).
 
     :raises ValueError: for another extension.
+    :raises MissingDependencyError: without matplotlib.
     """
     _check_plot_path(path)
+    _require("matplotlib")
     import matplotlib
 
     matplotlib.use("Agg")
@@ -899,6 +915,7 @@ def cli_match(args: argparse.Namespace) -> int:
     """``lostcities match A B ...``: play, show progress, print the table (or JSON)."""
     from rich.console import Console
 
+    _require("rich")
     params = SprtParams.parse(args.sprt) if args.sprt else None
     verbose = bool(getattr(args, "verbose", False))
     _configure_logging(verbose)
@@ -968,9 +985,11 @@ def cli_tournament(args: argparse.Namespace) -> int:
 
     if len(args.bots) < 2:
         raise ValueError("a tournament needs at least two bots")
+    _require("rich")
     plot = getattr(args, "plot", None)
     if plot:
         _check_plot_path(plot)
+        _require("matplotlib")
     _check_specs(list(dict.fromkeys(args.bots)))
     n = len(args.bots)
     pairs = n * (n - 1) // 2
