@@ -175,6 +175,7 @@ def gate_bot() -> Iterator[type[GateBot]]:
     GateBot.gate.clear()
     yield GateBot
     GateBot.gate.set()
+    bots._registry.pop("gate", None)
 
 
 @pytest.mark.asyncio
@@ -352,3 +353,23 @@ async def test_the_bot_only_ever_gets_its_view() -> None:
             await play_turn(pilot, app, rng)
     assert len(seen) >= 3
     assert all(isinstance(v, PlayerView) and v.player == BOT_SEAT for v in seen)
+
+
+@pytest.mark.asyncio
+async def test_a_crashing_bot_forfeits_the_round() -> None:
+    class Crash(Bot):
+        def choose(self, view: PlayerView, time_limit: float | None = None) -> Move:
+            raise bots.BotError("out of cheese")
+
+    session = Session(opponent="crash", rounds=2, seed=4, bot_factory=lambda s, seed: Crash(seed))
+    app = LostCitiesApp(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        # "+" opens the move box with the sign typed
+        await pilot.press("plus", *str(session.round.legal_moves()[0])[1:], "enter")
+        await settle(pilot)
+        await pilot.pause()
+        assert isinstance(app.screen, RoundEndScreen)
+        summary = text_of(app, "#round-summary")
+        assert "forfeit" in summary and "out of cheese" in summary
+        assert session.match.is_over() and session.match.winner() == 0

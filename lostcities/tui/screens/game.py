@@ -107,7 +107,11 @@ class GameScreen(Screen[None]):
             yield Hand(s.match.variant.hand_size, id="hand")
             yield Static("", id="last")
             yield Static("", id="status")
-            yield Input(placeholder=": type a move, e.g. +y7. or -r10b", id="move-input")
+            yield Input(
+                placeholder=": type a move, e.g. +y7. or -r10b",
+                id="move-input",
+                select_on_focus=False,
+            )
         yield Footer()
 
     def on_mount(self) -> None:

@@ -17,6 +17,7 @@ class PrivacyScreen(Screen[None]):
     BINDINGS = [
         Binding("enter", "ready", "I am ready"),
         Binding("space", "ready", "ready", show=False),
+        Binding("q", "app.confirm_quit", "quit"),
     ]
 
     def __init__(self, name: str, other: str, last: str = "") -> None:
