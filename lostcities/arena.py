@@ -621,7 +621,8 @@ def play_match(
         sprt: stop early once an SPRT (``'elo0=0,elo1=20'``) decides; checked after each
             deal in deal order, from :data:`SPRT_MIN_DEALS` deals on.
         records: a text file to write every round's game record to, in deal order.
-        progress: called with the result so far after every deal.
+        progress: called with the result so far (after a deal, at most ten times a second,
+            and after the last one).
         verbose: let worker processes log bot misbehaviour (unknown lines, undecodable
             bytes) to stderr; in this process logging is the caller's to configure.
 
@@ -650,26 +651,35 @@ def play_match(
     )
     start = time.perf_counter()
     games: list[RoundResult] = []
-    result = MatchResult.from_rounds(a, b, games, variant=var, seed=seed, sprt=params)
+    pair_points: list[float] = []
+    shown = 0.0
+    stopped = False
     stream = _deal_results(config, deals, workers)
     try:
-        for pair in stream:
+        for done, pair in enumerate(stream, 1):
             games.extend(pair)
+            pair_points.append(sum(g.a_points for g in pair) / len(pair))
             if records is not None:
                 for g in pair:
                     assert g.record is not None
                     records.write(g.record)
                     records.write("\n")
                 records.flush()
-            result = MatchResult.from_rounds(a, b, games, variant=var, seed=seed, sprt=params)
-            result.seconds = time.perf_counter() - start
-            if progress is not None:
-                progress(result)
-            if result.sprt is not None and result.sprt["result"] is not None:
-                result.stopped_early = result.deals < deals
+            if params is not None and done >= SPRT_MIN_DEALS:
+                llr = sprt_llr(pair_points, params.elo0, params.elo1)
+                stopped = sprt_decision(llr, params.alpha, params.beta) is not None
+            now = time.perf_counter()
+            if progress is not None and (stopped or done == deals or now - shown >= 0.1):
+                shown = now
+                partial = MatchResult.from_rounds(a, b, games, variant=var, seed=seed, sprt=params)
+                partial.seconds = now - start
+                progress(partial)
+            if stopped:
                 break
     finally:
         stream.close()
+    result = MatchResult.from_rounds(a, b, games, variant=var, seed=seed, sprt=params)
+    result.stopped_early = stopped and result.deals < deals
     result.seconds = time.perf_counter() - start
     return result
 
