@@ -138,11 +138,13 @@ class BatchGames:
 
     def _deal(self, only_over: bool) -> npt.NDArray[np.int64]:
         st = -1 if self.starter is None else self.starter
-        self._run(
-            K.batch_deal, self.states, self.rngs, only_over, self.variant.num_colors, st,
-            self.max_turns or 0, self._dealt,
-        )
-        return np.flatnonzero(self._dealt)
+        ncol = self.variant.num_colors
+        cap = self.max_turns or 0
+        if only_over:
+            K.batch_deal_over(self.states, self.rngs, ncol, st, cap, self._dealt)
+            return np.flatnonzero(self._dealt)
+        self._run(K.batch_deal, self.states, self.rngs, ncol, st, cap)
+        return np.arange(self.n, dtype=np.int64)
 
     # -- state -----------------------------------------------------------------------------
 
@@ -206,7 +208,7 @@ class BatchGames:
         if a.shape != (self.n,) or not np.issubdtype(a.dtype, np.integer):
             raise ValueError(f"step: expected {self.n} integer actions, got shape {a.shape}")
         a = a.astype(np.int64, copy=False)
-        bad = self._run(K.batch_check, self.states, a)
+        bad = K.batch_check(self.states, a)
         if bad >= 0:
             act = int(a[bad])
             what = str(move_of(act)) if 0 <= act < NUM_ACTIONS else "out of range"

@@ -1,0 +1,77 @@
+"""``lostcities bench``: one short real run through the CLI, and its parts."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("numba")
+
+from lostcities.fast import bench
+
+
+@pytest.fixture(scope="module")
+def result() -> dict[str, object]:
+    out = subprocess.run(
+        [sys.executable, "-m", "lostcities.cli", "bench", "--json", "--seconds", "0"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert out.returncode == 0, out.stderr
+    res: dict[str, object] = json.loads(out.stdout)  # one JSON object, nothing else
+    return res
+
+
+def test_bench_json_has_every_figure(result: dict[str, object]) -> None:
+    res = result
+    for key in ("python", "fast"):
+        fig = res[key]
+        assert isinstance(fig, dict)
+        assert fig["rounds_per_s"] > 0 and fig["turns_per_s"] > fig["rounds_per_s"]
+        assert 100 < fig["mean_turns"] < 200  # ~143 moves a round under this policy
+    batch = res["batch"]
+    assert isinstance(batch, dict) and batch["games"] == 10_000
+    assert batch["kernel"]["turns_per_s"] > 0 and batch["api"]["turns_per_s"] > 0
+    mem = res["batch_memory_mib"]
+    assert isinstance(mem, dict) and 0 < mem["classic"] < 100 and 0 < mem["long"] < 100
+    ratios = res["ratios"]
+    assert isinstance(ratios, dict) and ratios["fast_over_python"] > 1
+    assert isinstance(res["fast_start_s"], float)
+    ism = res["ismcts"]
+    if ism is not None:
+        assert isinstance(ism, dict) and ism["fast_iters_per_s"] > 0 and ism["pure_iters_per_s"] > 0
+    if shutil.which("gcc") and bench.C_SOURCE.is_file():
+        c = res["c"]
+        assert isinstance(c, dict) and c["rounds_per_s"] > 0
+        assert 100 < c["mean_turns"] < 200
+        assert ratios["fast_over_c"] > 0
+
+
+def test_report_text(result: dict[str, object]) -> None:
+    text = bench.format_report(result)
+    assert "fast path, one core" in text and "batch of 10,000 games" in text
+    assert "turns/s" in text and "machine:" in text
+
+
+def test_c_reference_needs_a_source(tmp_path: Path) -> None:
+    assert bench.bench_c(0, tmp_path / "missing.c") is None
+
+
+def test_the_c_reference_ships_with_the_repository() -> None:
+    assert bench.C_SOURCE.is_file()
+    assert "rounds_per_s" in bench.C_SOURCE.read_text()
+
+
+def test_bad_seconds_is_a_usage_error() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "lostcities.cli", "bench", "--seconds", "-1"],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 2 and "Traceback" not in out.stderr
