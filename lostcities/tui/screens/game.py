@@ -229,7 +229,10 @@ class GameScreen(Screen[None]):
     def pick_prompt(self) -> str:
         s = self.session
         who = "Your move" if not s.hotseat else f"{s.names[s.round.to_move].capitalize()} to move"
-        return f"{who}: pick a card (←→ or type it: y7), then p play · d discard"
+        card = self.selected_card()
+        if card is None:
+            return f"{who}: pick a card (←→ or type it: y7), then p play · d discard"
+        return f"{who}: {card_label(card)} – p play · d discard  (←→ or type a card: y7)"
 
     def draw_prompt(self) -> str:
         assert self.pending is not None
