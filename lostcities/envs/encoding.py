@@ -165,6 +165,9 @@ class Encoding:
         self.high: npt.NDArray[np.float32] = high
         """Per-entry upper bounds of the observation."""
         self._initial_pile = var.deck_size - 2 * var.hand_size
+        self._deck_counts = np.zeros(k, np.float32)
+        for card in var.deck():
+            self._deck_counts[card.index] += 1
         self.max_score_margin = (_SCORE_MAX_PER_COLOR - _SCORE_MIN_PER_COLOR) * nc
         """A bound on the absolute score margin of a round."""
 
@@ -254,7 +257,13 @@ class Encoding:
         add("discard_below", (c for p in view.discard_piles for c in p[:-1]))
         add("opponent_known", view.opponent_known)
         add("own_known", view.own_known)
-        add("unseen", view.unseen_cards())
+        # unseen = the deck less every card this player can place (PlayerView.unseen_cards,
+        # computed from the sections above, which is faster)
+        k = self.num_card_kinds
+        seen = obs[0:k] + obs[k : 2 * k] + obs[2 * k : 3 * k] + obs[3 * k : 4 * k]
+        seen += obs[4 * k : 5 * k] + obs[5 * k : 6 * k]
+        u = sec["unseen"].start
+        obs[u : u + k] = self._deck_counts - seen
         last: Move | None = pending
         by_me = view.to_move == me
         if last is None and view.history:

@@ -158,7 +158,7 @@ class LostCitiesEnv(gymnasium.Env[Obs, np.int64]):
         self.seat = seat
         self.round = r
         self._opponent_moves()
-        return self._obs(), self._info()
+        return self._obs_info()
 
     def step(self, action: int | np.integer) -> tuple[Obs, float, bool, bool, dict[str, Any]]:
         """Make the agent's move ``action``, then the bot's reply.
@@ -200,9 +200,9 @@ class LostCitiesEnv(gymnasium.Env[Obs, np.int64]):
                 reward = float(s[self.seat] - s[self.seat ^ 1])
             elif outcome.winner is not None:
                 reward = 1.0 if outcome.winner == self.seat else -1.0
-        info = self._info()
+        obs, info = self._obs_info()
         info.update(info_extra)
-        return self._obs(), reward, terminated, truncated, info
+        return obs, reward, terminated, truncated, info
 
     def render(self) -> str | None:
         """The table as text from the agent's view (the bot's hand hidden)."""
@@ -235,25 +235,21 @@ class LostCitiesEnv(gymnasium.Env[Obs, np.int64]):
         if self.bot is not None:
             self.bot.inform(move, player)
 
-    def _obs(self) -> Obs:
-        assert self.round is not None
-        view = self.round.view(self.seat)
-        return {
-            "observation": self.encoding.observation(view),
-            "action_mask": self.encoding.action_mask(view),
-        }
-
-    def _info(self) -> dict[str, Any]:
+    def _obs_info(self) -> tuple[Obs, dict[str, Any]]:
         r = self.round
         assert r is not None
-        s = r.scores()
         me = self.seat
-        return {
-            "action_mask": self.encoding.action_mask(r.view(me)),
+        view = r.view(me)
+        mask = self.encoding.action_mask(view)
+        s = r.scores()
+        obs: Obs = {"observation": self.encoding.observation(view), "action_mask": mask}
+        info: dict[str, Any] = {
+            "action_mask": mask.copy(),
             "score_margin": s[me] - s[me ^ 1],
             "scores": (s[me], s[me ^ 1]),
             "seat": me,
         }
+        return obs, info
 
 
 def make_vec(

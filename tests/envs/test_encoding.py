@@ -130,6 +130,10 @@ def test_observation_bounds_and_sections(seed: int, variant: str) -> None:
         for c in lc.get_variant(variant).deck():
             want[c.index] += 1
         assert (total == want).all()
+        unseen = np.zeros(enc.num_card_kinds, np.float32)
+        for c in view.unseen_cards():
+            unseen[c.index] += 1
+        assert (sec("unseen") == unseen).all()
         assert sec("hand").sum() == 8
         assert sec("unseen").sum() == r.deck_size + 8 - len(r.known_cards(p ^ 1))
         assert sec("deck_fraction")[0] == pytest.approx(r.deck_size / (enc.variant.deck_size - 16))

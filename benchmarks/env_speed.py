@@ -1,0 +1,164 @@
+"""Environment steps per second for each RL API (PettingZoo, Gymnasium, OpenSpiel).
+
+One *step* is one action by the agent to move plus whatever the API computes for the next
+decision. Actions are uniform over the legal ones (from the mask or ``legal_actions``), so
+the figures include the action choice, which is the same cheap NumPy call everywhere.
+
+- ``pettingzoo raw``: ``raw_env.step`` + ``last()`` (observation and mask of the next agent);
+- ``pettingzoo env()``: the same through PettingZoo's three standard wrappers;
+- ``gymnasium``: ``LostCitiesEnv.step`` against ``random`` (the bot's reply is inside the
+  step, so one step is two moves of the round);
+- ``gymnasium sync xN``: ``SyncVectorEnv`` of N envs; steps counted per env;
+- ``openspiel``: ``apply_action`` + ``legal_actions`` at every node (chance nodes included,
+  counted as steps), no observation;
+- ``openspiel + obs``: the same plus ``observation_tensor`` for the player to move.
+
+Usage::
+
+    python benchmarks/env_speed.py --seconds 5
+    python benchmarks/env_speed.py --seconds 5 --markdown
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+
+def _timed(fn: Callable[[], int], seconds: float) -> tuple[int, float]:
+    steps = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        steps += fn()
+    return steps, time.perf_counter() - t0
+
+
+def bench_pettingzoo(seconds: float, wrapped: bool) -> float:
+    from lostcities.envs.pettingzoo import env, raw_env
+
+    e = env() if wrapped else raw_env()
+    rng = np.random.default_rng(0)
+    seed = [0]
+
+    def one_round() -> int:
+        e.reset(seed=seed[0])
+        seed[0] += 1
+        n = 0
+        for _ in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            n += 1
+        return n
+
+    steps, took = _timed(one_round, seconds)
+    return steps / took
+
+
+def bench_gymnasium(seconds: float) -> float:
+    from lostcities.envs.gymnasium import LostCitiesEnv
+
+    env = LostCitiesEnv(opponent="random")
+    rng = np.random.default_rng(0)
+    seed = [0]
+
+    def one_round() -> int:
+        obs, _ = env.reset(seed=seed[0])
+        seed[0] += 1
+        n = 0
+        while True:
+            obs, _, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            n += 1
+            if term or trunc:
+                return n
+
+    steps, took = _timed(one_round, seconds)
+    return steps / took
+
+
+def bench_vector(seconds: float, num_envs: int) -> float:
+    from lostcities.envs.gymnasium import make_vec
+
+    envs = make_vec(num_envs, opponent="random")
+    obs, _ = envs.reset(seed=0)
+    rng = np.random.default_rng(0)
+    state = {"obs": obs}
+
+    def batch() -> int:
+        masks = state["obs"]["action_mask"]
+        acts = np.array([int(rng.choice(np.flatnonzero(m))) if m.any() else 0 for m in masks])
+        state["obs"], *_ = envs.step(acts)
+        return num_envs
+
+    steps, took = _timed(batch, seconds)
+    return steps / took
+
+
+def bench_openspiel(seconds: float, observe: bool) -> float:
+    import pyspiel
+
+    import lostcities.envs.openspiel  # noqa: F401 - registers the game
+
+    game = pyspiel.load_game("lost_cities")
+    rng = np.random.default_rng(0)
+
+    def one_round() -> int:
+        s = game.new_initial_state()
+        n = 0
+        while not s.is_terminal():
+            if s.is_chance_node():
+                outcomes = s.chance_outcomes()
+                i = rng.choice(len(outcomes), p=[p for _, p in outcomes])
+                s.apply_action(outcomes[i][0])
+            else:
+                if observe:
+                    s.observation_tensor(s.current_player())
+                acts = s.legal_actions()
+                s.apply_action(acts[rng.integers(len(acts))])
+            n += 1
+        return n
+
+    steps, took = _timed(one_round, seconds)
+    return steps / took
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="RL env steps per second")
+    ap.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
+    ap.add_argument("--vector-envs", type=int, default=8)
+    ap.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    args = ap.parse_args(argv)
+    rows: list[tuple[str, Callable[[], float]]] = [
+        ("pettingzoo raw_env", lambda: bench_pettingzoo(args.seconds, wrapped=False)),
+        ("pettingzoo env() (wrapped)", lambda: bench_pettingzoo(args.seconds, wrapped=True)),
+        ("gymnasium vs random", lambda: bench_gymnasium(args.seconds)),
+        (
+            f"gymnasium SyncVectorEnv x{args.vector_envs}",
+            lambda: bench_vector(args.seconds, args.vector_envs),
+        ),
+        ("openspiel (no observation)", lambda: bench_openspiel(args.seconds, observe=False)),
+        ("openspiel + observation_tensor", lambda: bench_openspiel(args.seconds, observe=True)),
+    ]
+    results = [(name, fn()) for name, fn in rows]
+    print(
+        f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
+    )
+    if args.markdown:
+        print("| API | steps/s |\n|---|---:|")
+        for name, v in results:
+            print(f"| {name} | {v:,.0f} |")
+    else:
+        for name, v in results:
+            print(f"{name:36s} {v:10,.0f} steps/s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
