@@ -25,7 +25,7 @@ from lostcities.protocol import (
 )
 from lostcities.rules import Move, PlayerView
 
-__all__ = ["ExternalBot"]
+__all__ = ["ExternalBot", "split_command"]
 
 
 def split_command(command: str) -> list[str]:
