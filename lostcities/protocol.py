@@ -536,6 +536,23 @@ class BotProtocol:
         ``too long``)."""
         self._lock = asyncio.Lock()
 
+    @classmethod
+    async def popen(cls, argv: Sequence[str], *, cwd: str | None = None) -> BotProtocol:
+        """Start a bot program (in its own process group) and do the handshake. Put your
+        own time limit around it (``asyncio.wait_for``); :meth:`quit` ends it.
+
+        :raises BotSpecError: if the program cannot be started.
+        :raises BotTerminatedError: if it dies during the handshake.
+        """
+        transport = await SubprocessTransport.start(argv, cwd=cwd)
+        bot = cls(transport, os.path.basename(argv[0]))
+        try:
+            await bot.initialize()
+        except BaseException:
+            await transport.close(0.0)
+            raise
+        return bot
+
     async def _send(self, line: str) -> None:
         await self.transport.send(line)
 

@@ -477,3 +477,19 @@ def test_words_after_the_move_are_ignored_with_a_warning(caplog: pytest.LogCaptu
     with caplog.at_level(logging.WARNING, "lostcities.protocol"):
         assert run(BotProtocol(mock).play(view, 0.1)) == legal
     assert "ignored words after the move: 'ponder +y7.'" in caplog.text
+
+
+def test_async_api_against_a_real_bot() -> None:
+    async def session() -> Move:
+        bot = await BotProtocol.popen([PY, str(EXAMPLE)])
+        try:
+            assert bot.id["name"] == "examplebot"
+            r = Round.deal(seed=3)
+            await bot.newgame("classic", 0)
+            await bot.ping()
+            return await asyncio.wait_for(bot.play(r.view(0), 1.0), 5.0)
+        finally:
+            await bot.quit()
+
+    move = asyncio.run(session())
+    assert Round.deal(seed=3).is_legal(move)
