@@ -54,14 +54,6 @@ MAX_STALLS = 6
 STALL_PLY_LIMIT = 150
 """From this ply on the bot always draws from the draw pile, so every round ends."""
 
-OPTION_SOFTNESS = 4.0
-"""Softness of the option value of an unopened expedition (higher: opens less)."""
-PLAY_BONUS = 0.8
-"""Small preference for playing over holding (a free hand slot, progress)."""
-DECK_DRAW_VALUE = 1.5
-"""What a blind card from the draw pile is worth, against a known discard-pile card."""
-DRAW_LATENESS = 0.8
-"""Discount on unseen cards: even if drawn they may come too late to play."""
 
 
 def _softplus(x: float, s: float) -> float:
@@ -118,6 +110,23 @@ class HeuristicBot(Bot):
 
     name = "heuristic"
 
+    option_softness = 4.0
+    """Softness of the option value of an unopened expedition (higher: opens less)."""
+    play_bonus = 0.8
+    """Small preference for playing over holding (progress)."""
+    clog = 1.5
+    """Cost per useful card held beyond :attr:`clog_free` (a clogged hand wastes draws)."""
+    clog_free = 3
+    """Useful cards a hand may hold without cost."""
+    deck_draw_value = 1.5
+    """What a blind card from the draw pile is worth, against a known discard-pile card."""
+    draw_lateness = 0.8
+    tempo_weight = 2.0
+    """Weight of the tempo term (draw-pile draws when ahead, discard-pile draws when behind)."""
+    tempo_horizon = 20.0
+    """Draw-pile size below which tempo starts to count."""
+    """Discount on unseen cards: even if drawn they may come too late to play."""
+
     @classmethod
     def from_options(cls, options: dict[str, str], seed: int | None = None) -> Bot:
         """No options besides ``seed`` (handled by :func:`lostcities.bots.make`).
@@ -147,7 +156,7 @@ class HeuristicBot(Bot):
         n = t.n
         # chance of drawing (in time) any one unseen card
         draws_left = deck / 2.0
-        pdraw = DRAW_LATENESS * draws_left / t.n_unseen if t.n_unseen else 0.0
+        pdraw = self.draw_lateness * draws_left / t.n_unseen if t.n_unseen else 0.0
         if turns <= 1:
             pdraw = 0.0
         hand_ranks: list[list[int]] = [[] for _ in range(n)]
@@ -201,11 +210,13 @@ class HeuristicBot(Bot):
                 needed += len(ranks) + x
                 marginals.extend(r * mult for r in ranks)
             else:
-                opt = _softplus(value, OPTION_SOFTNESS * (1 + x))
+                opt = _softplus(value, self.option_softness * (1 + x))
                 total += opt
                 if value > 0:
                     needed += len(ranks) + x
                     marginals.extend(r * mult for r in ranks)
+        if needed > self.clog_free:
+            total -= self.clog * (needed - self.clog_free)
         excess = int(needed) - turns
         if excess > 0:
             marginals.sort()
@@ -269,6 +280,8 @@ class HeuristicBot(Bot):
         hist = view.history
         stalls = sum(1 for i in range(len(hist) - 2, -1, -2) if hist[i].draw is not None)
         may_stall = stalls < MAX_STALLS and view.ply < STALL_PLY_LIMIT
+        # tempo matters once the end is in sight
+        tempo = self.tempo_weight * max(0.0, 1.0 - deck / self.tempo_horizon)
 
         scored: list[tuple[float, Move]] = []
         seen_actions: set[tuple[Action, Card]] = set()
@@ -291,7 +304,7 @@ class HeuristicBot(Bot):
                     top[c] = card.rank
                 else:
                     w[c] += 1
-                score += PLAY_BONUS
+                score += self.play_bonus
             else:
                 score -= self._opponent_gain(t, card)
             after = self._evaluate(t, new_hand, s, w, cnt, top, turns_after, deck - 1)
@@ -315,16 +328,16 @@ class HeuristicBot(Bot):
                 gain = with_card - self._evaluate(
                     t, new_hand, s, w, cnt, top, turns_after + 1, deck
                 )
-                gain -= DECK_DRAW_VALUE
+                gain -= self.deck_draw_value
                 useful = gain > 0
                 denial = self._opponent_gain(t, top_card)
                 if denial >= 3:
                     gain += 0.5 * denial
                     useful = useful or gain > 0
                 if lead > 5:
-                    gain -= 1.0 + min(lead, 40) / 20
+                    gain -= tempo * (1.0 + min(lead, 40) / 20)
                 elif lead < -5 and may_stall and len(self._playable(new_hand, top)) > turns_after / 2:
-                    gain += 1.0 + min(-lead, 40) / 20
+                    gain += tempo * (1.0 + min(-lead, 40) / 20)
                 if not useful and not may_stall:
                     continue
                 if gain > best_draw:
