@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 import time
@@ -314,3 +315,51 @@ def test_cli_bad_input_is_one_line_exit_2(argv: list[str], message: str) -> None
     assert p.returncode == 2, p.stderr
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], p.stderr
+
+
+def _processes_with(marker: str) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            bot = b"badbot.py" in cmdline and b"lostcities.cli" not in cmdline
+            if bot and marker.encode() in cmdline and ") Z " not in stat:
+                pids.append(int(entry.name))
+    return pids
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
+def test_ctrl_c_ends_the_match_and_its_bots(tmp_path: Path) -> None:
+    import signal
+
+    marker = f"marker-{tmp_path.name}"
+    argv = [PY, "-m", "lostcities.cli", "match", "random", f"cmd:{PY} {BADBOT} stubborn 1 {marker}"]
+    p = subprocess.Popen(
+        [*argv, "--deals", "500", "--jobs", "2"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while len(_processes_with(marker)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)  # both workers have started their bot
+        assert len(_processes_with(marker)) >= 2
+        time.sleep(0.5)  # a few deals in
+        os.killpg(p.pid, signal.SIGINT)  # what a terminal does on Ctrl-C
+        _, err = p.communicate(timeout=20)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    assert p.returncode == 130, err
+    assert err.strip().splitlines()[-1] == "lostcities: interrupted"
+    deadline = time.monotonic() + 5
+    while _processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _processes_with(marker) == []

@@ -8,6 +8,7 @@ Usage: badbot.py MODE [N] [PIDFILE]
   nonutf8  send undecodable bytes every turn; at turn N only an undecodable move
   silent   never finish the handshake
   spawn    start a grandchild 'sleep 60' (its pid written to PIDFILE), then play legally
+  stubborn play legally, but outlive the end of input by 60 s (only quit or a kill ends it)
   ok       never misbehave
 """
 
@@ -86,4 +87,6 @@ for line in sys.stdin:
             say("info depth 1 (playing legally)")
             say("move " + legal(hand))
     elif cmd == "quit":
-        break
+        sys.exit(0)
+if mode == "stubborn":
+    time.sleep(60)
