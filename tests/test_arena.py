@@ -363,3 +363,17 @@ def test_ctrl_c_ends_the_match_and_its_bots(tmp_path: Path) -> None:
     while _processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _processes_with(marker) == []
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
+@pytest.mark.parametrize("sprt", [None, "elo0=0,elo1=20"])
+def test_workers_close_their_bots_when_the_match_ends(tmp_path: Path, sprt: str | None) -> None:
+    marker = f"marker-{tmp_path.name}"
+    res = play_match(
+        "discard", f"cmd:{PY} {BADBOT} stubborn 1 {marker}", deals=12, seed=2, jobs=2, sprt=sprt
+    )
+    assert res.rounds == (20 if sprt else 24)  # the SPRT stops it after 10 deals
+    deadline = time.monotonic() + 5
+    while _processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _processes_with(marker) == []
