@@ -96,13 +96,16 @@ class BatchGames:
         self.max_turns = max_turns
         """The turn cap of new rounds, if any."""
         self.states: npt.NDArray[np.int32] = np.zeros((n, K.STATE_SIZE), np.int32)
-        """One row per game; the layout is in :mod:`lostcities.fast.kernels`."""
+        """One row per game; the layout is in :mod:`lostcities.fast.kernels`. Read it freely;
+        change games only through the methods (the legal-mask buffer follows them)."""
         seq = np.random.SeedSequence(seed)
         rngs = seq.generate_state(2 * n, np.uint64).reshape(n, 2).astype(np.uint64)
         rngs[rngs[:, 0] == 0, 0] = 1  # xorshift state must not be all zero
         self.rngs: npt.NDArray[np.uint64] = rngs
         """Each game's random stream state."""
         self._mask = np.zeros((n, NUM_ACTIONS), np.bool_)
+        self._mask_ok = False  # whether _mask holds the legal moves of every game now
+        self._no_mask = np.zeros((0, NUM_ACTIONS), np.uint8)
         self._dealt = np.zeros(n, np.int8)
         self._deal(only_over=False)
 
@@ -122,6 +125,7 @@ class BatchGames:
         b = cls(len(rounds), variant, seed, max_turns=rounds[0].max_turns)
         for i, r in enumerate(rounds):
             state_from_round(r, b.states[i])
+        b._mask_ok = False
         return b
 
     def _run(self, kernel: Callable[..., T], *args: Any) -> T:
@@ -142,8 +146,12 @@ class BatchGames:
         cap = self.max_turns or 0
         if only_over:
             K.batch_deal_over(self.states, self.rngs, ncol, st, cap, self._dealt)
-            return np.flatnonzero(self._dealt)
+            dealt = np.flatnonzero(self._dealt)
+            if self._mask_ok and len(dealt):
+                K.mask_rows(self.states, dealt, self._mask.view(np.uint8))
+            return dealt
         self._run(K.batch_deal, self.states, self.rngs, ncol, st, cap)
+        self._mask_ok = False
         return np.arange(self.n, dtype=np.int64)
 
     # -- state -----------------------------------------------------------------------------
@@ -189,13 +197,19 @@ class BatchGames:
 
     def legal_mask(self, out: npt.NDArray[np.bool_] | None = None) -> npt.NDArray[np.bool_]:
         """``(n, 840)`` booleans: which actions are legal for the player to move in each game
-        (all False for an ended game). Without ``out`` the batch's own buffer is returned and
-        overwritten by the next call; copy it to keep it."""
-        mask = self._mask if out is None else out
-        if mask.shape != (self.n, NUM_ACTIONS) or mask.dtype != np.bool_:
+        (all False for an ended game). Without ``out`` the batch's own buffer is returned; it
+        is kept current by :meth:`step` and :meth:`reset_done` (in the same pass over the
+        games, so asking for the mask every step costs little) and changes with them: copy it
+        to keep it."""
+        if not self._mask_ok:
+            self._run(K.batch_legal_mask, self.states, self._mask.view(np.uint8))
+            self._mask_ok = True
+        if out is None:
+            return self._mask
+        if out.shape != (self.n, NUM_ACTIONS) or out.dtype != np.bool_:
             raise ValueError(f"legal_mask: out must be a bool array of shape ({self.n}, 840)")
-        self._run(K.batch_legal_mask, self.states, mask.view(np.uint8))
-        return mask
+        out[:] = self._mask
+        return out
 
     def step(self, actions: npt.ArrayLike) -> npt.NDArray[np.bool_]:
         """Make one move in every running game: ``actions[g]`` for game ``g`` (ignored for
@@ -215,7 +229,10 @@ class BatchGames:
             raise IllegalMoveError(
                 f"illegal action {act} ({what}) in game {bad}: not a legal move there"
             )
-        self._run(K.batch_apply, self.states, a)
+        if self._mask_ok:  # keep the mask current in the same pass over the games
+            self._run(K.batch_apply, self.states, a, self._mask.view(np.uint8))
+        else:
+            self._run(K.batch_apply, self.states, a, self._no_mask)
         return self.done
 
     def reset_done(self) -> npt.NDArray[np.int64]:
@@ -252,6 +269,7 @@ class BatchGames:
     def play_bench(self, turns: int) -> int:
         """Every game makes ``turns`` moves under the benchmark policy inside one compiled
         call, dealt anew as it ends (the batch's raw speed); returns the rounds finished."""
+        self._mask_ok = False
         done: npt.NDArray[np.int64] = self._run(
             K.batch_play_bench, self.states, self.rngs, turns, self.variant.num_colors,
             self.max_turns or 0,

@@ -104,17 +104,17 @@ def bench_batch_kernel(seconds: float, seed: int = 1) -> dict[str, float]:
     """A 10,000-game batch stepped inside compiled parallel calls for about ``seconds``."""
     games = BatchGames(BATCH_GAMES, "classic", seed)
     games.play_bench(1)
-    rounds = turns = 0
+    turns = 0
     per = 20
     start = time.perf_counter()
     while True:
-        rounds += games.play_bench(per)
+        games.play_bench(per)
         turns += per * BATCH_GAMES
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:
             break
         per = min(per * 2, 400)
-    return _rates(rounds, turns, elapsed)
+    return _batch_rates(turns, elapsed)
 
 
 def bench_batch_api(seconds: float, seed: int = 1) -> dict[str, float]:
@@ -123,18 +123,18 @@ def bench_batch_api(seconds: float, seed: int = 1) -> dict[str, float]:
     games.legal_mask()
     games.step(games.random_actions("bench"))
     games.reset_done()
-    rounds = turns = 0
+    turns = 0
     start = time.perf_counter()
     while True:
         games.legal_mask()
         actions = games.random_actions("bench")
         turns += int((actions >= 0).sum())
         games.step(actions)
-        rounds += len(games.reset_done())
+        games.reset_done()
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:
             break
-    return _rates(rounds, turns, elapsed)
+    return _batch_rates(turns, elapsed)
 
 
 def batch_memory() -> dict[str, float]:
@@ -239,11 +239,11 @@ def bench_c(seconds: float, source: Path = C_SOURCE) -> dict[str, Any] | None:
     }
 
 
-def fast_start_time() -> float:
-    """Seconds a fresh interpreter takes to import the fast path and load its kernels
-    (from numba's cache once compiled)."""
+def fast_start_time() -> dict[str, float]:
+    """Seconds (wall and CPU) a fresh interpreter takes to import the fast path and load its
+    kernels (from numba's cache once compiled), the interpreter's own start not counted."""
     code = (
-        "import time; t = time.perf_counter()\n"
+        "import time; t = time.perf_counter(); c = time.process_time()\n"
         "import numpy as np\n"
         "from lostcities.fast import kernels as K\n"
         "from lostcities.fast.batch import BatchGames\n"
@@ -252,10 +252,11 @@ def fast_start_time() -> float:
         "K.random_rounds(1, 5, np.array([1, 2], np.uint64))\n"
         "g = BatchGames(4, seed=1); g.legal_mask(); g.step(g.random_actions('bench'))\n"
         "playout(Round.deal(seed=1))\n"
-        "print(time.perf_counter() - t)\n"
+        "print(time.perf_counter() - t, time.process_time() - c)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return float(out.stdout.split()[-1])
+    wall, cpu = map(float, out.stdout.split()[-2:])
+    return {"wall": wall, "cpu": cpu}
 
 
 def _rates(rounds: int, turns: int, elapsed: float) -> dict[str, float]:
@@ -264,6 +265,22 @@ def _rates(rounds: int, turns: int, elapsed: float) -> dict[str, float]:
         "turns_per_s": turns / elapsed,
         "mean_turns": turns / rounds if rounds else 0.0,
         "rounds": rounds,
+        "seconds": elapsed,
+    }
+
+
+MEAN_MOVES = 143.0
+"""Moves per classic round under the benchmark policy (measured: 142.9 by the fast path,
+141.9 + the final move by the C reference)."""
+
+
+def _batch_rates(turns: int, elapsed: float) -> dict[str, float]:
+    """Rates of a batch, whose games are at every stage of their rounds: rounds/s is derived
+    from the moves made."""
+    return {
+        "rounds_per_s": turns / elapsed / MEAN_MOVES,
+        "turns_per_s": turns / elapsed,
+        "mean_turns": MEAN_MOVES,
         "seconds": elapsed,
     }
 
@@ -323,8 +340,9 @@ def run_bench(seconds: float, report: Report | None = None) -> dict[str, Any]:
         cr = c["rounds_per_s"]
         ratios["python_over_c"] = out["python"]["rounds_per_s"] / cr
         ratios["fast_over_c"] = out["fast"]["rounds_per_s"] / cr
-        ratios["batch_kernel_over_c"] = batch["kernel"]["rounds_per_s"] / cr
-        ratios["batch_api_over_c"] = batch["api"]["rounds_per_s"] / cr
+        ct = c["turns_per_s"]  # a batch finishes few rounds per step: compare moves made
+        ratios["batch_kernel_over_c"] = batch["kernel"]["turns_per_s"] / ct
+        ratios["batch_api_over_c"] = batch["api"]["turns_per_s"] / ct
     if out["ismcts"] is not None:
         ratios["ismcts_fast_over_pure"] = out["ismcts"]["speedup"]
     out["ratios"] = ratios
@@ -355,14 +373,17 @@ def format_report(res: dict[str, Any]) -> str:
         f"{'':<28} {'rounds/s':>12} {'turns/s':>14}",
         row("python (Round, public API)", res["python"], vs_c("python_over_c")),
         row("fast path, one core", res["fast"], vs_c("fast_over_c")),
-        row(f"batch {batch['games']:,}: kernel", batch["kernel"], vs_c("batch_kernel_over_c")),
-        row(f"batch {batch['games']:,}: api loop", batch["api"], vs_c("batch_api_over_c")),
+        row(f"batch {batch['games']:,}: kernel *", batch["kernel"], vs_c("batch_kernel_over_c")),
+        row(f"batch {batch['games']:,}: api loop *", batch["api"], vs_c("batch_api_over_c")),
         row("C reference (gcc -O3)", c if c else None, "" if c else "(no C compiler/source)"),
+        "* batch rounds/s = turns/s / 143 (its games are at every stage of their rounds);"
+        f" {batch['threads']} numba threads",
         "",
         f"fast path / python: {ratios['fast_over_python']:.0f}x",
         "batch of 10,000 games: "
         + ", ".join(f"{v} {mib:.1f} MiB" for v, mib in res["batch_memory_mib"].items()),
-        f"fast path start-up (cached kernels): {res['fast_start_s']:.2f} s",
+        "fast path start-up (import numba, load the cached kernels):"
+        f" {res['fast_start_s']['wall']:.2f} s ({res['fast_start_s']['cpu']:.2f} s CPU)",
     ]
     ism = res["ismcts"]
     if ism is None:

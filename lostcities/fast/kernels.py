@@ -487,11 +487,26 @@ def batch_deal_over(
 
 
 @njit(cache=True, parallel=True)
-def batch_apply(states: np.ndarray, actions: np.ndarray) -> None:
-    """Apply each running game's (checked) action; finished games are left alone."""
+def batch_apply(states: np.ndarray, actions: np.ndarray, mask: np.ndarray) -> None:
+    """Apply each running game's (checked) action; finished games are left alone. With a
+    ``mask`` of one row per game, each stepped game's row is refreshed (while its state is
+    in cache) to the legal moves of the new position; pass an empty array for none."""
+    with_mask = mask.shape[0] == states.shape[0]
     for g in prange(states.shape[0]):
         if states[g, OVER] == 0:
             apply(states[g], actions[g])
+            if with_mask:
+                mask[g, :] = 0
+                gen_legal(states[g], mask[g], True)
+
+
+@njit(cache=True)
+def mask_rows(states: np.ndarray, rows: np.ndarray, mask: np.ndarray) -> None:
+    """Refresh the legal-move mask rows of the games ``rows`` (serially)."""
+    for i in range(rows.shape[0]):
+        g = rows[i]
+        mask[g, :] = 0
+        gen_legal(states[g], mask[g], True)
 
 
 @njit(cache=True, parallel=True)

@@ -102,6 +102,25 @@ def test_random_policies_give_legal_actions_and_reset_done_deals_anew() -> None:
     assert finished > 64
 
 
+def test_the_mask_kept_by_step_and_reset_is_the_mask_of_the_position() -> None:
+    games = BatchGames(40, "long", seed=8, max_turns=60)
+    fresh = np.zeros((40, NUM_ACTIONS), np.uint8)
+    for step in range(150):
+        mask = games.legal_mask()
+        fresh[:] = 0
+        K.batch_legal_mask(games.states, fresh)
+        assert np.array_equal(mask, fresh.astype(bool)), step
+        games.step(games.random_actions())
+        if step % 7 == 0:
+            games.reset_done()
+    games.play_bench(5)
+    fresh[:] = 0
+    K.batch_legal_mask(games.states, fresh)
+    assert np.array_equal(games.legal_mask(), fresh.astype(bool))
+    out = np.zeros((40, NUM_ACTIONS), np.bool_)
+    assert games.legal_mask(out) is out and np.array_equal(out, fresh.astype(bool))
+
+
 def test_same_seed_same_games() -> None:
     a = BatchGames(20, "long", seed=42)
     b = BatchGames(20, "long", seed=42)
