@@ -25,6 +25,7 @@ KEYS = (
     ("batch kernel / C reference (rounds/s)", "batch_kernel_over_c"),
     ("batch API loop / C reference (rounds/s)", "batch_api_over_c"),
     ("ISMCTS compiled / pure-Python rollouts (iterations/s)", "ismcts_fast_over_pure"),
+    ("flat Monte Carlo compiled / pure-Python core (playouts/s)", "flat_fast_over_pure"),
 )
 
 
@@ -74,6 +75,10 @@ def main(argv: list[str] | None = None) -> int:
         f = statistics.median(x["fast_iters_per_s"] for x in ism)
         p = statistics.median(x["pure_iters_per_s"] for x in ism)
         print(f"| ISMCTS `{ism[0]['spec']}` iterations/s | compiled {f:,.0f} | pure {p:,.0f} |")
+    flat = [r["flat"] for r in runs]
+    f = statistics.median(x["fast_playouts_per_s"] for x in flat)
+    p = statistics.median(x["pure_playouts_per_s"] for x in flat)
+    print(f"| flat Monte Carlo playouts/s | compiled {f:,.0f} | pure {p:,.0f} |")
     mem = last["batch_memory_mib"]
     print()
     print(f"batch of 10,000 games: classic {mem['classic']:.1f} MiB, long {mem['long']:.1f} MiB;"

@@ -12,6 +12,8 @@ then uniform over the legal draw sources), classic variant:
   ``legal_mask()``, ``random_actions("bench")``, ``step()``, ``reset_done()`` from Python);
 - ``ismcts``: iterations per second of ``ismcts:rollout=fast`` with the compiled rollouts
   and with the same rollouts in pure Python (when :mod:`lostcities.bots.ismcts` exists);
+- ``flat``: flat Monte Carlo over determinizations (a playout per candidate move per sampled
+  world), compiled (:mod:`lostcities.fast.search`) against the same search on the core;
 - ``c``: the C reference compiled on the fly with ``gcc -O3 -march=native`` (when a C
   compiler and ``benchmarks/c/playout.c`` are there), and the ratios to it.
 
@@ -186,6 +188,51 @@ def bench_ismcts(seconds: float, iters: int = 200) -> dict[str, Any] | None:
     return out
 
 
+def bench_flat(seconds: float, candidates: int = 8) -> dict[str, float]:
+    """Flat Monte Carlo over determinizations (the search of ``ismcts:mode=flat``, a playout
+    per candidate per sampled world): compiled (:class:`~lostcities.fast.search.FlatSearch`)
+    and on the pure-Python core (``sample_round``, ``copy``, ``push``, Python playouts)."""
+    from lostcities.bots.rollout import playout_python
+    from lostcities.fast.search import FlatSearch
+
+    rng = random.Random(3)
+    out: dict[str, float] = {}
+    positions = _ismcts_positions(16)
+    done = 0
+    start = time.perf_counter()
+    while True:
+        r = next(positions)
+        view = r.view(r.to_move)
+        cands = list(view.legal_moves())[:candidates]
+        for _ in range(20):
+            w = view.sample_round(rng)
+            for m in cands:
+                x = w.copy(stack=False)
+                x._push(m)
+                playout_python(x)
+                done += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            break
+    out["pure_playouts_per_s"] = done / elapsed
+    FlatSearch(view, cands, seed=1).run(1)  # load the compiled code before timing
+    done = 0
+    start = time.perf_counter()
+    while True:
+        r = next(positions)
+        view = r.view(r.to_move)
+        cands = list(view.legal_moves())[:candidates]
+        search = FlatSearch(view, cands, seed=rng.randrange(2**32))
+        search.run(500)
+        done += 500 * len(cands)
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            break
+    out["fast_playouts_per_s"] = done / elapsed
+    out["speedup"] = out["fast_playouts_per_s"] / out["pure_playouts_per_s"]
+    return out
+
+
 def _compiler() -> str | None:
     for name in ("gcc", "cc", "clang"):
         path = shutil.which(name)
@@ -298,7 +345,7 @@ def machine() -> str:
 
 # -- the run -----------------------------------------------------------------------------
 
-STEPS = ("start", "python", "fast", "batch kernel", "batch api", "memory", "ismcts", "c")
+STEPS = ("start", "python", "fast", "batch kernel", "batch api", "memory", "ismcts", "flat", "c")
 
 
 def run_bench(seconds: float, report: Report | None = None) -> dict[str, Any]:
@@ -330,6 +377,8 @@ def run_bench(seconds: float, report: Report | None = None) -> dict[str, Any]:
     out["batch_memory_mib"] = batch_memory()
     say("ismcts")
     out["ismcts"] = bench_ismcts(seconds)
+    say("flat")
+    out["flat"] = bench_flat(seconds)
     say("c")
     c = bench_c(seconds)
     out["c"] = c
@@ -345,6 +394,7 @@ def run_bench(seconds: float, report: Report | None = None) -> dict[str, Any]:
         ratios["batch_api_over_c"] = batch["api"]["turns_per_s"] / ct
     if out["ismcts"] is not None:
         ratios["ismcts_fast_over_pure"] = out["ismcts"]["speedup"]
+    ratios["flat_fast_over_pure"] = out["flat"]["speedup"]
     out["ratios"] = ratios
     say("done")
     return out
@@ -394,6 +444,12 @@ def format_report(res: dict[str, Any]) -> str:
             f" rollouts, {ism['pure_iters_per_s']:,.0f} with pure-Python rollouts"
             f" ({ism['speedup']:.1f}x)"
         )
+    flat = res["flat"]
+    lines.append(
+        f"flat Monte Carlo (playout per candidate per sampled world): {flat['fast_playouts_per_s']:,.0f}"
+        f" playouts/s compiled, {flat['pure_playouts_per_s']:,.0f} on the pure-Python core"
+        f" ({flat['speedup']:.1f}x)"
+    )
     if c is not None and "error" in c:
         lines.append(f"C reference: {c['error']}")
     return "\n".join(lines)
