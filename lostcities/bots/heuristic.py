@@ -110,9 +110,9 @@ class HeuristicBot(Bot):
 
     name = "heuristic"
 
-    option_softness = 4.0
+    option_softness = 2.5
     """Softness of the option value of an unopened expedition (higher: opens less)."""
-    play_bonus = 0.8
+    play_bonus = 2.5
     """Small preference for playing over holding (progress)."""
     clog = 1.5
     """Cost per useful card held beyond :attr:`clog_free` (a clogged hand wastes draws)."""
@@ -120,7 +120,7 @@ class HeuristicBot(Bot):
     """Useful cards a hand may hold without cost."""
     deck_draw_value = 1.5
     """What a blind card from the draw pile is worth, against a known discard-pile card."""
-    draw_lateness = 0.8
+    draw_lateness = 0.5
     tempo_weight = 2.0
     """Weight of the tempo term (draw-pile draws when ahead, discard-pile draws when behind)."""
     tempo_horizon = 20.0

@@ -1,0 +1,99 @@
+"""Properties every built-in bot must have: legal moves in any position, reproducible with
+a seed, and decisions that depend on the player's view only."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lostcities import PlayerView, Round
+from lostcities.bots import Bot, make
+
+SPECS = ["random", "discard", "heuristic", "ismcts:iters=24", "ismcts:iters=40,mode=flat"]
+
+
+def random_position(seed: int, variant: str = "classic") -> Round:
+    """A deal advanced by a random number of random legal moves (not over)."""
+    rng = random.Random(seed)
+    r = Round.deal(seed=seed, variant=variant, starter=rng.randrange(2))
+    for _ in range(rng.randrange(0, 60)):
+        moves = r.legal_moves()
+        r.push(moves[rng.randrange(len(moves))])
+        if r.is_over():
+            r.pop()
+            break
+    return r
+
+
+class ViewOnly(Bot):
+    """Wraps a bot and checks that it is only ever handed a PlayerView."""
+
+    def __init__(self, inner: Bot) -> None:
+        super().__init__()
+        self.inner = inner
+        self.calls = 0
+
+    def choose(self, view: PlayerView, time_limit: float | None = None):  # type: ignore[no-untyped-def]
+        assert type(view) is PlayerView
+        self.calls += 1
+        return self.inner.choose(view, time_limit)
+
+
+def play(specs: list[str], seed: int, variant: str = "classic") -> Round:
+    r = Round.deal(seed=seed, variant=variant)
+    bots = [ViewOnly(make(specs[p], seed=seed + p)) for p in (0, 1)]
+    while not r.is_over():
+        p = r.to_move
+        r.push(bots[p].choose(r.view(p)))
+    assert bots[0].calls + bots[1].calls == r.ply
+    return r
+
+
+@pytest.mark.parametrize("spec", SPECS)
+@given(seed=st.integers(0, 10**6), variant=st.sampled_from(["classic", "long"]))
+def test_legal_move_in_random_positions(spec: str, seed: int, variant: str) -> None:
+    r = random_position(seed, variant)
+    bot = make(spec, seed=seed)
+    move = bot.choose(r.view(r.to_move))
+    assert move in r.legal_moves()
+
+
+@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("seed", [3, 8])
+def test_reproducible_with_seed(spec: str, seed: int) -> None:
+    a = play([spec, "heuristic"], seed)
+    b = play([spec, "heuristic"], seed)
+    assert a.history == b.history
+    assert a.scores() == b.scores()
+
+
+@pytest.mark.parametrize("spec", ["heuristic", "ismcts:iters=30", "ismcts:iters=30,mode=flat"])
+@pytest.mark.parametrize("seed", range(6))
+def test_decision_depends_on_the_view_only(spec: str, seed: int) -> None:
+    """Two referee states that look the same to the player (different hidden cards) get
+    the same move from equally seeded bots: nothing hidden leaks into the decision."""
+    r = random_position(seed)
+    view = r.view(r.to_move)
+    worlds = [view.sample_round(random.Random(k)) for k in range(2)]
+    assert worlds[0].draw_pile != worlds[1].draw_pile
+    moves = [make(spec, seed=5).choose(w.view(view.player)) for w in worlds]
+    assert moves[0] == moves[1]
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_whole_round_in_both_variants(spec: str) -> None:
+    for variant in ("classic", "long"):
+        r = play([spec, "heuristic"], 11, variant)
+        assert r.is_over() and r.outcome() is not None
+
+
+@pytest.mark.parametrize("spec", ["heuristic", "ismcts:iters=10"])
+def test_no_move_when_not_its_turn(spec: str) -> None:
+    from lostcities.bots import BotError
+
+    r = Round.deal(seed=1)
+    with pytest.raises(BotError):
+        make(spec).choose(r.view(1))
