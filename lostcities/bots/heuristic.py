@@ -114,11 +114,11 @@ class HeuristicBot(Bot):
     """Softness of the option value of an unopened expedition (higher: opens less)."""
     play_bonus = 2.5
     """Small preference for playing over holding (progress)."""
-    clog = 1.5
+    clog = 0.0
     """Cost per useful card held beyond :attr:`clog_free` (a clogged hand wastes draws)."""
     clog_free = 3
     """Useful cards a hand may hold without cost."""
-    deck_draw_value = 1.5
+    deck_draw_value = 2.5
     """What a blind card from the draw pile is worth, against a known discard-pile card."""
     draw_lateness = 0.5
     tempo_weight = 2.0
