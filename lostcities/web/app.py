@@ -153,7 +153,9 @@ def cli_main(args: argparse.Namespace) -> int:
         host=host,
         port=args.port,
         log_level="warning",
+        access_log=False,
         ws_max_size=1024 * 1024,
+        ws_per_message_deflate=False,  # states are small; compressing each costs more CPU than it saves
         ws_ping_interval=20.0,
         ws_ping_timeout=20.0,
         timeout_graceful_shutdown=3,

@@ -9,6 +9,7 @@ one transaction (group commit): a move is acknowledged only after its transactio
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import hashlib
 import queue
@@ -28,6 +29,7 @@ from sqlalchemy import (
     Text,
     create_engine,
     event,
+    insert,
     select,
     update,
 )
@@ -177,6 +179,8 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur.execute("PRAGMA synchronous=FULL")
     cur.execute("PRAGMA busy_timeout=10000")
     cur.execute("PRAGMA foreign_keys=ON")
+    # Checkpoints run in the store's background thread, never inside a move's commit.
+    cur.execute("PRAGMA wal_autocheckpoint=0")
     cur.close()
 
 
@@ -215,6 +219,8 @@ class GameStore:
         self._sessions = sessionmaker(engine, expire_on_commit=False)
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._writer: threading.Thread | None = None
+        self._checkpointer: threading.Thread | None = None
+        self._stop_checkpoints = threading.Event()
         self.batches = 0
         self.writes = 0
 
@@ -231,10 +237,29 @@ class GameStore:
             raise StorageError(f"cannot open database {self.url!r}: {e.__class__.__name__}: {e.args[0] if e.args else e}") from None
 
     def start(self) -> None:
-        """Start the writer thread."""
+        """Start the writer thread (and, for SQLite, the WAL checkpointer)."""
         if self._writer is None:
             self._writer = threading.Thread(target=self._write_loop, name="lostcities-db-writer", daemon=True)
             self._writer.start()
+        if self.is_sqlite and self._checkpointer is None:
+            self._stop_checkpoints.clear()
+            self._checkpointer = threading.Thread(
+                target=self._checkpoint_loop, name="lostcities-db-checkpoint", daemon=True
+            )
+            self._checkpointer.start()
+
+    def checkpoint(self, mode: str = "PASSIVE") -> None:
+        """Copy the SQLite write-ahead log into the database file (no-op elsewhere)."""
+        if not self.is_sqlite:
+            return
+        assert mode in ("PASSIVE", "TRUNCATE")
+        with self.engine.connect() as conn:
+            conn.exec_driver_sql(f"PRAGMA wal_checkpoint({mode})")
+
+    def _checkpoint_loop(self) -> None:
+        while not self._stop_checkpoints.wait(1.0):
+            with contextlib.suppress(SQLAlchemyError):  # busy or locked: next time
+                self.checkpoint()
 
     def close(self) -> None:
         """Finish pending writes, stop the writer and close the connections."""
@@ -242,6 +267,12 @@ class GameStore:
             self._queue.put(_STOP)
             self._writer.join(timeout=30)
             self._writer = None
+        if self._checkpointer is not None:
+            self._stop_checkpoints.set()
+            self._checkpointer.join(timeout=30)
+            self._checkpointer = None
+            with contextlib.suppress(SQLAlchemyError):
+                self.checkpoint("TRUNCATE")
         self.engine.dispose()
 
     # -- writes -----------------------------------------------------------------------
@@ -267,6 +298,9 @@ class GameStore:
                 return
 
     def _commit_batch(self, batch: list[tuple[Callable[[Session], Any], Future[Any]]]) -> None:
+        # Moves go first (one insert), then other writes in order; a move and a write that
+        # depends on it never share a batch, because a game's next write waits for the
+        # previous one's commit.
         # A write whose waiter was cancelled before it started is dropped (nobody applies it).
         batch = [(fn, fut) for fn, fut in batch if fut.set_running_or_notify_cancel()]
         if not batch:
@@ -275,10 +309,23 @@ class GameStore:
         self.writes += len(batch)
         try:
             with self._sessions.begin() as session:
-                results = []
-                for fn, _ in batch:
-                    results.append(fn(session))
-                    session.flush()
+                results: list[Any] = [None] * len(batch)
+                now = utcnow()
+                moves = [fn for fn, _ in batch if isinstance(fn, MoveWrite)]
+                if moves:
+                    # all moves of the batch in one multi-row insert
+                    session.execute(insert(MoveRow), [m.row(now) for m in moves])
+                    for m in moves:
+                        if m.new_round is not None or m.status is not None or m.result is not None:
+                            m.extras(session, now)
+                    touched = sorted({m.game_id for m in moves})
+                    session.execute(
+                        update(GameRow).where(GameRow.id.in_(touched)).values(updated_at=now)
+                    )
+                for i, (fn, _) in enumerate(batch):
+                    if not isinstance(fn, MoveWrite):
+                        results[i] = fn(session)
+                        session.flush()
         except Exception:
             # Isolate the failing write: each on its own transaction.
             for fn, fut in batch:
@@ -393,6 +440,48 @@ def op_insert_game(row: GameRow, rounds: Iterable[RoundRow]) -> Callable[[Sessio
     return fn
 
 
+@dataclass
+class MoveWrite:
+    """A move to record (and, when it ends a round, the next round's deal or the result).
+
+    Callable like every write operation; the writer also recognises these and stores all
+    moves of a batch with one multi-row insert.
+    """
+
+    game_id: str
+    round_index: int
+    ply: int
+    move: str
+    new_round: RoundRow | None = None
+    status: str | None = None
+    result: str | None = None
+
+    def row(self, now: datetime.datetime) -> dict[str, Any]:
+        return {
+            "game_id": self.game_id,
+            "round_index": self.round_index,
+            "ply": self.ply,
+            "move": self.move,
+            "created_at": now,
+        }
+
+    def extras(self, s: Session, now: datetime.datetime) -> None:
+        """Everything but the move row itself."""
+        if self.new_round is not None:
+            s.add(self.new_round)
+        values: dict[str, Any] = {"updated_at": now}
+        if self.status is not None:
+            values["status"] = self.status
+        if self.result is not None:
+            values["result"] = self.result
+        s.execute(update(GameRow).where(GameRow.id == self.game_id).values(**values))
+
+    def __call__(self, s: Session) -> None:
+        now = utcnow()
+        s.execute(insert(MoveRow), [self.row(now)])
+        self.extras(s, now)
+
+
 def op_move(
     game_id: str,
     round_index: int,
@@ -402,22 +491,9 @@ def op_move(
     new_round: RoundRow | None = None,
     status: str | None = None,
     result: str | None = None,
-) -> Callable[[Session], None]:
+) -> MoveWrite:
     """Record a move (and, when it ends a round, the next round's deal or the result)."""
-
-    def fn(s: Session) -> None:
-        now = utcnow()
-        s.add(MoveRow(game_id=game_id, round_index=round_index, ply=ply, move=move, created_at=now))
-        if new_round is not None:
-            s.add(new_round)
-        values: dict[str, Any] = {"updated_at": now}
-        if status is not None:
-            values["status"] = status
-        if result is not None:
-            values["result"] = result
-        s.execute(update(GameRow).where(GameRow.id == game_id).values(**values))
-
-    return fn
+    return MoveWrite(game_id, round_index, ply, move, new_round, status, result)
 
 
 def op_forfeit(
