@@ -1,9 +1,9 @@
 """Train a small masked-policy agent on the Gymnasium env and show it beating ``random``.
 
-NumPy only: a linear softmax policy over the *legal* actions (the env's ``action_mask``),
-trained with REINFORCE (the score margin / 100 as the return, or with ``--reward result``
-the round result +1/-1/0; a running-mean baseline),
-against the built-in ``random`` bot in a random seat. Then it plays ``--eval-rounds`` fresh
+NumPy only: a softmax policy over the *legal* actions (the env's ``action_mask``), linear
+(default) or with one hidden layer (``--policy mlp``), trained with REINFORCE (the round
+result +1/-1/0 as the return, or ``--reward margin`` for the score margin / 100; a
+running-mean baseline) against the built-in ``random`` bot in a random seat. Then it plays ``--eval-rounds`` fresh
 rounds (other seeds) with its greedy policy and prints the win rate with a 95% confidence
 interval, next to ``random`` playing the same deals.
 
@@ -27,20 +27,67 @@ from lostcities.envs.gymnasium import LostCitiesEnv
 Array = npt.NDArray[np.float64]
 
 
+def _masked_softmax(z: Array, mask: npt.NDArray[np.int8]) -> Array:
+    z = np.where(mask > 0, z, -np.inf)
+    z = z - z.max()
+    p: Array = np.exp(z)
+    p /= p.sum()
+    return p
+
+
 class MaskedLinearPolicy:
-    """``logits = W @ obs + b``; illegal actions get probability 0."""
+    """``logits = W @ obs + b``; illegal actions get probability 0. Plain gradient ascent."""
 
     def __init__(self, obs_size: int, num_actions: int, rng: np.random.Generator) -> None:
         self.w: Array = rng.normal(0.0, 0.01, (num_actions, obs_size))
         self.b: Array = np.zeros(num_actions)
 
     def probs(self, obs: npt.NDArray[np.float32], mask: npt.NDArray[np.int8]) -> Array:
-        z = self.w @ obs + self.b
-        z = np.where(mask > 0, z, -np.inf)
-        z -= z.max()
-        p = np.exp(z)
-        p /= p.sum()
-        return p
+        return _masked_softmax(self.w @ obs + self.b, mask)
+
+    def update(self, xs: Array, gs: Array, step: float) -> None:
+        """Ascend ``sum_t gs[t] . d logits(xs[t])``, scaled by ``step``."""
+        self.w += step * (gs.T @ xs)
+        self.b += step * gs.sum(axis=0)
+
+
+class MaskedMLPPolicy:
+    """One hidden ReLU layer, ``logits = W2 relu(W1 obs + b1) + b2``, trained with Adam."""
+
+    def __init__(
+        self, obs_size: int, num_actions: int, rng: np.random.Generator, hidden: int = 128
+    ) -> None:
+        self.params: list[Array] = [
+            rng.normal(0.0, 1.0 / np.sqrt(obs_size), (hidden, obs_size)),
+            np.zeros(hidden),
+            rng.normal(0.0, 0.01, (num_actions, hidden)),
+            np.zeros(num_actions),
+        ]
+        self.m = [np.zeros_like(q) for q in self.params]
+        self.v = [np.zeros_like(q) for q in self.params]
+        self.t = 0
+
+    def probs(self, obs: npt.NDArray[np.float32], mask: npt.NDArray[np.int8]) -> Array:
+        w1, b1, w2, b2 = self.params
+        h = np.maximum(w1 @ obs + b1, 0.0)
+        return _masked_softmax(w2 @ h + b2, mask)
+
+    def update(self, xs: Array, gs: Array, lr: float) -> None:
+        """One Adam ascent step on ``sum_t gs[t] . d logits(xs[t])`` (``gs`` already holds
+        the advantage)."""
+        w1, b1, w2, _ = self.params
+        h = np.maximum(xs @ w1.T + b1, 0.0)
+        dh = (gs @ w2) * (h > 0)
+        grads = [dh.T @ xs, dh.sum(0), gs.T @ h, gs.sum(0)]
+        self.t += 1
+        for q, g, m, v in zip(self.params, grads, self.m, self.v, strict=True):
+            m *= 0.9
+            m += 0.1 * g
+            v *= 0.999
+            v += 0.001 * g * g
+            mhat = m / (1 - 0.9**self.t)
+            vhat = v / (1 - 0.999**self.t)
+            q += lr * mhat / (np.sqrt(vhat) + 1e-8)
 
 
 def play_episode(
@@ -60,8 +107,8 @@ def play_episode(
 
 
 def train(
-    minutes: float, seed: int, lr: float, opponent: str, reward: str
-) -> tuple[MaskedLinearPolicy, int, int]:
+    minutes: float, seed: int, lr: float, opponent: str, reward: str, policy: str
+) -> tuple[MaskedLinearPolicy | MaskedMLPPolicy, int, int]:
     """REINFORCE for ``minutes``; returns the policy, episodes and steps played.
 
     ``reward``: ``result`` (+1/-1/0) or ``margin`` (the score margin / 100) as the return.
@@ -70,7 +117,11 @@ def train(
     scale = 100.0 if reward == "margin" else 1.0
     enc = env.encoding
     rng = np.random.default_rng(seed)
-    pol = MaskedLinearPolicy(enc.observation_size, enc.num_actions, rng)
+    pol: MaskedLinearPolicy | MaskedMLPPolicy
+    if policy == "mlp":
+        pol = MaskedMLPPolicy(enc.observation_size, enc.num_actions, rng)
+    else:
+        pol = MaskedLinearPolicy(enc.observation_size, enc.num_actions, rng)
     baseline = 0.0
     episodes = steps = 0
     deadline = time.monotonic() + 60 * minutes
@@ -110,9 +161,10 @@ def train(
         ret /= scale
         adv = ret - baseline
         baseline += 0.01 * (ret - baseline)
-        gmat = np.asarray(gs)
-        pol.w += lr * adv * (gmat.T @ np.asarray(xs)) / len(xs)
-        pol.b += lr * adv * gmat.sum(axis=0) / len(xs)
+        if policy == "mlp":
+            pol.update(np.asarray(xs, np.float64), adv * np.asarray(gs) / len(xs), lr)
+        else:
+            pol.update(np.asarray(xs, np.float64), np.asarray(gs), lr * adv / len(xs))
         episodes += 1
         recent.append(float(np.sign(info["score_margin"])))
         if progress is not None and task is not None and episodes % 20 == 0:
@@ -165,22 +217,33 @@ def main(argv: list[str] | None = None) -> int:
         "--eval-rounds", type=int, default=1000, help="evaluation rounds (default 1000)"
     )
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--lr", type=float, default=0.05, help="learning rate (default 0.05)")
+    ap.add_argument(
+        "--policy",
+        choices=["linear", "mlp"],
+        default="linear",
+        help="linear with plain gradient steps (default) or one hidden layer of 128 ReLUs with Adam",
+    )
+    ap.add_argument(
+        "--lr", type=float, default=None, help="learning rate (default 0.001 mlp, 0.5 linear)"
+    )
     ap.add_argument("--opponent", default="random", help="bot spec to train and test against")
     ap.add_argument(
         "--reward",
-        choices=["margin", "result"],
-        default="margin",
-        help="training return: the score margin / 100 (default) or the result +1/-1/0",
+        choices=["result", "margin"],
+        default="result",
+        help="training return: the result +1/-1/0 (default) or the score margin / 100",
     )
     args = ap.parse_args(argv)
 
     t0 = time.monotonic()
-    pol, episodes, steps = train(args.minutes, args.seed, args.lr, args.opponent, args.reward)
+    lr = args.lr if args.lr is not None else (0.001 if args.policy == "mlp" else 0.5)
+    pol, episodes, steps = train(
+        args.minutes, args.seed, lr, args.opponent, args.reward, args.policy
+    )
     took = time.monotonic() - t0
     print(
         f"trained {episodes} rounds ({steps} agent steps) in {took:.0f} s "
-        f"against {args.opponent!r}, return = {args.reward}"
+        f"against {args.opponent!r} ({args.policy} policy, return {args.reward}, lr {lr})"
     )
 
     def greedy(x: npt.NDArray[np.float32], mask: npt.NDArray[np.int8]) -> int:

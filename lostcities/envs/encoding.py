@@ -33,12 +33,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 import numpy.typing as npt
 
-from lostcities.cards import ALL_CARDS, Color, Variant, get_variant
+from lostcities.cards import ALL_CARDS, Card, Color, Variant, get_variant
 from lostcities.rules import Action, LegalMoves, Move, PlayerView
 from lostcities.scoring import score_expedition
 
@@ -165,9 +165,9 @@ class Encoding:
         self.high: npt.NDArray[np.float32] = high
         """Per-entry upper bounds of the observation."""
         self._initial_pile = var.deck_size - 2 * var.hand_size
-        self._deck_counts = np.zeros(k, np.float32)
+        self._deck_list = [0] * k
         for card in var.deck():
-            self._deck_counts[card.index] += 1
+            self._deck_list[card.index] += 1
         self.max_score_margin = (_SCORE_MAX_PER_COLOR - _SCORE_MIN_PER_COLOR) * nc
         """A bound on the absolute score margin of a round."""
 
@@ -237,33 +237,47 @@ class Encoding:
         ``pending`` is a move whose draw-pile card has not arrived yet (OpenSpiel's chance
         node after a draw-pile move): it shows as the last move with ``pending_draw`` set.
         """
-        if view.variant != self.variant:
+        if view.variant is not self.variant and view.variant != self.variant:
             raise ValueError(
                 f"view of the {view.variant.name} variant given to the {self.variant.name} encoding"
             )
         obs = np.zeros(self.observation_size, np.float32)
         sec = self._sec
         me = view.player
-
-        def add(name: str, cards: Iterable[object]) -> None:
-            base = sec[name].start
-            for card in cards:
-                obs[base + card.index] += 1  # type: ignore[attr-defined]
-
-        add("hand", view.hand)
-        add("own_expedition", (c for e in view.expeditions[me] for c in e))
-        add("opponent_expedition", (c for e in view.expeditions[me ^ 1] for c in e))
-        add("discard_top", (p[-1] for p in view.discard_piles if p))
-        add("discard_below", (c for p in view.discard_piles for c in p[:-1]))
-        add("opponent_known", view.opponent_known)
-        add("own_known", view.own_known)
+        k = self.num_card_kinds
+        # the eight card-count sections come first, in this order; fill a list, copy once
+        buf = [0] * (8 * k)
+        for c in view.hand:
+            buf[c.index] += 1
+        for e in view.expeditions[me]:
+            for c in e:
+                buf[k + c.index] += 1
+        for e in view.expeditions[me ^ 1]:
+            for c in e:
+                buf[2 * k + c.index] += 1
+        for pile in view.discard_piles:
+            if pile:
+                buf[3 * k + pile[-1].index] += 1
+                for c in pile[:-1]:
+                    buf[4 * k + c.index] += 1
+        for c in view.opponent_known:
+            buf[5 * k + c.index] += 1
+        for c in view.own_known:
+            buf[6 * k + c.index] += 1
         # unseen = the deck less every card this player can place (PlayerView.unseen_cards,
         # computed from the sections above, which is faster)
-        k = self.num_card_kinds
-        seen = obs[0:k] + obs[k : 2 * k] + obs[2 * k : 3 * k] + obs[3 * k : 4 * k]
-        seen += obs[4 * k : 5 * k] + obs[5 * k : 6 * k]
-        u = sec["unseen"].start
-        obs[u : u + k] = self._deck_counts - seen
+        deck = self._deck_list
+        for i in range(k):
+            buf[7 * k + i] = (
+                deck[i]
+                - buf[i]
+                - buf[k + i]
+                - buf[2 * k + i]
+                - buf[3 * k + i]
+                - buf[4 * k + i]
+                - buf[5 * k + i]
+            )
+        obs[: 8 * k] = buf
         last: Move | None = pending
         by_me = view.to_move == me
         if last is None and view.history:
@@ -301,10 +315,15 @@ class Encoding:
         return "\n".join(f"{s.start:4d} {s.size:4d}  {s.name}" for s in self.sections)
 
 
+@lru_cache(maxsize=1 << 16)
+def _expedition_score(cards: tuple[Card, ...]) -> int:
+    return score_expedition(cards, check=False).score
+
+
 def _scores(view: PlayerView) -> tuple[int, int]:
     me = view.player
-    own = sum(score_expedition(e, check=False).score for e in view.expeditions[me])
-    opp = sum(score_expedition(e, check=False).score for e in view.expeditions[me ^ 1])
+    own = sum(_expedition_score(e) for e in view.expeditions[me] if e)
+    opp = sum(_expedition_score(e) for e in view.expeditions[me ^ 1] if e)
     return own, opp
 
 

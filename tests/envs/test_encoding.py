@@ -193,3 +193,16 @@ def test_hidden_cards_never_change_the_observation(worlds) -> None:  # type: ign
                 a.push(m)
                 b.push(m)
         assert differs, "the worlds should look different to the other player"
+
+
+def test_envs_package_import_is_light() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, lostcities.envs as e\n"
+        "heavy = [m for m in ('numpy', 'pettingzoo', 'gymnasium', 'pyspiel') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+        "assert e.lostcities_v0.__name__ == 'lostcities.envs.pettingzoo'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

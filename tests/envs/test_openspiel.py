@@ -218,3 +218,29 @@ def test_hidden_cards_never_change_observations(worlds) -> None:  # type: ignore
             assert a.information_state_tensor(p) == b.information_state_tensor(p)
             differs |= a.information_state_string(p ^ 1) != b.information_state_string(p ^ 1)
         assert differs
+
+
+def test_draw_pile_shortcut_equals_the_public_rebuild(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chance card is put on top of the round's draw pile by a swap in its private list;
+    the fallback rebuilds the round through the public API. Both must give the same game."""
+    import lostcities.envs.openspiel as los
+
+    game = load()
+    for seed in range(4):
+        s = _random_state(game, seed, plies=6 + 5 * seed)
+        while not s.is_chance_node() or s.round is None:
+            s.apply_action(s.chance_outcomes()[0][0] if s.is_chance_node() else s.legal_actions()[0])
+        fast, slow = s.clone(), s.clone()
+        card = fast.chance_outcomes()[-1][0]
+        fast.apply_action(card)
+        with monkeypatch.context() as m:
+            m.setattr(los, "_put_on_top", lambda r, c: False)
+            slow.apply_action(card)
+        a, b = fast.round, slow.round
+        assert a is not None and b is not None
+        assert a.hands == b.hands and a.history == b.history and a.deck_size == b.deck_size
+        assert str(a) == str(b) and a.discard_piles == b.discard_piles
+        assert sorted(a.draw_pile) == sorted(b.draw_pile)
+        for p in (0, 1):
+            assert fast.information_state_string(p) == slow.information_state_string(p)
+        assert fast.legal_actions() == slow.legal_actions()
