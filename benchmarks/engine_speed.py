@@ -22,8 +22,8 @@ KEYS = (
     ("fast path / C reference (rounds/s, one core)", "fast_over_c"),
     ("pure-Python Round / C reference", "python_over_c"),
     ("fast path / pure-Python Round", "fast_over_python"),
-    ("batch kernel / C reference (rounds/s)", "batch_kernel_over_c"),
-    ("batch API loop / C reference (rounds/s)", "batch_api_over_c"),
+    ("batch kernel / C reference (moves/s)", "batch_kernel_over_c"),
+    ("batch API loop / C reference (moves/s)", "batch_api_over_c"),
     ("ISMCTS compiled / pure-Python rollouts (iterations/s)", "ismcts_fast_over_pure"),
     ("flat Monte Carlo compiled / pure-Python core (playouts/s)", "flat_fast_over_pure"),
 )

@@ -9,6 +9,8 @@ The rules of :mod:`lostcities.rules` compiled with numba over a compact array st
   flat action encoding of 840 actions.
 - :func:`~lostcities.fast.rollouts.playout_round`: the compiled rollout policy of
   :mod:`lostcities.bots.rollout`.
+- :class:`~lostcities.fast.search.FlatSearch` / :func:`~lostcities.fast.search.flat_values`:
+  flat Monte Carlo over determinizations of a :class:`~lostcities.PlayerView`, compiled.
 - ``lostcities bench``: :mod:`lostcities.fast.bench`.
 
 A differential test plays tens of thousands of random rounds through both the core and this

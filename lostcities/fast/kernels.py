@@ -7,26 +7,26 @@ k``, k = 0 for a wager, rank - 1 otherwise). Layout (``p`` = player 0/1, ``c`` =
 ==================  =====  ==========================================================
 field               size   meaning
 ==================  =====  ==========================================================
-``HAND + 8p + i``   16     hand slots (the core's hand order; a card replaces the one
-                           played in its slot)
-``DECK + i``        72     the draw pile, next card to draw at ``DECK + NDECK - 1``
-``NDECK``           1      cards in the draw pile
-``PILE + 12c + i``  72     discard pile ``c``, bottom first
-``NPILE + c``       6      discard pile sizes
-``TOP + 6p + c``    12     highest number card of the expedition (0: none)
-``SUM + 6p + c``    12     sum of its number cards
-``WAG + 6p + c``    12     its wagers
-``CNT + 6p + c``    12     its cards
-``EMASK + 6p + c``  12     bit ``k`` set when the card of kind-digit ``k`` (1..9 = rank
-                           2..10) is in it; wagers come first, numbers ascend, so count,
-                           wagers and mask give the expedition in play order
-``KNOWN + 60p + x`` 120    how many cards of kind ``x`` player ``p`` is known to hold
-                           (taken from a discard pile and not played or discarded since)
 ``TURN``            1      the player to move (after the end: the one who moved last)
 ``PLY``             1      moves made in the round
 ``OVER``            1      0 running, 1 draw pile empty, 2 turn limit, 3 forfeit
 ``MAXT``            1      the turn cap, 0 for none
 ``NCOL``            1      colours in play (5 classic, 6 long)
+``NDECK``           1      cards in the draw pile
+``NPILE + c``       6      discard pile sizes
+``HAND + 8p + i``   16     hand slots (the core's hand order; a card replaces the one
+                           played in its slot)
+``TOP + 6p + c``    12     highest number card of the expedition (0: none)
+``CNT + 6p + c``    12     its cards
+``SUM + 6p + c``    12     sum of its number cards
+``WAG + 6p + c``    12     its wagers
+``EMASK + 6p + c``  12     bit ``k`` set when the card of kind-digit ``k`` (1..9 = rank
+                           2..10) is in it; wagers come first, numbers ascend, so count,
+                           wagers and mask give the expedition in play order
+``KNOWN + 60p + x`` 120    how many cards of kind ``x`` player ``p`` is known to hold
+                           (taken from a discard pile and not played or discarded since)
+``DECK + i``        72     the draw pile, next card to draw at ``DECK + NDECK - 1``
+``PILE + 12c + i``  72     discard pile ``c``, bottom first
 ==================  =====  ==========================================================
 
 Slots past the ends of the draw pile and the discard piles hold 0, so equal positions have
@@ -50,23 +50,23 @@ __all__ = [
     "STATE_SIZE",
 ]
 
-# -- layout ------------------------------------------------------------------------------
-HAND = 0
-DECK = 16
-NDECK = 88
-PILE = 89
-NPILE = 161
-TOP = 167
-SUM = 179
-WAG = 191
-CNT = 203
-EMASK = 215
-KNOWN = 227
-TURN = 347
-PLY = 348
-OVER = 349
-MAXT = 350
-NCOL = 351
+# -- layout (fields used every turn first: a turn touches few cache lines of a row) --------
+TURN = 0
+PLY = 1
+OVER = 2
+MAXT = 3
+NCOL = 4
+NDECK = 5
+NPILE = 6
+HAND = 12
+TOP = 28
+CNT = 40
+SUM = 52
+WAG = 64
+EMASK = 76
+KNOWN = 88
+DECK = 208
+PILE = 280
 STATE_SIZE = 352
 """Numbers per game state."""
 
@@ -694,3 +694,71 @@ def replay_check_compact(
     if s[OVER] == 0:
         return int(turns.shape[0])
     return -1
+
+
+# -- flat Monte Carlo over determinizations (lostcities.fast.search) ------------------------
+# (kept in this file: numba's cache is invalidated by changes to a function's own file only)
+@njit(cache=True)
+def _deal_world(s: np.ndarray, template: np.ndarray, opp: int, first: int, cards: np.ndarray) -> None:
+    """``s`` = the template with the opponent's hand slots ``first..7`` and the draw pile
+    filled from ``cards`` in order."""
+    s[:] = template
+    k = 0
+    for i in range(first, 8):
+        s[HAND + 8 * opp + i] = cards[k]
+        k += 1
+    for i in range(cards.shape[0] - k):
+        s[DECK + i] = cards[k + i]
+
+
+@njit(cache=True)
+def _play_candidates(
+    world: np.ndarray, actions: np.ndarray, me: int, scale: float, t: np.ndarray,
+    value: np.ndarray, margin: np.ndarray,
+) -> None:
+    for j in range(actions.shape[0]):
+        t[:] = world
+        apply(t, actions[j])
+        playout(t)
+        m = score(t, me) - score(t, 1 - me)
+        margin[j] += m
+        value[j] += np.tanh(m / scale)
+
+
+@njit(cache=True)
+def flat_kernel(
+    template: np.ndarray, opp: int, first: int, cards: np.ndarray, actions: np.ndarray,
+    worlds: int, rng: np.ndarray, me: int, scale: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Sums over ``worlds`` random deals of the unseen ``cards`` (shuffled in place, so that
+    calls in chunks continue one sequence of deals): per candidate action, the rewards
+    ``tanh(margin / scale)`` and the margins."""
+    value = np.zeros(actions.shape[0], np.float64)
+    margin = np.zeros(actions.shape[0], np.int64)
+    world = np.empty_like(template)
+    t = np.empty_like(template)
+    for _ in range(worlds):
+        for i in range(cards.shape[0] - 1, 0, -1):
+            j = _rand_below(rng, i + 1)
+            x = cards[i]
+            cards[i] = cards[j]
+            cards[j] = x
+        _deal_world(world, template, opp, first, cards)
+        _play_candidates(world, actions, me, scale, t, value, margin)
+    return value, margin
+
+
+@njit(cache=True)
+def flat_kernel_given(
+    template: np.ndarray, opp: int, first: int, deals: np.ndarray, actions: np.ndarray,
+    me: int, scale: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`flat_kernel` over given deals (one row of hidden cards per world; tests)."""
+    value = np.zeros(actions.shape[0], np.float64)
+    margin = np.zeros(actions.shape[0], np.int64)
+    world = np.empty_like(template)
+    t = np.empty_like(template)
+    for w in range(deals.shape[0]):
+        _deal_world(world, template, opp, first, deals[w])
+        _play_candidates(world, actions, me, scale, t, value, margin)
+    return value, margin

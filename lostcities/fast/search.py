@@ -28,7 +28,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
 from lostcities.errors import IllegalMoveError
 from lostcities.fast import kernels as K
@@ -36,72 +35,6 @@ from lostcities.fast.state import action_of, state_from_round
 from lostcities.rules import Move, PlayerView
 
 __all__ = ["FlatSearch", "flat_values"]
-
-
-@njit(cache=True)
-def _deal_world(s: np.ndarray, template: np.ndarray, opp: int, first: int, cards: np.ndarray) -> None:
-    """``s`` = the template with the opponent's hand slots ``first..7`` and the draw pile
-    filled from ``cards`` in order."""
-    s[:] = template
-    k = 0
-    for i in range(first, 8):
-        s[K.HAND + 8 * opp + i] = cards[k]
-        k += 1
-    for i in range(cards.shape[0] - k):
-        s[K.DECK + i] = cards[k + i]
-
-
-@njit(cache=True)
-def _play_candidates(
-    world: np.ndarray, actions: np.ndarray, me: int, scale: float, t: np.ndarray,
-    value: np.ndarray, margin: np.ndarray,
-) -> None:
-    for j in range(actions.shape[0]):
-        t[:] = world
-        K.apply(t, actions[j])
-        K.playout(t)
-        m = K.score(t, me) - K.score(t, 1 - me)
-        margin[j] += m
-        value[j] += np.tanh(m / scale)
-
-
-@njit(cache=True)
-def flat_kernel(
-    template: np.ndarray, opp: int, first: int, cards: np.ndarray, actions: np.ndarray,
-    worlds: int, rng: np.ndarray, me: int, scale: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Sums over ``worlds`` random deals of the unseen ``cards`` (shuffled in place, so that
-    calls in chunks continue one sequence of deals): per candidate action, the rewards
-    ``tanh(margin / scale)`` and the margins."""
-    value = np.zeros(actions.shape[0], np.float64)
-    margin = np.zeros(actions.shape[0], np.int64)
-    world = np.empty_like(template)
-    t = np.empty_like(template)
-    for _ in range(worlds):
-        for i in range(cards.shape[0] - 1, 0, -1):
-            j = K._rand_below(rng, i + 1)
-            x = cards[i]
-            cards[i] = cards[j]
-            cards[j] = x
-        _deal_world(world, template, opp, first, cards)
-        _play_candidates(world, actions, me, scale, t, value, margin)
-    return value, margin
-
-
-@njit(cache=True)
-def flat_kernel_given(
-    template: np.ndarray, opp: int, first: int, deals: np.ndarray, actions: np.ndarray,
-    me: int, scale: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`flat_kernel` over given deals (one row of hidden cards per world; tests)."""
-    value = np.zeros(actions.shape[0], np.float64)
-    margin = np.zeros(actions.shape[0], np.int64)
-    world = np.empty_like(template)
-    t = np.empty_like(template)
-    for w in range(deals.shape[0]):
-        _deal_world(world, template, opp, first, deals[w])
-        _play_candidates(world, actions, me, scale, t, value, margin)
-    return value, margin
 
 
 class _FixedShuffle(random.Random):
@@ -155,7 +88,7 @@ class FlatSearch:
         """Play ``worlds`` more worlds (each candidate once in each)."""
         if worlds <= 0:
             return
-        v, m = flat_kernel(
+        v, m = K.flat_kernel(
             self.template, self.opp, self.first, self.unseen, self.actions, worlds, self.rng,
             self.me, self.scale,
         )

@@ -37,7 +37,7 @@ def action_of(move: Move) -> int:
     draw 0 for the draw pile, ``1 + colour`` for a discard pile.
 
     >>> action_of(Move.parse("+y2.")), action_of(Move.parse("-r10b"))
-    (7, 901)
+    (7, 765)
     """
     return _move_key(move.action.value == "-", move.card.index, move.draw)
 

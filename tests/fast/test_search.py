@@ -15,7 +15,8 @@ from .positions import random_positions
 np = pytest.importorskip("numpy")
 pytest.importorskip("numba")
 
-from lostcities.fast.search import FlatSearch, _FixedShuffle, flat_kernel_given, flat_values  # noqa: E402
+from lostcities.fast.kernels import flat_kernel_given  # noqa: E402
+from lostcities.fast.search import FlatSearch, _FixedShuffle, flat_values  # noqa: E402
 
 
 @pytest.mark.parametrize("variant", ["classic", "long"])
