@@ -229,8 +229,9 @@ def test_bad_websocket_input_changes_nothing(server: Any) -> None:
     spectator.close()
 
 
-def test_restart_mid_game_resumes_exactly(server_factory: Any, tmp_path: Any) -> None:
-    db = f"sqlite:///{tmp_path / 'restart.db'}"
+def test_restart_mid_game_resumes_exactly(server_factory: Any, db_url: str) -> None:
+    """On SQLite, and on PostgreSQL when one is available."""
+    db = db_url
     s1 = server_factory(db)
     gid, t0, t1 = create_friend_game(s1)
     _status, bot_game = s1.request("POST", "/api/games", {"opponent": "computer", "level": "easy", "rounds": 1})
@@ -288,7 +289,8 @@ def test_bot_search_does_not_stall_other_games(server_factory: Any) -> None:
         worst = max(worst, time.monotonic() - t)
         n += 1
     assert n >= 5
-    assert worst < 0.3, f"a move took {worst:.3f} s while a bot was searching"
+    # a search on the event loop would hold a move for the whole second it thinks
+    assert worst < 0.5, f"a move took {worst:.3f} s while a bot was searching"
 
 
 def test_medium_level_heuristic_bot(server: Any) -> None:
