@@ -2,8 +2,10 @@
 
 >>> from lostcities.web.deps import Settings
 >>> app = create_app(Settings(db_url="sqlite://"))
->>> sorted({r.path for r in app.routes} & {"/api/games", "/ws/games/{game_id}", "/"})
-['/', '/api/games', '/ws/games/{game_id}']
+>>> app.title
+'Lost Cities'
+>>> app.state.settings.bot_executor
+'process'
 """
 
 from __future__ import annotations
