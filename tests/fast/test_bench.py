@@ -78,3 +78,14 @@ def test_bad_seconds_is_a_usage_error() -> None:
         text=True,
     )
     assert out.returncode == 2 and "Traceback" not in out.stderr
+
+
+def test_without_numba_the_command_says_which_extra_to_install() -> None:
+    code = (
+        "import sys; sys.modules['numba'] = None\n"
+        "from lostcities.cli import main\n"
+        "sys.exit(main(['bench']))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 2
+    assert "lostcities[fast]" in out.stderr and "Traceback" not in out.stderr
