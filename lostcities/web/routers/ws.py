@@ -72,10 +72,15 @@ async def game_socket(ws: WebSocket, game_id: str) -> None:
                     )
                     continue
                 try:
+                    g = await mgr.get(game_id)  # the live instance now (it may have been reloaded)
                     seat = g.seat_for(msg.token)
                 except InvalidTokenError as e:
                     await ws.send_text(error_message(e.code, str(e)))
                     await ws.close(code=4403)
+                    return
+                except GameError as e:
+                    await ws.send_text(error_message(e.code, str(e)))
+                    await ws.close(code=4404)
                     return
                 conn = Conn(ws, seat)
                 g.conns.append(conn)
