@@ -1,29 +1,46 @@
-"""``ismcts``: single-observer information-set Monte Carlo tree search (Cowling, Powley
-and Whitehouse, 2012).
+"""``ismcts``: Monte Carlo search over sampled worlds (determinization), in two modes.
 
-Every iteration deals the hidden cards at random consistently with the bot's view
-(:meth:`~lostcities.PlayerView.sample_round`, which keeps the cards the opponent is known
-to hold), walks down one tree shared by all those worlds, choosing among the moves legal
-in the current world with UCB (a child's *availability* counts the iterations in which it
-could have been chosen), adds a node, plays the world to its end with the cheap rollout
-policy of :mod:`lostcities.bots.rollout` and backs up ``tanh(margin / scale)`` from the
-point of view of each node's mover.
+Every iteration deals the hidden cards (the opponent's unknown hand cards and the draw
+pile) at random consistently with the bot's view, as
+:meth:`~lostcities.PlayerView.sample_round` does (the cards the opponent is known to hold
+stay in its hand), and plays the world to the end of the round with a rollout policy. The
+reward is ``tanh(margin / scale)`` from the bot's point of view.
 
-Branching is kept down by splitting a turn into two tree levels, the card action
-(play or discard which card) then the draw, and by progressive widening: a node tries its
-untried actions in the order of a cheap prior (at the root, the :mod:`heuristic bot's
-<lostcities.bots.heuristic>` ranking) and only as its visit count grows. The tree stops
-growing at ``depth`` moves; rollouts always end (they draw from the draw pile).
+The moves searched at the root are the :mod:`heuristic bot's <lostcities.bots.heuristic>`
+``top`` best card actions, each with the draw the heuristic picks for it and with a draw
+from the draw pile (``top=0``: every legal move, tree mode only).
 
-Options (spec ``ismcts:time=0.5``, ``ismcts:iters=2000,c=0.7``):
+``mode=flat`` (the default; determinized flat Monte Carlo): each sampled world is played
+out once after *every* candidate move (common random numbers: the candidates are compared
+on the same deals, which removes most of the noise of the deal), and the move with the best
+mean reward is played. With the budgets a 1 s move allows in Python this measured stronger
+than the tree (see ``docs/performance.md``).
 
-``time``   seconds per move (default 1 when ``iters`` is not given);
-``iters``  iterations per move: fully deterministic given the seed (unless a ``time_limit``
-           passed to :meth:`IsmctsBot.choose` cuts the search short);
-``c``      the UCB exploration constant (default 0.7);
-``depth``  most moves from the root the tree grows (default 8);
-``widen``  progressive-widening exponent (default 0.5; 0 turns widening off);
-``scale``  points of margin that give a reward of tanh(1) (default 30).
+``mode=tree`` (single-observer information-set MCTS, Cowling, Powley and Whitehouse 2012):
+one tree shared by all sampled worlds; below the root a turn is two tree levels (the card
+action, then the draw), a node chooses among the options legal in the current world with
+UCB where a child's *availability* counts the iterations in which it could have been
+chosen, untried card actions are added in the order of a cheap prior and only as the
+visit count grows (progressive widening); the tree grows at most ``depth`` moves deep.
+
+Rollouts: ``rollout=smart`` (default) is :func:`smart_playout`, a pure-Python policy that
+opens strong expeditions and plays them up; ``rollout=fast`` is
+:func:`lostcities.bots.rollout.playout` (compiled with numba when available, about 5 times
+faster per rollout but it never opens an expedition, which biases the search against
+opening). Both always end: they draw from the draw pile (or a pile top they can play).
+
+Options (spec ``ismcts:time=0.5``, ``ismcts:iters=2000,mode=tree,c=0.7``):
+
+``time``     seconds per move (default 1 when ``iters`` is not given);
+``iters``    rollouts per move: fully deterministic given the seed (unless a ``time_limit``
+             passed to :meth:`IsmctsBot.choose` cuts the search short);
+``mode``     ``flat`` (default) or ``tree``;
+``rollout``  ``smart`` (default) or ``fast``;
+``top``      heuristic card actions searched at the root (default 5; 0 = every legal move);
+``c``        the UCB exploration constant (default 0.7, tree mode);
+``depth``    most moves from the root the tree grows (default 8, tree mode);
+``widen``    progressive-widening exponent (default 0.5; 0 turns widening off);
+``scale``    points of margin that give a reward of tanh(1) (default 30).
 
 A single legal move is returned at once.
 
@@ -282,7 +299,7 @@ class IsmctsBot(Bot):
         scale: float = 30.0,
         rollout: str = "smart",
         top: int = 5,
-        mode: str = "tree",
+        mode: str = "flat",
     ) -> None:
         super().__init__(seed)
         if iters is None and time is None:
@@ -362,7 +379,7 @@ class IsmctsBot(Bot):
             scale=number("scale", 30.0),
             rollout=options.get("rollout", "smart").lower(),
             top=5 if top is None else top,
-            mode=options.get("mode", "tree").lower(),
+            mode=options.get("mode", "flat").lower(),
         )
 
     # -- search ------------------------------------------------------------------------
