@@ -201,3 +201,32 @@ def test_two_friends_play_by_invite_link(browser: Any, server: Any) -> None:
     assert not errors, errors
     alice.close()
     bob.close()
+
+
+def test_score_calculator(browser: Any, server: Any) -> None:
+    ctx = browser.new_context(viewport={"width": 375, "height": 800})
+    page = ctx.new_page()
+    page.goto(server.url + "/calculator")
+    page.wait_for_selector(".calc-row[data-color=y]")
+    assert page.locator(".calc-row").count() == 5
+    for rank in ("2", "4", "6", "9", "10"):
+        page.click(f".calc-row[data-color=y] .key[aria-label='yellow {rank}']")
+    page.click(".calc-row[data-color=r] .key.wager")
+    for rank in ("3", "5", "7", "8", "9"):
+        page.click(f".calc-row[data-color=r] .key[aria-label='red {rank}']")
+    page.wait_for_function("() => document.querySelector('#calc-total').textContent === '35'")
+    assert page.input_value(".calc-row[data-color=r] input") == "x,3,5,7,8,9"
+    assert page.locator(".calc-row[data-color=r] .score").inner_text() == "24"
+    # typed cards are checked as by `lostcities score`
+    page.fill(".calc-row[data-color=b] input", "5,3")
+    page.wait_for_function("() => document.querySelector('#calc-error').textContent.includes('lower than')")
+    assert "invalid expedition 'b:5,3'" in page.locator("#calc-error").inner_text()
+    page.fill(".calc-row[data-color=b] input", "")
+    page.wait_for_function("() => document.querySelector('#calc-error').textContent === ''")
+    # the score sheet: round 1 for player A
+    assert "35" in page.locator("#sheet").inner_text()
+    page.click("label:has(input[name=variant][value=long])")
+    page.wait_for_selector(".calc-row[data-color=p]")
+    assert page.locator(".calc-row").count() == 6
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 376
+    ctx.close()
