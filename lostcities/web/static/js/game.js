@@ -107,6 +107,13 @@
     el.classList.toggle("err", !!err);
   }
   function colorName(c) { return LC.NAMES[c]; }
+  function describe(m) {
+    const card = m.slice(1, -1);
+    const src = m.slice(-1);
+    const act = m[0] === "+" ? "played" : "discarded";
+    const draw = src === "." ? "drew from the draw pile" : `took the top of the ${colorName(src)} pile`;
+    return `${act} ${LC.cardLabel(card)} and ${draw}`;
+  }
 
   // -- rendering ----------------------------------------------------------------------------
   function renderNames() {
@@ -214,11 +221,26 @@
     renderLog();
     renderMatch();
     renderButtons();
+    // the last move, marked on the table and told in words
+    const last = v.history.length ? v.history[v.history.length - 1] : null;
+    if (last) {
+      const lastCard = last.slice(1, -1);
+      const who = (S.starter + v.history.length - 1) % 2;
+      const box = last[0] === "+" ? (who === me() ? $("my-exps") : $("opp-exps")) : $("piles");
+      const col = box.querySelector(`[data-color="${lastCard[0]}"]`);
+      if (col) {
+        const cards = [...col.querySelectorAll(`[data-card="${lastCard}"]`)];
+        if (cards.length) cards[cards.length - 1].classList.add("last");
+      }
+    }
     if (!keepHint) {
-      if (mine && !sel) hint("Tap a card in your hand (or drag it onto an expedition or a discard pile).");
+      const lastWho = last ? (S.starter + v.history.length - 1) % 2 : null;
+      const lastText = last && lastWho !== me() ? `${p[lastWho].name} ${describe(last)}. ` : "";
+      if (mine && !sel) hint(`${lastText}Tap a card in your hand (or drag it onto an expedition or a discard pile).`);
       else if (mine && sel && !action) hint(`${LC.cardLabel(sel)}: play it or discard it.`);
       else if (mine && action) hint("Draw from the draw pile or take the top card of a discard pile.");
-      else hint("");
+      else if (S.seat !== null && !S.match.over && last && lastWho === me()) hint(`You ${describe(last)}.`);
+      else hint(lastText);
     }
     // round or match over: the breakdown
     const finished = S.match.rounds.length;
