@@ -105,23 +105,41 @@ _DISCARD_ROW: list[list[Move]] = [
 _ROLLOUT_PLY_CAP = 400
 
 
+_COL: list[int] = [int(c.color) for c in ALL_CARDS]
+_RANK: list[int] = [c.rank for c in ALL_CARDS]
+
+
 def smart_playout(world: Round) -> tuple[int, int]:
     """Play ``world`` (changed in place) to its end with a richer rollout policy than
-    :func:`lostcities.bots.rollout.playout` (pure Python, slower, stronger): it opens an
-    expedition whose cards in hand add up to enough for the turns left, plays the lowest
-    card of a started expedition when the gap is small or time runs short, takes a
-    discard-pile top that fits its own expedition closely, and otherwise discards a dead
-    card, else the least useful card the opponent cannot use. Returns the final scores."""
+    :func:`lostcities.bots.rollout.playout` (pure Python, slower, stronger) and return the
+    final scores. For the player to move, with ``turns`` = its turns left:
+
+    1. a wager onto its started expedition still without numbers when the numbers in hand
+       add up to 27 or more with turns to spare; else the lowest playable card of a
+       started expedition with the smallest gap to its top, if the gap is at most 3 (any
+       gap once the playable cards of started expeditions need all the turns left);
+    2. else open the expedition whose numbers in hand add up to 22 or more with the best
+       ``sum - 20 - (lowest - 2)``, with a wager first when the sum is 30 or more and
+       there are turns to spare, else with its lowest card;
+    3. else discard the first dead card (never playable) the opponent cannot use, else the
+       least useful card the opponent cannot use, else the lowest card;
+
+    then take a discard-pile top that fits one of its started expeditions (not the one
+    just played on) within 2 of its top and below its lowest card there, else draw from
+    the draw pile.
+    """
     hands = world._hands
     tops = world._tops
     exps = world._exp
     piles = world._piles
     deck = world._deck
     n = len(piles)
+    rng_n = range(n)
     push = world._push
+    col_of = _COL
+    rank_of = _RANK
+    play_row = _PLAY_ROW
     plies = 0
-    c: int
-    v: float
     while not world._over:
         plies += 1
         if plies > _ROLLOUT_PLY_CAP:  # pragma: no cover - a safety net
@@ -130,19 +148,17 @@ def smart_playout(world: Round) -> tuple[int, int]:
         hand = hands[p]
         top = tops[p]
         exp = exps[p]
-        otop = tops[p ^ 1]
-        oexp = exps[p ^ 1]
         turns = (len(deck) + 1) >> 1
-        # per colour: lowest playable number, sum and count of playable numbers, wagers
         low = [99] * n
-        low_card = [hand[0]] * n
+        low_idx = [0] * n
         hsum = [0] * n
         hcnt = [0] * n
         wag = [0] * n
         need = 0
         for card in hand:
-            c = card.color
-            r = card.rank
+            i = card.index
+            c = col_of[i]
+            r = rank_of[i]
             if r:
                 if r > top[c]:
                     hsum[c] += r
@@ -151,72 +167,73 @@ def smart_playout(world: Round) -> tuple[int, int]:
                         need += 1
                     if r < low[c]:
                         low[c] = r
-                        low_card[c] = card
+                        low_idx[c] = i
             elif top[c] == 0:
                 wag[c] += 1
                 if exp[c]:
                     need += 1
         row: list[Move] | None = None
         played = -1
-        # 1. the closest card onto a started expedition (any gap once time runs short)
         best_gap = 3 if need < turns else 99
-        for c in range(n):
+        for c in rng_n:
             if exp[c]:
                 if wag[c] and hsum[c] >= 27 and turns > hcnt[c] + 3:
-                    row = _PLAY_ROW[10 * c]
+                    row = play_row[10 * c]
                     played = c
                     break
-                if low[c] < 99 and low[c] - top[c] <= best_gap:
-                    best_gap = low[c] - top[c]
-                    row = _PLAY_ROW[low_card[c].index]
+                lc = low[c]
+                if lc < 99 and lc - top[c] <= best_gap:
+                    best_gap = lc - top[c]
+                    row = play_row[low_idx[c]]
                     played = c
-        # 2. open a strong expedition with its lowest card (a wager first if very strong)
         if row is None:
-            best_v = 0.0
-            for c in range(n):
-                if not exp[c] and hcnt[c] and turns > hcnt[c]:
-                    v = hsum[c] - 20 - (low[c] - 2)
-                    if v > best_v and hsum[c] >= 22:
+            best_v = 0
+            for c in rng_n:
+                hc = hcnt[c]
+                if hc and not exp[c] and turns > hc:
+                    hs = hsum[c]
+                    v = hs - 18 - low[c]
+                    if v > best_v and hs >= 22:
                         best_v = v
                         played = c
-                        if wag[c] and hsum[c] >= 30 and turns > hcnt[c] + wag[c] + 3:
-                            row = _PLAY_ROW[10 * c]
+                        if wag[c] and hs >= 30 and turns > hc + wag[c] + 3:
+                            row = play_row[10 * c]
                         else:
-                            row = _PLAY_ROW[low_card[c].index]
+                            row = play_row[low_idx[c]]
         disc_color = -1
         if row is None:
-            # 3. discard: dead and safe, else the least useful safe card, else the lowest
-            dead = None
-            safe = None
+            otop = tops[p ^ 1]
+            oexp = exps[p ^ 1]
+            dead = -1
+            safe = -1
             safe_v = 99.0
-            lowest = None
+            lowest = -1
+            lowest_r = 99
             for card in hand:
-                c = card.color
-                r = card.rank
-                opp_can = bool(oexp[c]) and (r > otop[c] if r else otop[c] == 0)
-                if lowest is None or r < lowest.rank:
-                    lowest = card
-                if opp_can:
+                i = card.index
+                c = col_of[i]
+                r = rank_of[i]
+                if r < lowest_r:
+                    lowest = i
+                    lowest_r = r
+                if oexp[c] and (r > otop[c] if r else otop[c] == 0):
                     continue
-                playable = r > top[c] if r else top[c] == 0
-                if not playable:
-                    dead = card
+                if not (r > top[c] if r else top[c] == 0):
+                    dead = i
                     break
-                v = (r + 2 * hsum[c] + (30 if exp[c] else 0)) / 3
-                if v < safe_v:
-                    safe_v = v
-                    safe = card
-            choice = dead or safe or lowest
-            assert choice is not None
-            row = _DISCARD_ROW[choice.index]
-            disc_color = choice.color
-        # the draw: a discard-pile top that fits a started expedition closely
+                sv = (r + 2 * hsum[c] + (30 if exp[c] else 0)) / 3
+                if sv < safe_v:
+                    safe_v = sv
+                    safe = i
+            choice = dead if dead >= 0 else safe if safe >= 0 else lowest
+            row = _DISCARD_ROW[choice]
+            disc_color = col_of[choice]
         d = 0
-        for c in range(n):
+        for c in rng_n:
             pile = piles[c]
-            if pile and c != disc_color and c != played and exp[c]:
-                t = pile[-1]
-                r = t.rank
+            if pile and exp[c] and c != disc_color and c != played:
+                i = pile[-1].index
+                r = rank_of[i]
                 if r and r > top[c] and r - top[c] <= 2 and r < low[c]:
                     d = c + 1
                     break
