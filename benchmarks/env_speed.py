@@ -11,12 +11,14 @@ the figures include the action choice, which is the same cheap NumPy call everyw
 - ``gymnasium sync xN``: ``SyncVectorEnv`` of N envs; steps counted per env;
 - ``openspiel``: ``apply_action`` + ``legal_actions`` at every node (chance nodes included,
   counted as steps), no observation;
-- ``openspiel + obs``: the same plus ``observation_tensor`` for the player to move.
+- ``openspiel + obs``: the same plus ``observation_tensor`` for the player to move;
+- ``core Round``: the rules core alone (``legal_moves`` + ``push``), the floor under all of
+  them, to read the others as ratios on a loaded machine.
 
 Usage::
 
     python benchmarks/env_speed.py --seconds 5
-    python benchmarks/env_speed.py --seconds 5 --markdown
+    python benchmarks/env_speed.py --seconds 5 --repeat 3 --markdown
 """
 
 from __future__ import annotations
@@ -35,6 +37,29 @@ def _timed(fn: Callable[[], int], seconds: float) -> tuple[int, float]:
     while time.perf_counter() - t0 < seconds:
         steps += fn()
     return steps, time.perf_counter() - t0
+
+
+def bench_core(seconds: float) -> float:
+    """The rules core alone: ``legal_moves()`` + ``push`` (the floor under every env)."""
+    import random
+
+    from lostcities import Round
+
+    rng = random.Random(0)
+    seed = [0]
+
+    def one_round() -> int:
+        r = Round.deal(seed=seed[0])
+        seed[0] += 1
+        n = 0
+        while not r.is_over():
+            moves = r.legal_moves()
+            r.push(moves[rng.randrange(len(moves))])
+            n += 1
+        return n
+
+    steps, took = _timed(one_round, seconds)
+    return steps / took
 
 
 def bench_pettingzoo(seconds: float, wrapped: bool) -> float:
@@ -132,9 +157,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="RL env steps per second")
     ap.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
     ap.add_argument("--vector-envs", type=int, default=8)
+    ap.add_argument(
+        "--repeat", type=int, default=1, help="measure each N times, report the best (noisy hosts)"
+    )
     ap.add_argument("--markdown", action="store_true", help="print a Markdown table")
     args = ap.parse_args(argv)
     rows: list[tuple[str, Callable[[], float]]] = [
+        ("core Round (reference, no env)", lambda: bench_core(args.seconds)),
         ("pettingzoo raw_env", lambda: bench_pettingzoo(args.seconds, wrapped=False)),
         ("pettingzoo env() (wrapped)", lambda: bench_pettingzoo(args.seconds, wrapped=True)),
         ("gymnasium vs random", lambda: bench_gymnasium(args.seconds)),
@@ -145,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         ("openspiel (no observation)", lambda: bench_openspiel(args.seconds, observe=False)),
         ("openspiel + observation_tensor", lambda: bench_openspiel(args.seconds, observe=True)),
     ]
-    results = [(name, fn()) for name, fn in rows]
+    results = [(name, max(fn() for _ in range(max(args.repeat, 1)))) for name, fn in rows]
     print(
         f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"

@@ -244,3 +244,20 @@ def test_draw_pile_shortcut_equals_the_public_rebuild(monkeypatch: pytest.Monkey
         for p in (0, 1):
             assert fast.information_state_string(p) == slow.information_state_string(p)
         assert fast.legal_actions() == slow.legal_actions()
+
+
+def test_openspiel_rl_environment_runs_it() -> None:
+    from open_spiel.python import rl_environment
+
+    env = rl_environment.Environment(GAME_NAME, max_turns=30)
+    ts = env.reset()
+    moves = 0
+    while not ts.last():
+        p = ts.observations["current_player"]
+        legal = ts.observations["legal_actions"][p]
+        assert legal
+        ts = env.step([legal[-1]])
+        moves += 1
+    assert 0 < moves <= 30
+    assert sum(ts.rewards) == 0
+    assert len(ts.observations["info_state"][0]) == 466 + 50 + 30 * 109
