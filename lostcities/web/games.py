@@ -218,9 +218,14 @@ class BotRunner:
         :raises Exception: whatever the bot raised.
         """
         loop = asyncio.get_running_loop()
-        text = await loop.run_in_executor(
-            self._executor(), _bot_choose, spec, seed, view, time_limit, mistakes
-        )
+        args = (spec, seed, view, time_limit, mistakes)
+        try:
+            text = await loop.run_in_executor(self._executor(), _bot_choose, *args)
+        except concurrent.futures.BrokenExecutor:
+            # a worker died (killed, out of memory): start a fresh pool and try once more
+            log.warning("bot worker pool broke; restarting it")
+            self.close()
+            text = await loop.run_in_executor(self._executor(), _bot_choose, *args)
         return Move.parse(text)
 
     def close(self) -> None:

@@ -264,3 +264,33 @@ def test_level_overrides_from_the_environment(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("LOSTCITIES_BOT_EXECUTOR", "fork")
     with pytest.raises(ValueError, match="LOSTCITIES_BOT_EXECUTOR"):
         Settings.from_env("sqlite://")
+
+
+def test_bot_pool_recovers_from_a_dead_worker(caplog: pytest.LogCaptureFixture) -> None:
+    import asyncio
+    import os
+    import signal
+
+    from lostcities import Round
+    from lostcities.web.games import BotRunner
+
+    runner = BotRunner("process", 1)
+    r = Round.deal(seed=4)
+    view = r.view(r.to_move)
+
+    async def go() -> None:
+        first = await runner.choose("random", 1, view, None)
+        assert r.is_legal(first)
+        pool = runner._pool
+        assert pool is not None
+        for pid in list(pool._processes):  # type: ignore[attr-defined]
+            os.kill(pid, signal.SIGKILL)
+        await asyncio.sleep(0.5)
+        again = await runner.choose("random", 1, view, None)
+        assert again == first
+
+    try:
+        asyncio.run(go())
+    finally:
+        runner.close()
+    assert "pool broke" in caplog.text
