@@ -20,7 +20,9 @@ from lostcities.fast.bench import format_report, run_bench
 
 KEYS = (
     ("fast path / C reference (rounds/s, one core)", "fast_over_c"),
+    ("fast path / C reference (rounds per CPU second)", "fast_over_c_cpu"),
     ("pure-Python Round / C reference", "python_over_c"),
+    ("pure-Python Round / C reference (per CPU second)", "python_over_c_cpu"),
     ("fast path / pure-Python Round", "fast_over_python"),
     ("batch kernel / C reference (moves/s)", "batch_kernel_over_c"),
     ("batch API loop / C reference (moves/s)", "batch_api_over_c"),

@@ -31,6 +31,7 @@ import os
 import platform
 import random
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -67,6 +68,7 @@ def bench_python(seconds: float, seed: int = 1) -> dict[str, float]:
     play, discard = Action.PLAY, Action.DISCARD
     rounds = turns = 0
     start = time.perf_counter()
+    cpu = time.process_time()
     while True:
         r = Round.deal(seed=rng.randrange(2**63))
         while not r.is_over():
@@ -82,7 +84,7 @@ def bench_python(seconds: float, seed: int = 1) -> dict[str, float]:
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:
             break
-    return _rates(rounds, turns, elapsed)
+    return _rates(rounds, turns, elapsed, time.process_time() - cpu)
 
 
 def bench_fast(seconds: float, seed: int = 1) -> dict[str, float]:
@@ -92,6 +94,7 @@ def bench_fast(seconds: float, seed: int = 1) -> dict[str, float]:
     rounds = turns = 0
     chunk = 200
     start = time.perf_counter()
+    cpu = time.process_time()
     while True:
         turns += int(K.random_rounds(chunk, 5, rng))
         rounds += chunk
@@ -99,7 +102,7 @@ def bench_fast(seconds: float, seed: int = 1) -> dict[str, float]:
         if elapsed >= seconds:
             break
         chunk = min(chunk * 2, 20_000)
-    return _rates(rounds, turns, elapsed)
+    return _rates(rounds, turns, elapsed, time.process_time() - cpu)
 
 
 def bench_batch_kernel(seconds: float, seed: int = 1) -> dict[str, float]:
@@ -268,18 +271,25 @@ def bench_c(seconds: float, source: Path = C_SOURCE) -> dict[str, Any] | None:
         tmp.replace(exe)
 
     def run(n: int) -> dict[str, float]:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         text = subprocess.run([str(exe), str(n)], capture_output=True, text=True, check=True).stdout
-        fields = dict(re.findall(r"(\w+)=([\d.]+)", text))
-        return {k: float(v) for k, v in fields.items()}
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        fields = {k: float(v) for k, v in re.findall(r"(\w+)=([\d.]+)", text)}
+        fields["cpu"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        return fields
 
     probe = run(2000)
     n = max(2000, int(probe["rounds_per_s"] * seconds))
     res = run(n) if n > 2000 else probe
     rounds_per_s = res["rounds_per_s"]
     moves = res["mean_turns"] + 1  # playout.c does not count the move that ends the round
+    # CPU time of the whole process (start-up included: negligible against seconds of play)
+    per_cpu = res["rounds"] / res["cpu"] if res["cpu"] > 0 else 0.0
     return {
         "rounds_per_s": rounds_per_s,
         "turns_per_s": rounds_per_s * moves,
+        "rounds_per_cpu_s": per_cpu,
+        "turns_per_cpu_s": per_cpu * moves,
         "mean_turns": moves,
         "rounds": int(res["rounds"]),
         "compiler": Path(cc).name,
@@ -306,13 +316,18 @@ def fast_start_time() -> dict[str, float]:
     return {"wall": wall, "cpu": cpu}
 
 
-def _rates(rounds: int, turns: int, elapsed: float) -> dict[str, float]:
+def _rates(rounds: int, turns: int, elapsed: float, cpu: float) -> dict[str, float]:
+    """Rates per second of wall time, and per second of CPU time (``*_per_cpu_s``: less
+    sensitive to other work on the machine; the one-core comparisons use both)."""
     return {
         "rounds_per_s": rounds / elapsed,
         "turns_per_s": turns / elapsed,
+        "rounds_per_cpu_s": rounds / cpu if cpu > 0 else 0.0,
+        "turns_per_cpu_s": turns / cpu if cpu > 0 else 0.0,
         "mean_turns": turns / rounds if rounds else 0.0,
         "rounds": rounds,
         "seconds": elapsed,
+        "cpu_seconds": cpu,
     }
 
 
@@ -389,6 +404,11 @@ def run_bench(seconds: float, report: Report | None = None) -> dict[str, Any]:
         cr = c["rounds_per_s"]
         ratios["python_over_c"] = out["python"]["rounds_per_s"] / cr
         ratios["fast_over_c"] = out["fast"]["rounds_per_s"] / cr
+        if c["rounds_per_cpu_s"] > 0 and out["fast"]["rounds_per_cpu_s"] > 0:
+            ratios["fast_over_c_cpu"] = out["fast"]["rounds_per_cpu_s"] / c["rounds_per_cpu_s"]
+            ratios["python_over_c_cpu"] = (
+                out["python"]["rounds_per_cpu_s"] / c["rounds_per_cpu_s"]
+            )
         ct = c["turns_per_s"]  # a batch finishes few rounds per step: compare moves made
         ratios["batch_kernel_over_c"] = batch["kernel"]["turns_per_s"] / ct
         ratios["batch_api_over_c"] = batch["api"]["turns_per_s"] / ct
@@ -412,7 +432,12 @@ def format_report(res: dict[str, Any]) -> str:
     ratios = res["ratios"]
 
     def vs_c(key: str) -> str:
-        return f"{ratios[key]:.3f} x C" if key in ratios else ""
+        if key not in ratios:
+            return ""
+        text = f"{ratios[key]:.3f} x C"
+        if key + "_cpu" in ratios:
+            text += f" ({ratios[key + '_cpu']:.3f} x C per CPU second)"
+        return text
 
     batch = res["batch"]
     lines = [
