@@ -148,6 +148,25 @@ def test_resample_from_infostate_keeps_the_information_state() -> None:
                     u.chance_outcomes()[-1][0] if u.is_chance_node() else u.legal_actions()[-1]
                 )
         assert len(opp_hands) > 1
+        # for the player not on move too, and at a chance node (a draw-pile move pending)
+        t = s.resample_from_infostate(p ^ 1, sampler)
+        assert t.information_state_string(p ^ 1) == s.information_state_string(p ^ 1)
+        c = s.clone()
+        draw = next(
+            (
+                a
+                for a in c.legal_actions()
+                if get_encoding("classic").action_to_move(a).draw is None
+            ),
+            None,
+        )
+        if draw is not None and c.round is not None and c.round.deck_size > 1:
+            c.apply_action(draw)
+            assert c.is_chance_node()
+            for q in (0, 1):
+                t = c.resample_from_infostate(q, sampler)
+                assert t.is_chance_node()
+                assert t.information_state_string(q) == c.information_state_string(q)
 
 
 def test_ismcts_bot_plays_rounds() -> None:
@@ -229,7 +248,9 @@ def test_draw_pile_shortcut_equals_the_public_rebuild(monkeypatch: pytest.Monkey
     for seed in range(4):
         s = _random_state(game, seed, plies=6 + 5 * seed)
         while not s.is_chance_node() or s.round is None:
-            s.apply_action(s.chance_outcomes()[0][0] if s.is_chance_node() else s.legal_actions()[0])
+            s.apply_action(
+                s.chance_outcomes()[0][0] if s.is_chance_node() else s.legal_actions()[0]
+            )
         fast, slow = s.clone(), s.clone()
         card = fast.chance_outcomes()[-1][0]
         fast.apply_action(card)
@@ -261,3 +282,16 @@ def test_openspiel_rl_environment_runs_it() -> None:
     assert 0 < moves <= 30
     assert sum(ts.rewards) == 0
     assert len(ts.observations["info_state"][0]) == 466 + 50 + 30 * 109
+
+
+def test_resample_during_the_deal() -> None:
+    game = load()
+    s = game.new_initial_state()
+    for i in range(11):
+        s.apply_action(s.chance_outcomes()[i % 3][0])
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    for q in (0, 1):
+        t = s.resample_from_infostate(q, sampler)
+        assert t.information_state_string(q) == s.information_state_string(q)
+        assert t.own_dealt(q) == s.own_dealt(q)
+        assert len(t.dealt) == 11 and t.is_chance_node()
