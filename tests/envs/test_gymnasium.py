@@ -41,9 +41,10 @@ def _masked_random(obs: dict[str, np.ndarray], rng: np.random.Generator) -> int:
     return int(rng.choice(np.flatnonzero(obs["action_mask"])))
 
 
-def test_determinism_two_envs_same_seed_every_step() -> None:
-    for seed in (0, 1, 2):
-        a, b = LostCitiesEnv(), LostCitiesEnv()
+@pytest.mark.parametrize("opponent", ["random", "heuristic", "ismcts:iters=20"])
+def test_determinism_two_envs_same_seed_every_step(opponent: str) -> None:
+    for seed in (0, 1):
+        a, b = LostCitiesEnv(opponent=opponent), LostCitiesEnv(opponent=opponent)
         oa, ia = a.reset(seed=seed)
         ob, ib = b.reset(seed=seed)
         ra, rb = np.random.default_rng(seed), np.random.default_rng(seed)
