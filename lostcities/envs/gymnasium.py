@@ -69,13 +69,13 @@ class LostCitiesEnv(gymnasium.Env[Obs, np.int64]):
             stands.
         reward: ``result`` (+1/-1/0 at the end) or ``margin`` (the score margin at the end).
         illegal: ``forfeit`` (an illegal action loses the round) or ``raise``.
-        render_mode: ``ansi`` or ``None``.
+        render_mode: ``ansi`` (``render()`` returns text), ``human`` (prints it) or ``None``.
 
     :raises lostcities.bots.BotSpecError: for an unknown bot spec.
     :raises ValueError: for any other bad argument.
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
     def __init__(
         self,
@@ -97,7 +97,9 @@ class LostCitiesEnv(gymnasium.Env[Obs, np.int64]):
         if illegal not in ("forfeit", "raise"):
             raise ValueError(f"invalid illegal: {illegal!r} (expected 'forfeit' or 'raise')")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"invalid render_mode: {render_mode!r} (expected 'ansi' or None)")
+            raise ValueError(
+                f"invalid render_mode: {render_mode!r} (expected 'ansi', 'human' or None)"
+            )
         make(opponent, seed=0).close()  # fail now on a bad spec, not at the first reset
         self.opponent_spec = opponent
         self.variant = var
@@ -209,9 +211,11 @@ class LostCitiesEnv(gymnasium.Env[Obs, np.int64]):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
             return None
-        if self.round is None:
-            return ""
-        return str(self.round.view(self.seat))
+        text = "" if self.round is None else str(self.round.view(self.seat))
+        if self.render_mode == "human":
+            print(text, end="\n\n")
+            return None
+        return text
 
     def close(self) -> None:
         """Close the bot (an external bot's process)."""

@@ -43,7 +43,7 @@ Arguments
     then truncated and scored as it stands, ``truncations`` set instead of ``terminations``),
     ``starter`` (0, 1, or ``None`` to draw it from the reset seed), ``render_mode``
     (``'ansi'``: :meth:`raw_env.render` returns the whole table as text, both hands shown,
-    for spectators and debugging only).
+    for spectators and debugging only; ``'human'`` prints it).
 
 ``reset(seed=...)`` seeds the deal (and the starter when it is drawn): the same seed gives
 the same round. ``reset(options={"deck": [...], "starter": 0})`` deals a given deck instead.
@@ -100,7 +100,7 @@ class raw_env(AECEnv, EzPickle):
     """
 
     metadata: dict[str, Any] = {
-        "render_modes": ["ansi"],
+        "render_modes": ["ansi", "human"],
         "name": "lostcities_v0",
         "is_parallelizable": False,
     }
@@ -120,7 +120,9 @@ class raw_env(AECEnv, EzPickle):
         if starter not in (None, 0, 1):
             raise ValueError(f"invalid starter: {starter!r} (expected 0, 1 or None)")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"invalid render_mode: {render_mode!r} (expected 'ansi' or None)")
+            raise ValueError(
+                f"invalid render_mode: {render_mode!r} (expected 'ansi', 'human' or None)"
+            )
         self.variant = var
         self.max_turns = max_turns
         self.starter = starter
@@ -238,9 +240,13 @@ class raw_env(AECEnv, EzPickle):
         self._accumulate_rewards()
 
     def render(self) -> str | None:
-        """The table as text (both hands: for spectators, never an agent's observation)."""
+        """The table as text (both hands: for spectators, never an agent's observation):
+        returned with ``render_mode='ansi'``, printed with ``'human'``."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        if self.render_mode == "human":
+            print(self.round, end="\n\n")
             return None
         return str(self.round)
 

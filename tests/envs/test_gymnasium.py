@@ -141,7 +141,7 @@ def test_bad_arguments() -> None:
         {"max_turns": 0},
         {"reward": "x"},
         {"illegal": "x"},
-        {"render_mode": "human"},
+        {"render_mode": "rgb_array"},
     ):
         with pytest.raises(ValueError):
             LostCitiesEnv(**kwargs)  # type: ignore[arg-type]

@@ -6,7 +6,7 @@ import pickle
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, render_test, seed_test
 
 import lostcities as lc
 from lostcities.envs import lostcities_v0
@@ -29,7 +29,7 @@ def test_metadata_and_wrappers() -> None:
     e = lostcities_v0.env()
     assert e.metadata["name"] == "lostcities_v0"
     assert e.metadata["is_parallelizable"] is False
-    assert e.metadata["render_modes"] == ["ansi"]
+    assert e.metadata["render_modes"] == ["ansi", "human"]
     names = []
     w = e
     while hasattr(w, "env"):
@@ -124,6 +124,11 @@ def test_illegal_action_raw_raises_wrapped_loses(caplog: pytest.LogCaptureFixtur
     assert all(w.terminations.values())
 
 
+def test_pettingzoo_render_test(capsys: pytest.CaptureFixture[str]) -> None:
+    render_test(env)
+    assert "draw pile" in capsys.readouterr().out  # human mode printed the table
+
+
 def test_render_ansi_and_pickle() -> None:
     e = raw_env(render_mode="ansi")
     e.reset(seed=4)
@@ -133,7 +138,7 @@ def test_render_ansi_and_pickle() -> None:
     e2.reset(seed=4)
     assert e2.round.deal_order == e.round.deal_order
     with pytest.raises(ValueError):
-        raw_env(render_mode="human")
+        raw_env(render_mode="rgb_array")
     with pytest.raises(ValueError):
         raw_env(max_turns=0)
 
