@@ -24,6 +24,7 @@ ALLOWED: dict[str, set[str]] = {
 # single modules with a reason of their own
 EXTRA: dict[str, set[str]] = {
     "lostcities.bots.external": {"protocol"},  # the cmd: bot speaks the protocol
+    "lostcities.fast.bench": {"bots"},  # `lostcities bench` times the search bots too
 }
 
 
