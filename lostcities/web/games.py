@@ -13,6 +13,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import hmac
+import json
 import logging
 import multiprocessing
 import random
@@ -267,6 +268,7 @@ class LiveGame:
     conns: list[Conn] = field(default_factory=list)
     bot_task: asyncio.Task[None] | None = None
     last_active: float = field(default_factory=time.monotonic)
+    rematch_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @property
     def id(self) -> str:
@@ -783,7 +785,11 @@ class GameManager:
     async def rematch(self, game_id: str, token: str) -> tuple[LiveGame, int, str]:
         """Create (or join) the rematch of a finished game; returns it, the seat and its token.
 
+        The first player to ask creates it (and sits in seat 0); in a friend game the other
+        player's request then takes seat 1.
+
         :raises NotFinishedError: if the game is not over.
+        :raises SeatTakenError: if this player already created it (or both seats are taken).
         """
         g = await self.get(game_id)
         seat = g.seat_for(token)
@@ -791,24 +797,32 @@ class GameManager:
             raise InvalidTokenError("a seat token is needed for a rematch")
         if not g.is_over():
             raise NotFinishedError("the game is not over yet")
-        if g.row.rematch_id is not None:
-            other = await self.get(g.row.rematch_id)
-            if g.row.bot1 is None and other.row.token1 is None and other.row.invite:
-                _, tok = await self.join(other.id, other.row.invite, g.row.name1 if seat == 1 else g.row.name0)
-                return other, 1, tok
-            raise SeatTakenError("the rematch was already created")
-        names = (g.row.name0, g.row.name1)
-        req = schemas.CreateGame(
-            opponent="computer" if g.row.bot1 else "friend",
-            level=g.row.level or "medium",  # type: ignore[arg-type]
-            variant=g.row.variant,  # type: ignore[arg-type]
-            rounds=g.row.num_rounds,  # type: ignore[arg-type]
-            name=names[seat],
-        )
-        new, tok, _ = await self.create(req, rematch_of=g.id, first_starter=None)
-        g.row.rematch_id = new.id
-        await self.store.write(op_update_game(g.id, rematch_id=new.id))
-        await g.send_all(f'{{"type":"rematch","id":"{new.id}"}}')
+        async with g.rematch_lock:
+            if g.row.rematch_id is not None:
+                other = await self.get(g.row.rematch_id)
+                if (
+                    seat != g.row.rematch_by
+                    and other.row.bot1 is None
+                    and other.row.token1 is None
+                    and other.row.invite
+                ):
+                    name = g.row.name1 if seat == 1 else g.row.name0
+                    _, tok = await self.join(other.id, other.row.invite, name)
+                    return other, 1, tok
+                raise SeatTakenError(f"the rematch was already created: game {other.id}")
+            names = (g.row.name0, g.row.name1)
+            req = schemas.CreateGame(
+                opponent="computer" if g.row.bot1 else "friend",
+                level=g.row.level or "medium",  # type: ignore[arg-type]
+                variant=g.row.variant,  # type: ignore[arg-type]
+                rounds=g.row.num_rounds,  # type: ignore[arg-type]
+                name=names[seat],
+            )
+            new, tok, _ = await self.create(req, rematch_of=g.id, first_starter=None)
+            await self.store.write(op_update_game(g.id, rematch_id=new.id, rematch_by=seat))
+            g.row.rematch_id = new.id
+            g.row.rematch_by = seat
+        await g.send_all(json.dumps({"type": "rematch", "id": new.id}))
         return new, 0, tok
 
     async def lookup(self, items: list[schemas.LookupItem]) -> list[schemas.GameSummary]:

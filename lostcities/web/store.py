@@ -95,6 +95,8 @@ class GameRow(Base):
     invite: Mapped[str | None] = mapped_column(String(64), nullable=True)
     rematch_of: Mapped[str | None] = mapped_column(String(32), nullable=True)
     rematch_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    rematch_by: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """The seat that created the rematch."""
 
 
 class RoundRow(Base):

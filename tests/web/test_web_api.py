@@ -294,3 +294,24 @@ def test_bot_pool_recovers_from_a_dead_worker(caplog: pytest.LogCaptureFixture) 
     finally:
         runner.close()
     assert "pool broke" in caplog.text
+
+
+def test_friend_rematch_seats_both_players_once(client: Any) -> None:
+    gid, t0, t1 = friend_game(client)
+    assert client.post(f"/api/games/{gid}/rematch", json={"token": t0}).status_code == 409  # not over
+    assert client.post(f"/api/games/{gid}/resign", json={"token": t0}).status_code == 200
+    with client.websocket_connect(f"/ws/games/{gid}") as ws:
+        ws.send_text(json.dumps({"type": "hello", "token": t0}))
+        assert json.loads(ws.receive_text())["type"] == "state"
+        first = client.post(f"/api/games/{gid}/rematch", json={"token": t1})
+        assert first.status_code == 200 and first.json()["seat"] == 0
+        offers = [json.loads(ws.receive_text()) for _ in range(2)]
+        assert {"type": "rematch", "id": first.json()["id"]} in offers
+    assert client.post(f"/api/games/{gid}/rematch", json={"token": t1}).status_code == 409
+    second = client.post(f"/api/games/{gid}/rematch", json={"token": t0})
+    assert second.status_code == 200 and second.json() | {"token": ""} == {
+        "id": first.json()["id"], "seat": 1, "token": "", "url": f"/game/{first.json()['id']}", "invite_url": None,
+    }
+    assert client.post(f"/api/games/{gid}/rematch", json={"token": t0}).status_code == 409
+    new = client.get(f"/api/games/{first.json()['id']}").json()
+    assert new["status"] == "active" and new["players"][1]["joined"]
