@@ -164,8 +164,8 @@ def _ismcts_positions(count: int) -> Iterator[Round]:
 
 
 def bench_ismcts(seconds: float, iters: int = 200) -> dict[str, Any] | None:
-    """ISMCTS iterations/s with compiled and with pure-Python rollouts (``None`` without
-    :mod:`lostcities.bots.ismcts`)."""
+    """ISMCTS iterations/s with compiled and with pure-Python rollouts, in the bot's default
+    mode and in ``mode=tree`` (``None`` without :mod:`lostcities.bots.ismcts`)."""
     try:
         from lostcities.bots import make
         from lostcities.bots.rollout import python_rollouts
@@ -173,21 +173,26 @@ def bench_ismcts(seconds: float, iters: int = 200) -> dict[str, Any] | None:
         make("ismcts:iters=2,rollout=fast", seed=1)
     except ImportError:
         return None
-    spec = f"ismcts:iters={iters},rollout=fast"
-    out: dict[str, Any] = {"spec": spec}
-    for label in ("fast", "pure"):
-        with python_rollouts() if label == "pure" else nullcontext():
-            bot = make(spec, seed=1)
-            done = 0
-            start = time.perf_counter()
-            for r in _ismcts_positions(16):
-                bot.choose(r.view(r.to_move))
-                done += int(getattr(bot, "last_iterations", iters))
-                elapsed = time.perf_counter() - start
-                if elapsed >= seconds:
-                    break
-        out[f"{label}_iters_per_s"] = done / elapsed
-    out["speedup"] = out["fast_iters_per_s"] / out["pure_iters_per_s"]
+
+    def measure(spec: str) -> dict[str, Any]:
+        res: dict[str, Any] = {"spec": spec}
+        for label in ("fast", "pure"):
+            with python_rollouts() if label == "pure" else nullcontext():
+                bot = make(spec, seed=1)
+                done = 0
+                start = time.perf_counter()
+                for r in _ismcts_positions(16):
+                    bot.choose(r.view(r.to_move))
+                    done += int(getattr(bot, "last_iterations", iters))
+                    elapsed = time.perf_counter() - start
+                    if elapsed >= seconds:
+                        break
+            res[f"{label}_iters_per_s"] = done / elapsed
+        res["speedup"] = res["fast_iters_per_s"] / res["pure_iters_per_s"]
+        return res
+
+    out = measure(f"ismcts:iters={iters},rollout=fast")
+    out["tree"] = measure(f"ismcts:iters={iters},rollout=fast,mode=tree")
     return out
 
 
@@ -414,6 +419,7 @@ def run_bench(seconds: float, report: Report | None = None) -> dict[str, Any]:
         ratios["batch_api_over_c"] = batch["api"]["turns_per_s"] / ct
     if out["ismcts"] is not None:
         ratios["ismcts_fast_over_pure"] = out["ismcts"]["speedup"]
+        ratios["ismcts_tree_fast_over_pure"] = out["ismcts"]["tree"]["speedup"]
     ratios["flat_fast_over_pure"] = out["flat"]["speedup"]
     out["ratios"] = ratios
     say("done")
@@ -464,11 +470,12 @@ def format_report(res: dict[str, Any]) -> str:
     if ism is None:
         lines.append("ismcts: not available")
     else:
-        lines.append(
-            f"ismcts ({ism['spec']}): {ism['fast_iters_per_s']:,.0f} iterations/s with compiled"
-            f" rollouts, {ism['pure_iters_per_s']:,.0f} with pure-Python rollouts"
-            f" ({ism['speedup']:.1f}x)"
-        )
+        for m in (ism, ism["tree"]):
+            lines.append(
+                f"{m['spec']}: {m['fast_iters_per_s']:,.0f} iterations/s with compiled"
+                f" rollouts, {m['pure_iters_per_s']:,.0f} with pure-Python rollouts"
+                f" ({m['speedup']:.1f}x)"
+            )
     flat = res["flat"]
     lines.append(
         f"flat Monte Carlo (playout per candidate per sampled world): {flat['fast_playouts_per_s']:,.0f}"

@@ -47,6 +47,7 @@ def test_bench_json_has_every_figure(result: dict[str, object]) -> None:
     ism = res["ismcts"]
     if ism is not None:
         assert isinstance(ism, dict) and ism["fast_iters_per_s"] > 0 and ism["pure_iters_per_s"] > 0
+        assert ism["tree"]["fast_iters_per_s"] > 0 and "mode=tree" in ism["tree"]["spec"]
     flat = res["flat"]
     assert isinstance(flat, dict) and flat["fast_playouts_per_s"] > flat["pure_playouts_per_s"] > 0
     if shutil.which("gcc") and bench.C_SOURCE.is_file():
