@@ -315,3 +315,23 @@ def test_friend_rematch_seats_both_players_once(client: Any) -> None:
     assert client.post(f"/api/games/{gid}/rematch", json={"token": t0}).status_code == 409
     new = client.get(f"/api/games/{first.json()['id']}").json()
     assert new["status"] == "active" and new["players"][1]["joined"]
+
+
+def test_a_missing_bot_is_a_clear_error(tmp_path: Any) -> None:
+    from fastapi.testclient import TestClient
+
+    from lostcities.web.app import create_app
+    from lostcities.web.deps import Settings
+    from lostcities.web.games import LEVELS, Level
+
+    levels = {**LEVELS, "expert": Level("nosuchbot", "Expert"), "easy": Level("nosuchbot", "Easy", 0.4, "random")}
+    settings = Settings(db_url=f"sqlite:///{tmp_path / 'x.db'}", bot_executor="thread", levels=levels)
+    with TestClient(create_app(settings)) as c:
+        info = {x["level"]: x for x in c.get("/api/levels").json()}
+        assert not info["expert"]["available"] and "unknown bot" in info["expert"]["reason"]
+        assert info["easy"]["available"] and info["easy"]["bot"] == "random"
+        r = c.post("/api/games", json={"opponent": "computer", "level": "expert"})
+        assert r.status_code == 400
+        assert r.json()["error"] == "bot_unavailable"
+        assert r.json()["message"].startswith("the expert level is not available on this server")
+        assert c.post("/api/games", json={"opponent": "computer", "level": "easy"}).status_code == 201
