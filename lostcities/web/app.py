@@ -149,7 +149,8 @@ def cli_main(args: argparse.Namespace) -> int:
     app.state.store.create_tables()
     host = args.host
     shown = f"[{host}]" if ":" in host else host
-    print(f"Lost Cities: http://{shown}:{args.port}/  (database {url}; Ctrl+C stops)", flush=True)
+    db = app.state.store.safe_url
+    print(f"Lost Cities: http://{shown}:{args.port}/  (database {db}; Ctrl+C stops)", flush=True)
     uvicorn.run(
         app,
         host=host,

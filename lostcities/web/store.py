@@ -226,6 +226,11 @@ class GameStore:
         self.batches = 0
         self.writes = 0
 
+    @property
+    def safe_url(self) -> str:
+        """The URL with any password masked (for messages)."""
+        return make_url(self.url).render_as_string(hide_password=True)
+
     # -- lifecycle --------------------------------------------------------------------
 
     def create_tables(self) -> None:
@@ -236,7 +241,9 @@ class GameStore:
         try:
             Base.metadata.create_all(self.engine)
         except SQLAlchemyError as e:
-            raise StorageError(f"cannot open database {self.url!r}: {e.__class__.__name__}: {e.args[0] if e.args else e}") from None
+            orig = getattr(e, "orig", None) or e
+            reason = " ".join(str(orig).split("\n")[0].split()) or orig.__class__.__name__
+            raise StorageError(f"cannot open database {self.safe_url!r}: {reason}") from None
 
     def start(self) -> None:
         """Start the writer thread (and, for SQLite, the WAL checkpointer)."""

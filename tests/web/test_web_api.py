@@ -335,3 +335,21 @@ def test_a_missing_bot_is_a_clear_error(tmp_path: Any) -> None:
         assert r.json()["error"] == "bot_unavailable"
         assert r.json()["message"].startswith("the expert level is not available on this server")
         assert c.post("/api/games", json={"opponent": "computer", "level": "easy"}).status_code == 201
+
+
+@pytest.mark.parametrize(
+    ("db", "message"),
+    [
+        ("mysql://u@localhost/x", "unsupported database"),
+        ("postgresql://nobody:hunter2@127.0.0.1:9/none", "cannot open database"),
+    ],
+)
+def test_serve_with_a_bad_database_says_why(db: str, message: str) -> None:
+    r = subprocess.run(
+        [sys.executable, "-m", "lostcities.cli", "serve", "--port", "9", "--db", db],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert r.returncode == 2
+    assert r.stderr.startswith("lostcities serve: error: ") and message in r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert "hunter2" not in r.stderr
