@@ -209,6 +209,11 @@
       if (ghost) el.classList.add("disabled");
       if (mine && sel && !action && sel[0] === c) el.classList.add("target");
       el.addEventListener("click", () => onPile(c));
+      el.tabIndex = 0;
+      el.setAttribute("role", "button");
+      el.addEventListener("keydown", (ev) => {
+        if (ev.target === el && (ev.key === "Enter" || ev.key === " ")) { ev.preventDefault(); onPile(c); }
+      });
       addDrop(el, "-", c);
       piles.appendChild(el);
     });
