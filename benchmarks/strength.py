@@ -41,6 +41,8 @@ class Game:
     plies: int
     forfeit: str = ""
     truncated: bool = False
+    a_seconds: float = 0.0
+    a_moves: int = 0
 
 
 def deal_seed(seed: int, deal: int) -> int:
@@ -59,10 +61,16 @@ def play_round(
     for p in (0, 1):
         bots[p].restart(r.variant, p)
     forfeit = ""
+    a_seconds = 0.0
+    a_moves = 0
     try:
         while not r.is_over():
             p = r.to_move
+            t0 = time.perf_counter()
             move = bots[p].choose(r.view(p))
+            if p == a_seat:
+                a_seconds += time.perf_counter() - t0
+                a_moves += 1
             if not r.is_legal(move):
                 forfeit = f"player {p} ({specs[p]}) moved illegally: {move}"
                 r.forfeit(p, forfeit)
@@ -74,7 +82,9 @@ def play_round(
         for b in bots:
             b.close()
     s = r.scores()
-    return Game(deal, a_seat, s[a_seat], s[a_seat ^ 1], r.ply, forfeit, r.truncated)
+    return Game(
+        deal, a_seat, s[a_seat], s[a_seat ^ 1], r.ply, forfeit, r.truncated, a_seconds, a_moves
+    )
 
 
 def _job(args: tuple[str, str, int, int, int, str, int]) -> Game:
@@ -187,11 +197,13 @@ def report(res: Result, seconds: float, variant: str) -> str:
     forfeits = sum(1 for g in res.games if g.forfeit)
     trunc = sum(1 for g in res.games if g.truncated)
     plies = sum(g.plies for g in res.games) / max(1, res.rounds)
+    a_ms = 1000 * sum(g.a_seconds for g in res.games) / max(1, sum(g.a_moves for g in res.games))
     return (
         f"{res.a} vs {res.b} ({variant}): {res.rounds} rounds ({res.rounds // 2} deals), "
         f"W/D/L {w}/{d}/{l_}, win rate {wr:.1%} ± {wci:.1%}, "
         f"margin {mm:+.1f} ± {mci:.1f}, Elo {elo:+.0f} [{lo:+.0f}, {hi:+.0f}], "
-        f"forfeits {forfeits}, truncated {trunc}, {plies:.0f} plies/round, {seconds:.0f} s"
+        f"forfeits {forfeits}, truncated {trunc}, {plies:.0f} plies/round, "
+        f"A {a_ms:.1f} ms/move, {seconds:.0f} s"
     )
 
 
@@ -203,7 +215,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=max(1, (mp.cpu_count() or 1)))
     ap.add_argument("--variant", default="classic", choices=["classic", "long"])
     ap.add_argument("--max-turns", type=int, default=1000, help="safety cap on moves per round")
-    ap.add_argument("--ladder", action="store_true", help="play each bot against the next one")
+    ap.add_argument(
+        "--ladder", action="store_true",
+        help="bots given weakest first: play each against the one before it",
+    )
     args = ap.parse_args(argv)
     if args.deals < 1 or args.jobs < 1:
         ap.error("--deals and --jobs must be positive")
@@ -214,7 +229,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             make(spec).close()
         except ValueError as e:
             ap.error(str(e))
-    pairs = list(zip(args.bots[1:], args.bots[:-1]))[::-1] if args.ladder else [tuple(args.bots)]
+    bots = args.bots
+    pairs = (
+        [(bots[i + 1], bots[i]) for i in range(len(bots) - 1)] if args.ladder else [tuple(bots)]
+    )
     for a, b in pairs:
         t0 = time.perf_counter()
         res = run_pairing(a, b, args.deals, args.seed, args.jobs, args.variant, args.max_turns)
