@@ -8,6 +8,9 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import HealthCheck, settings
 
+# helper programs run as subprocesses by the tests, not test modules
+collect_ignore_glob = ["bots/misbehaving/*"]
+
 settings.register_profile(
     "ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )

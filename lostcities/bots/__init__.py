@@ -6,10 +6,10 @@ options after a colon (``ismcts:time=0.5``, ``heuristic:seed=3``), and
 >>> bot = make("random", seed=1)
 >>> r = Round.deal(seed=2)
 >>> r.push(bot.choose(r.view(r.to_move)))
->>> make("nosuchbot")
+>>> make("nosuchbot")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-lostcities.bots.base.BotSpecError: unknown bot: 'nosuchbot' (known: random, discard, heuristic, ismcts, cmd:PROGRAM)
+lostcities.bots.base.BotSpecError: unknown bot: 'nosuchbot' (known: random, discard, heuristic, ismcts, ...)
 """
 
 from __future__ import annotations
