@@ -762,3 +762,26 @@ def flat_kernel_given(
         _deal_world(world, template, opp, first, deals[w])
         _play_candidates(world, actions, me, scale, t, value, margin)
     return value, margin
+
+
+@njit(cache=True)
+def playouts_after_encoded(
+    cards: bytes, lens: bytes, ncol: int, turn: int, ply: int, over: int, maxt: int,
+    actions: np.ndarray, out: np.ndarray,
+) -> int:
+    """For each action: a copy of the decoded round, the action made, then played out with the
+    rollout policy; ``out[j]`` = the final scores. Returns the index of the first illegal
+    action (nothing is played then), or -1."""
+    s = np.empty(STATE_SIZE, np.int32)
+    decode(cards, lens, ncol, turn, ply, over, maxt, s)
+    for j in range(actions.shape[0]):
+        if not is_legal(s, actions[j]):
+            return j
+    t = np.empty_like(s)
+    for j in range(actions.shape[0]):
+        t[:] = s
+        apply(t, actions[j])
+        playout(t)
+        out[j, 0] = score(t, 0)
+        out[j, 1] = score(t, 1)
+    return -1

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from lostcities.fast import kernels as K
-from lostcities.fast.state import encode_round
-from lostcities.rules import Round
+from collections.abc import Sequence
 
-__all__ = ["playout_round"]
+import numpy as np
+
+from lostcities.errors import IllegalMoveError
+from lostcities.fast import kernels as K
+from lostcities.fast.state import action_of, encode_round
+from lostcities.rules import Move, Round
+
+__all__ = ["playout_round", "playouts_after_round"]
 
 
 def playout_round(round: Round) -> tuple[int, int]:
@@ -14,3 +19,17 @@ def playout_round(round: Round) -> tuple[int, int]:
     ``round`` is unchanged; a ``max_turns`` cap stops the playout at the cap."""
     a, b = K.playout_encoded(*encode_round(round))
     return int(a), int(b)
+
+
+def playouts_after_round(round: Round, moves: Sequence[Move]) -> list[tuple[int, int]]:
+    """For each move: a copy of ``round`` with the move made, played out with the rollout
+    policy (numba); the final scores. The round is packed once for all the moves.
+
+    :raises IllegalMoveError: if a move is not legal in ``round`` (nothing is played).
+    """
+    actions = np.array([action_of(m) for m in moves], np.int64)
+    out = np.empty((len(moves), 2), np.int64)
+    bad = K.playouts_after_encoded(*encode_round(round), actions, out)
+    if bad >= 0:
+        raise IllegalMoveError(f"illegal move: {str(moves[bad])!r} (not legal in this round)")
+    return [(int(a), int(b)) for a, b in out.tolist()]

@@ -200,3 +200,40 @@ def test_falls_back_to_python_without_numba() -> None:
 def test_long_variant_positions_include_purple() -> None:
     r = Round.deal(seed=3, variant=LONG)
     assert state_from_round(r)[K.NCOL] == 6
+
+
+@pytest.mark.parametrize("variant", ["classic", "long"])
+def test_playouts_after_each_move(variant: str) -> None:
+    from lostcities.bots.rollout import playouts_after
+
+    for r in random_positions(60, variant, seed=21):
+        moves = list(r.legal_moves())[::3]
+        want = []
+        for m in moves:
+            c = r.copy(stack=False)
+            c.push(m)
+            want.append(playout_python(c))
+        before = r.history
+        assert playouts_after(r, moves) == want
+        with rollout.python_rollouts():
+            assert playouts_after(r, moves) == want
+        assert r.history == before
+
+
+def test_playouts_after_an_illegal_move_raises() -> None:
+    from lostcities import IllegalMoveError
+    from lostcities.bots.rollout import playouts_after
+
+    r = Round.deal(seed=3)
+    bad = next(m for m in (Move.parse(f"+{c}.") for c in ("y2", "b2", "w2", "g2", "r2")) if not r.is_legal(m))
+    for ctx in (rollout.python_rollouts, None):
+        with ctx() if ctx else _nothing(), pytest.raises(IllegalMoveError):
+            playouts_after(r, [r.legal_moves()[0], bad])
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
