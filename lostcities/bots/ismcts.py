@@ -40,7 +40,7 @@ Options (spec ``ismcts:time=0.5``, ``ismcts:iters=2000,mode=tree,c=0.7``):
 ``c``        the UCB exploration constant (default 0.7, tree mode);
 ``depth``    most moves from the root the tree grows (default 8, tree mode);
 ``widen``    progressive-widening exponent (default 0.5; 0 turns widening off);
-``scale``    points of margin that give a reward of tanh(1) (default 30).
+``scale``    points of margin that give a reward of tanh(1) (default 15).
 
 A single legal move is returned at once.
 
@@ -313,7 +313,7 @@ class IsmctsBot(Bot):
         c: float = 0.7,
         depth: int = 8,
         widen: float = 0.5,
-        scale: float = 30.0,
+        scale: float = 15.0,
         rollout: str = "smart",
         top: int = 5,
         mode: str = "flat",
@@ -393,7 +393,7 @@ class IsmctsBot(Bot):
             c=number("c", 0.7),
             depth=8 if depth is None else depth,
             widen=number("widen", 0.5),
-            scale=number("scale", 30.0),
+            scale=number("scale", 15.0),
             rollout=options.get("rollout", "smart").lower(),
             top=5 if top is None else top,
             mode=options.get("mode", "flat").lower(),
