@@ -25,8 +25,11 @@ How it decides (one turn = a card action, then a draw):
 * **Draws.** A discard-pile card that raises the estimate is taken; a card the
   opponent's expedition needs is taken to deny it when cheap; and tempo: when ahead the
   bot draws from the draw pile to hasten the end, when behind with cards still to play it
-  slows the end with discard-pile draws, at most :data:`MAX_STALLS` times a round and
-  never after ply :data:`STALL_PLY_LIMIT`, so two heuristic bots always finish a round.
+  slows the end with discard-pile draws. Stalling is capped: once it has drawn from
+  discard piles :data:`MAX_STALLS` times in a round it takes a discard-pile card only when
+  the card itself is worth it, and from ply :data:`STALL_PLY_LIMIT` on it always draws
+  from the draw pile, so every round it plays ends, even against itself (the rules set
+  no turn limit).
 
 Deterministic given its seed (the seed only breaks exact ties).
 
@@ -50,10 +53,10 @@ from lostcities.rules import Action, Move, PlayerView
 __all__ = ["HeuristicBot", "MAX_STALLS", "STALL_PLY_LIMIT"]
 
 MAX_STALLS = 6
-"""Most discard-pile draws per round made only to slow the end (no use of their own)."""
+"""Discard-pile draws per round after which the bot no longer stalls (takes a discard-pile
+card only for its own use or denial value)."""
 STALL_PLY_LIMIT = 150
 """From this ply on the bot always draws from the draw pile, so every round ends."""
-
 
 
 def _softplus(x: float, s: float) -> float:
@@ -265,7 +268,8 @@ class HeuristicBot(Bot):
         return self.rank_moves(view)[0][1]
 
     def rank_moves(self, view: PlayerView) -> list[tuple[float, Move]]:
-        """Every legal move with the bot's score for it, best first (for search priors)."""
+        """Each legal card action (play or discard which card) with the draw the bot would
+        pick for it and its score, best first (search uses it to choose candidates)."""
         moves = view.legal_moves()
         t = _Table(view)
         me = t.me
