@@ -97,3 +97,33 @@ def test_no_move_when_not_its_turn(spec: str) -> None:
     r = Round.deal(seed=1)
     with pytest.raises(BotError):
         make(spec).choose(r.view(1))
+
+
+def test_strength_benchmark_statistics() -> None:
+    """benchmarks/strength.py: duplicate deals (both seats per deal) and its statistics."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "strength.py"
+    spec = importlib.util.spec_from_file_location("strength_bench", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["strength_bench"] = mod
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        del sys.modules["strength_bench"]
+    res = mod.run_pairing("heuristic", "discard", 3, 7, 1, "classic", 1000, progress=False)
+    assert res.rounds == 6
+    assert sorted((g.deal, g.a_seat) for g in res.games) == [(d, s) for d in range(3) for s in (0, 1)]
+    # the two rounds of a deal are the same deal with the seats swapped
+    r0 = [g for g in res.games if g.deal == 0]
+    assert {g.a_seat for g in r0} == {0, 1}
+    wr, ci = res.win_rate()
+    assert wr == sum(res.points(g) for g in res.games) / 6 and ci >= 0
+    margin, _ = res.margin()
+    assert margin == sum(g.a_score - g.b_score for g in res.games) / 6
+    assert all(g.b_score == 0 for g in res.games)  # discard never scores
+    text = mod.report(res, 1.0, "classic")
+    assert "6 rounds (3 deals)" in text and "win rate" in text
