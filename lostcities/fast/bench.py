@@ -87,6 +87,26 @@ def bench_python(seconds: float, seed: int = 1) -> dict[str, float]:
     return _rates(rounds, turns, elapsed, time.process_time() - cpu)
 
 
+def bench_python_legal(seconds: float, seed: int = 1) -> dict[str, float]:
+    """Whole rounds through ``legal_moves()`` + ``push()`` alone, uniform over the distinct
+    legal moves (issue 2's measure of the core)."""
+    rng = random.Random(seed)
+    rounds = turns = 0
+    start = time.perf_counter()
+    cpu = time.process_time()
+    while True:
+        r = Round.deal(seed=rng.randrange(2**63))
+        while not r.is_over():
+            moves = r.legal_moves()
+            r.push(moves[rng.randrange(len(moves))])
+            turns += 1
+        rounds += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            break
+    return _rates(rounds, turns, elapsed, time.process_time() - cpu)
+
+
 def bench_fast(seconds: float, seed: int = 1) -> dict[str, float]:
     """Whole random rounds on one core inside compiled calls for about ``seconds``."""
     rng = np.array([0x9E3779B97F4A7C15, seed], np.uint64)
@@ -369,7 +389,7 @@ def machine() -> str:
 
 # -- the run -----------------------------------------------------------------------------
 
-STEPS = ("start", "python", "fast", "batch kernel", "batch api", "memory", "ismcts", "flat", "c")
+STEPS = ("start", "python", "python legal", "fast", "batch kernel", "batch api", "memory", "ismcts", "flat", "c")
 
 
 def run_bench(seconds: float, report: Report | None = None) -> dict[str, Any]:
@@ -391,6 +411,8 @@ def run_bench(seconds: float, report: Report | None = None) -> dict[str, Any]:
     out["fast_start_s"] = fast_start_time()
     say("python")
     out["python"] = bench_python(seconds)
+    say("python legal")
+    out["python_legal"] = bench_python_legal(seconds)
     say("fast")
     out["fast"] = bench_fast(seconds)
     say("batch kernel")
@@ -414,6 +436,9 @@ def run_bench(seconds: float, report: Report | None = None) -> dict[str, Any]:
     if c is not None and "rounds_per_s" in c:
         cr = c["rounds_per_s"]
         ratios["python_over_c"] = out["python"]["rounds_per_s"] / cr
+        ratios["python_legal_turns_over_c"] = (
+            out["python_legal"]["turns_per_s"] / c["turns_per_s"]
+        )
         ratios["fast_over_c"] = out["fast"]["rounds_per_s"] / cr
         if c["rounds_per_cpu_s"] > 0 and out["fast"]["rounds_per_cpu_s"] > 0:
             ratios["fast_over_c_cpu"] = out["fast"]["rounds_per_cpu_s"] / c["rounds_per_cpu_s"]
@@ -459,10 +484,19 @@ def format_report(res: dict[str, Any]) -> str:
         "",
         f"{'':<28} {'rounds/s':>12} {'turns/s':>14}",
         row("python (Round, public API)", res["python"], vs_c("python_over_c")),
+        row(
+            "python, legal_moves()+push() *",
+            res["python_legal"],
+            f"{ratios['python_legal_turns_over_c']:.3f} x C in turns/s"
+            if "python_legal_turns_over_c" in ratios
+            else "",
+        ),
         row("fast path, one core", res["fast"], vs_c("fast_over_c")),
         row(f"batch {batch['games']:,}: kernel *", batch["kernel"], vs_c("batch_kernel_over_c")),
         row(f"batch {batch['games']:,}: api loop *", batch["api"], vs_c("batch_api_over_c")),
         row("C reference (gcc -O3)", c if c else None, "" if c else "(no C compiler/source)"),
+        "* python, legal_moves()+push(): uniform over the distinct legal moves (rounds run"
+        " longer under that policy: compare turns/s)",
         "* batch rounds/s = turns/s / 143 (its games are at every stage of their rounds);"
         f" {batch['threads']} numba threads",
         "",

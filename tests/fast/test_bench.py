@@ -30,7 +30,7 @@ def result() -> dict[str, object]:
 
 def test_bench_json_has_every_figure(result: dict[str, object]) -> None:
     res = result
-    for key in ("python", "fast"):
+    for key in ("python", "python_legal", "fast"):
         fig = res[key]
         assert isinstance(fig, dict)
         assert fig["rounds_per_s"] > 0 and fig["turns_per_s"] > fig["rounds_per_s"]
