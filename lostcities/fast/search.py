@@ -10,6 +10,14 @@ the same worlds (common random numbers). The whole loop runs compiled: about two
 microseconds per playout, against about a hundred for the same work on the pure-Python core
 (``lostcities bench`` measures both).
 
+``rollout="smart"`` plays out with the ``ismcts`` bot's smart policy instead
+(:mod:`lostcities.fast.smart`, a compiled port of
+:func:`lostcities.bots.ismcts.smart_playout`). Given a :class:`random.Random` ``rng``, the
+worlds are dealt exactly as the ``ismcts`` bot deals them with that generator (its Mersenne
+Twister replayed compiled, the generator advanced as if Python had drawn): with the same
+candidates, generator state and number of worlds, the totals are bit-for-bit those of
+``ismcts``'s flat mode on the pure-Python core, so it chooses the same move.
+
 >>> from lostcities import Round
 >>> r = Round.deal(seed=4)
 >>> view = r.view(0)
@@ -23,7 +31,9 @@ True
 
 from __future__ import annotations
 
+import math
 import random
+import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -31,6 +41,7 @@ import numpy.typing as npt
 
 from lostcities.errors import IllegalMoveError
 from lostcities.fast import kernels as K
+from lostcities.fast.smart import MersenneState, flat_smart_kernel
 from lostcities.fast.state import action_of, state_from_round
 from lostcities.rules import Move, PlayerView
 
@@ -50,13 +61,23 @@ class FlatSearch:
 
     :raises IllegalMoveError: if a candidate is not legal for the viewer now (also when it
         is not the viewer's turn).
-    :raises ValueError: for no candidates or a ``scale`` that is not positive.
+    :raises ValueError: for no candidates, a ``scale`` that is not positive or an unknown
+        ``rollout``.
+    :raises TypeError: for an ``rng`` that is not a plain :class:`random.Random`.
+
+    ``rollout``: ``"cheap"`` (the policy of :mod:`lostcities.bots.rollout`) or ``"smart"``
+    (that of :func:`lostcities.bots.ismcts.smart_playout`). ``rng``: deal the worlds as the
+    ``ismcts`` bot does with this generator, which advances as if Python had drawn them
+    (without it, ``"smart"`` draws from ``random.Random(seed)`` and ``"cheap"`` from a
+    compiled xorshift generator seeded with ``seed``).
     """
 
     def __init__(
         self, view: PlayerView, candidates: Sequence[Move], *, scale: float = 30.0,
-        seed: int | None = None,
+        seed: int | None = None, rollout: str = "cheap", rng: random.Random | None = None,
     ) -> None:
+        if rollout not in ("cheap", "smart"):
+            raise ValueError(f"flat search: rollout must be cheap or smart, not {rollout!r}")
         if not candidates:
             raise ValueError("flat search: no candidate moves")
         if not scale > 0:
@@ -77,6 +98,13 @@ class FlatSearch:
         self.actions = np.array([action_of(m) for m in self.candidates], np.int64)
         seeds = np.random.SeedSequence(seed).generate_state(2, np.uint64)
         self.rng = np.array([seeds[0] | 1, seeds[1]], np.uint64)
+        self.rollout = rollout
+        if rng is None and rollout == "smart":
+            rng = random.Random(seed)
+        self._py_rng = rng
+        self._mt = MersenneState(rng) if rng is not None else None
+        # the unseen cards in the view's order: the bot's sampler shuffles a copy of it
+        self._unseen_py = np.array([c.index for c in view.unseen_cards()], np.int64)
         self.worlds = 0
         """Worlds played so far."""
         self.value_sums = np.zeros(len(self.candidates), np.float64)
@@ -88,6 +116,17 @@ class FlatSearch:
         """Play ``worlds`` more worlds (each candidate once in each)."""
         if worlds <= 0:
             return
+        mt = self._mt
+        if mt is not None:
+            assert self._py_rng is not None
+            flat_smart_kernel(
+                self.template, self.opp, self.first, self._unseen_py, self.actions, worlds,
+                mt.mt, mt.pos, self.me, self.scale, self.rollout == "smart", self.value_sums,
+                self.margin_sums,
+            )
+            mt.store(self._py_rng)
+            self.worlds += worlds
+            return
         v, m = K.flat_kernel(
             self.template, self.opp, self.first, self.unseen, self.actions, worlds, self.rng,
             self.me, self.scale,
@@ -95,6 +134,25 @@ class FlatSearch:
         self.value_sums += v
         self.margin_sums += m
         self.worlds += worlds
+
+    def run_until(self, deadline: float, max_worlds: int | None = None) -> None:
+        """Play worlds until ``time.perf_counter()`` reaches ``deadline`` (checked between
+        chunks of a few milliseconds; at least one world) or ``max_worlds`` more were played,
+        as ``ismcts``'s flat loop stops."""
+        left = math.inf if max_worlds is None else max_worlds
+        chunk = 1
+        done = 0
+        while done < left:
+            n = int(min(chunk, left - done))
+            t0 = time.perf_counter()
+            self.run(n)
+            done += n
+            now = time.perf_counter()
+            if now >= deadline:
+                break
+            per = max(now - t0, 1e-7) / n
+            # chunks of about 5 ms, shorter near the deadline
+            chunk = max(1, int(min(0.005, deadline - now) / per))
 
     def values(self) -> list[float]:
         """Each candidate's mean reward so far (0 before any world)."""
@@ -105,13 +163,14 @@ class FlatSearch:
 
 def flat_values(
     view: PlayerView, candidates: Sequence[Move], worlds: int, *, seed: int | None = None,
-    scale: float = 30.0,
+    scale: float = 30.0, rollout: str = "cheap", rng: random.Random | None = None,
 ) -> list[float]:
-    """The mean reward of each candidate over ``worlds`` sampled deals (module docstring).
+    """The mean reward of each candidate over ``worlds`` sampled deals (module docstring;
+    ``rollout`` and ``rng`` as for :class:`FlatSearch`).
 
     :raises IllegalMoveError: if a candidate is not legal for the viewer now.
-    :raises ValueError: for no candidates or a bad ``scale``.
+    :raises ValueError: for no candidates, a bad ``scale`` or ``rollout``.
     """
-    search = FlatSearch(view, candidates, scale=scale, seed=seed)
+    search = FlatSearch(view, candidates, scale=scale, seed=seed, rollout=rollout, rng=rng)
     search.run(worlds)
     return search.values()
