@@ -94,7 +94,9 @@ class FlatSearch:
         world = view.sample_round(_FixedShuffle())
         self.template: npt.NDArray[np.int32] = state_from_round(world)
         self.first = len(view.opponent_known)
-        self.unseen = np.array([c.index for c in view.unseen_cards()], np.int64)
+        # the unseen cards in the view's order (the bot's sampler shuffles a copy of it)
+        self._unseen_py = np.array([c.index for c in view.unseen_cards()], np.int64)
+        self.unseen = self._unseen_py.copy()  # shuffled in place by the xorshift kernel
         self.actions = np.array([action_of(m) for m in self.candidates], np.int64)
         seeds = np.random.SeedSequence(seed).generate_state(2, np.uint64)
         self.rng = np.array([seeds[0] | 1, seeds[1]], np.uint64)
@@ -103,8 +105,6 @@ class FlatSearch:
             rng = random.Random(seed)
         self._py_rng = rng
         self._mt = MersenneState(rng) if rng is not None else None
-        # the unseen cards in the view's order: the bot's sampler shuffles a copy of it
-        self._unseen_py = np.array([c.index for c in view.unseen_cards()], np.int64)
         self.worlds = 0
         """Worlds played so far."""
         self.value_sums = np.zeros(len(self.candidates), np.float64)

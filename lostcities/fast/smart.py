@@ -66,13 +66,17 @@ __all__ = [
 ]
 
 _PLY_CAP = 400  # the Python policy's safety net (never reached: a round has < 150 turns)
+_COL_OF = np.array([k // 10 for k in range(60)], np.int64)
+_RANK_OF = np.array([0 if k % 10 == 0 else k % 10 + 1 for k in range(60)], np.int64)
 
 
 @njit(cache=True)
 def _smart_action(s: np.ndarray, sc: np.ndarray) -> int:
     """:func:`smart_action` with a scratch array ``sc`` of 30 int64."""
     p = s[TURN]
-    o = p ^ 1
+    hp = HAND + 8 * p
+    tp = TOP + 6 * p
+    cp = CNT + 6 * p
     n = s[NCOL]
     turns = (s[NDECK] + 1) >> 1
     # sc[0:6] low, sc[6:12] low kind, sc[12:18] hand sum, sc[18:24] count, sc[24:30] wagers
@@ -84,36 +88,35 @@ def _smart_action(s: np.ndarray, sc: np.ndarray) -> int:
         sc[24 + c] = 0
     need = 0
     for i in range(8):
-        kind = s[HAND + 8 * p + i]
-        c = kind // 10
-        k = kind % 10
-        top = s[TOP + 6 * p + c]
-        if k > 0:
-            r = k + 1
+        kind = s[hp + i]
+        c = _COL_OF[kind]
+        r = _RANK_OF[kind]
+        top = s[tp + c]
+        if r > 0:
             if r > top:
                 sc[12 + c] += r
                 sc[18 + c] += 1
-                if s[CNT + 6 * p + c] > 0:
+                if s[cp + c] > 0:
                     need += 1
                 if r < sc[c]:
                     sc[c] = r
                     sc[6 + c] = kind
         elif top == 0:
             sc[24 + c] += 1
-            if s[CNT + 6 * p + c] > 0:
+            if s[cp + c] > 0:
                 need += 1
     row = -1  # the card kind to play or discard
     discard = False
     played = -1
     best_gap = 3 if need < turns else 99
     for c in range(n):
-        if s[CNT + 6 * p + c] > 0:
+        if s[cp + c] > 0:
             if sc[24 + c] > 0 and sc[12 + c] >= 27 and turns > sc[18 + c] + 3:
                 row = 10 * c
                 played = c
                 break
             lc = sc[c]
-            gap = lc - s[TOP + 6 * p + c]
+            gap = lc - s[tp + c]
             if lc < 99 and gap <= best_gap:
                 best_gap = gap
                 row = sc[6 + c]
@@ -122,7 +125,7 @@ def _smart_action(s: np.ndarray, sc: np.ndarray) -> int:
         best_v = 0
         for c in range(n):
             hc = sc[18 + c]
-            if hc > 0 and s[CNT + 6 * p + c] == 0 and turns > hc:
+            if hc > 0 and s[cp + c] == 0 and turns > hc:
                 hs = sc[12 + c]
                 v = hs - 18 - sc[c]
                 if v > best_v and hs >= 22:
@@ -134,42 +137,41 @@ def _smart_action(s: np.ndarray, sc: np.ndarray) -> int:
                         row = sc[6 + c]
     disc_color = -1
     if row < 0:
+        op = TOP + 6 * (p ^ 1)
+        oc = CNT + 6 * (p ^ 1)
         dead = -1
         safe = -1
         safe_x = 297  # 3 x the Python policy's 99.0 (it compares x / 3)
         lowest = -1
         lowest_r = 99
         for i in range(8):
-            kind = s[HAND + 8 * p + i]
-            c = kind // 10
-            k = kind % 10
-            r = 0 if k == 0 else k + 1
+            kind = s[hp + i]
+            c = _COL_OF[kind]
+            r = _RANK_OF[kind]
             if r < lowest_r:
                 lowest = kind
                 lowest_r = r
-            otop = s[TOP + 6 * o + c]
-            if s[CNT + 6 * o + c] > 0 and (r > otop if r > 0 else otop == 0):
+            otop = s[op + c]
+            if s[oc + c] > 0 and (r > otop if r > 0 else otop == 0):
                 continue
-            top = s[TOP + 6 * p + c]
+            top = s[tp + c]
             if not (r > top if r > 0 else top == 0):
                 dead = kind
                 break
-            x = r + 2 * sc[12 + c] + (30 if s[CNT + 6 * p + c] > 0 else 0)
+            x = r + 2 * sc[12 + c] + (30 if s[cp + c] > 0 else 0)
             if x < safe_x:
                 safe_x = x
                 safe = kind
         row = dead if dead >= 0 else safe if safe >= 0 else lowest
         discard = True
-        disc_color = row // 10
+        disc_color = _COL_OF[row]
     d = 0
     for c in range(n):
         np_ = s[NPILE + c]
-        if np_ > 0 and s[CNT + 6 * p + c] > 0 and c != disc_color and c != played:
-            kind = s[PILE + 12 * c + np_ - 1]
-            k = kind % 10
-            if k > 0:
-                r = k + 1
-                top = s[TOP + 6 * p + c]
+        if np_ > 0 and s[cp + c] > 0 and c != disc_color and c != played:
+            r = _RANK_OF[s[PILE + 12 * c + np_ - 1]]
+            if r > 0:
+                top = s[tp + c]
                 if r > top and r - top <= 2 and r < sc[c]:
                     d = c + 1
                     break
