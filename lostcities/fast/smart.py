@@ -70,7 +70,7 @@ _COL_OF = np.array([k // 10 for k in range(60)], np.int64)
 _RANK_OF = np.array([0 if k % 10 == 0 else k % 10 + 1 for k in range(60)], np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _smart_action(s: np.ndarray, sc: np.ndarray) -> int:
     """:func:`smart_action` with a scratch array ``sc`` of 30 int64."""
     p = s[TURN]
