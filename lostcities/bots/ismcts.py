@@ -462,6 +462,9 @@ class IsmctsBot(Bot):
         once after each candidate move, so the candidates are compared on the same deals."""
         me = view.player
         k = len(candidates)
+        if k == 1:
+            self.last_iterations = 0
+            return candidates[0]
         totals = [0.0] * k
         scale = self.scale
         play = self._playout
