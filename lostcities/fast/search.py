@@ -43,7 +43,7 @@ from lostcities.errors import IllegalMoveError
 from lostcities.fast import kernels as K
 from lostcities.fast.smart import MersenneState, flat_smart_kernel
 from lostcities.fast.state import action_of, state_from_round
-from lostcities.rules import Move, PlayerView
+from lostcities.rules import Move, PlayerView, Round
 
 __all__ = ["FlatSearch", "flat_values"]
 
@@ -82,27 +82,36 @@ class FlatSearch:
             raise ValueError("flat search: no candidate moves")
         if not scale > 0:
             raise ValueError(f"flat search: scale must be positive, not {scale!r}")
-        legal = view.legal_moves()
-        for m in candidates:
-            if m not in legal:
-                raise IllegalMoveError(f"illegal move: {str(m)!r} (not legal for player {view.player} now)")
+        if view.over or view.to_move != view.player:
+            m = candidates[0]
+            raise IllegalMoveError(f"illegal move: {str(m)!r} (not legal for player {view.player} now)")
         self.view = view
         self.candidates = list(candidates)
         self.scale = float(scale)
         self.me = view.player
         self.opp = view.player ^ 1
-        world = view.sample_round(_FixedShuffle())
+        # the unseen cards in the view's order (the bot's sampler shuffles a copy of it);
+        # the template is view.sample_round with the cards left in that order
+        unseen = view.unseen_cards()
+        known = list(view.opponent_known)
+        hidden = view.variant.hand_size - len(known)
+        world = Round._from_view(view, known + unseen[:hidden], unseen[hidden:])
         self.template: npt.NDArray[np.int32] = state_from_round(world)
-        self.first = len(view.opponent_known)
-        # the unseen cards in the view's order (the bot's sampler shuffles a copy of it)
-        self._unseen_py = np.array([c.index for c in view.unseen_cards()], np.int64)
+        self.first = len(known)
+        self._unseen_py = np.array([c.index for c in unseen], np.int64)
         self.unseen = self._unseen_py.copy()  # shuffled in place by the xorshift kernel
         self.actions = np.array([action_of(m) for m in self.candidates], np.int64)
-        seeds = np.random.SeedSequence(seed).generate_state(2, np.uint64)
-        self.rng = np.array([seeds[0] | 1, seeds[1]], np.uint64)
+        for m, a in zip(self.candidates, self.actions.tolist(), strict=True):
+            if not K.is_legal(self.template, a):  # the viewer's own hand, piles, tops
+                raise IllegalMoveError(f"illegal move: {str(m)!r} (not legal for player {view.player} now)")
         self.rollout = rollout
         if rng is None and rollout == "smart":
             rng = random.Random(seed)
+        if rng is None:  # the compiled xorshift generator
+            seeds = np.random.SeedSequence(seed).generate_state(2, np.uint64)
+            self.rng = np.array([seeds[0] | 1, seeds[1]], np.uint64)
+        else:
+            self.rng = np.zeros(2, np.uint64)
         self._py_rng = rng
         self._mt = MersenneState(rng) if rng is not None else None
         self.worlds = 0
