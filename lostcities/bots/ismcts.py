@@ -7,7 +7,7 @@ stay in its hand), and plays the world to the end of the round with a rollout po
 reward is ``tanh(margin / scale)`` from the bot's point of view.
 
 The moves searched at the root are the :mod:`heuristic bot's <lostcities.bots.heuristic>`
-``top`` best card actions, each with the draw the heuristic picks for it and with a draw
+``top`` best card actions (default 3), each with the draw the heuristic picks for it and with a draw
 from the draw pile (``top=0``: every legal move, tree mode only).
 
 ``mode=flat`` (the default; determinized flat Monte Carlo): each sampled world is played
@@ -36,7 +36,7 @@ Options (spec ``ismcts:time=0.5``, ``ismcts:iters=2000,mode=tree,c=0.7``):
              passed to :meth:`IsmctsBot.choose` cuts the search short);
 ``mode``     ``flat`` (default) or ``tree``;
 ``rollout``  ``smart`` (default) or ``fast``;
-``top``      heuristic card actions searched at the root (default 5; 0 = every legal move);
+``top``      heuristic card actions searched at the root (default 3; 0 = every legal move);
 ``c``        the UCB exploration constant (default 0.7, tree mode);
 ``depth``    most moves from the root the tree grows (default 8, tree mode);
 ``widen``    progressive-widening exponent (default 0.5; 0 turns widening off);
@@ -315,7 +315,7 @@ class IsmctsBot(Bot):
         widen: float = 0.5,
         scale: float = 15.0,
         rollout: str = "smart",
-        top: int = 5,
+        top: int = 3,
         mode: str = "flat",
     ) -> None:
         super().__init__(seed)
@@ -395,7 +395,7 @@ class IsmctsBot(Bot):
             widen=number("widen", 0.5),
             scale=number("scale", 15.0),
             rollout=options.get("rollout", "smart").lower(),
-            top=5 if top is None else top,
+            top=3 if top is None else top,
             mode=options.get("mode", "flat").lower(),
         )
 
