@@ -7,8 +7,8 @@ stay in its hand), and plays the world to the end of the round with a rollout po
 reward is ``tanh(margin / scale)`` from the bot's point of view.
 
 The moves searched at the root are the :mod:`heuristic bot's <lostcities.bots.heuristic>`
-``top`` best card actions (default 3), each with the draw the heuristic picks for it and with a draw
-from the draw pile (``top=0``: every legal move, tree mode only).
+``top`` best card actions (default 3), each with the draw the heuristic picks for it and
+with a draw from the draw pile (``top=0``: every legal move).
 
 ``mode=flat`` (the default; determinized flat Monte Carlo): each sampled world is played
 out once after *every* candidate move (common random numbers: the candidates are compared
