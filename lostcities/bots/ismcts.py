@@ -54,6 +54,7 @@ True
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import random
 import time
@@ -65,7 +66,7 @@ from lostcities.bots.rollout import playout
 from lostcities.cards import ALL_CARDS, Color
 from lostcities.rules import Action, Move, PlayerView, Round
 
-__all__ = ["IsmctsBot"]
+__all__ = ["IsmctsBot", "fast_engine_available", "smart_playout"]
 
 _PLAY = Action.PLAY
 _DISCARD = Action.DISCARD
@@ -263,6 +264,24 @@ def _prior(world: Round, key: int) -> float:
     return (hand_sum - 22) / 4 - (card.rank - 2) / 2
 
 
+_FAST_ENGINE: bool | None = None
+
+
+def fast_engine_available() -> bool:
+    """Whether the compiled flat search (:mod:`lostcities.fast.search`, numba) can run."""
+    global _FAST_ENGINE
+    if _FAST_ENGINE is None:
+        try:
+            if importlib.util.find_spec("numba") is None:
+                raise ImportError("numba")
+            import lostcities.fast.search  # noqa: F401
+        except ImportError:
+            _FAST_ENGINE = False
+        else:
+            _FAST_ENGINE = True
+    return _FAST_ENGINE
+
+
 class _Sampler:
     """:meth:`PlayerView.sample_round` with the per-view work done once: each sample is
     a copy of one world whose hidden cards (the opponent's unknown hand cards and the draw
@@ -317,6 +336,7 @@ class IsmctsBot(Bot):
         rollout: str = "smart",
         top: int = 3,
         mode: str = "flat",
+        engine: str | None = None,
     ) -> None:
         super().__init__(seed)
         if iters is None and time is None:
@@ -342,6 +362,15 @@ class IsmctsBot(Bot):
         if mode not in ("tree", "flat"):
             raise BotSpecError(f"invalid bot spec: ismcts mode must be tree or flat, not {mode!r}")
         self.mode = mode
+        if engine is None:
+            engine = "fast" if fast_engine_available() else "python"
+        if engine not in ("fast", "python"):
+            raise BotSpecError(f"invalid bot spec: ismcts engine must be fast or python, not {engine!r}")
+        if engine == "fast" and not fast_engine_available():
+            raise BotSpecError(
+                "invalid bot spec: ismcts engine=fast needs numba (pip install 'lostcities[fast]')"
+            )
+        self.engine = engine
         self._playout = smart_playout if rollout == "smart" else playout
         self._heuristic = HeuristicBot(seed=seed)
         self.last_iterations = 0
@@ -353,7 +382,9 @@ class IsmctsBot(Bot):
 
         :raises BotSpecError: for an unknown option or a bad value.
         """
-        known = ("time", "iters", "c", "depth", "widen", "scale", "rollout", "top", "mode")
+        known = (
+            "time", "iters", "c", "depth", "widen", "scale", "rollout", "top", "mode", "engine",
+        )
         for key in options:
             if key not in known:
                 raise BotSpecError(
@@ -397,6 +428,7 @@ class IsmctsBot(Bot):
             rollout=options.get("rollout", "smart").lower(),
             top=3 if top is None else top,
             mode=options.get("mode", "flat").lower(),
+            engine=options["engine"].lower() if "engine" in options else None,
         )
 
     # -- search ------------------------------------------------------------------------
@@ -465,6 +497,21 @@ class IsmctsBot(Bot):
         if k == 1:
             self.last_iterations = 0
             return candidates[0]
+        if self.engine == "fast":
+            from lostcities.fast.search import FlatSearch
+
+            search = FlatSearch(
+                view, candidates, scale=self.scale,
+                rollout="smart" if self.rollout == "smart" else "cheap", rng=self.rng,
+            )
+            max_worlds = None if self.iters is None else -(-self.iters // k)
+            if deadline == math.inf:
+                search.run(max_worlds or 1)
+            else:
+                search.run_until(deadline, max_worlds)
+            self.last_iterations = search.worlds * k
+            sums = [float(x) for x in search.value_sums]
+            return candidates[max(range(k), key=lambda j: (sums[j], -j))]
         totals = [0.0] * k
         scale = self.scale
         play = self._playout
