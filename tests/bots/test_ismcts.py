@@ -26,6 +26,7 @@ def test_spec_options() -> None:
     assert isinstance(bot, IsmctsBot)
     assert (bot.iters, bot.time, bot.c, bot.depth, bot.widen, bot.scale) == (50, None, 0.3, 3, 0.0, 20.0)
     assert (bot.rollout, bot.top, bot.mode) == ("fast", 0, "tree")
+    assert make("ismcts:engine=python").engine == "python"  # type: ignore[attr-defined]
     default = make("ismcts")
     assert isinstance(default, IsmctsBot)
     assert default.time == 1.0 and default.iters is None
@@ -43,6 +44,7 @@ def test_spec_options() -> None:
         ("ismcts:mode=deep", "mode must be"),
         ("ismcts:top=-2", "top must be"),
         ("ismcts:c=-1", "c >= 0"),
+        ("ismcts:engine=gpu", "engine must be"),
     ],
 )
 def test_bad_options(spec: str, message: str) -> None:
@@ -50,7 +52,7 @@ def test_bad_options(spec: str, message: str) -> None:
         make(spec)
 
 
-@pytest.mark.parametrize("mode", ["tree", "flat"])
+@pytest.mark.parametrize("mode", ["tree", "flat", "flat,engine=python"])
 @pytest.mark.parametrize("rollout", ["smart", "fast"])
 def test_iterations_budget_is_deterministic(mode: str, rollout: str) -> None:
     r = midgame(3)
