@@ -10,8 +10,10 @@ then uniform over the legal draw sources), classic variant:
 - ``batch``: :class:`~lostcities.fast.batch.BatchGames` of 10,000 games on all numba
   threads: ``kernel`` (moves made inside one compiled call) and ``api`` (the RL loop
   ``legal_mask()``, ``random_actions("bench")``, ``step()``, ``reset_done()`` from Python);
-- ``ismcts``: iterations per second of ``ismcts:rollout=fast`` with the compiled rollouts
-  and with the same rollouts in pure Python (when :mod:`lostcities.bots.ismcts` exists);
+- ``ismcts``: iterations per second of the default ``ismcts`` bot (flat mode, smart
+  rollouts) at a fixed time per move with its compiled search (``engine=fast``) and with the
+  same search on the pure-Python core (``engine=python``), and of ``mode=tree`` with compiled
+  and with pure-Python rollouts (when :mod:`lostcities.bots.ismcts` exists);
 - ``flat``: flat Monte Carlo over determinizations (a playout per candidate move per sampled
   world), compiled (:mod:`lostcities.fast.search`) against the same search on the core;
 - ``c``: the C reference compiled on the fly with ``gcc -O3 -march=native`` (when a C
@@ -184,39 +186,54 @@ def _ismcts_positions(count: int) -> Iterator[Round]:
 
 
 def bench_ismcts(seconds: float, iters: int = 200) -> dict[str, Any] | None:
-    """ISMCTS iterations/s with compiled and with pure-Python rollouts, in the bot's default
-    mode and in ``mode=tree`` (``None`` without :mod:`lostcities.bots.ismcts`)."""
+    """ISMCTS iterations/s (``None`` without :mod:`lostcities.bots.ismcts`): the default bot
+    at a fixed time per move with ``engine=fast`` against ``engine=python`` (the same search,
+    same worlds, on the pure-Python core), and ``mode=tree`` with compiled against
+    pure-Python rollouts at ``iters`` iterations per move."""
     try:
         from lostcities.bots import make
         from lostcities.bots.rollout import python_rollouts
 
-        make("ismcts:iters=2,rollout=fast", seed=1)
+        make("ismcts:iters=2,engine=fast", seed=1)
     except ImportError:
         return None
 
     from lostcities.bots.rollout import playout
 
     playout(Round.deal(seed=1))  # load the compiled rollouts before timing
+    warm = _ismcts_positions(1)
+    r0 = next(warm)
+    make("ismcts:iters=20", seed=1).choose(r0.view(r0.to_move))  # and the compiled search
 
-    def measure(spec: str) -> dict[str, Any]:
-        res: dict[str, Any] = {"spec": spec}
-        for label in ("fast", "pure"):
-            with python_rollouts() if label == "pure" else nullcontext():
+    def measure(specs: tuple[str, str], contexts: tuple[bool, bool]) -> dict[str, Any]:
+        res: dict[str, Any] = {"spec": specs[0], "pure_spec": specs[1]}
+        for label, spec, pure in zip(("fast", "pure"), specs, contexts, strict=True):
+            with python_rollouts() if pure else nullcontext():
                 bot = make(spec, seed=1)
                 done = 0
-                start = time.perf_counter()
+                elapsed = cpu = 0.0
                 for r in _ismcts_positions(16):
+                    t0 = time.perf_counter()
+                    c0 = time.process_time()
                     bot.choose(r.view(r.to_move))
+                    cpu += time.process_time() - c0
+                    elapsed += time.perf_counter() - t0
                     done += int(getattr(bot, "last_iterations", iters))
-                    elapsed = time.perf_counter() - start
                     if elapsed >= seconds:
                         break
             res[f"{label}_iters_per_s"] = done / elapsed
+            res[f"{label}_iters_per_cpu_s"] = done / max(cpu, 1e-9)
         res["speedup"] = res["fast_iters_per_s"] / res["pure_iters_per_s"]
+        res["speedup_cpu"] = res["fast_iters_per_cpu_s"] / res["pure_iters_per_cpu_s"]
         return res
 
-    out = measure(f"ismcts:iters={iters},rollout=fast")
-    out["tree"] = measure(f"ismcts:iters={iters},rollout=fast,mode=tree")
+    move_time = min(0.2, max(0.02, seconds / 10))
+    default = f"ismcts:time={move_time:g}"
+    out = measure((default, default + ",engine=python"), (False, False))
+    out["labels"] = ("compiled search (engine=fast)", "on the pure-Python core (engine=python)")
+    tree = f"ismcts:iters={iters},rollout=fast,mode=tree"
+    out["tree"] = measure((tree, tree), (False, True))
+    out["tree"]["labels"] = ("compiled rollouts", "pure-Python rollouts")
     return out
 
 
@@ -516,10 +533,11 @@ def format_report(res: dict[str, Any]) -> str:
         lines.append("ismcts: not available")
     else:
         for m in (ism, ism["tree"]):
+            fast_label, pure_label = m.get("labels", ("compiled rollouts", "pure-Python rollouts"))
             lines.append(
-                f"{m['spec']}: {m['fast_iters_per_s']:,.0f} iterations/s with compiled"
-                f" rollouts, {m['pure_iters_per_s']:,.0f} with pure-Python rollouts"
-                f" ({m['speedup']:.1f}x)"
+                f"{m['spec']}: {m['fast_iters_per_s']:,.0f} iterations/s, {fast_label};"
+                f" {m['pure_iters_per_s']:,.0f} {pure_label} ({m['speedup']:.1f}x,"
+                f" {m.get('speedup_cpu', m['speedup']):.1f}x per CPU second)"
             )
     flat = res["flat"]
     lines.append(

@@ -47,6 +47,8 @@ def test_bench_json_has_every_figure(result: dict[str, object]) -> None:
     ism = res["ismcts"]
     if ism is not None:
         assert isinstance(ism, dict) and ism["fast_iters_per_s"] > 0 and ism["pure_iters_per_s"] > 0
+        # the default bot, compiled search against the same search on the pure-Python core
+        assert ism["spec"].startswith("ismcts:time=") and ism["pure_spec"].endswith(",engine=python")
         assert ism["tree"]["fast_iters_per_s"] > 0 and "mode=tree" in ism["tree"]["spec"]
     flat = res["flat"]
     assert isinstance(flat, dict) and flat["fast_playouts_per_s"] > flat["pure_playouts_per_s"] > 0
