@@ -64,49 +64,54 @@ Report = Callable[[str], None]
 # -- the measurements ----------------------------------------------------------------------
 
 
-def bench_python(seconds: float, seed: int = 1) -> dict[str, float]:
-    """Whole random rounds through the core's public API for about ``seconds``."""
+def _time_rounds(
+    seconds: float, seed: int, choose: Callable[[Round, random.Random], Move]
+) -> dict[str, float]:
+    """Whole rounds through the core's public API for about ``seconds``, ``choose`` picking
+    every move."""
     rng = random.Random(seed)
-    play, discard = Action.PLAY, Action.DISCARD
     rounds = turns = 0
     start = time.perf_counter()
     cpu = time.process_time()
     while True:
         r = Round.deal(seed=rng.randrange(2**63))
         while not r.is_over():
-            moves = r.legal_moves()
-            playable = set(moves.cards(play))
-            hand = r.hands[r.to_move]
-            options = [(play, c) for c in hand if c in playable] + [(discard, c) for c in hand]
-            action, card = options[rng.randrange(len(options))]
-            draws = moves.draws(action, card)
-            r.push(Move(action, card, draws[rng.randrange(len(draws))]))
+            r.push(choose(r, rng))
             turns += 1
         rounds += 1
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:
             break
     return _rates(rounds, turns, elapsed, time.process_time() - cpu)
+
+
+def _bench_policy_move(r: Round, rng: random.Random) -> Move:
+    """The C reference's policy: uniform over the hand's (card, play-if-legal/discard)
+    options, then uniform over that option's draw sources."""
+    moves = r.legal_moves()
+    playable = set(moves.cards(Action.PLAY))
+    hand = r.hands[r.to_move]
+    options = [(Action.PLAY, c) for c in hand if c in playable]
+    options += [(Action.DISCARD, c) for c in hand]
+    action, card = options[rng.randrange(len(options))]
+    draws = moves.draws(action, card)
+    return Move(action, card, draws[rng.randrange(len(draws))])
+
+
+def _uniform_legal_move(r: Round, rng: random.Random) -> Move:
+    moves = r.legal_moves()
+    return moves[rng.randrange(len(moves))]
+
+
+def bench_python(seconds: float, seed: int = 1) -> dict[str, float]:
+    """Whole random rounds through the core's public API under the C reference's policy."""
+    return _time_rounds(seconds, seed, _bench_policy_move)
 
 
 def bench_python_legal(seconds: float, seed: int = 1) -> dict[str, float]:
     """Whole rounds through ``legal_moves()`` + ``push()`` alone, uniform over the distinct
     legal moves (issue 2's measure of the core)."""
-    rng = random.Random(seed)
-    rounds = turns = 0
-    start = time.perf_counter()
-    cpu = time.process_time()
-    while True:
-        r = Round.deal(seed=rng.randrange(2**63))
-        while not r.is_over():
-            moves = r.legal_moves()
-            r.push(moves[rng.randrange(len(moves))])
-            turns += 1
-        rounds += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            break
-    return _rates(rounds, turns, elapsed, time.process_time() - cpu)
+    return _time_rounds(seconds, seed, _uniform_legal_move)
 
 
 def bench_fast(seconds: float, seed: int = 1) -> dict[str, float]:
