@@ -95,25 +95,30 @@ def _add_serve(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_match(p: argparse.ArgumentParser) -> None:
-    p.add_argument("a", metavar="A", help="first bot spec, e.g. heuristic or 'ismcts:time=0.5'")
-    p.add_argument("b", metavar="B", help="second bot spec")
-    p.add_argument("--deals", type=_positive_int, default=100, help="deals, each played twice")
+def _arena_args(p: argparse.ArgumentParser, deals: int, deals_help: str) -> None:
+    """The options ``match`` and ``tournament`` share."""
+    p.add_argument("--deals", type=_positive_int, default=deals, help=deals_help)
     p.add_argument("--seed", type=int, default=0, help="seed for the deals (0)")
     p.add_argument("--jobs", type=_positive_int, default=None, help="worker processes (all cores)")
     p.add_argument("--max-turns", type=_positive_int, default=None, help="turn cap per round")
     _variant_arg(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--records", metavar="FILE", default=None, help="save every game record")
-    p.add_argument(
-        "--sprt", metavar="elo0=0,elo1=20", default=None, help="stop early by an SPRT"
-    )
     p.add_argument(
         "--time-limit",
         type=_non_negative_float,
         default=10.0,
         metavar="SECONDS",
         help="per-move limit before a bot forfeits (10)",
+    )
+
+
+def _add_match(p: argparse.ArgumentParser) -> None:
+    p.add_argument("a", metavar="A", help="first bot spec, e.g. heuristic or 'ismcts:time=0.5'")
+    p.add_argument("b", metavar="B", help="second bot spec")
+    _arena_args(p, 100, "deals, each played twice (100)")
+    p.add_argument("--records", metavar="FILE", default=None, help="save every game record")
+    p.add_argument(
+        "--sprt", metavar="elo0=0,elo1=20", default=None, help="stop early by an SPRT"
     )
     p.add_argument(
         "--verbose", "-v", action="store_true", help="log bot misbehaviour (unknown lines, ...)"
@@ -122,20 +127,8 @@ def _add_match(p: argparse.ArgumentParser) -> None:
 
 def _add_tournament(p: argparse.ArgumentParser) -> None:
     p.add_argument("bots", nargs="+", metavar="SPEC", help="two or more bot specs")
-    p.add_argument("--deals", type=_positive_int, default=50, help="deals per pairing")
-    p.add_argument("--seed", type=int, default=0, help="seed for the deals (0)")
-    p.add_argument("--jobs", type=_positive_int, default=None, help="worker processes (all cores)")
-    p.add_argument("--max-turns", type=_positive_int, default=None, help="turn cap per round")
-    _variant_arg(p)
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    _arena_args(p, 50, "deals per pairing, each played twice (50)")
     p.add_argument("--plot", metavar="FILE", default=None, help="write the Elo ladder (.svg/.png)")
-    p.add_argument(
-        "--time-limit",
-        type=_non_negative_float,
-        default=10.0,
-        metavar="SECONDS",
-        help="per-move limit before a bot forfeits (10)",
-    )
 
 
 def _add_bot(p: argparse.ArgumentParser) -> None:
