@@ -124,6 +124,7 @@ run_check() {
     echo "--- $name: exit $rc, $((SECONDS - s))s"
 }
 
+run_check "compile the numba kernels once" "$PYTHON" scripts/warm_numba.py
 run_check "ruff check" "$PYTHON" -m ruff check lostcities tests
 run_check "mypy" "$PYTHON" -m mypy lostcities
 eval "pytest_args=($PYTEST_ARGS)"

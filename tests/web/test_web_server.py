@@ -266,6 +266,12 @@ def test_restart_mid_game_resumes_exactly(server_factory: Any, db_url: str) -> N
 
 def test_bot_search_does_not_stall_other_games(server_factory: Any) -> None:
     pytest.importorskip("lostcities.bots.ismcts")
+    # compile (or load) the search's numba kernels here first, so the bot process loads them
+    # from the cache instead of compiling for many seconds on a shared CPU during the timing
+    from lostcities import Round
+    from lostcities.bots import make
+
+    make("ismcts:iters=20", seed=1).choose(Round.deal(seed=1).view(0))
     server = server_factory(LOSTCITIES_BOT_EXECUTOR="process", LOSTCITIES_BOT_WORKERS="1")
     gid, t0, t1 = create_friend_game(server)
     seats = [Client(server.ws_url, gid, t0), Client(server.ws_url, gid, t1)]
