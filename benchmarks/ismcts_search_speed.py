@@ -2,9 +2,8 @@
 
 For each mid-round position: the ``ismcts`` bot's candidates (the heuristic's ``top`` card
 actions, each with its draw and with the draw pile), then the same number of sampled worlds
-searched twice from the same generator state: on the pure-Python core (the bot's sampler,
-``Round.copy`` + ``_push`` + :func:`~lostcities.bots.ismcts.smart_playout`, the loop of its
-flat mode) and compiled (:class:`lostcities.fast.search.FlatSearch` with ``rollout="smart"``).
+searched twice from the same generator state: on the pure-Python core
+(:func:`~lostcities.bots.ismcts.flat_totals`, the loop of the bot's flat mode) and compiled (:class:`lostcities.fast.search.FlatSearch` with ``rollout="smart"``).
 It checks that the totals are bit-for-bit equal (so the chosen move is the same) and reports
 iterations (playouts) per CPU second and the ratio, per run.
 
@@ -14,7 +13,6 @@ iterations (playouts) per CPU second and the ratio, per run.
 from __future__ import annotations
 
 import argparse
-import math
 import platform
 import random
 import statistics
@@ -23,7 +21,7 @@ from collections.abc import Iterator
 
 from lostcities import Move, Round
 from lostcities.bots.heuristic import HeuristicBot
-from lostcities.bots.ismcts import _Sampler, smart_playout
+from lostcities.bots.ismcts import flat_totals
 from lostcities.fast.search import FlatSearch
 
 
@@ -53,21 +51,6 @@ def candidates(view_round: Round, top: int = 5) -> list[Move]:
     return out
 
 
-def python_search(r: Round, cands: list[Move], worlds: int, rng: random.Random) -> list[float]:
-    view = r.view(r.to_move)
-    me = view.player
-    sampler = _Sampler(view)
-    totals = [0.0] * len(cands)
-    for _ in range(worlds):
-        world = sampler.sample(rng)
-        for j, m in enumerate(cands):
-            w = world.copy(stack=False)
-            w._push(m)
-            s = smart_playout(w)
-            totals[j] += math.tanh((s[me] - s[me ^ 1]) / 15.0)
-    return totals
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=5)
@@ -90,7 +73,7 @@ def main() -> None:
         for i, (r, cs) in enumerate(zip(pos, cand, strict=True)):
             seed = run * 10_000 + i
             t = time.process_time()
-            want = python_search(r, cs, a.worlds, random.Random(seed))
+            want = flat_totals(r.view(r.to_move), cs, a.worlds, random.Random(seed))
             py_cpu += time.process_time() - t
             t = time.process_time()
             fs = FlatSearch(r.view(r.to_move), cs, scale=15.0, rollout="smart", rng=random.Random(seed))

@@ -61,6 +61,7 @@ import importlib.util
 import math
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 from lostcities.bots.base import Bot, BotError, BotSpecError
@@ -69,7 +70,7 @@ from lostcities.bots.rollout import playout
 from lostcities.cards import ALL_CARDS, Color
 from lostcities.rules import Action, Move, PlayerView, Round
 
-__all__ = ["IsmctsBot", "fast_engine_available", "smart_playout"]
+__all__ = ["IsmctsBot", "fast_engine_available", "flat_totals", "smart_playout"]
 
 _PLAY = Action.PLAY
 _DISCARD = Action.DISCARD
@@ -283,6 +284,41 @@ def fast_engine_available() -> bool:
         else:
             _FAST_ENGINE = True
     return _FAST_ENGINE
+
+
+def _score_world(
+    world: Round,
+    candidates: list[Move],
+    me: int,
+    scale: float,
+    play: Callable[[Round], tuple[int, int]],
+    totals: list[float],
+) -> None:
+    """Add ``tanh(margin / scale)`` of one sampled world, played out after each candidate,
+    to ``totals`` (the Python engine's flat step; ``lostcities.fast.search`` compiles it)."""
+    for j, move in enumerate(candidates):
+        w = world.copy(stack=False)
+        w._push(move)
+        s = play(w)
+        totals[j] += math.tanh((s[me] - s[me ^ 1]) / scale)
+
+
+def flat_totals(
+    view: PlayerView,
+    candidates: list[Move],
+    worlds: int,
+    rng: random.Random,
+    scale: float = 15.0,
+    play: Callable[[Round], tuple[int, int]] = smart_playout,
+) -> list[float]:
+    """The flat search of the Python engine for a fixed number of ``worlds``: the summed
+    rewards of each candidate, drawing worlds from ``rng`` exactly as the bot does (the
+    reference the compiled engine is checked and timed against)."""
+    sampler = _Sampler(view)
+    totals = [0.0] * len(candidates)
+    for _ in range(worlds):
+        _score_world(sampler.sample(rng), candidates, view.player, scale, play, totals)
+    return totals
 
 
 class _Sampler:
@@ -525,12 +561,7 @@ class IsmctsBot(Bot):
                 break
             if i and time.perf_counter() >= deadline:
                 break
-            world = sampler.sample(rng)
-            for j in range(k):
-                w = world.copy(stack=False)
-                w._push(candidates[j])
-                s = play(w)
-                totals[j] += math.tanh((s[me] - s[me ^ 1]) / scale)
+            _score_world(sampler.sample(rng), candidates, me, scale, play, totals)
             i += k
         self.last_iterations = i
         best = max(range(k), key=lambda j: (totals[j], -j))

@@ -10,7 +10,7 @@ import pytest
 
 from lostcities import Move, Round
 from lostcities.bots.heuristic import HeuristicBot
-from lostcities.bots.ismcts import _Sampler, smart_playout
+from lostcities.bots.ismcts import flat_totals, smart_playout
 
 from .positions import random_positions
 
@@ -114,24 +114,6 @@ def test_mersenne_twister_shuffles_as_python() -> None:
         MersenneState(random.SystemRandom())
 
 
-def _python_flat(
-    r: Round, cands: list[Move], worlds: int, rng: random.Random, scale: float
-) -> list[float]:
-    """The loop of ``IsmctsBot._flat`` on the pure-Python core (its sampler and policy)."""
-    view = r.view(r.to_move)
-    me = view.player
-    sampler = _Sampler(view)
-    totals = [0.0] * len(cands)
-    for _ in range(worlds):
-        world = sampler.sample(rng)
-        for j, m in enumerate(cands):
-            w = world.copy(stack=False)
-            w._push(m)
-            s = smart_playout(w)
-            totals[j] += math.tanh((s[me] - s[me ^ 1]) / scale)
-    return totals
-
-
 @pytest.mark.parametrize("variant", ["classic", "long"])
 def test_compiled_flat_search_equals_python_bit_for_bit(variant: str) -> None:
     pick = random.Random(4)
@@ -140,7 +122,7 @@ def test_compiled_flat_search_equals_python_bit_for_bit(variant: str) -> None:
         moves = list(view.legal_moves())
         cands = pick.sample(moves, min(6, len(moves)))
         py_rng = random.Random(i)
-        want = _python_flat(r, cands, 7, py_rng, 15.0)
+        want = flat_totals(r.view(r.to_move), cands, 7, py_rng, 15.0)
         rng = random.Random(i)
         fs = FlatSearch(view, cands, scale=15.0, rollout="smart", rng=rng)
         fs.run(3)
