@@ -39,6 +39,8 @@ from lostcities.errors import (
 )
 from lostcities.match import Match, round_seed
 from lostcities.rules import (
+    NUM_MOVES,
+    PLAYABLE,
     Action,
     ColorMap,
     LegalMoves,
@@ -46,7 +48,10 @@ from lostcities.rules import (
     PlayerView,
     Round,
     RoundOutcome,
+    RoundTables,
     Termination,
+    WorldSampler,
+    playable,
 )
 from lostcities.scoring import (
     ExpeditionScore,
@@ -65,6 +70,8 @@ __all__ = [
     "CLASSIC",
     "COLORS",
     "LONG",
+    "NUM_MOVES",
+    "PLAYABLE",
     "RANKS",
     "VARIANTS",
     "WAGER",
@@ -84,15 +91,18 @@ __all__ = [
     "PlayerView",
     "Round",
     "RoundOutcome",
+    "RoundTables",
     "Termination",
     "UnknownVariantError",
     "Variant",
+    "WorldSampler",
     "__version__",
     "check_expedition",
     "expedition_score",
     "get_variant",
     "parse_cards",
     "parse_score_sheet",
+    "playable",
     "raw_score",
     "round_seed",
     "score_expedition",

@@ -7,11 +7,16 @@ e.g. ``illegal move: '+y5.' (y5 is lower than the last yellow card y7)``.
 from __future__ import annotations
 
 __all__ = [
+    "BotError",
+    "BotTerminatedError",
+    "BotTimeoutError",
     "IllegalMoveError",
     "InvalidCardError",
     "InvalidDeckError",
     "InvalidExpeditionError",
     "InvalidMoveError",
+    "NotYourTurnError",
+    "UndoError",
     "UnknownVariantError",
 ]
 
@@ -38,3 +43,24 @@ class InvalidExpeditionError(ValueError):
 
 class UnknownVariantError(ValueError):
     """A variant name other than ``classic`` or ``long``."""
+
+
+class NotYourTurnError(ValueError):
+    """A move submitted for a seat that is not to move, or after the round ended."""
+
+
+class UndoError(ValueError):
+    """An undo that is not allowed now (nothing to undo, the other side already replied)."""
+
+
+class BotError(RuntimeError):
+    """A player (bot) failed to give a legal move: it crashed, answered garbage or an
+    illegal move. The referee turns it into a forfeit."""
+
+
+class BotTerminatedError(BotError):
+    """An external bot's process died."""
+
+
+class BotTimeoutError(BotError):
+    """A bot did not answer within its time limit."""

@@ -20,7 +20,7 @@ import enum
 import random
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar, overload
+from typing import Generic, NamedTuple, TypeVar, overload
 
 from lostcities.cards import (
     ALL_CARDS,
@@ -36,6 +36,7 @@ from lostcities.errors import IllegalMoveError, InvalidCardError, InvalidDeckErr
 from lostcities.scoring import ExpeditionScore, raw_score, score_expedition
 
 __all__ = [
+    "NUM_MOVES",
     "Action",
     "ColorMap",
     "LegalMoves",
@@ -43,7 +44,11 @@ __all__ = [
     "PlayerView",
     "Round",
     "RoundOutcome",
+    "RoundTables",
     "Termination",
+    "WorldSampler",
+    "PLAYABLE",
+    "playable",
 ]
 
 V = TypeVar("V")
@@ -130,6 +135,29 @@ class Move:
         d = None if draw is None or draw == "." else Color.parse(draw)
         return _MOVES[_move_key(action is Action.DISCARD, c.index, d)]
 
+    @property
+    def index(self) -> int:
+        """This move's number in ``0 .. NUM_MOVES - 1`` (840 moves): ``(60 * discard +
+        card.index) * 7 + draw``, draw 0 for the draw pile and ``1 + colour`` for a discard
+        pile. The one move numbering of the project (fast path, environments, networks).
+
+        >>> Move.parse("+y2.").index, Move.parse("-r10b").index
+        (7, 765)
+        >>> Move.from_index(765)
+        Move.parse('-r10b')
+        """
+        return _move_key(self.action is Action.DISCARD, self.card.index, self.draw)
+
+    @classmethod
+    def from_index(cls, index: int) -> Move:
+        """The move numbered ``index`` (the inverse of :attr:`index`).
+
+        :raises InvalidMoveError: for a number outside ``0 .. NUM_MOVES - 1``.
+        """
+        if isinstance(index, bool) or not 0 <= index < NUM_MOVES:
+            raise InvalidMoveError(f"invalid move index: {index!r} (expected 0..{NUM_MOVES - 1})")
+        return _MOVES[int(index)]
+
     def __str__(self) -> str:
         return f"{self.action.value}{self.card}{'.' if self.draw is None else self.draw.letter}"
 
@@ -137,11 +165,33 @@ class Move:
         return f"Move.parse({str(self)!r})"
 
 
+NUM_MOVES = 2 * 60 * 7
+"""How many distinct moves exist (:attr:`Move.index` runs from 0 to ``NUM_MOVES - 1``)."""
+
+
+def playable(rank: int, top: int) -> bool:
+    """The one rule for playing a card onto an expedition: whether a card of ``rank``
+    (``0`` for a wager) may go onto an expedition whose highest number card is ``top``
+    (``0`` while it has none). A number must be higher than the last number; a wager only
+    goes before any number. The fast path's compiled twin is checked against this.
+
+    >>> playable(5, 4), playable(4, 4), playable(0, 0), playable(0, 3)
+    (True, False, True, False)
+    """
+    return rank > top if rank else top == 0
+
+
+PLAYABLE: tuple[tuple[bool, ...], ...] = tuple(
+    tuple(playable(rank, top) for top in range(11)) for rank in range(11)
+)
+"""``PLAYABLE[rank][top]``: :func:`playable` as a table, for hot loops (derived from it)."""
+
+
 def _move_key(discard: bool, card_index: int, draw: int | None) -> int:
     return ((60 if discard else 0) + card_index) * 7 + (0 if draw is None else draw + 1)
 
 
-_MOVES: list[Move] = [None] * (2 * 60 * 7)  # type: ignore[list-item]
+_MOVES: list[Move] = [None] * NUM_MOVES  # type: ignore[list-item]
 _MOVE_BY_TEXT: dict[str, Move] = {}
 for _card in ALL_CARDS:
     for _action in Action:
@@ -311,9 +361,7 @@ def _legal_moves(hand: Iterable[Card], tops: Sequence[int], piles: Sequence[Sequ
         low = mask & -mask
         mask ^= low
         card = ALL_CARDS[low.bit_length() - 1]
-        top = tops[card.color]
-        rank = card.rank
-        if rank > top or (rank == WAGER and top == 0):
+        if playable(card.rank, tops[card.color]):
             plays.append(card)
         discards.append(card)
     srcs = [c for c in range(len(piles)) if piles[c]]
@@ -333,14 +381,12 @@ def _illegal_reason(
     if card not in hand:
         return f"{card} is not in player {player}'s hand"
     name = color.name.lower()
-    if move.action is Action.PLAY:
+    if move.action is Action.PLAY and not playable(card.rank, tops[color]):
         top = tops[color]
         if card.rank == WAGER:
-            if top:
-                return f"a {name} wager cannot follow the number card {color.letter}{top}"
-        elif card.rank <= top:
-            word = "equal to" if card.rank == top else "lower than"
-            return f"{card} is {word} the last {name} card {color.letter}{top}"
+            return f"a {name} wager cannot follow the number card {color.letter}{top}"
+        word = "equal to" if card.rank == top else "lower than"
+        return f"{card} is {word} the last {name} card {color.letter}{top}"
     d = move.draw
     if d is not None:
         if d >= len(piles):
@@ -451,7 +497,6 @@ class Round:
         self._stack: list[_Undo] = []
         self._turn = starter
         self._hist0: tuple[Move, ...] = ()  # moves before the stack (copies, samples)
-        self._over = False
         self._termination: Termination | None = None
         self._forfeit: tuple[int, str] | None = None
 
@@ -512,7 +557,6 @@ class Round:
         r._piles = [p[:] for p in self._piles]
         r._known = [self._known[0][:], self._known[1][:]]
         r._turn = self._turn
-        r._over = self._over
         r._termination = self._termination
         r._forfeit = self._forfeit
         if stack:
@@ -579,7 +623,16 @@ class Round:
 
     def is_over(self) -> bool:
         """Whether the round has ended."""
-        return self._over
+        return self._termination is not None
+
+    def tables(self) -> RoundTables:
+        """The round's live tables, for hot loops (rollouts, packing into the fast path).
+
+        Read only: they are the round's own lists, changed by every push and pop, and
+        writing to them breaks the round. Everything here is also readable through the
+        checked, copying properties above; this is the fast way.
+        """
+        return RoundTables(self._hands, self._tops, self._exp, self._piles, self._deck, self._known)
 
     @property
     def termination(self) -> Termination | None:
@@ -595,7 +648,7 @@ class Round:
 
     def legal_moves(self) -> LegalMoves:
         """The distinct legal moves of the player to move (none once the round is over)."""
-        if self._over:
+        if self._termination is not None:
             return LegalMoves([], [], [])
         p = self._turn
         return _legal_moves(self._hands[p], self._tops[p], self._piles)
@@ -609,7 +662,7 @@ class Round:
         return self._why_illegal(m) is None
 
     def _why_illegal(self, move: Move) -> str | None:
-        if self._over:
+        if self._termination is not None:
             return "the round is over"
         p = self._turn
         card = move.card
@@ -642,10 +695,15 @@ class Round:
         reason = self._why_illegal(move)
         if reason is not None:
             raise IllegalMoveError(f"illegal move: {str(move)!r} ({reason})")
-        self._push(move)
+        self.push_unchecked(move)
 
-    def _push(self, move: Move) -> None:
-        """Make a move known to be legal (no checks: for search over generated moves)."""
+    def push_unchecked(self, move: Move) -> None:
+        """Make a move known to be legal, without checking it: for search over moves taken
+        from :meth:`legal_moves` or a policy that only makes legal moves.
+
+        Warning: an illegal move corrupts the round (no error is raised, and :meth:`pop`
+        may not restore it). Use :meth:`push` for moves from outside.
+        """
         p = self._turn
         hand = self._hands[p]
         card = move.card
@@ -672,10 +730,8 @@ class Round:
         hand[i] = drawn
         self._stack.append((move, p, i, drawn, removed, prev_top))
         if not self._deck:
-            self._over = True
             self._termination = Termination.DRAW_PILE_EMPTY
         elif self.max_turns is not None and self.ply >= self.max_turns:
-            self._over = True
             self._termination = Termination.TURN_LIMIT
         else:
             self._turn = p ^ 1
@@ -708,7 +764,6 @@ class Round:
         else:
             self._piles[c].pop()
         self._turn = p
-        self._over = False
         self._termination = None
         return move
 
@@ -717,10 +772,9 @@ class Round:
         illegally). The expeditions are scored as they stand."""
         if player not in (0, 1):
             raise ValueError(f"invalid player: {player!r} (expected 0 or 1)")
-        if self._over:
+        if self._termination is not None:
             raise IllegalMoveError("illegal forfeit: the round is over")
         self._forfeit = (player, reason)
-        self._over = True
         self._termination = Termination.FORFEIT
 
     # -- scores and views -----------------------------------------------------------------
@@ -751,7 +805,7 @@ class Round:
 
     def outcome(self) -> RoundOutcome | None:
         """The result once the round is over, else ``None``."""
-        if not self._over or self._termination is None:
+        if self._termination is None:
             return None
         s = self.scores()
         if self._forfeit is not None:
@@ -780,16 +834,71 @@ class Round:
             history=self.history,
             opponent_known=tuple(sorted(self._known[player ^ 1])),
             ply=self.ply,
-            over=self._over,
+            over=self._termination is not None,
             max_turns=self.max_turns,
             own_known=tuple(sorted(self._known[player])),
         )
 
+    def set_next_draw(self, card: Card) -> None:
+        """Make ``card`` (in the draw pile) the next card drawn from it.
+
+        The order of the draw pile is the referee's secret and no rule depends on it; an
+        environment whose chance nodes decide each drawn card (OpenSpiel) fixes it card by
+        card this way. The rest of the pile keeps its cards (two swap places).
+
+        :raises ValueError: if ``card`` is not in the draw pile.
+        """
+        pile = self._deck  # next card last
+        for i in range(len(pile) - 1, -1, -1):
+            if pile[i] == card:
+                pile[i], pile[-1] = pile[-1], pile[i]
+                return
+        raise ValueError(f"{card} is not in the draw pile")
+
+    def _with_hidden(self, opponent: int, hand: list[Card], deck: list[Card]) -> Round:
+        """A copy without stack with ``opponent``'s hand and the deck (next card last)
+        replaced (taken, not copied): :class:`WorldSampler`'s step."""
+        r = self.copy(stack=False)
+        r._hands[opponent] = hand
+        r._deck = deck
+        return r
+
     @classmethod
-    def _from_view(
+    def from_view(
         cls, view: PlayerView, opponent_hand: Sequence[Card], draw_pile: Sequence[Card]
     ) -> Round:
-        """A round consistent with ``view`` given the hidden cards (draw_pile: next first)."""
+        """The round ``view`` describes once its hidden cards are given: the opponent's
+        whole hand (in slot order, the cards it is known to hold included) and the draw
+        pile (next card first). For search over sampled worlds (:class:`WorldSampler`); the
+        round starts its move stack here (its history is the view's).
+
+        :raises InvalidDeckError: if the cards do not complete the view to the variant's
+            deck, or the opponent's hand has the wrong size or lacks a card it is known to
+            hold.
+        """
+        var = view.variant
+        if len(opponent_hand) != var.hand_size:
+            raise InvalidDeckError(
+                f"invalid world: the opponent's hand has {len(opponent_hand)} cards, "
+                f"expected {var.hand_size}"
+            )
+        rest = list(opponent_hand)
+        for c in view.opponent_known:
+            if c not in rest:
+                raise InvalidDeckError(f"invalid world: the opponent is known to hold {c}")
+            rest.remove(c)
+        table = [c for p in view.discard_piles for c in p]
+        table += [c for side in view.expeditions for e in side for c in e]
+        _check_deck([*view.hand, *opponent_hand, *draw_pile, *table], var)
+        if len(draw_pile) != view.deck_size:
+            raise InvalidDeckError(
+                f"invalid world: the draw pile has {len(draw_pile)} cards, expected {view.deck_size}"
+            )
+        return cls._world(view, list(opponent_hand), list(reversed(draw_pile)))
+
+    @classmethod
+    def _world(cls, view: PlayerView, opponent_hand: list[Card], deck: list[Card]) -> Round:
+        """:meth:`from_view` without checks; ``deck`` next card last (taken, not copied)."""
         var = view.variant
         r = object.__new__(Round)
         r.variant = var
@@ -799,9 +908,9 @@ class Round:
         me = view.player
         hands: list[list[Card]] = [[], []]
         hands[me] = list(view.hand)
-        hands[me ^ 1] = list(opponent_hand)
+        hands[me ^ 1] = opponent_hand
         r._hands = hands
-        r._deck = list(reversed(draw_pile))
+        r._deck = deck
         r._deal = ()
         r._exp = [[list(e) for e in view.expeditions[0]], [list(e) for e in view.expeditions[1]]]
         r._tops = [
@@ -815,8 +924,9 @@ class Round:
         r._stack = []
         r._turn = view.to_move
         r._hist0 = view.history
-        r._over = view.over
         r._termination = None
+        if view.over:  # the view does not say how it ended: as the rules would have
+            r._termination = Termination.DRAW_PILE_EMPTY if not deck else Termination.TURN_LIMIT
         r._forfeit = None
         return r
 
@@ -832,7 +942,7 @@ class Round:
         )
 
     def __repr__(self) -> str:
-        state = "over" if self._over else f"player {self._turn} to move"
+        state = "over" if self._termination is not None else f"player {self._turn} to move"
         return f"<Round {self.variant.name} ply {self.ply}, {state}, deck {len(self._deck)}>"
 
 
@@ -929,6 +1039,27 @@ class PlayerView:
         """Whether ``move`` is legal for this player now."""
         return move in self.legal_moves()
 
+    def why_illegal(self, move: Move) -> str | None:
+        """Why ``move`` is not legal for this player now, in words (the reason
+        :meth:`Round.push` gives), or ``None`` if it is legal.
+
+        >>> v = Round.from_deck(CLASSIC.deck()).view(0)
+        >>> v.why_illegal(Move.parse("+r10."))
+        "r10 is not in player 0's hand"
+        >>> v.why_illegal(Move.parse("+y2.")) is None
+        True
+        """
+        if self.over:
+            return "the round is over"
+        if self.to_move != self.player:
+            return f"it is player {self.to_move}'s turn, not player {self.player}'s"
+        card = move.card
+        if card.color >= self.variant.num_colors:
+            return f"{card.color.name.lower()} is not in the {self.variant.name} variant"
+        me = self.player
+        tops = [max((c.rank for c in e), default=0) for e in self.expeditions[me]]
+        return _illegal_reason(move, self.hand, tops, self.discard_piles, me)
+
     @property
     def opponent_hand_size(self) -> int:
         """Cards in the opponent's hand (always the hand size)."""
@@ -958,13 +1089,13 @@ class PlayerView:
 
     def sample_round(self, rng: random.Random) -> Round:
         """A full :class:`Round` consistent with this view: the hidden cards (opponent's
-        unknown hand cards and the draw pile) dealt at random with ``rng``. For search."""
-        unseen = self.unseen_cards()
-        rng.shuffle(unseen)
-        hidden = self.variant.hand_size - len(self.opponent_known)
-        assert len(unseen) == hidden + self.deck_size, "view is inconsistent"
-        opp = list(self.opponent_known) + unseen[:hidden]
-        return Round._from_view(self, opp, unseen[hidden:])
+        unknown hand cards and the draw pile) dealt at random with ``rng``. For search;
+        to sample many worlds of one view, build its :meth:`sampler` once."""
+        return WorldSampler(self).sample(rng)
+
+    def sampler(self) -> WorldSampler:
+        """The world sampler of this view (:class:`WorldSampler`)."""
+        return WorldSampler(self)
 
     def __str__(self) -> str:
         hands: list[Sequence[Card] | None] = [None, None]
@@ -974,3 +1105,78 @@ class PlayerView:
             self.variant, exps, self.discard_piles, self.deck_size, self.to_move, hands,
             self.scores(),
         )
+
+
+class RoundTables(NamedTuple):
+    """A :class:`Round`'s live tables (:meth:`Round.tables`), for hot loops. Read only.
+
+    Cards are :class:`~lostcities.Card` objects, colours index the inner lists.
+    """
+
+    hands: list[list[Card]]
+    """``hands[player]``: the hand in *slot order* (a drawn card takes the slot of the
+    card played or discarded; :attr:`Round.hands` is sorted instead). The fast path keeps
+    the same slots, so its tie-breaks follow this order."""
+    tops: list[list[int]]
+    """``tops[player][colour]``: the highest number card of that expedition, 0 for none."""
+    expeditions: list[list[list[Card]]]
+    """``expeditions[player][colour]``: the cards in play order."""
+    piles: list[list[Card]]
+    """``piles[colour]``: the discard pile, top card last."""
+    deck: list[Card]
+    """The draw pile with the **next card last** (the reverse of :attr:`Round.draw_pile`)."""
+    known: list[list[Card]]
+    """``known[player]``: cards the player took from discard piles and still holds, in the
+    order they were taken."""
+
+
+class WorldSampler:
+    """Deals the hidden cards of a :class:`PlayerView` at random, as often as needed:
+    the one world sampler of the project (search bots, the fast path, environments).
+
+    The *unseen* cards (:meth:`PlayerView.unseen_cards`, sorted) are shuffled with the
+    generator given; the first :attr:`hidden` of them complete the opponent's hand after
+    the cards it is known to hold, and the rest are the draw pile, next card first. A
+    compiled sampler that replays the same shuffle gets the same worlds.
+
+    >>> view = Round.deal(seed=2).view(0)
+    >>> sampler = view.sampler()
+    >>> w = sampler.sample(random.Random(1))
+    >>> w.hands[0] == view.hand, w.deck_size == view.deck_size, len(sampler.unseen)
+    (True, True, 52)
+    >>> sampler.sample(random.Random(1)).draw_pile == w.draw_pile
+    True
+    """
+
+    __slots__ = ("_template", "hidden", "known", "unseen", "view")
+
+    def __init__(self, view: PlayerView) -> None:
+        self.view = view
+        """The view sampled."""
+        unseen = view.unseen_cards()
+        self.unseen: tuple[Card, ...] = tuple(unseen)
+        """The unseen cards, sorted: the order :meth:`deal` and :meth:`sample` start from."""
+        self.known: tuple[Card, ...] = view.opponent_known
+        """The cards the opponent is known to hold (first in its hand, in this order)."""
+        self.hidden = view.variant.hand_size - len(self.known)
+        """How many of the opponent's cards are unseen."""
+        if len(unseen) != self.hidden + view.deck_size:
+            raise ValueError("world sampler: the view is inconsistent (unseen cards do not fit)")
+        self._template = Round._world(view, [*self.known, *unseen[: self.hidden]], [])
+
+    def deal(self, order: Sequence[Card]) -> Round:
+        """The world with the unseen cards in ``order`` (a permutation of :attr:`unseen`):
+        ``order[:hidden]`` to the opponent, the rest the draw pile, next card first."""
+        h = self.hidden
+        deck = list(order[h:])
+        deck.reverse()
+        return self._template._with_hidden(self.view.player ^ 1, [*self.known, *order[:h]], deck)
+
+    def sample(self, rng: random.Random) -> Round:
+        """A world dealt at random with ``rng`` (``rng.shuffle`` of the unseen cards)."""
+        unseen = list(self.unseen)
+        rng.shuffle(unseen)
+        h = self.hidden
+        deck = unseen[h:]
+        deck.reverse()
+        return self._template._with_hidden(self.view.player ^ 1, [*self.known, *unseen[:h]], deck)

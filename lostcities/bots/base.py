@@ -10,21 +10,10 @@ import abc
 import random
 
 from lostcities.cards import Variant
+from lostcities.errors import BotError, BotTerminatedError, BotTimeoutError
 from lostcities.rules import Move, PlayerView
 
 __all__ = ["Bot", "BotError", "BotSpecError", "BotTerminatedError", "BotTimeoutError"]
-
-
-class BotError(RuntimeError):
-    """A bot failed to give a legal move (crash, garbage, illegal move)."""
-
-
-class BotTerminatedError(BotError):
-    """An external bot's process died."""
-
-
-class BotTimeoutError(BotError):
-    """A bot did not answer within its time limit."""
 
 
 class BotSpecError(ValueError):
