@@ -10,12 +10,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 
-from lostcities.cards import Color
-from lostcities.scoring import ExpeditionScore
+from lostcities.presentation import format_score_table
 
-__all__ = ["main"]
+__all__ = ["format_score_table", "main"]  # format_score_table: kept for old imports
 
 EXIT_USAGE = 2
 
@@ -231,39 +230,6 @@ def _score(args: argparse.Namespace) -> int:
         return 0
     print(format_score_table(sheet))
     return 0
-
-
-def format_score_table(sheet: Mapping[Color, ExpeditionScore]) -> str:
-    """The score-sheet table shared by ``lostcities score`` and the round breakdowns."""
-    rows = [("", "cards", "sum", "-20", "x", "bonus", "score")]
-    total = 0
-    for color, e in sheet.items():
-        total += e.score
-        name = color.name.lower()
-        if not e.started:
-            rows.append((name, "-", "", "", "", "", "0"))
-            continue
-        rows.append(
-            (
-                name,
-                " ".join(str(c) for c in e.cards),
-                str(e.number_sum),
-                str(e.minus_cost),
-                f"x{e.multiplier}",
-                f"+{e.bonus}" if e.bonus else "",
-                str(e.score),
-            )
-        )
-    rows.append(("total", "", "", "", "", "", str(total)))
-    widths = [max(len(r[i]) for r in rows) for i in range(7)]
-    lines = []
-    for k, r in enumerate(rows):
-        cells = [r[0].ljust(widths[0]), r[1].ljust(widths[1])]
-        cells += [r[i].rjust(widths[i]) for i in range(2, 7)]
-        lines.append("  ".join(cells).rstrip())
-        if k == 0 or k == len(rows) - 2:
-            lines.append("  ".join("-" * w for w in widths))
-    return "\n".join(lines)
 
 
 def _replay(args: argparse.Namespace) -> int:

@@ -1,0 +1,67 @@
+"""Text presentation shared by the command line, the terminal UI and the web app.
+
+Formatting lives here, apart from the rules (which compute) and the front ends (which show):
+``lostcities score``, the TUI's round-end breakdowns and the web calculator print the very
+same table. Imports only the rules core.
+
+>>> from lostcities.scoring import parse_score_sheet
+>>> print(format_score_table(parse_score_sheet(["y:x,4,6,9,10"])))
+        cards            sum  -20   x  bonus  score
+------  ---------------  ---  ---  --  -----  -----
+yellow  yx y4 y6 y9 y10   29    9  x2            18
+blue    -                                         0
+white   -                                         0
+green   -                                         0
+red     -                                         0
+------  ---------------  ---  ---  --  -----  -----
+total                                            18
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from lostcities.cards import Color
+from lostcities.rules import Round
+from lostcities.scoring import ExpeditionScore
+
+__all__ = ["format_score_table", "round_score_table"]
+
+
+def format_score_table(sheet: Mapping[Color, ExpeditionScore]) -> str:
+    """The score-sheet table: one row per colour (cards, sum, -20, multiplier, bonus, score)
+    and the total, as ``lostcities score`` prints it."""
+    rows = [("", "cards", "sum", "-20", "x", "bonus", "score")]
+    total = 0
+    for color, e in sheet.items():
+        total += e.score
+        name = color.name.lower()
+        if not e.started:
+            rows.append((name, "-", "", "", "", "", "0"))
+            continue
+        rows.append(
+            (
+                name,
+                " ".join(str(c) for c in e.cards),
+                str(e.number_sum),
+                str(e.minus_cost),
+                f"x{e.multiplier}",
+                f"+{e.bonus}" if e.bonus else "",
+                str(e.score),
+            )
+        )
+    rows.append(("total", "", "", "", "", "", str(total)))
+    widths = [max(len(r[i]) for r in rows) for i in range(7)]
+    lines = []
+    for k, r in enumerate(rows):
+        cells = [r[0].ljust(widths[0]), r[1].ljust(widths[1])]
+        cells += [r[i].rjust(widths[i]) for i in range(2, 7)]
+        lines.append("  ".join(cells).rstrip())
+        if k == 0 or k == len(rows) - 2:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def round_score_table(r: Round, player: int) -> str:
+    """``player``'s score sheet for round ``r`` (:func:`format_score_table` of its breakdown)."""
+    return format_score_table(dict(r.score_breakdown(player)))
