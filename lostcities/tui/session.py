@@ -1,9 +1,11 @@
 """The state of one terminal match, kept apart from the screens that show it.
 
-A :class:`Session` owns the :class:`~lostcities.Match`, knows which seats are people and
-which is a bot, informs the bot of every move, applies undo (recording it), and builds
-the game record at the end. It never imports Textual, so it is easy to test alone; the
-screens only read from it and call its methods.
+A :class:`Session` owns the :class:`~lostcities.Match` through a
+:class:`~lostcities.referee.Referee` (which checks every move, informs the bot, applies
+forfeits and undo), knows which seats are people and which is a bot, records every undo,
+and builds the game record at the end. It never imports Textual, so it is easy to test
+alone; the screens only read from it and call its methods. The bot's move is computed by
+the screens on a worker thread and handed in with :meth:`Session.bot_move`.
 
 >>> s = Session(rounds=1, seed=3, opponent="random")
 >>> r = s.start_round()
@@ -17,8 +19,10 @@ import dataclasses
 from collections.abc import Callable
 
 from lostcities.bots import Bot, make
+from lostcities.errors import IllegalMoveError, InvalidMoveError, UndoError
 from lostcities.match import Match
-from lostcities.rules import Move, PlayerView, Round
+from lostcities.referee import Referee
+from lostcities.rules import Move, PlayerView, Round, Termination
 
 __all__ = ["BOT_SEAT", "HUMAN_SEAT", "Session", "UndoError", "UndoRecord"]
 
@@ -26,10 +30,6 @@ HUMAN_SEAT = 0
 """The person's seat in a game against a bot."""
 BOT_SEAT = 1
 """The bot's seat in a game against a bot."""
-
-
-class UndoError(ValueError):
-    """An undo that is not allowed now (hot-seat, nothing to undo, the bot already replied)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -45,7 +45,7 @@ class UndoRecord:
 
 
 class Session:
-    """One match in the terminal: the match itself, the players and the undo log.
+    """One match in the terminal: the match's referee, the players and the undo log.
 
     Args:
         opponent: a bot spec (``random``, ``ismcts:time=1``); ignored when ``hotseat``.
@@ -75,15 +75,23 @@ class Session:
         self.opponent = opponent
         self._bot_factory = bot_factory
         self._bot_generation = 0
-        self.bot: Bot | None = None if hotseat else bot_factory(opponent, self._bot_seed())
+        self._bot: Bot | None = None if hotseat else bot_factory(opponent, self._bot_seed())
+        self.referee = Referee(self.match, (None, self._bot), undo=not hotseat)
+        """The match's referee: people's seats are ``None`` (their moves are submitted),
+        the bot sits in :data:`BOT_SEAT` (told every move, restarted every round)."""
         self.undos: list[UndoRecord] = []
         if hotseat:
             self.names: tuple[str, str] = ("player 1", "player 2")
         else:
-            assert self.bot is not None
-            self.names = ("you", self.bot.name)
+            assert self._bot is not None
+            self.names = ("you", self._bot.name)
 
     # -- who is who ----------------------------------------------------------------------
+
+    @property
+    def bot(self) -> Bot | None:
+        """The bot playing :data:`BOT_SEAT` (``None`` in hot-seat); an undo replaces it."""
+        return self._bot
 
     @property
     def human_seats(self) -> tuple[int, ...]:
@@ -97,14 +105,12 @@ class Session:
         Raises:
             ValueError: before the first round is dealt.
         """
-        if not self.match.rounds:
-            raise ValueError("no round has been dealt yet")
-        return self.match.rounds[-1]
+        return self.referee.round
 
     @property
     def round_index(self) -> int:
         """The current round's index (0-based)."""
-        return len(self.match.rounds) - 1
+        return self.referee.round_index
 
     def viewer(self) -> int:
         """Whose eyes the board is drawn for: the person to move in hot-seat, else the person."""
@@ -119,10 +125,10 @@ class Session:
     def bot_to_move(self) -> bool:
         """Whether the bot must move now."""
         return (
-            self.bot is not None
+            self._bot is not None
             and bool(self.match.rounds)
-            and not self.round.is_over()
-            and self.round.to_move == BOT_SEAT
+            and not self.referee.is_over()
+            and self.referee.to_move == BOT_SEAT
         )
 
     # -- playing ---------------------------------------------------------------------------
@@ -133,10 +139,7 @@ class Session:
         Raises:
             ValueError: if a round is in progress or the match is over.
         """
-        r = self.match.new_round()
-        if self.bot is not None:
-            self.bot.restart(self.match.variant, BOT_SEAT)
-        return r
+        return self.referee.start_round()
 
     def human_move(self, move: Move | str) -> Move:
         """Make a person's move (a ``Move`` or notation) and tell the bot.
@@ -148,12 +151,7 @@ class Session:
         r = self.round
         if not r.is_over() and r.to_move not in self.human_seats:
             raise ValueError("it is the bot's turn")
-        m = r.parse_move(move) if isinstance(move, str) else move
-        player = r.to_move
-        r.push(m)
-        if self.bot is not None:
-            self.bot.inform(m, player)
-        return m
+        return self.referee.submit(move, player=r.to_move)
 
     def bot_move(self, move: Move) -> str | None:
         """Apply the bot's move; an illegal one forfeits the round for the bot.
@@ -161,21 +159,23 @@ class Session:
         Returns:
             ``None``, or the reason the bot forfeited.
         """
-        r = self.round
-        assert self.bot is not None and r.to_move == BOT_SEAT
-        if not r.is_legal(move):
+        assert self._bot is not None and self.referee.to_move == BOT_SEAT
+        try:
+            self.referee.submit(move, player=BOT_SEAT)
+        except (IllegalMoveError, InvalidMoveError):
             reason = f"the bot played an illegal move {str(move)!r}"
-            r.forfeit(BOT_SEAT, reason)
+            self.referee.forfeit(BOT_SEAT, reason)
             return reason
-        r.push(move)
-        self.bot.inform(move, BOT_SEAT)
+        outcome = self.round.outcome()
+        if outcome is not None and outcome.termination is Termination.FORFEIT:
+            return outcome.reason  # a player failed when told of the move
         return None
 
     def bot_failed(self, error: BaseException) -> str:
         """The bot crashed or gave up: it forfeits the round. Returns the reason."""
         reason = f"the bot failed: {error}"
-        if not self.round.is_over():
-            self.round.forfeit(BOT_SEAT, reason)
+        if not self.referee.is_over():
+            self.referee.forfeit(BOT_SEAT, reason)
         return reason
 
     # -- undo --------------------------------------------------------------------------------
@@ -184,15 +184,14 @@ class Session:
         """Why undo is not allowed now, or ``None`` if it is."""
         if self.hotseat:
             return "undo is only allowed against a bot, not in hot-seat games"
+        if self.referee.undo_blocker(HUMAN_SEAT) is None:
+            return None
+        # the referee's rule, in the terminal's words
         if not self.match.rounds:
             return "nothing to undo"
-        r = self.round
-        if r.is_over():
+        if self.round.is_over():
             return "the round is over"
-        hist = r.history
-        if not hist or r.to_move != BOT_SEAT:
-            return "undo is only allowed before the bot replies"
-        return None
+        return "undo is only allowed before the bot replies"
 
     def undo(self) -> Move:
         """Take back the person's last move while the bot has not replied yet.
@@ -207,18 +206,18 @@ class Session:
         why = self.undo_blocker()
         if why is not None:
             raise UndoError(why)
-        r = self.round
-        ply = r.ply - 1
-        move = r.pop()
+        ply = self.round.ply - 1
+        ref = self.referee
+        # unseat the old bot first: it may still be thinking, so the referee must not
+        # restart it; the fresh one is seated (and told the remaining moves) after the undo
+        old = self._bot
+        ref.set_player(BOT_SEAT, None)
+        move = ref.undo(HUMAN_SEAT)  # allowed: undo_blocker said so, and unseating keeps it
         self.undos.append(UndoRecord(self.round_index, ply, move))
-        self.retired_bot = self.bot
+        self.retired_bot = old
         self._bot_generation += 1
-        bot = self._bot_factory(self.opponent, self._bot_seed())
-        bot.restart(self.match.variant, BOT_SEAT)
-        start = r.starter
-        for i, m in enumerate(r.history):
-            bot.inform(m, start ^ (i & 1))
-        self.bot = bot
+        self._bot = self._bot_factory(self.opponent, self._bot_seed())
+        ref.set_player(BOT_SEAT, self._bot)
         return move
 
     retired_bot: Bot | None = None
@@ -231,6 +230,6 @@ class Session:
 
     def close(self) -> None:
         """Release the bot(s)."""
-        for b in (self.bot, self.retired_bot):
+        for b in (self._bot, self.retired_bot):
             if b is not None:
                 b.close()

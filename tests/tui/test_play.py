@@ -18,7 +18,8 @@ from textual.widgets import Input, Static
 from lostcities import bots
 from lostcities.bots import Bot
 from lostcities.cards import Card, Color
-from lostcities.cli import format_score_table, main
+from lostcities.cli import main
+from lostcities.presentation import format_score_table
 from lostcities.record import read_records
 from lostcities.rules import Action, Move, PlayerView, Round
 from lostcities.tui.app import LostCitiesApp
@@ -171,11 +172,9 @@ class GateBot(Bot):
 
 @pytest.fixture
 def gate_bot() -> Iterator[type[GateBot]]:
-    bots.register("gate", lambda options, seed: GateBot(seed))
     GateBot.gate.clear()
     yield GateBot
     GateBot.gate.set()
-    bots._registry.pop("gate", None)
 
 
 @pytest.mark.asyncio
@@ -183,7 +182,9 @@ async def test_undo_only_before_the_bot_replies_and_recorded(
     gate_bot: type[GateBot], tmp_path: Path
 ) -> None:
     # seed 4: the person moves first
-    session = Session(opponent="gate", rounds=1, seed=4)
+    session = Session(
+        opponent="gate", rounds=1, seed=4, bot_factory=lambda spec, seed: GateBot(seed)
+    )
     assert session.match.first_starter == 0
     app = LostCitiesApp(session, save=str(tmp_path / "undo.txt"))
     async with app.run_test(size=SIZE) as pilot:

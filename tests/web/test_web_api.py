@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from lostcities import parse_score_sheet
-from lostcities.cli import format_score_table
+from lostcities.presentation import format_score_table
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

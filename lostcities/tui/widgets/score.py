@@ -1,11 +1,11 @@
 """Scores: the top bar (round, match totals, whose turn) and the round-end breakdown tables,
-which are the very table ``lostcities score`` prints (:func:`lostcities.cli.format_score_table`)."""
+which are the very table ``lostcities score`` prints (:func:`lostcities.presentation.round_score_table`)."""
 
 from __future__ import annotations
 
 from textual.widgets import Static
 
-from lostcities.cli import format_score_table
+from lostcities.presentation import round_score_table
 from lostcities.rules import Round
 
 __all__ = ["Breakdown", "TopBar", "breakdown_text"]
@@ -13,7 +13,7 @@ __all__ = ["Breakdown", "TopBar", "breakdown_text"]
 
 def breakdown_text(r: Round, player: int) -> str:
     """``player``'s score sheet for round ``r``, as ``lostcities score`` shows it."""
-    return format_score_table(dict(r.score_breakdown(player)))
+    return round_score_table(r, player)
 
 
 class TopBar(Static):

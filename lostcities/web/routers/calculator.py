@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from lostcities.cli import format_score_table
+from lostcities.presentation import format_score_table
 from lostcities.scoring import parse_score_sheet, sheet_total
 from lostcities.web import schemas
 
