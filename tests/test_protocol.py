@@ -125,7 +125,7 @@ def test_position_reader_rejects_bad_lines(line: str) -> None:
     reader.feed("hand y3")
     with pytest.raises(PositionError):
         reader.feed(line)
-    assert reader._fields == {"hand": (reader._fields["hand"][0],)}
+    assert reader.fields == {"hand": (reader.fields["hand"][0],)}
 
 
 def test_position_reader_needs_newgame_and_a_full_position() -> None:

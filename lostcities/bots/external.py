@@ -17,12 +17,14 @@ import shlex
 
 from lostcities.bots.base import Bot, BotError, BotSpecError
 from lostcities.cards import Variant
-from lostcities.protocol import (
-    DEFAULT_GRACE,
+from lostcities.protocol.host import (
     DEFAULT_MOVE_TIMEOUT,
     DEFAULT_START_TIMEOUT,
+    ProgramError,
     SimpleBot,
+    SubprocessTransport,
 )
+from lostcities.referee import DEFAULT_GRACE
 from lostcities.rules import Move, PlayerView
 
 __all__ = ["ExternalBot", "split_command"]
@@ -100,7 +102,12 @@ class ExternalBot(Bot):
         return cls(command, seed)
 
     def _start(self) -> SimpleBot:
-        self.engine = SimpleBot.popen(self.argv, grace=self.grace, start_timeout=self.start_timeout)
+        try:
+            self.engine = SimpleBot.popen(
+                self.argv, grace=self.grace, start_timeout=self.start_timeout
+            )
+        except ProgramError as e:
+            raise BotSpecError(str(e)) from None
         return self.engine
 
     @property
@@ -123,8 +130,10 @@ class ExternalBot(Bot):
 
     @staticmethod
     def _alive(engine: SimpleBot) -> bool:
-        proc = getattr(engine.protocol.transport, "process", None)
-        return proc is None or proc.returncode is None
+        transport = engine.protocol.transport
+        if not isinstance(transport, SubprocessTransport):
+            return True
+        return transport.process.returncode is None
 
     def choose(self, view: PlayerView, time_limit: float | None = None) -> Move:
         """Send the position and ``go``; the program has ``time_limit`` seconds (default

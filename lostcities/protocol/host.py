@@ -1,27 +1,11 @@
-"""The Lost Cities bot protocol (LCP): a line protocol over stdin/stdout, like UCI or GTP.
+"""The referee side of the protocol: drive a bot program over its stdin and stdout.
 
-Both sides live here (the spec is ``docs/protocol.md``):
-
-- the **referee side**, which drives a bot program: an asyncio core
-  (:class:`BotProtocol` over a :class:`Transport`), one command at a time, with a
-  :class:`SubprocessTransport` for real programs and a scripted :class:`MockTransport` for
-  tests, and :class:`SimpleBot`, a blocking wrapper that runs the event loop on a
-  background thread and puts a time limit on every call (think ``chess.engine``);
-- the **bot side**: :func:`run_engine` serves any built-in bot over the protocol
-  (``lostcities bot SPEC``), and :func:`position_lines` / :class:`PositionReader` turn a
-  :class:`~lostcities.PlayerView` into the protocol's position lines and back.
-
->>> from lostcities import Round
->>> view = Round.deal(seed=1).view(0)
->>> lines = position_lines(view)
->>> lines[:3]
-['ply 0', 'deck 44', 'hand yx y4 y8 b5 b10 wx g6 r10']
->>> reader = PositionReader()
->>> reader.newgame("classic", 0)
->>> for line in lines:
-...     reader.feed(line)
->>> reader.view() == view
-True
+An asyncio core (:class:`BotProtocol` over a :class:`Transport`) runs one command at a time;
+:class:`SubprocessTransport` talks to a real program (in its own process group), the scripted
+:class:`MockTransport` stands in for one in tests, and :class:`SimpleBot` is a blocking
+handle that runs the event loop on a background thread and puts a time limit on every call
+(think ``chess.engine.SimpleEngine``). The lines themselves are built and read by
+:mod:`lostcities.protocol.wire`. A bot author does not need this file.
 """
 
 from __future__ import annotations
@@ -33,23 +17,26 @@ import concurrent.futures
 import contextlib
 import logging
 import os
-import random
 import shlex
 import signal
 import subprocess
-import sys
 import threading
 import weakref
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import IO, TYPE_CHECKING, Any, TypeVar
+from collections.abc import Awaitable, Iterable, Sequence
+from typing import Any, TypeVar
 
-from lostcities.bots.base import Bot, BotError, BotSpecError, BotTerminatedError, BotTimeoutError
-from lostcities.cards import Card, Variant, get_variant
-from lostcities.errors import IllegalMoveError, InvalidCardError, InvalidMoveError
+from lostcities.cards import Variant
+from lostcities.errors import BotError, BotTerminatedError, BotTimeoutError, InvalidMoveError
+from lostcities.protocol.wire import (
+    go_line,
+    moved_line,
+    newgame_line,
+    parse_move_answer,
+    position_lines,
+    seed_line,
+)
+from lostcities.referee import DEFAULT_GRACE
 from lostcities.rules import Move, PlayerView
-
-if TYPE_CHECKING:
-    import argparse
 
 __all__ = [
     "DEFAULT_GRACE",
@@ -57,14 +44,10 @@ __all__ = [
     "DEFAULT_START_TIMEOUT",
     "BotProtocol",
     "MockTransport",
-    "PositionError",
-    "PositionReader",
+    "ProgramError",
     "SimpleBot",
     "SubprocessTransport",
     "Transport",
-    "cli_bot",
-    "position_lines",
-    "run_engine",
 ]
 
 LOGGER = logging.getLogger("lostcities.protocol")
@@ -73,192 +56,14 @@ DEFAULT_MOVE_TIMEOUT = 10.0
 """Seconds a bot may think per move when no limit is given."""
 DEFAULT_START_TIMEOUT = 10.0
 """Seconds a bot may take to start and answer ``lcp`` / ``isready``."""
-DEFAULT_GRACE = 0.5
-"""The base allowance added to every move limit for pipes and process scheduling."""
 
 _MAX_LINE = 1 << 20
 
 T = TypeVar("T")
 
 
-class PositionError(ValueError):
-    """A position line the bot side cannot understand (``'hand y11'``)."""
-
-
-# -- position lines <-> PlayerView ---------------------------------------------------------
-
-
-def _cards(cards: Iterable[Card]) -> str:
-    return " ".join(str(c) for c in cards)
-
-
-def _line(keyword: str, rest: str) -> str:
-    return f"{keyword} {rest}" if rest else keyword
-
-
-def position_lines(view: PlayerView) -> list[str]:
-    """The protocol's position lines for ``view`` (sent before every ``go``).
-
-    Piles and expeditions are written colour by colour, each in play order (bottom to
-    top), so grouping the cards of a line by colour gives them back.
-
-    >>> from lostcities import Round
-    >>> r = Round.deal(seed=5)
-    >>> for m in "+y7. -r9. -r6. +y10. -r7. -g8r".split():
-    ...     r.push(m)
-    >>> for line in position_lines(r.view(0)):
-    ...     print(line)
-    ply 6
-    deck 39
-    hand y8 b8 w10 gx gx g6 rx r5
-    expeditions 0 y7
-    expeditions 1 y10
-    discards g8 r9 r6
-    known 0
-    known 1 r7
-    moves +y7. -r9. -r6. +y10. -r7. -g8r
-    lastmove -g8r
-    maxturns none
-    """
-    me = view.player
-    last = "none"
-    if view.history and view.ply > 0 and view.to_move == me:
-        last = str(view.history[-1])
-    return [
-        f"ply {view.ply}",
-        f"deck {view.deck_size}",
-        _line("hand", _cards(view.hand)),
-        _line("expeditions 0", _cards(c for e in view.expeditions[0] for c in e)),
-        _line("expeditions 1", _cards(c for e in view.expeditions[1] for c in e)),
-        _line("discards", _cards(c for pile in view.discard_piles for c in pile)),
-        _line("known 0", _cards(view.own_known if me == 0 else view.opponent_known)),
-        _line("known 1", _cards(view.own_known if me == 1 else view.opponent_known)),
-        _line("moves", " ".join(str(m) for m in view.history)),
-        f"lastmove {last}",
-        f"maxturns {'none' if view.max_turns is None else view.max_turns}",
-    ]
-
-
-def _parse_cards(text: Sequence[str], keyword: str) -> tuple[Card, ...]:
-    try:
-        return tuple(Card.parse(t) for t in text)
-    except InvalidCardError as e:
-        raise PositionError(f"bad {keyword} line: {e}") from None
-
-
-def _count(text: Sequence[str], keyword: str, *, none: bool = False) -> int | None:
-    if len(text) != 1:
-        raise PositionError(f"bad {keyword} line: expected one number")
-    if none and text[0] == "none":
-        return None
-    try:
-        n = int(text[0])
-    except ValueError:
-        raise PositionError(f"bad {keyword} line: {text[0]!r} is not a number") from None
-    if n < 0:
-        raise PositionError(f"bad {keyword} line: {n} is negative")
-    return n
-
-
-class PositionReader:
-    """The bot side's picture of the round, built from position lines.
-
-    Call :meth:`newgame`, :meth:`feed` each position line, then :meth:`view` for the
-    :class:`~lostcities.PlayerView` to choose a move from.
-    """
-
-    KEYWORDS = frozenset(
-        {"ply", "deck", "hand", "expeditions", "discards", "known", "moves", "lastmove", "maxturns"}
-    )
-    """The keywords of position lines."""
-
-    def __init__(self) -> None:
-        self.variant: Variant | None = None
-        self.seat = 0
-        self._fields: dict[str, Any] = {}
-
-    def newgame(self, variant: str, seat: int) -> None:
-        """Forget the old round: a new one of ``variant`` starts, this bot in ``seat``.
-
-        :raises PositionError: for an unknown variant or a seat other than 0 or 1.
-        """
-        try:
-            self.variant = get_variant(variant)
-        except ValueError as e:
-            raise PositionError(f"bad newgame line: {e}") from None
-        if seat not in (0, 1):
-            raise PositionError(f"bad newgame line: seat {seat!r} is not 0 or 1")
-        self.seat = seat
-        self._fields = {}
-
-    def feed(self, line: str) -> None:
-        """Take one position line.
-
-        :raises PositionError: if it cannot be understood; nothing changes.
-        """
-        words = line.split()
-        if not words:
-            raise PositionError("empty position line")
-        keyword, *rest = words
-        f = self._fields
-        if keyword == "ply" or keyword == "deck":
-            f[keyword] = _count(rest, keyword)
-        elif keyword == "maxturns":
-            f[keyword] = _count(rest, keyword, none=True)
-        elif keyword == "hand" or keyword == "discards":
-            f[keyword] = _parse_cards(rest, keyword)
-        elif keyword == "expeditions" or keyword == "known":
-            if not rest or rest[0] not in ("0", "1"):
-                raise PositionError(f"bad {keyword} line: expected a seat 0 or 1 first")
-            f[f"{keyword}{rest[0]}"] = _parse_cards(rest[1:], keyword)
-        elif keyword == "moves":
-            try:
-                f[keyword] = tuple(Move.parse(t) for t in rest)
-            except InvalidMoveError as e:
-                raise PositionError(f"bad moves line: {e}") from None
-        elif keyword == "lastmove":
-            if rest != ["none"]:
-                try:
-                    Move.parse(" ".join(rest))
-                except InvalidMoveError as e:
-                    raise PositionError(f"bad lastmove line: {e}") from None
-        else:
-            raise PositionError(f"unknown position line: {line!r}")
-
-    def view(self) -> PlayerView:
-        """The bot's view: it is this bot's turn.
-
-        :raises PositionError: if no game was started or a position line is missing.
-        """
-        if self.variant is None:
-            raise PositionError("no newgame before go")
-        f = self._fields
-        need = ["ply", "deck", "hand", "expeditions0", "expeditions1", "discards"]
-        missing = [k for k in need if k not in f]
-        if missing:
-            raise PositionError(f"position incomplete before go: no {', '.join(missing)} line")
-        me = self.seat
-        var = self.variant
-
-        def by_colour(cards: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
-            return tuple(tuple(c for c in cards if c.color == col) for col in var.colors)
-
-        history: tuple[Move, ...] = f.get("moves", ())
-        return PlayerView(
-            variant=var,
-            player=me,
-            hand=tuple(sorted(f["hand"])),
-            expeditions=(by_colour(f["expeditions0"]), by_colour(f["expeditions1"])),
-            discard_piles=by_colour(f["discards"]),
-            deck_size=f["deck"],
-            to_move=me,
-            history=history,
-            opponent_known=tuple(sorted(f.get(f"known{me ^ 1}", ()))),
-            ply=f["ply"],
-            over=False,
-            max_turns=f.get("maxturns"),
-            own_known=tuple(sorted(f.get(f"known{me}", ()))),
-        )
+class ProgramError(ValueError):
+    """A bot command that cannot be run (no such program, not executable)."""
 
 
 # -- transports ----------------------------------------------------------------------------
@@ -297,9 +102,19 @@ class SubprocessTransport(Transport):
     quoted when the process dies.
     """
 
-    def __init__(self, process: asyncio.subprocess.Process, name: str) -> None:
+    def __init__(
+        self,
+        process: asyncio.subprocess.Process,
+        name: str,
+        pipes: asyncio.SubprocessTransport | None = None,
+    ) -> None:
         self.process = process
+        """The bot's process."""
         self.name = name
+        """The program's name, for messages."""
+        self.pipes = pipes
+        """The asyncio transport of the process's pipes (closed by :meth:`close`), when
+        :meth:`start` made it."""
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=5)
         self._stderr_task = asyncio.ensure_future(self._read_stderr())
 
@@ -307,22 +122,26 @@ class SubprocessTransport(Transport):
     async def start(cls, argv: Sequence[str], *, cwd: str | None = None) -> SubprocessTransport:
         """Start ``argv`` with pipes on stdin, stdout and stderr.
 
-        :raises BotSpecError: if the program cannot be started (not found, not executable).
+        :raises ProgramError: if the program cannot be started (not found, not executable).
         """
+        # What asyncio.create_subprocess_exec does, keeping the pipes' transport in hand
+        # so that close() can close it while the loop runs.
+        loop = asyncio.get_running_loop()
         try:
-            process = await asyncio.create_subprocess_exec(
+            pipes, protocol = await loop.subprocess_exec(
+                lambda: asyncio.subprocess.SubprocessStreamProtocol(limit=_MAX_LINE, loop=loop),
                 *argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=cwd,
-                limit=_MAX_LINE,
                 start_new_session=os.name == "posix",
             )
         except OSError as e:
             why = e.strerror or str(e)
-            raise BotSpecError(f"cannot run bot {shlex.join(argv)!r}: {why}") from None
-        return cls(process, os.path.basename(argv[0]))
+            raise ProgramError(f"cannot run bot {shlex.join(argv)!r}: {why}") from None
+        process = asyncio.subprocess.Process(pipes, protocol, loop)
+        return cls(process, os.path.basename(argv[0]), pipes)
 
     async def _read_stderr(self) -> None:
         stream = self.process.stderr
@@ -374,11 +193,10 @@ class SubprocessTransport(Transport):
             return "closed its output but is still running"
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(self._stderr_task), 0.5)
+        why = f"exit code {code}"
         if code < 0:
             with contextlib.suppress(ValueError):
                 why = f"killed by signal {signal.Signals(-code).name}"
-        else:
-            why = f"exit code {code}"
         if self.stderr_tail:
             why += f"; stderr: {self.stderr_tail[-1]}"
         return f"process died ({why})"
@@ -404,11 +222,10 @@ class SubprocessTransport(Transport):
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await self._stderr_task
         # Close the pipes now, while the loop runs (asyncio.subprocess.Process has no
-        # public close; otherwise its transport is closed at garbage collection, maybe
-        # after the loop is gone).
-        pipes = getattr(proc, "_transport", None)
-        if pipes is not None:
-            pipes.close()
+        # close; otherwise its transport is closed at garbage collection, maybe after the
+        # loop is gone).
+        if self.pipes is not None:
+            self.pipes.close()
         for _ in range(3):
             await asyncio.sleep(0)
 
@@ -519,8 +336,8 @@ class BotProtocol:
 
     Misbehaviour is handled in layers: lines the protocol does not know are logged as
     warnings and skipped; bytes that are not UTF-8 are logged and dropped; a bad or
-    illegal move raises :class:`~lostcities.bots.BotError`; the end of the bot's output
-    raises :class:`~lostcities.bots.BotTerminatedError` with the exit code. Time limits are
+    illegal move raises :class:`~lostcities.errors.BotError`; the end of the bot's output
+    raises :class:`~lostcities.errors.BotTerminatedError` with the exit code. Time limits are
     the caller's (:class:`SimpleBot` wraps each call in :func:`asyncio.wait_for`).
     """
 
@@ -541,7 +358,7 @@ class BotProtocol:
         """Start a bot program (in its own process group) and do the handshake. Put your
         own time limit around it (``asyncio.wait_for``); :meth:`quit` ends it.
 
-        :raises BotSpecError: if the program cannot be started.
+        :raises ProgramError: if the program cannot be started.
         :raises BotTerminatedError: if it dies during the handshake.
         """
         transport = await SubprocessTransport.start(argv, cwd=cwd)
@@ -631,9 +448,9 @@ class BotProtocol:
         :raises BotTerminatedError: if the bot cannot be written to.
         """
         async with self._lock:
-            await self._send(f"newgame {get_variant(variant).name} {seat}")
+            await self._send(newgame_line(variant, seat))
             if seed is not None:
-                await self._send(f"seed {seed}")
+                await self._send(seed_line(seed))
 
     async def inform(self, move: Move, player: int) -> None:
         """``moved <player> <move>``. No answer expected.
@@ -641,7 +458,7 @@ class BotProtocol:
         :raises BotTerminatedError: if the bot cannot be written to.
         """
         async with self._lock:
-            await self._send(f"moved {player} {move}")
+            await self._send(moved_line(player, move))
 
     async def play(self, view: PlayerView, time_limit: float) -> Move:
         """Send the position and ``go <milliseconds>``; return the bot's legal move.
@@ -651,22 +468,21 @@ class BotProtocol:
         """
         async with self._lock:
             self.ignored.clear()
-            go = f"go {max(1, round(time_limit * 1000))}"
-            await self._send("\n".join([*position_lines(view), go]))  # one write
+            await self._send("\n".join([*position_lines(view), go_line(time_limit)]))  # one write
             while True:
                 words = await self._read()
                 if words[0] == "move":
                     break
                 self._unexpected(words, "move")
-        text = words[1] if len(words) > 1 else ""
         if len(words) > 2:
             LOGGER.warning("%s: ignored words after the move: %r", self.name, " ".join(words[2:]))
         try:
-            move = Move.parse(text)
+            move, _ = parse_move_answer(words)
         except InvalidMoveError as e:
             raise BotError(f"bot {self.name!r} sent a bad move: {e}") from None
         if move not in view.legal_moves():
-            raise BotError(f"bot {self.name!r} sent an {_why_illegal(view, move)}")
+            why = view.why_illegal(move) or "not legal now"
+            raise BotError(f"bot {self.name!r} sent an illegal move: {str(move)!r} ({why})")
         return move
 
     async def quit(self, timeout: float = 0.5) -> None:
@@ -674,16 +490,6 @@ class BotProtocol:
         with contextlib.suppress(BotError):
             await self._send("quit")
         await self.transport.close(timeout)
-
-
-def _why_illegal(view: PlayerView, move: Move) -> str:
-    # The reason depends only on what the player sees, so any world consistent with the
-    # view gives it (the rules say it; no rule is repeated here).
-    try:
-        view.sample_round(random.Random(0)).parse_move(str(move))
-    except IllegalMoveError as e:
-        return str(e)
-    return f"illegal move: {str(move)!r}"  # pragma: no cover - legal in every world
 
 
 # -- the blocking wrapper -------------------------------------------------------------------
@@ -734,7 +540,7 @@ class SimpleBot:
     ) -> SimpleBot:
         """Start a bot program and do the handshake.
 
-        :raises BotSpecError: if the program cannot be started.
+        :raises ProgramError: if the program cannot be started.
         :raises BotTerminatedError: if it dies during the handshake.
         :raises BotTimeoutError: if it does not finish the handshake in ``start_timeout`` s.
         """
@@ -903,94 +709,3 @@ def _finalize(loop: asyncio.AbstractEventLoop, thread: threading.Thread, pid: in
     _stop_loop(loop, thread)
 
 
-# -- the bot side ---------------------------------------------------------------------------
-
-
-def run_engine(
-    make_bot: Callable[[int | None], Bot],
-    *,
-    name: str = "lostcities",
-    stdin: IO[str] | None = None,
-    stdout: IO[str] | None = None,
-) -> int:
-    """Serve a bot over the protocol until ``quit`` or the end of input; returns 0.
-
-    ``make_bot(seed)`` builds the bot (again on every ``seed`` command). Lines it cannot
-    use are answered with ``info error ...`` and otherwise ignored, as the protocol asks.
-    """
-    inp = stdin if stdin is not None else sys.stdin
-    out = stdout if stdout is not None else sys.stdout
-
-    def say(text: str) -> None:
-        out.write(text + "\n")
-        out.flush()
-
-    bot = make_bot(None)
-    reader = PositionReader()
-    try:
-        for raw in inp:
-            words = raw.split()
-            if not words:
-                continue
-            cmd = words[0]
-            try:
-                if cmd == "lcp":
-                    say(f"id name {name}")
-                    say("id author the lostcities project")
-                    say("lcpok")
-                elif cmd == "isready":
-                    say("readyok")
-                elif cmd == "newgame":
-                    if len(words) != 3 or words[2] not in ("0", "1"):
-                        raise PositionError("bad newgame line: expected newgame <variant> <seat>")
-                    reader.newgame(words[1], int(words[2]))
-                    assert reader.variant is not None
-                    bot.restart(reader.variant, reader.seat)
-                elif cmd == "seed":
-                    seed = _count(words[1:], "seed")
-                    bot.close()
-                    bot = make_bot(seed)
-                    if reader.variant is not None:
-                        bot.restart(reader.variant, reader.seat)
-                elif cmd in PositionReader.KEYWORDS:
-                    reader.feed(raw)
-                elif cmd == "moved":
-                    if len(words) != 3 or words[1] not in ("0", "1"):
-                        raise PositionError("bad moved line: expected moved <seat> <move>")
-                    bot.inform(Move.parse(words[2]), int(words[1]))
-                elif cmd == "go":
-                    ms = _count(words[1:], "go")
-                    assert ms is not None
-                    move = bot.choose(reader.view(), ms / 1000)
-                    say(f"move {move}")
-                elif cmd == "quit":
-                    break
-                else:
-                    say(f"info error unknown command {cmd!r} ignored")
-            except (PositionError, InvalidMoveError) as e:
-                say(f"info error {e}")
-                if cmd == "go":  # a referee that sent a broken position: say so and resign
-                    print(f"lostcities bot: error: {e}", file=sys.stderr)
-                    return 1
-    finally:
-        bot.close()
-    return 0
-
-
-def cli_bot(args: argparse.Namespace) -> int:
-    """``lostcities bot SPEC [--seed N]``: serve a built-in bot on stdin/stdout.
-
-    :raises BotSpecError: for a bad spec or an external ``cmd:`` spec.
-    """
-    from lostcities.bots import make, parse_spec
-
-    spec: str = args.spec
-    name, _ = parse_spec(spec)
-    if name == "cmd":
-        raise BotSpecError(f"invalid bot spec: {spec!r} (lostcities bot serves built-in bots)")
-    make(spec, seed=args.seed).close()  # a bad spec fails here, before any protocol
-
-    def make_bot(seed: int | None) -> Bot:
-        return make(spec, seed=args.seed if seed is None else seed)
-
-    return run_engine(make_bot, name=f"lostcities {spec}")

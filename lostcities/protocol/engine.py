@@ -1,0 +1,133 @@
+"""The bot side of the protocol: serve any player on stdin/stdout.
+
+A *player* is what the referee plays with (:class:`lostcities.referee.Player`): an object
+with ``choose(view, time_limit)``, and optionally ``restart(variant, seat)``,
+``inform(move, player)`` and ``close()`` (every :class:`lostcities.bots.Bot` has them).
+:func:`serve` answers the referee's commands with it; ``lostcities bot SPEC`` is
+:func:`run_engine` with a built-in bot.
+
+>>> import io
+>>> class First:
+...     def choose(self, view, time_limit=None):
+...         return view.legal_moves()[0]
+>>> out = io.StringIO()
+>>> serve(First(), name="first", stdin=io.StringIO("lcp\\nisready\\n"), stdout=out)
+0
+>>> print(out.getvalue(), end="")
+id name first
+lcpok
+readyok
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import IO
+
+from lostcities.errors import InvalidMoveError
+from lostcities.protocol.wire import (
+    POSITION_KEYWORDS,
+    PositionError,
+    PositionReader,
+    handshake_lines,
+    move_line,
+    parse_go,
+    parse_moved,
+    parse_newgame,
+    parse_seed,
+)
+from lostcities.referee import Player
+
+__all__ = ["run_engine", "serve"]
+
+
+def _call(player: Player, hook: str, *args: object) -> None:
+    """Call the optional hook ``restart``/``inform``/``close`` when ``player`` has it."""
+    method = getattr(player, hook, None)
+    if method is not None:
+        method(*args)
+
+
+def run_engine(
+    make_player: Callable[[int | None], Player],
+    *,
+    name: str = "lostcities",
+    author: str | None = "the lostcities project",
+    stdin: IO[str] | None = None,
+    stdout: IO[str] | None = None,
+) -> int:
+    """Serve a player over the protocol until ``quit`` or the end of input.
+
+    ``make_player(seed)`` builds the player (``None`` at first, then again with the number
+    of every ``seed`` command; the old one is closed unless the same object comes back).
+    Lines it cannot use are answered with ``info error ...`` and otherwise ignored, as the
+    protocol asks. Returns 0, or 1 after a ``go`` without a usable position (the bot
+    resigns: the referee's position is broken).
+    """
+    inp = stdin if stdin is not None else sys.stdin
+    out = stdout if stdout is not None else sys.stdout
+
+    def say(*lines: str) -> None:
+        for text in lines:
+            out.write(text + "\n")
+        out.flush()
+
+    player = make_player(None)
+    reader = PositionReader()
+    try:
+        for raw in inp:
+            words = raw.split()
+            if not words:
+                continue
+            cmd = words[0]
+            try:
+                if cmd == "lcp":
+                    say(*handshake_lines(name, author))
+                elif cmd == "isready":
+                    say("readyok")
+                elif cmd == "newgame":
+                    variant, seat = parse_newgame(words)
+                    reader.newgame(variant, seat)
+                    _call(player, "restart", variant, seat)
+                elif cmd == "seed":
+                    seed = parse_seed(words)
+                    new = make_player(seed)
+                    if new is not player:
+                        _call(player, "close")
+                        player = new
+                    if reader.variant is not None:
+                        _call(player, "restart", reader.variant, reader.seat)
+                elif cmd in POSITION_KEYWORDS:
+                    reader.feed(raw)
+                elif cmd == "moved":
+                    who, move = parse_moved(words)
+                    _call(player, "inform", move, who)
+                elif cmd == "go":
+                    ms = parse_go(words)
+                    say(move_line(player.choose(reader.view(), ms / 1000)))
+                elif cmd == "quit":
+                    break
+                else:
+                    say(f"info error unknown command {cmd!r} ignored")
+            except (PositionError, InvalidMoveError) as e:
+                say(f"info error {e}")
+                if cmd == "go":  # a referee that sent a broken position: say so and resign
+                    print(f"lostcities bot: error: {e}", file=sys.stderr)
+                    return 1
+    finally:
+        _call(player, "close")
+    return 0
+
+
+def serve(
+    player: Player,
+    *,
+    name: str = "lostcities",
+    author: str | None = None,
+    stdin: IO[str] | None = None,
+    stdout: IO[str] | None = None,
+) -> int:
+    """Serve one ``player`` over the protocol (``seed`` commands are ignored); see
+    :func:`run_engine`."""
+    return run_engine(lambda seed: player, name=name, author=author, stdin=stdin, stdout=stdout)

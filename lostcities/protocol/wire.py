@@ -1,0 +1,352 @@
+"""The wire format of the bot protocol (LCP): every message, its text form and its parser.
+
+This is the one file a bot author needs next to ``docs/protocol.md``: both sides of the
+protocol build and read their lines with these functions, so what the referee sends is
+exactly what a bot reads.
+
+Referee to bot (*commands*): ``lcp``, ``isready``, ``newgame <variant> <seat>``,
+``seed <n>``, the position lines (:func:`position_lines`), ``go <ms>``,
+``moved <seat> <move>``, ``quit``. Bot to referee (*answers*): ``id name <name>``,
+``id author <text>``, ``lcpok``, ``readyok``, ``move <move>``, ``info <anything>``.
+
+>>> from lostcities import Round
+>>> view = Round.deal(seed=1).view(0)
+>>> lines = position_lines(view)
+>>> lines[:3]
+['ply 0', 'deck 44', 'hand yx y4 y8 b5 b10 wx g6 r10']
+>>> reader = PositionReader()
+>>> reader.newgame("classic", 0)
+>>> for line in lines:
+...     reader.feed(line)
+>>> reader.view() == view
+True
+>>> go_line(1.5), parse_go("go 1500".split())
+('go 1500', 1500)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any
+
+from lostcities.cards import Card, Variant, get_variant
+from lostcities.errors import InvalidCardError, InvalidMoveError
+from lostcities.rules import Move, PlayerView
+
+__all__ = [
+    "ANSWERS",
+    "COMMANDS",
+    "POSITION_KEYWORDS",
+    "PositionError",
+    "PositionReader",
+    "go_line",
+    "handshake_lines",
+    "move_line",
+    "moved_line",
+    "newgame_line",
+    "parse_go",
+    "parse_move_answer",
+    "parse_moved",
+    "parse_newgame",
+    "parse_number",
+    "parse_seed",
+    "position_lines",
+    "seed_line",
+]
+
+POSITION_KEYWORDS = frozenset(
+    {"ply", "deck", "hand", "expeditions", "discards", "known", "moves", "lastmove", "maxturns"}
+)
+"""The first words of the position lines."""
+COMMANDS = frozenset({"lcp", "isready", "newgame", "seed", "go", "moved", "quit"}) | POSITION_KEYWORDS
+"""The first words of the referee's commands (a bot ignores any other)."""
+ANSWERS = frozenset({"id", "lcpok", "readyok", "move", "info"})
+"""The first words of a bot's answers (the referee warns about any other)."""
+
+
+class PositionError(ValueError):
+    """A command line the bot side cannot understand (``'hand y11'``, ``'go soon'``)."""
+
+
+# -- numbers and cards ---------------------------------------------------------------------
+
+
+def _cards(cards: Iterable[Card]) -> str:
+    return " ".join(str(c) for c in cards)
+
+
+def _line(keyword: str, rest: str) -> str:
+    return f"{keyword} {rest}" if rest else keyword
+
+
+def _parse_cards(text: Sequence[str], keyword: str) -> tuple[Card, ...]:
+    try:
+        return tuple(Card.parse(t) for t in text)
+    except InvalidCardError as e:
+        raise PositionError(f"bad {keyword} line: {e}") from None
+
+
+def parse_number(words: Sequence[str], keyword: str) -> int:
+    """The one non-negative whole number after a keyword (``['44']`` of ``deck 44``).
+
+    :raises PositionError: for none, several, a non-number or a negative number.
+    """
+    if len(words) != 1:
+        raise PositionError(f"bad {keyword} line: expected one number")
+    try:
+        n = int(words[0])
+    except ValueError:
+        raise PositionError(f"bad {keyword} line: {words[0]!r} is not a number") from None
+    if n < 0:
+        raise PositionError(f"bad {keyword} line: {n} is negative")
+    return n
+
+
+# -- commands (referee to bot) -------------------------------------------------------------
+
+
+def newgame_line(variant: Variant | str, seat: int) -> str:
+    """``newgame <variant> <seat>``: a round starts, the bot plays ``seat``.
+
+    >>> newgame_line("long", 1)
+    'newgame long 1'
+    """
+    return f"newgame {get_variant(variant).name} {seat}"
+
+
+def parse_newgame(words: Sequence[str]) -> tuple[Variant, int]:
+    """The variant and seat of the words of a ``newgame`` line.
+
+    :raises PositionError: for a seat other than 0 or 1, or an unknown variant.
+    """
+    if len(words) != 3 or words[0] != "newgame" or words[2] not in ("0", "1"):
+        raise PositionError("bad newgame line: expected newgame <variant> <seat>")
+    try:
+        variant = get_variant(words[1])
+    except ValueError as e:
+        raise PositionError(f"bad newgame line: {e}") from None
+    return variant, int(words[2])
+
+
+def seed_line(seed: int) -> str:
+    """``seed <n>``: what the bot may seed its random choices with."""
+    return f"seed {seed}"
+
+
+def parse_seed(words: Sequence[str]) -> int:
+    """The number of the words of a ``seed`` line.
+
+    :raises PositionError: if it is not one non-negative number.
+    """
+    return parse_number(words[1:], "seed")
+
+
+def moved_line(player: int, move: Move) -> str:
+    """``moved <seat> <move>``: ``player`` made ``move``."""
+    return f"moved {player} {move}"
+
+
+def parse_moved(words: Sequence[str]) -> tuple[int, Move]:
+    """The seat and move of the words of a ``moved`` line.
+
+    :raises PositionError: for a bad seat.
+    :raises InvalidMoveError: for a bad move.
+    """
+    if len(words) != 3 or words[1] not in ("0", "1"):
+        raise PositionError("bad moved line: expected moved <seat> <move>")
+    return int(words[1]), Move.parse(words[2])
+
+
+def go_line(seconds: float) -> str:
+    """``go <ms>``: the bot is to move within ``seconds`` (at least 1 ms is sent)."""
+    return f"go {max(1, round(seconds * 1000))}"
+
+
+def parse_go(words: Sequence[str]) -> int:
+    """The milliseconds of the words of a ``go`` line.
+
+    :raises PositionError: if they are not one non-negative number.
+    """
+    return parse_number(words[1:], "go")
+
+
+# -- answers (bot to referee) --------------------------------------------------------------
+
+
+def handshake_lines(name: str, author: str | None = None) -> list[str]:
+    """A bot's answer to ``lcp``: its ``id`` lines, then ``lcpok``.
+
+    >>> handshake_lines("mybot", "Ann")
+    ['id name mybot', 'id author Ann', 'lcpok']
+    """
+    lines = [f"id name {name}"]
+    if author:
+        lines.append(f"id author {author}")
+    return [*lines, "lcpok"]
+
+
+def move_line(move: Move) -> str:
+    """``move <move>``: a bot's answer to ``go``."""
+    return f"move {move}"
+
+
+def parse_move_answer(words: Sequence[str]) -> tuple[Move, tuple[str, ...]]:
+    """The move of the words of a ``move`` answer, and the words after it (to ignore).
+
+    :raises InvalidMoveError: if the word after ``move`` is missing or not a move.
+    """
+    move = Move.parse(words[1] if len(words) > 1 else "")
+    return move, tuple(words[2:])
+
+
+# -- position lines <-> PlayerView ---------------------------------------------------------
+
+
+def position_lines(view: PlayerView) -> list[str]:
+    """The protocol's position lines for ``view`` (sent before every ``go``).
+
+    Piles and expeditions are written colour by colour, each in play order (bottom to
+    top), so grouping the cards of a line by colour gives them back.
+
+    >>> from lostcities import Round
+    >>> r = Round.deal(seed=5)
+    >>> for m in "+y7. -r9. -r6. +y10. -r7. -g8r".split():
+    ...     r.push(m)
+    >>> for line in position_lines(r.view(0)):
+    ...     print(line)
+    ply 6
+    deck 39
+    hand y8 b8 w10 gx gx g6 rx r5
+    expeditions 0 y7
+    expeditions 1 y10
+    discards g8 r9 r6
+    known 0
+    known 1 r7
+    moves +y7. -r9. -r6. +y10. -r7. -g8r
+    lastmove -g8r
+    maxturns none
+    """
+    me = view.player
+    last = "none"
+    if view.history and view.ply > 0 and view.to_move == me:
+        last = str(view.history[-1])
+    return [
+        f"ply {view.ply}",
+        f"deck {view.deck_size}",
+        _line("hand", _cards(view.hand)),
+        _line("expeditions 0", _cards(c for e in view.expeditions[0] for c in e)),
+        _line("expeditions 1", _cards(c for e in view.expeditions[1] for c in e)),
+        _line("discards", _cards(c for pile in view.discard_piles for c in pile)),
+        _line("known 0", _cards(view.own_known if me == 0 else view.opponent_known)),
+        _line("known 1", _cards(view.own_known if me == 1 else view.opponent_known)),
+        _line("moves", " ".join(str(m) for m in view.history)),
+        f"lastmove {last}",
+        f"maxturns {'none' if view.max_turns is None else view.max_turns}",
+    ]
+
+
+class PositionReader:
+    """The bot side's picture of the round, built from position lines.
+
+    Call :meth:`newgame`, :meth:`feed` each position line, then :meth:`view` for the
+    :class:`~lostcities.PlayerView` to choose a move from.
+    """
+
+    KEYWORDS = POSITION_KEYWORDS
+    """The keywords of position lines."""
+
+    def __init__(self) -> None:
+        self.variant: Variant | None = None
+        """The variant of the round (``None`` before :meth:`newgame`)."""
+        self.seat = 0
+        """The bot's seat."""
+        self._fields: dict[str, Any] = {}
+
+    @property
+    def fields(self) -> Mapping[str, Any]:
+        """What the position lines since :meth:`newgame` said, by keyword (read only)."""
+        return MappingProxyType(self._fields)
+
+    def newgame(self, variant: Variant | str, seat: int) -> None:
+        """Forget the old round: a new one of ``variant`` starts, this bot in ``seat``.
+
+        :raises PositionError: for an unknown variant or a seat other than 0 or 1.
+        """
+        try:
+            self.variant = get_variant(variant)
+        except ValueError as e:
+            raise PositionError(f"bad newgame line: {e}") from None
+        if seat not in (0, 1):
+            raise PositionError(f"bad newgame line: seat {seat!r} is not 0 or 1")
+        self.seat = seat
+        self._fields = {}
+
+    def feed(self, line: str) -> None:
+        """Take one position line.
+
+        :raises PositionError: if it cannot be understood; nothing changes.
+        """
+        words = line.split()
+        if not words:
+            raise PositionError("empty position line")
+        keyword, *rest = words
+        f = self._fields
+        if keyword == "ply" or keyword == "deck":
+            f[keyword] = parse_number(rest, keyword)
+        elif keyword == "maxturns":
+            f[keyword] = None if rest == ["none"] else parse_number(rest, keyword)
+        elif keyword == "hand" or keyword == "discards":
+            f[keyword] = _parse_cards(rest, keyword)
+        elif keyword == "expeditions" or keyword == "known":
+            if not rest or rest[0] not in ("0", "1"):
+                raise PositionError(f"bad {keyword} line: expected a seat 0 or 1 first")
+            f[f"{keyword}{rest[0]}"] = _parse_cards(rest[1:], keyword)
+        elif keyword == "moves":
+            try:
+                f[keyword] = tuple(Move.parse(t) for t in rest)
+            except InvalidMoveError as e:
+                raise PositionError(f"bad moves line: {e}") from None
+        elif keyword == "lastmove":
+            if rest != ["none"]:
+                try:
+                    Move.parse(" ".join(rest))
+                except InvalidMoveError as e:
+                    raise PositionError(f"bad lastmove line: {e}") from None
+        else:
+            raise PositionError(f"unknown position line: {line!r}")
+
+    def view(self) -> PlayerView:
+        """The bot's view: it is this bot's turn.
+
+        :raises PositionError: if no game was started or a position line is missing.
+        """
+        if self.variant is None:
+            raise PositionError("no newgame before go")
+        f = self._fields
+        need = ["ply", "deck", "hand", "expeditions0", "expeditions1", "discards"]
+        missing = [k for k in need if k not in f]
+        if missing:
+            raise PositionError(f"position incomplete before go: no {', '.join(missing)} line")
+        me = self.seat
+        var = self.variant
+
+        def by_colour(cards: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
+            return tuple(tuple(c for c in cards if c.color == col) for col in var.colors)
+
+        history: tuple[Move, ...] = f.get("moves", ())
+        return PlayerView(
+            variant=var,
+            player=me,
+            hand=tuple(sorted(f["hand"])),
+            expeditions=(by_colour(f["expeditions0"]), by_colour(f["expeditions1"])),
+            discard_piles=by_colour(f["discards"]),
+            deck_size=f["deck"],
+            to_move=me,
+            history=history,
+            opponent_known=tuple(sorted(f.get(f"known{me ^ 1}", ()))),
+            ply=f["ply"],
+            over=False,
+            max_turns=f.get("maxturns"),
+            own_known=tuple(sorted(f.get(f"known{me}", ()))),
+        )
