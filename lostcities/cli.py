@@ -149,7 +149,7 @@ COMMANDS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None], str]] 
     ("serve", "run the web app (browser play, invites, replays)", _add_serve, "lostcities.web.app:cli_main"),
     ("match", "play two bots on duplicate deals and rate them", _add_match, "lostcities.arena:cli_match"),
     ("tournament", "round robin between bots with an Elo ladder", _add_tournament, "lostcities.arena:cli_tournament"),
-    ("bot", "run a built-in bot as a protocol engine on stdin/stdout", _add_bot, "lostcities.protocol:cli_bot"),
+    ("bot", "run a built-in bot as a protocol engine on stdin/stdout", _add_bot, "lostcities.cli:_bot"),
     ("bench", "measure engine speed against the C reference", _add_bench, "lostcities.fast.bench:cli_main"),
 ]
 
@@ -174,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, help_text, add, target in COMMANDS:
         p = sub.add_parser(name, help=help_text, description=help_text[0].upper() + help_text[1:])
         add(p)
-        p.set_defaults(_target=target)
+        p.set_defaults(handler=target)
     return parser
 
 
@@ -202,7 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
-        code = _load(args._target)(args)
+        code = _load(args.handler)(args)
     except KeyboardInterrupt:
         print("lostcities: interrupted", file=sys.stderr)
         return 130
@@ -230,6 +230,26 @@ def _score(args: argparse.Namespace) -> int:
         return 0
     print(format_score_table(sheet))
     return 0
+
+
+def _bot(args: argparse.Namespace) -> int:
+    """``lostcities bot SPEC [--seed N]``: serve a built-in bot on stdin/stdout.
+
+    :raises BotSpecError: for a bad spec or an external ``cmd:`` spec.
+    """
+    from lostcities.bots import Bot, BotSpecError, make, parse_spec
+    from lostcities.protocol import run_engine
+
+    spec: str = args.spec
+    name, _ = parse_spec(spec)
+    if name == "cmd":
+        raise BotSpecError(f"invalid bot spec: {spec!r} (lostcities bot serves built-in bots)")
+    make(spec, seed=args.seed).close()  # a bad spec fails here, before any protocol
+
+    def make_bot(seed: int | None) -> Bot:
+        return make(spec, seed=args.seed if seed is None else seed)
+
+    return run_engine(make_bot, name=f"lostcities {spec}")
 
 
 def _replay(args: argparse.Namespace) -> int:
