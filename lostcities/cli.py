@@ -147,8 +147,8 @@ COMMANDS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None], str]] 
     ("replay", "check game records and print each game's result", _add_replay, "lostcities.cli:_replay"),
     ("play", "play in the terminal against a bot or hot-seat", _add_play, "lostcities.tui.app:cli_main"),
     ("serve", "run the web app (browser play, invites, replays)", _add_serve, "lostcities.web.app:cli_main"),
-    ("match", "play two bots on duplicate deals and rate them", _add_match, "lostcities.arena:cli_match"),
-    ("tournament", "round robin between bots with an Elo ladder", _add_tournament, "lostcities.arena:cli_tournament"),
+    ("match", "play two bots on duplicate deals and rate them", _add_match, "lostcities.arena.report:cli_match"),
+    ("tournament", "round robin between bots with an Elo ladder", _add_tournament, "lostcities.arena.report:cli_tournament"),
     ("bot", "run a built-in bot as a protocol engine on stdin/stdout", _add_bot, "lostcities.cli:_bot"),
     ("bench", "measure engine speed against the C reference", _add_bench, "lostcities.fast.bench:cli_main"),
 ]

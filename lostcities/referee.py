@@ -190,6 +190,10 @@ class Referee:
         """Seconds a player may overrun :attr:`time_limit`."""
         self.allow_undo = undo
         """Whether :meth:`undo` is allowed at all."""
+        self.failure: BaseException | None = None
+        """The exception that made a player forfeit the current round (it raised in
+        ``restart``, ``choose`` or ``inform``, or its move was refused), or ``None``; for
+        front ends that let it propagate instead (the Gymnasium env's opponent)."""
         self._listeners: list[Callable[[Event], None]] = []
         if on_event is not None:
             self._listeners.append(on_event)
@@ -256,6 +260,7 @@ class Referee:
 
     def _restart_players(self) -> None:
         r = self.round
+        self.failure = None
         self._emit(RoundStarted(self.round_index, r.starter))
         for seat in (0, 1):
             player = self.players[seat]
@@ -265,7 +270,9 @@ class Referee:
             try:
                 restart(r.variant, seat)
             except Exception as e:  # a player that cannot get ready costs the round
-                self.forfeit(seat, forfeit_reason(e))
+                if not r.is_over():  # the first failure; RoundEnded is sent once, below
+                    self.failure = e
+                    r.forfeit(seat, forfeit_reason(e))
         if r.is_over():
             self._ended()
 
@@ -335,6 +342,7 @@ class Referee:
                 )
             r.push(move)
         except Exception as e:
+            self.failure = e
             self.forfeit(p, forfeit_reason(e))
             return None
         self._made(p, move, elapsed)
@@ -379,6 +387,7 @@ class Referee:
                 inform(move, p)
             except Exception as e:
                 if not r.is_over():
+                    self.failure = e
                     self.forfeit(seat, forfeit_reason(e))
                     return
         if r.is_over():

@@ -1,98 +1,38 @@
-"""The arena: bots play each other on duplicate deals, and the results are rated honestly.
-
-Each deal ``i`` of a match is dealt from a seed derived from the match seed and ``i`` (the
-starter too) and played twice, the bots swapping seats, so the luck of the deal cancels.
-Deals run in worker processes; bots are made inside the workers from their specs, with
-seeds derived from the match seed, the deal and the seat, so the same seed and bots give
-the same results whatever the number of workers (bots limited by time excepted).
-
-The referee (:func:`play_round`) gives each bot only its :class:`~lostcities.PlayerView`
-and checks every move with :meth:`Round.push <lostcities.Round.push>`. A bot that crashes,
-times out, or answers with garbage or an illegal move forfeits the round, with the reason
-recorded, and the match goes on.
-
->>> result = play_match("random", "discard", deals=3, seed=1, jobs=1)
->>> result.rounds, result.a_wins + result.b_wins + result.draws
-(6, 6)
->>> sorted(result.to_dict())[:4]
-['a', 'a_forfeits', 'a_win_rate', 'a_win_rate_ci95']
-"""
+"""The arena's engine: duplicate deals from derived seeds, the referee of one round
+(:func:`play_round`, a call of :class:`lostcities.referee.Referee`), worker processes,
+SPRT stops, matches and round robins. Nothing here prints: :mod:`lostcities.arena.report`
+shows the results."""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
-import math
 import multiprocessing
 import multiprocessing.pool
 import os
 import signal
-import sys
 import time
 from collections.abc import Callable, Generator, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import IO, TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import IO
 
-from lostcities.bots import (
-    Bot,
-    BotError,
-    BotSpecError,
-    BotTerminatedError,
-    BotTimeoutError,
-    make,
-    parse_spec,
-)
-from lostcities.errors import IllegalMoveError, InvalidMoveError
-from lostcities.protocol import DEFAULT_GRACE
-from lostcities.rules import Move, Round, Termination
-from lostcities.stats import (
-    SprtParams,
-    fit_ladder,
-    mean_ci,
-    pentanomial,
-    score_to_elo,
-    sprt_bounds,
-    sprt_decision,
-    sprt_llr,
-    wilson_ci,
-)
-
-if TYPE_CHECKING:
-    import argparse
+from lostcities.arena.results import SPRT_MIN_DEALS, MatchResult, RoundResult, TournamentResult
+from lostcities.bots import Bot, make, parse_spec
+from lostcities.referee import DEFAULT_GRACE, Referee, forfeit_reason
+from lostcities.rules import Round, Termination
+from lostcities.stats import SprtParams, fit_ladder, sprt_decision, sprt_llr
 
 __all__ = [
-    "SPRT_MIN_DEALS",
     "MatchConfig",
-    "MatchResult",
-    "MissingDependencyError",
-    "RoundResult",
-    "TournamentResult",
     "check_spec",
-    "cli_match",
-    "cli_tournament",
+    "configure_logging",
     "deal_seed",
     "derive_seed",
     "play_match",
     "play_round",
     "play_tournament",
+    "unique_labels",
 ]
-
-
-class MissingDependencyError(ValueError):
-    """An optional package the command needs is not installed (``pip install
-    'lostcities[arena]'``)."""
-
-
-def _require(module: str) -> None:
-    import importlib.util
-
-    if importlib.util.find_spec(module) is None:
-        raise MissingDependencyError(f"this needs {module!r}: pip install 'lostcities[arena]'")
-
-
-SPRT_MIN_DEALS = 10
-"""The SPRT is first checked once this many deals are in (tiny samples misjudge the variance)."""
 
 
 def derive_seed(*parts: object) -> int:
@@ -113,16 +53,6 @@ def deal_seed(seed: int, deal: int) -> tuple[int, int]:
 # -- the referee ----------------------------------------------------------------------------
 
 
-def _forfeit_reason(e: BaseException) -> str:
-    if isinstance(e, BotTimeoutError):
-        return f"timeout: {e}"
-    if isinstance(e, BotTerminatedError):
-        return f"crash: {e}"
-    if isinstance(e, (BotError, IllegalMoveError, InvalidMoveError)):
-        return f"illegal move: {e}"
-    return f"crash: {type(e).__name__}: {e}"
-
-
 def play_round(
     bots: Sequence[Bot],
     rnd: Round,
@@ -136,45 +66,15 @@ def play_round(
     ``time_limit`` seconds (``None`` or 0: no limit; in-process bots that overrun it by
     more than ``grace`` forfeit too); the move is checked by the rules; both bots are
     informed of it. Any failure ends the round with :meth:`Round.forfeit`, the reason
-    (``timeout: ...``, ``crash: ...``, ``illegal move: ...``) recorded there.
+    (``timeout: ...``, ``crash: ...``, ``illegal move: ...``) recorded there. This is
+    :meth:`lostcities.referee.Referee.play` on the round.
 
     >>> from lostcities.bots import make
     >>> r = play_round([make("random", seed=1), make("discard", seed=2)], Round.deal(seed=3))
     >>> r.is_over(), r.outcome().scores[1]
     (True, 0)
     """
-    limit = time_limit if time_limit else None
-    for seat in (0, 1):
-        try:
-            bots[seat].restart(rnd.variant, seat)
-        except Exception as e:  # any failure to get ready costs the round
-            if not rnd.is_over():
-                rnd.forfeit(seat, _forfeit_reason(e))
-    while not rnd.is_over():
-        p = rnd.to_move
-        view = rnd.view(p)
-        start = time.perf_counter()
-        try:
-            move = bots[p].choose(view, limit)
-            if not isinstance(move, Move):
-                raise BotError(f"bot returned {move!r}, not a Move")
-            elapsed = time.perf_counter() - start
-            if limit is not None and elapsed > limit + grace:
-                raise BotTimeoutError(
-                    f"bot {bots[p].spec or bots[p].name!r} took {elapsed:.2f} s (limit {limit:g} s)"
-                )
-            rnd.push(move)
-        except Exception as e:
-            rnd.forfeit(p, _forfeit_reason(e))
-            break
-        for seat in (0, 1):
-            try:
-                bots[seat].inform(move, p)
-            except Exception as e:
-                if not rnd.is_over():
-                    rnd.forfeit(seat, _forfeit_reason(e))
-                    break
-    return rnd
+    return Referee(rnd, bots, time_limit=time_limit, grace=grace).play()
 
 
 # -- one deal, in a worker -----------------------------------------------------------------
@@ -200,46 +100,6 @@ class MatchConfig:
     """Whether to keep each round's game record text."""
     verbose: bool = False
     """Whether worker processes print the protocol's warnings (bot misbehaviour)."""
-
-
-@dataclass(frozen=True)
-class RoundResult:
-    """One round of a match, from bot A's side."""
-
-    deal: int
-    """The deal index (0-based)."""
-    a_seat: int
-    """The seat A played (0 in a deal's first round, 1 in its second)."""
-    seed: int
-    """The deal's shuffle seed."""
-    starter: int
-    """The seat that moved first."""
-    a_score: int
-    """A's points."""
-    b_score: int
-    """B's points."""
-    winner: str | None
-    """``'a'``, ``'b'`` or ``None`` for a draw."""
-    termination: str
-    """``draw_pile_empty``, ``turn_limit`` or ``forfeit``."""
-    forfeit: str | None = None
-    """``'a'`` or ``'b'`` when that bot forfeited."""
-    reason: str = ""
-    """Why it forfeited."""
-    plies: int = 0
-    """Moves made."""
-    record: str | None = None
-    """The round's game record, when asked for."""
-
-    @property
-    def a_points(self) -> float:
-        """1 for an A win, 1/2 for a draw, 0 for a loss."""
-        return 1.0 if self.winner == "a" else 0.5 if self.winner is None else 0.0
-
-    @property
-    def margin(self) -> int:
-        """A's score minus B's."""
-        return self.a_score - self.b_score
 
 
 class _Players:
@@ -291,7 +151,7 @@ def _play_deal(players: _Players, deal: int) -> list[RoundResult]:
         except Exception as e:  # a bot that cannot even be made (an external one died)
             rnd = Round.deal(seed, cfg.variant, starter, max_turns=cfg.max_turns)
             bad = len(seats)
-            rnd.forfeit(bad, _forfeit_reason(e))
+            rnd.forfeit(bad, forfeit_reason(e))
         else:
             rnd = Round.deal(seed, cfg.variant, starter, max_turns=cfg.max_turns)
             try:
@@ -357,13 +217,15 @@ def _worker_init(config: MatchConfig) -> None:
     with contextlib.suppress(ValueError):
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
         signal.signal(signal.SIGTERM, terminated)  # the parent stops the pool this way
-    _configure_logging(config.verbose)
+    configure_logging(config.verbose)
     from multiprocessing import util
 
     util.Finalize(_WORKER_PLAYERS, _WORKER_PLAYERS.close, exitpriority=10)
 
 
-def _configure_logging(verbose: bool) -> None:
+def configure_logging(verbose: bool) -> None:
+    """Show the bot protocol's warnings about external bots' output (``verbose``) or only
+    its errors; what the arena's worker processes do, and the ``-v`` flag of the CLI."""
     import logging
 
     if verbose:
@@ -376,176 +238,6 @@ def _configure_logging(verbose: bool) -> None:
 def _worker_deal(deal: int) -> list[RoundResult]:
     assert _WORKER_PLAYERS is not None
     return _play_deal(_WORKER_PLAYERS, deal)
-
-
-# -- results ---------------------------------------------------------------------------------
-
-
-def _finite(x: float) -> float | None:
-    return x if math.isfinite(x) else None
-
-
-def _pair(lo: float, hi: float) -> list[float | None]:
-    return [_finite(lo), _finite(hi)]
-
-
-@dataclass
-class MatchResult:
-    """The outcome of a match between bots A and B: counts, rates with 95% confidence
-    intervals, the Elo difference (A minus B), forfeits and the SPRT state.
-
-    Confidence intervals are normal approximations over the deals (each deal's two
-    rounds averaged, so the pairing is accounted for); with fewer than two deals they are
-    unbounded, except the win rate's: when every deal scored the same (a sweep), it is
-    Wilson's interval over the rounds. The Elo interval maps the win-rate interval
-    through the Elo curve.
-    Infinite values (a clean sweep) appear as ``None`` in :meth:`to_dict`.
-    """
-
-    a: str
-    """Bot A's spec."""
-    b: str
-    """Bot B's spec."""
-    variant: str = "classic"
-    """The variant."""
-    seed: int = 0
-    """The match seed."""
-    deals: int = 0
-    """Deals played (each twice)."""
-    rounds: int = 0
-    """Rounds played."""
-    a_wins: int = 0
-    """Rounds A won."""
-    b_wins: int = 0
-    """Rounds B won."""
-    draws: int = 0
-    """Drawn rounds."""
-    a_win_rate: float = 0.5
-    """A's score per round, a draw counting half."""
-    a_win_rate_ci95: tuple[float, float] = (0.0, 1.0)
-    """95% confidence interval of :attr:`a_win_rate`."""
-    mean_margin: float = 0.0
-    """A's score minus B's, per round."""
-    mean_margin_ci95: tuple[float, float] = (-math.inf, math.inf)
-    """95% confidence interval of :attr:`mean_margin`."""
-    elo: float = 0.0
-    """Elo difference, A minus B."""
-    elo_ci95: tuple[float, float] = (-math.inf, math.inf)
-    """95% confidence interval of :attr:`elo`."""
-    forfeits: int = 0
-    """Rounds ended by a forfeit (either bot)."""
-    a_forfeits: int = 0
-    """Rounds A forfeited."""
-    b_forfeits: int = 0
-    """Rounds B forfeited."""
-    truncated: int = 0
-    """Rounds cut by the turn cap."""
-    pentanomial: list[int] = field(default_factory=lambda: [0] * 5)
-    """Deals by A's total over the pair: 0, 1/2, 1, 3/2, 2 points."""
-    sprt: dict[str, Any] | None = None
-    """The SPRT's parameters, log-likelihood ratio, bounds and result (``H0``/``H1``/``None``)."""
-    stopped_early: bool = False
-    """Whether the SPRT ended the match before all deals were played."""
-    seconds: float = 0.0
-    """Wall-clock time."""
-    games: list[RoundResult] = field(default_factory=list, repr=False)
-    """Every round, deal by deal."""
-
-    @classmethod
-    def from_rounds(
-        cls,
-        a: str,
-        b: str,
-        games: Sequence[RoundResult],
-        *,
-        variant: str = "classic",
-        seed: int = 0,
-        sprt: SprtParams | None = None,
-    ) -> MatchResult:
-        """Summarize rounds (whole deals: both rounds of each)."""
-        res = cls(a=a, b=b, variant=variant, seed=seed, games=list(games))
-        res.rounds = len(games)
-        res.a_wins = sum(g.winner == "a" for g in games)
-        res.b_wins = sum(g.winner == "b" for g in games)
-        res.draws = res.rounds - res.a_wins - res.b_wins
-        res.a_forfeits = sum(g.forfeit == "a" for g in games)
-        res.b_forfeits = sum(g.forfeit == "b" for g in games)
-        res.forfeits = res.a_forfeits + res.b_forfeits
-        res.truncated = sum(g.termination == "turn_limit" for g in games)
-        by_deal: dict[int, list[RoundResult]] = {}
-        for g in games:
-            by_deal.setdefault(g.deal, []).append(g)
-        res.deals = len(by_deal)
-        pair_points = [sum(g.a_points for g in gs) / len(gs) for gs in by_deal.values()]
-        pair_margins = [sum(g.margin for g in gs) / len(gs) for gs in by_deal.values()]
-        res.pentanomial = pentanomial(
-            [p for p, gs in zip(pair_points, by_deal.values(), strict=True) if len(gs) == 2]
-        )
-        if games:
-            points = sum(g.a_points for g in games)
-            res.a_win_rate = points / len(games)
-            _, (lo, hi) = mean_ci(pair_points)
-            if len(set(pair_points)) == 1:  # no spread to estimate from (e.g. a sweep)
-                lo, hi = wilson_ci(points, len(games))
-            lo, hi = max(0.0, lo), min(1.0, hi)
-            res.a_win_rate_ci95 = (lo, hi)
-            res.mean_margin, res.mean_margin_ci95 = mean_ci(pair_margins)
-            res.mean_margin = sum(g.margin for g in games) / len(games)
-            res.elo = score_to_elo(res.a_win_rate)
-            res.elo_ci95 = (score_to_elo(lo), score_to_elo(hi))
-        if sprt is not None:
-            llr = sprt_llr(pair_points, sprt.elo0, sprt.elo1)
-            lower, upper = sprt_bounds(sprt.alpha, sprt.beta)
-            decided = (
-                sprt_decision(llr, sprt.alpha, sprt.beta) if res.deals >= SPRT_MIN_DEALS else None
-            )
-            res.sprt = {
-                "elo0": sprt.elo0,
-                "elo1": sprt.elo1,
-                "alpha": sprt.alpha,
-                "beta": sprt.beta,
-                "llr": llr,
-                "lower": lower,
-                "upper": upper,
-                "result": decided,
-            }
-        return res
-
-    def to_dict(self, *, games: bool = False) -> dict[str, Any]:
-        """A JSON-ready dict (infinite values as ``None``; ``games`` adds every round)."""
-        d: dict[str, Any] = {
-            "a": self.a,
-            "b": self.b,
-            "variant": self.variant,
-            "seed": self.seed,
-            "deals": self.deals,
-            "rounds": self.rounds,
-            "a_wins": self.a_wins,
-            "b_wins": self.b_wins,
-            "draws": self.draws,
-            "a_win_rate": self.a_win_rate,
-            "a_win_rate_ci95": _pair(*self.a_win_rate_ci95),
-            "mean_margin": self.mean_margin,
-            "mean_margin_ci95": _pair(*self.mean_margin_ci95),
-            "elo": _finite(self.elo),
-            "elo_ci95": _pair(*self.elo_ci95),
-            "forfeits": self.forfeits,
-            "a_forfeits": self.a_forfeits,
-            "b_forfeits": self.b_forfeits,
-            "forfeit_reasons": [
-                {"deal": g.deal, "a_seat": g.a_seat, "by": g.forfeit, "reason": g.reason}
-                for g in self.games
-                if g.forfeit
-            ],
-            "truncated": self.truncated,
-            "pentanomial": list(self.pentanomial),
-            "sprt": dict(self.sprt) if self.sprt is not None else None,
-            "stopped_early": self.stopped_early,
-            "seconds": round(self.seconds, 3),
-        }
-        if games:
-            d["games"] = [{k: v for k, v in asdict(g).items() if k != "record"} for g in self.games]
-        return d
 
 
 # -- running a match ---------------------------------------------------------------------------
@@ -684,51 +376,15 @@ def play_match(
     return result
 
 
-# -- tournaments ---------------------------------------------------------------------------------
+# -- tournaments ---------------------------------------------------------------------------
 
 
-@dataclass
-class TournamentResult:
-    """A round robin: every pairing's match and an Elo ladder fitted to all of them.
+def unique_labels(specs: Sequence[str]) -> list[str]:
+    """The tournament's names for ``specs``: a repeated spec gets `` #2``, `` #3``...
 
-    The ladder is the maximum-likelihood fit of logistic Elo ratings to every pairing's
-    score (:func:`lostcities.stats.fit_ladder`, one virtual draw per pairing as a weak
-    prior), the first bot anchored at 0; intervals are 95% from the Fisher information.
+    >>> unique_labels(["random", "discard", "random"])
+    ['random', 'discard', 'random #2']
     """
-
-    bots: list[str]
-    """The bot specs (labels made unique)."""
-    matches: list[MatchResult]
-    """One match per pairing (``a`` listed before ``b``)."""
-    ratings: list[tuple[float, float]]
-    """``(elo, half width of the 95% interval)`` per bot, the first at 0."""
-
-    def score(self, i: int, j: int) -> tuple[float, int] | None:
-        """Bot ``i``'s points and rounds against bot ``j``."""
-        for m in self.matches:
-            if (m.a, m.b) == (self.bots[i], self.bots[j]):
-                return m.a_wins + m.draws / 2, m.rounds
-            if (m.b, m.a) == (self.bots[i], self.bots[j]):
-                return m.b_wins + m.draws / 2, m.rounds
-        return None
-
-    def ladder(self) -> list[tuple[str, float, float]]:
-        """``(bot, elo, half width)``, strongest first."""
-        rows = [(b, e, h) for b, (e, h) in zip(self.bots, self.ratings, strict=True)]
-        return sorted(rows, key=lambda r: -r[1])
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
-        return {
-            "bots": list(self.bots),
-            "ladder": [
-                {"bot": b, "elo": e, "elo_ci95": [e - h, e + h]} for b, e, h in self.ladder()
-            ],
-            "matches": [m.to_dict() for m in self.matches],
-        }
-
-
-def _labels(specs: Sequence[str]) -> list[str]:
     seen: dict[str, int] = {}
     out = []
     for s in specs:
@@ -760,7 +416,7 @@ def play_tournament(
     """
     if len(specs) < 2:
         raise ValueError("a tournament needs at least two bots")
-    bots = _labels(specs)
+    bots = unique_labels(specs)
     matches = []
     results = []
     pairs = [(i, j) for i in range(len(bots)) for j in range(i + 1, len(bots))]
@@ -782,255 +438,3 @@ def play_tournament(
         results.append((i, j, m.a_wins + m.draws / 2, float(m.rounds)))
     ratings = fit_ladder(len(bots), results, anchor=0)
     return TournamentResult(bots=bots, matches=matches, ratings=ratings)
-
-
-def plot_ladder(result: TournamentResult, path: str) -> None:
-    """Draw the Elo ladder with its 95% intervals as a horizontal error-bar chart
-    (SVG, PNG or PDF by ``path``'s extension; matplotlib's Agg backend).
-
-    :raises ValueError: for another extension.
-    :raises MissingDependencyError: without matplotlib.
-    """
-    _check_plot_path(path)
-    _require("matplotlib")
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    rows = result.ladder()[::-1]
-    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.5 * len(rows)))
-    ys = list(range(len(rows)))
-    ax.errorbar(
-        [e for _, e, _ in rows],
-        ys,
-        xerr=[h for _, _, h in rows],
-        fmt="o",
-        capsize=4,
-        color="#1f5fa8",
-    )
-    ax.set_yticks(ys, [b for b, _, _ in rows])
-    ax.axvline(0.0, color="#999999", linewidth=0.8, linestyle="--")
-    ax.set_xlabel(f"Elo (95% interval), {result.bots[0]} = 0")
-    ax.set_title("Lost Cities bot ladder")
-    ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-
-
-def _check_plot_path(path: str) -> None:
-    ext = os.path.splitext(path)[1].lower()
-    if ext not in (".svg", ".png", ".pdf"):
-        raise ValueError(f"invalid plot file: {path!r} (use .svg, .png or .pdf)")
-
-
-# -- the command line ------------------------------------------------------------------------------
-
-
-def _fmt(x: float, digits: int = 1, sign: bool = False) -> str:
-    if math.isinf(x):
-        return "+inf" if x > 0 else "-inf"
-    return f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}"
-
-
-def _fmt_ci(
-    ci: tuple[float, float], digits: int = 1, sign: bool = False, scale: float = 1.0
-) -> str:
-    return f"[{_fmt(ci[0] * scale, digits, sign)}, {_fmt(ci[1] * scale, digits, sign)}]"
-
-
-def _live(result: MatchResult) -> str:
-    pts = result.a_wins + result.draws / 2
-    lo, hi = result.elo_ci95
-    half = (hi - lo) / 2 if math.isfinite(lo) and math.isfinite(hi) else math.inf
-    return f"{pts:g}-{result.rounds - pts:g}  Elo {_fmt(result.elo, 0, True)} ± {_fmt(half, 0)}"
-
-
-def _match_table(result: MatchResult) -> Any:
-    from rich.table import Table
-
-    t = Table(title=f"{result.a} vs {result.b}", title_justify="left")
-    t.add_column("")
-    t.add_column("value", justify="right")
-    t.add_column("95% CI", justify="right")
-    t.add_row("deals / rounds", f"{result.deals} / {result.rounds}", "")
-    t.add_row("A wins / draws / B wins", f"{result.a_wins} / {result.draws} / {result.b_wins}", "")
-    t.add_row(
-        "A win rate",
-        f"{100 * result.a_win_rate:.1f}%",
-        _fmt_ci(result.a_win_rate_ci95, scale=100.0),
-    )
-    t.add_row(
-        "mean margin (A - B)",
-        _fmt(result.mean_margin, 1, True),
-        _fmt_ci(result.mean_margin_ci95, sign=True),
-    )
-    t.add_row("Elo (A - B)", _fmt(result.elo, 1, True), _fmt_ci(result.elo_ci95, sign=True))
-    t.add_row("forfeits (A / B)", f"{result.a_forfeits} / {result.b_forfeits}", "")
-    if result.truncated:
-        t.add_row("turn-capped rounds", str(result.truncated), "")
-    if result.sprt is not None:
-        s = result.sprt
-        verdict = s["result"] or "undecided"
-        t.add_row(
-            f"SPRT elo0={s['elo0']:g} elo1={s['elo1']:g}",
-            f"LLR {s['llr']:.2f} ({verdict})",
-            f"[{s['lower']:.2f}, {s['upper']:.2f}]",
-        )
-    return t
-
-
-def _progress(total: int, enabled: bool) -> Any:
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    console = Console(stderr=True)
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        disable=not (enabled and console.is_terminal),
-    )
-
-
-def _open_records(path: str | None) -> contextlib.AbstractContextManager[IO[str] | None]:
-    if path is None:
-        return contextlib.nullcontext()
-    if path == "-":
-        return contextlib.nullcontext(sys.stdout)
-    return open(path, "w", encoding="utf-8")
-
-
-def _check_specs(specs: Sequence[str]) -> None:
-    for spec in specs:
-        try:
-            check_spec(spec)
-        except BotError as e:
-            raise BotSpecError(f"bot {spec!r} failed to start: {e}") from None
-
-
-def cli_match(args: argparse.Namespace) -> int:
-    """``lostcities match A B ...``: play, show progress, print the table (or JSON)."""
-    from rich.console import Console
-
-    _require("rich")
-    params = SprtParams.parse(args.sprt) if args.sprt else None
-    verbose = bool(getattr(args, "verbose", False))
-    _configure_logging(verbose)
-    _check_specs([args.a, args.b])
-    if args.records == "-" and args.json:
-        raise ValueError("--records - and --json both want stdout; give --records a file")
-    total = args.deals * 2
-    with _progress(total, True) as bar, _open_records(args.records) as records:
-        task = bar.add_task(f"{args.a} vs {args.b}", total=total)
-
-        def update(r: MatchResult) -> None:
-            bar.update(task, completed=r.rounds, description=f"{args.a} vs {args.b}  {_live(r)}")
-
-        result = play_match(
-            args.a,
-            args.b,
-            deals=args.deals,
-            seed=args.seed,
-            jobs=args.jobs,
-            variant=args.variant,
-            max_turns=args.max_turns,
-            time_limit=args.time_limit or None,
-            sprt=params,
-            records=records,
-            progress=update,
-            verbose=verbose,
-        )
-    if args.json:
-        print(json.dumps(result.to_dict()))
-        return 0
-    console = Console()
-    console.print(_match_table(result))
-    reasons: dict[str, int] = {}
-    for g in result.games:
-        if g.forfeit:
-            key = f"{g.forfeit.upper()}: {g.reason}"
-            reasons[key] = reasons.get(key, 0) + 1
-    for reason, n in sorted(reasons.items(), key=lambda kv: -kv[1])[:10]:
-        console.print(f"forfeit x{n}  {reason}", markup=False, highlight=False)
-    return 0
-
-
-def _cross_table(result: TournamentResult) -> Any:
-    from rich.table import Table
-
-    t = Table(title="cross table: row's score vs column (points / rounds)", title_justify="left")
-    t.add_column("bot")
-    t.add_column("Elo", justify="right")
-    t.add_column("95% CI", justify="right")
-    order = sorted(range(len(result.bots)), key=lambda i: -result.ratings[i][0])
-    for k, _ in enumerate(order, 1):
-        t.add_column(str(k), justify="right")
-    for k, i in enumerate(order, 1):
-        elo, half = result.ratings[i]
-        cells = []
-        for j in order:
-            s = result.score(i, j)
-            cells.append("-" if s is None else f"{s[0]:g}/{s[1]}")
-        ci = f"±{half:.0f}" if i != 0 else "anchor"
-        t.add_row(f"{k}. {result.bots[i]}", f"{elo:+.0f}", ci, *cells)
-    return t
-
-
-def cli_tournament(args: argparse.Namespace) -> int:
-    """``lostcities tournament A B C ...``: round robin, cross table, ladder, plot."""
-    from rich.console import Console
-
-    if len(args.bots) < 2:
-        raise ValueError("a tournament needs at least two bots")
-    _require("rich")
-    plot = getattr(args, "plot", None)
-    if plot:
-        _check_plot_path(plot)
-        _require("matplotlib")
-    _check_specs(list(dict.fromkeys(args.bots)))
-    n = len(args.bots)
-    pairs = n * (n - 1) // 2
-    total = pairs * args.deals * 2
-    with _progress(total, True) as bar:
-        task = bar.add_task("tournament", total=total)
-        labels = _labels(args.bots)
-        names = [(labels[i], labels[j]) for i in range(n) for j in range(i + 1, n)]
-
-        def update(k: int, r: MatchResult) -> None:
-            done = k * args.deals * 2 + r.rounds
-            a, b = names[k]
-            bar.update(task, completed=done, description=f"{a} vs {b}  {_live(r)}")
-
-        result = play_tournament(
-            args.bots,
-            deals=args.deals,
-            seed=args.seed,
-            jobs=args.jobs,
-            variant=args.variant,
-            max_turns=args.max_turns,
-            time_limit=getattr(args, "time_limit", 10.0) or None,
-            progress=update,
-        )
-    if plot:
-        plot_ladder(result, plot)
-    if args.json:
-        print(json.dumps(result.to_dict()))
-        return 0
-    console = Console()
-    console.print(_cross_table(result))
-    if plot:
-        console.print(f"ladder plot: {plot}", markup=False, highlight=False)
-    return 0

@@ -25,6 +25,11 @@ or, with ``reward='margin'``, the score margin (own minus opponent's). ``info`` 
 ``reward='margin'``), ``terminated``, ``info['illegal_action'] = True``; with
 ``illegal='raise'`` it raises :class:`lostcities.IllegalMoveError` instead and changes nothing.
 
+The round is refereed by :class:`lostcities.referee.Referee`, as in the arena: the bot's seat
+is a player, the agent's actions are submitted to it. The bot is part of the environment, so
+its failures are not a game result: an exception it raises (or the referee's error for a move
+it got wrong) propagates from ``reset``/``step``.
+
 >>> env = LostCitiesEnv(opponent="random", seat=0)
 >>> obs, info = env.reset(seed=1)
 >>> obs["observation"].shape, bool((obs["action_mask"] == info["action_mask"]).all())
@@ -48,6 +53,7 @@ from lostcities.bots import Bot, make
 from lostcities.cards import Card, Variant, get_variant
 from lostcities.envs.encoding import Encoding, get_encoding
 from lostcities.errors import IllegalMoveError
+from lostcities.referee import Referee
 from lostcities.rules import Round
 
 __all__ = ["ENV_ID", "LostCitiesEnv", "make_vec"]
@@ -120,6 +126,8 @@ class LostCitiesEnv(gymnasium.Env[Obs, np.int64]):
         self.seat = 0
         self.round: Round | None = None
         self.bot: Bot | None = None
+        self.referee: Referee | None = None
+        """The round's referee: the bot's seat is a player, the agent's moves are submitted."""
 
     # -- Gymnasium API ---------------------------------------------------------------------
 
@@ -156,10 +164,12 @@ class LostCitiesEnv(gymnasium.Env[Obs, np.int64]):
         if self.bot is not None:
             self.bot.close()
         self.bot = make(self.opponent_spec, seed=bot_seed)
-        self.bot.restart(self.variant, seat ^ 1)
         self.seat = seat
         self.round = r
-        self._opponent_moves()
+        seats: list[Bot | None] = [None, None]
+        seats[seat ^ 1] = self.bot
+        self.referee = Referee(r, seats)  # restarts the bot
+        self._bot_moves()
         return self._obs_info()
 
     def step(self, action: int | np.integer) -> tuple[Obs, float, bool, bool, dict[str, Any]]:
@@ -170,8 +180,8 @@ class LostCitiesEnv(gymnasium.Env[Obs, np.int64]):
         :raises lostcities.IllegalMoveError: with ``illegal='raise'`` for an illegal move, and
             always when the round is already over (call ``reset``).
         """
-        r = self.round
-        if r is None:
+        r, ref = self.round, self.referee
+        if r is None or ref is None:
             raise IllegalMoveError("illegal step: call reset() first")
         if r.is_over():
             raise IllegalMoveError("illegal step: the round is over (call reset())")
@@ -179,13 +189,12 @@ class LostCitiesEnv(gymnasium.Env[Obs, np.int64]):
         info_extra: dict[str, Any] = {}
         if not r.is_legal(move):
             if self.illegal == "raise":
-                r.push(move)  # raises IllegalMoveError saying why
-            r.forfeit(self.seat, f"illegal action {int(action)} ({move})")
+                ref.submit(move, self.seat)  # raises IllegalMoveError saying why
+            ref.forfeit(self.seat, f"illegal action {int(action)} ({move})")
             info_extra["illegal_action"] = True
         else:
-            r.push(move)
-            self._inform(move, self.seat)
-            self._opponent_moves()
+            ref.submit(move, self.seat)  # checked, and the bot is told
+            self._bot_moves()
         reward = 0.0
         terminated = truncated = False
         if r.is_over():
@@ -225,19 +234,13 @@ class LostCitiesEnv(gymnasium.Env[Obs, np.int64]):
 
     # -- helpers --------------------------------------------------------------------------
 
-    def _opponent_moves(self) -> None:
-        r = self.round
-        bot = self.bot
-        assert r is not None and bot is not None
-        opp = self.seat ^ 1
-        while not r.is_over() and r.to_move == opp:
-            move = bot.choose(r.view(opp))
-            r.push(move)
-            self._inform(move, opp)
-
-    def _inform(self, move: Any, player: int) -> None:
-        if self.bot is not None:
-            self.bot.inform(move, player)
+    def _bot_moves(self) -> None:
+        """The bot's moves until the agent is to move (or the round is over)."""
+        ref = self.referee
+        assert ref is not None
+        ref.advance()
+        if ref.failure is not None:  # the referee made it a forfeit; here it is an error
+            raise ref.failure
 
     def _obs_info(self) -> tuple[Obs, dict[str, Any]]:
         r = self.round

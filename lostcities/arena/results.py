@@ -1,0 +1,274 @@
+"""The arena's results: one round (:class:`RoundResult`), a match's summary with its
+confidence intervals and SPRT state (:class:`MatchResult`), a round robin's ladder
+(:class:`TournamentResult`). Plain data, JSON-ready through ``to_dict``."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from lostcities.stats import (
+    SprtParams,
+    mean_ci,
+    pentanomial,
+    score_to_elo,
+    sprt_bounds,
+    sprt_decision,
+    sprt_llr,
+    wilson_ci,
+)
+
+__all__ = ["SPRT_MIN_DEALS", "MatchResult", "RoundResult", "TournamentResult"]
+
+SPRT_MIN_DEALS = 10
+"""The SPRT is first checked once this many deals are in (tiny samples misjudge the variance)."""
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    """One round of a match, from bot A's side."""
+
+    deal: int
+    """The deal index (0-based)."""
+    a_seat: int
+    """The seat A played (0 in a deal's first round, 1 in its second)."""
+    seed: int
+    """The deal's shuffle seed."""
+    starter: int
+    """The seat that moved first."""
+    a_score: int
+    """A's points."""
+    b_score: int
+    """B's points."""
+    winner: str | None
+    """``'a'``, ``'b'`` or ``None`` for a draw."""
+    termination: str
+    """``draw_pile_empty``, ``turn_limit`` or ``forfeit``."""
+    forfeit: str | None = None
+    """``'a'`` or ``'b'`` when that bot forfeited."""
+    reason: str = ""
+    """Why it forfeited."""
+    plies: int = 0
+    """Moves made."""
+    record: str | None = None
+    """The round's game record, when asked for."""
+
+    @property
+    def a_points(self) -> float:
+        """1 for an A win, 1/2 for a draw, 0 for a loss."""
+        return 1.0 if self.winner == "a" else 0.5 if self.winner is None else 0.0
+
+    @property
+    def margin(self) -> int:
+        """A's score minus B's."""
+        return self.a_score - self.b_score
+
+
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def _pair(lo: float, hi: float) -> list[float | None]:
+    return [_finite(lo), _finite(hi)]
+
+
+@dataclass
+class MatchResult:
+    """The outcome of a match between bots A and B: counts, rates with 95% confidence
+    intervals, the Elo difference (A minus B), forfeits and the SPRT state.
+
+    Confidence intervals are normal approximations over the deals (each deal's two
+    rounds averaged, so the pairing is accounted for); with fewer than two deals they are
+    unbounded, except the win rate's: when every deal scored the same (a sweep), it is
+    Wilson's interval over the rounds. The Elo interval maps the win-rate interval
+    through the Elo curve.
+    Infinite values (a clean sweep) appear as ``None`` in :meth:`to_dict`.
+    """
+
+    a: str
+    """Bot A's spec."""
+    b: str
+    """Bot B's spec."""
+    variant: str = "classic"
+    """The variant."""
+    seed: int = 0
+    """The match seed."""
+    deals: int = 0
+    """Deals played (each twice)."""
+    rounds: int = 0
+    """Rounds played."""
+    a_wins: int = 0
+    """Rounds A won."""
+    b_wins: int = 0
+    """Rounds B won."""
+    draws: int = 0
+    """Drawn rounds."""
+    a_win_rate: float = 0.5
+    """A's score per round, a draw counting half."""
+    a_win_rate_ci95: tuple[float, float] = (0.0, 1.0)
+    """95% confidence interval of :attr:`a_win_rate`."""
+    mean_margin: float = 0.0
+    """A's score minus B's, per round."""
+    mean_margin_ci95: tuple[float, float] = (-math.inf, math.inf)
+    """95% confidence interval of :attr:`mean_margin`."""
+    elo: float = 0.0
+    """Elo difference, A minus B."""
+    elo_ci95: tuple[float, float] = (-math.inf, math.inf)
+    """95% confidence interval of :attr:`elo`."""
+    forfeits: int = 0
+    """Rounds ended by a forfeit (either bot)."""
+    a_forfeits: int = 0
+    """Rounds A forfeited."""
+    b_forfeits: int = 0
+    """Rounds B forfeited."""
+    truncated: int = 0
+    """Rounds cut by the turn cap."""
+    pentanomial: list[int] = field(default_factory=lambda: [0] * 5)
+    """Deals by A's total over the pair: 0, 1/2, 1, 3/2, 2 points."""
+    sprt: dict[str, Any] | None = None
+    """The SPRT's parameters, log-likelihood ratio, bounds and result (``H0``/``H1``/``None``)."""
+    stopped_early: bool = False
+    """Whether the SPRT ended the match before all deals were played."""
+    seconds: float = 0.0
+    """Wall-clock time."""
+    games: list[RoundResult] = field(default_factory=list, repr=False)
+    """Every round, deal by deal."""
+
+    @classmethod
+    def from_rounds(
+        cls,
+        a: str,
+        b: str,
+        games: Sequence[RoundResult],
+        *,
+        variant: str = "classic",
+        seed: int = 0,
+        sprt: SprtParams | None = None,
+    ) -> MatchResult:
+        """Summarize rounds (whole deals: both rounds of each)."""
+        res = cls(a=a, b=b, variant=variant, seed=seed, games=list(games))
+        res.rounds = len(games)
+        res.a_wins = sum(g.winner == "a" for g in games)
+        res.b_wins = sum(g.winner == "b" for g in games)
+        res.draws = res.rounds - res.a_wins - res.b_wins
+        res.a_forfeits = sum(g.forfeit == "a" for g in games)
+        res.b_forfeits = sum(g.forfeit == "b" for g in games)
+        res.forfeits = res.a_forfeits + res.b_forfeits
+        res.truncated = sum(g.termination == "turn_limit" for g in games)
+        by_deal: dict[int, list[RoundResult]] = {}
+        for g in games:
+            by_deal.setdefault(g.deal, []).append(g)
+        res.deals = len(by_deal)
+        pair_points = [sum(g.a_points for g in gs) / len(gs) for gs in by_deal.values()]
+        pair_margins = [sum(g.margin for g in gs) / len(gs) for gs in by_deal.values()]
+        res.pentanomial = pentanomial(
+            [p for p, gs in zip(pair_points, by_deal.values(), strict=True) if len(gs) == 2]
+        )
+        if games:
+            points = sum(g.a_points for g in games)
+            res.a_win_rate = points / len(games)
+            _, (lo, hi) = mean_ci(pair_points)
+            if len(set(pair_points)) == 1:  # no spread to estimate from (e.g. a sweep)
+                lo, hi = wilson_ci(points, len(games))
+            lo, hi = max(0.0, lo), min(1.0, hi)
+            res.a_win_rate_ci95 = (lo, hi)
+            res.mean_margin, res.mean_margin_ci95 = mean_ci(pair_margins)
+            res.mean_margin = sum(g.margin for g in games) / len(games)
+            res.elo = score_to_elo(res.a_win_rate)
+            res.elo_ci95 = (score_to_elo(lo), score_to_elo(hi))
+        if sprt is not None:
+            llr = sprt_llr(pair_points, sprt.elo0, sprt.elo1)
+            lower, upper = sprt_bounds(sprt.alpha, sprt.beta)
+            decided = (
+                sprt_decision(llr, sprt.alpha, sprt.beta) if res.deals >= SPRT_MIN_DEALS else None
+            )
+            res.sprt = {
+                "elo0": sprt.elo0,
+                "elo1": sprt.elo1,
+                "alpha": sprt.alpha,
+                "beta": sprt.beta,
+                "llr": llr,
+                "lower": lower,
+                "upper": upper,
+                "result": decided,
+            }
+        return res
+
+    def to_dict(self, *, games: bool = False) -> dict[str, Any]:
+        """A JSON-ready dict (infinite values as ``None``; ``games`` adds every round)."""
+        d: dict[str, Any] = {
+            "a": self.a,
+            "b": self.b,
+            "variant": self.variant,
+            "seed": self.seed,
+            "deals": self.deals,
+            "rounds": self.rounds,
+            "a_wins": self.a_wins,
+            "b_wins": self.b_wins,
+            "draws": self.draws,
+            "a_win_rate": self.a_win_rate,
+            "a_win_rate_ci95": _pair(*self.a_win_rate_ci95),
+            "mean_margin": self.mean_margin,
+            "mean_margin_ci95": _pair(*self.mean_margin_ci95),
+            "elo": _finite(self.elo),
+            "elo_ci95": _pair(*self.elo_ci95),
+            "forfeits": self.forfeits,
+            "a_forfeits": self.a_forfeits,
+            "b_forfeits": self.b_forfeits,
+            "forfeit_reasons": [
+                {"deal": g.deal, "a_seat": g.a_seat, "by": g.forfeit, "reason": g.reason}
+                for g in self.games
+                if g.forfeit
+            ],
+            "truncated": self.truncated,
+            "pentanomial": list(self.pentanomial),
+            "sprt": dict(self.sprt) if self.sprt is not None else None,
+            "stopped_early": self.stopped_early,
+            "seconds": round(self.seconds, 3),
+        }
+        if games:
+            d["games"] = [{k: v for k, v in asdict(g).items() if k != "record"} for g in self.games]
+        return d
+
+
+@dataclass
+class TournamentResult:
+    """A round robin: every pairing's match and an Elo ladder fitted to all of them.
+
+    The ladder is the maximum-likelihood fit of logistic Elo ratings to every pairing's
+    score (:func:`lostcities.stats.fit_ladder`, one virtual draw per pairing as a weak
+    prior), the first bot anchored at 0; intervals are 95% from the Fisher information.
+    """
+
+    bots: list[str]
+    """The bot specs (labels made unique)."""
+    matches: list[MatchResult]
+    """One match per pairing (``a`` listed before ``b``)."""
+    ratings: list[tuple[float, float]]
+    """``(elo, half width of the 95% interval)`` per bot, the first at 0."""
+
+    def score(self, i: int, j: int) -> tuple[float, int] | None:
+        """Bot ``i``'s points and rounds against bot ``j``."""
+        for m in self.matches:
+            if (m.a, m.b) == (self.bots[i], self.bots[j]):
+                return m.a_wins + m.draws / 2, m.rounds
+            if (m.b, m.a) == (self.bots[i], self.bots[j]):
+                return m.b_wins + m.draws / 2, m.rounds
+        return None
+
+    def ladder(self) -> list[tuple[str, float, float]]:
+        """``(bot, elo, half width)``, strongest first."""
+        rows = [(b, e, h) for b, (e, h) in zip(self.bots, self.ratings, strict=True)]
+        return sorted(rows, key=lambda r: -r[1])
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {
+            "bots": list(self.bots),
+            "ladder": [
+                {"bot": b, "elo": e, "elo_ci95": [e - h, e + h]} for b, e, h in self.ladder()
+            ],
+            "matches": [m.to_dict() for m in self.matches],
+        }
