@@ -1,42 +1,86 @@
-"""Dependencies point one way: the core imports nothing else of the project (and nothing
-outside the standard library); the parts import the core, never each other without reason."""
+"""The architecture, checked: dependencies point one way, no module reaches into another
+module's underscore names, and there are no import circles (docs/architecture.md).
+
+- The rules core imports nothing else of the project and nothing outside the standard
+  library; ``import lostcities`` loads only the core.
+- Each part imports the core and only the parts :data:`ALLOWED` names, each with a reason.
+- No ``obj._name`` where ``_name`` is not defined in the same file, no ``from m import _x``
+  and no ``getattr(obj, "_x")`` inside ``lostcities/`` (framework hooks and documented
+  standard-library names are listed in :data:`PRIVATE_OK` with a reason). Tests may use the
+  privates of the module they test (the one named like the test file) and their own.
+"""
 
 from __future__ import annotations
 
 import ast
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
-PKG = Path(__file__).resolve().parent.parent / "lostcities"
-CORE = {"__init__", "cards", "errors", "match", "record", "rules", "scoring", "cli"}
-# which parts each part may import (besides the core)
-ALLOWED: dict[str, set[str]] = {
-    "bots": {"bots", "fast"},  # search uses the fast path when it is there
-    "fast": {"fast"},
-    "protocol": {"bots"},
-    "stats": set(),
-    "arena": {"bots", "protocol", "stats"},
-    "web": {"web", "bots"},
-    "tui": {"tui", "bots"},
-    "envs": {"envs", "bots", "fast"},
+ROOT = Path(__file__).resolve().parent.parent
+PKG = ROOT / "lostcities"
+TESTS = ROOT / "tests"
+
+CORE = {"__init__", "cards", "errors", "match", "record", "referee", "rules", "scoring"}
+"""The rules core: depends on nothing in the project."""
+
+ALLOWED: dict[str, dict[str, str]] = {
+    # part: {part it may import: why}
+    "cli": {"*": "the command line dispatches to every part, lazily (checked below)"},
+    "presentation": {},
+    "stats": {},
+    "nn": {},
+    "fast": {},
+    "protocol": {},
+    "bots": {
+        "fast": "search bots run their inner loop compiled when numba is there",
+        "nn": "the net and expert bots evaluate the policy network",
+        "protocol": "the cmd: bot speaks the bot protocol (lostcities.bots.external only)",
+    },
+    "arena": {"bots": "the arena makes bots from their specs", "stats": "ratings and CIs"},
+    "bench": {"bots": "`lostcities bench` times the search bots", "fast": "and the fast path"},
+    "envs": {"bots": "the opponent policies are bots", "fast": "batched environments"},
+    "train": {
+        "nn": "it trains the network the bots play",
+        "bots": "self-play and gating play bots",
+        "fast": "the search teacher runs compiled",
+        "arena": "gating is a duplicate-deal match",
+        "stats": "confidence intervals",
+    },
+    "tui": {"bots": "the opponent", "presentation": "the score table"},
+    "web": {"bots": "the computer levels", "presentation": "the score table"},
 }
-# single modules with a reason of their own
-EXTRA: dict[str, set[str]] = {
-    "lostcities.bots.external": {"protocol"},  # the cmd: bot speaks the protocol
-    "lostcities.fast.bench": {"bots"},  # `lostcities bench` times the search bots too
+"""Which parts each part may import besides the core and itself, with the reason."""
+
+ONLY_IN: dict[tuple[str, str], set[str]] = {
+    ("bots", "protocol"): {"lostcities.bots.external"},
 }
+"""Part-to-part imports allowed only in the modules named."""
+
+PRIVATE_OK: dict[str, str] = {
+    "_accumulate_rewards": "PettingZoo's AECEnv hook for subclasses",
+    "_was_dead_step": "PettingZoo's AECEnv hook for subclasses",
+    "_cumulative_rewards": "PettingZoo's AECEnv attribute for subclasses",
+    "_exit": "os._exit, the documented exit without cleanup (forked workers)",
+    "_fields": "namedtuple's public field list",
+    "_replace": "namedtuple's public copy-with-changes",
+    "_asdict": "namedtuple's public dict view",
+    "_name_": "enum's documented member name",
+    "_value_": "enum's documented member value",
+    "_missing_": "enum's documented hook",
+    "_generate_next_value_": "enum's documented hook",
+}
+"""Underscore names that are public API of a framework or the standard library."""
 
 
-def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    out: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            out.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            out.add(node.module)
-    return out
+def _modules() -> Iterator[tuple[str, Path]]:
+    for path in sorted(PKG.rglob("*.py")):
+        rel = path.relative_to(ROOT).with_suffix("")
+        parts = list(rel.parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        yield ".".join(parts), path
 
 
 def _part(module: str) -> str:
@@ -44,40 +88,158 @@ def _part(module: str) -> str:
     return parts[1] if len(parts) > 1 else "__init__"
 
 
+def _imports(tree: ast.AST, module: str) -> set[str]:
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".")[: -node.level] if node.level else []
+                out.add(".".join([*base, node.module] if node.module else base))
+            elif node.module:
+                out.add(node.module)
+    return out
+
+
+def _defined(tree: ast.AST) -> set[str]:
+    """Names a file defines: functions, classes, assigned names and attributes,
+    parameters, ``__slots__`` entries."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            names.add(node.attr)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name) and t.id == "__slots__":
+                    for c in ast.walk(node.value):
+                        if isinstance(c, ast.Constant) and isinstance(c.value, str):
+                            names.add(c.value)
+        elif isinstance(node, ast.ImportFrom):
+            names.update(a.asname or a.name for a in node.names if a.asname)
+    return names
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__") and name not in PRIVATE_OK
+
+
+def reach_ins(path: Path, allowed_names: set[str] | None = None) -> list[str]:
+    """Every use in ``path`` of an underscore name that the file does not define (nor
+    ``allowed_names``): ``obj._x``, ``from m import _x``, ``getattr(obj, "_x")``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    ok = _defined(tree) | (allowed_names or set())
+    found: list[str] = []
+    for node in ast.walk(tree):
+        name = None
+        if isinstance(node, ast.Attribute) and _private(node.attr) and node.attr not in ok:
+            name = f".{node.attr}"
+        elif isinstance(node, ast.ImportFrom):
+            for a in node.names:
+                if _private(a.name) and a.name not in (allowed_names or set()):
+                    name = f"import {a.name} from {node.module}"
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("getattr", "setattr", "hasattr", "delattr")
+            and len(node.args) > 1
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+            and _private(node.args[1].value)
+            and node.args[1].value not in ok
+        ):
+            name = f"{node.func.id}(..., {node.args[1].value!r})"
+        if name is not None:
+            where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+            found.append(f"{where}:{getattr(node, 'lineno', 0)}: {name}")
+    return found
+
+
+# -- dependencies ----------------------------------------------------------------------------
+
+
 def test_core_imports_only_the_standard_library_and_itself() -> None:
     stdlib = set(sys.stdlib_module_names)
-    for name in CORE:
-        path = PKG / f"{name}.py"
-        for mod in _imports(path):
+    for module, path in _modules():
+        if _part(module) not in CORE:
+            continue
+        for mod in _imports(ast.parse(path.read_text(encoding="utf-8")), module):
             top = mod.split(".")[0]
             if top == "lostcities":
-                part = _part(mod)
-                if name == "cli":
-                    continue  # the CLI dispatches to every part, lazily (checked below)
-                assert part in CORE, f"core module {name}.py imports {mod}"
+                assert _part(mod) in CORE, f"core module {module} imports {mod}"
             else:
-                assert top in stdlib, f"core module {name}.py imports {mod}"
+                assert top in stdlib or top == "__future__", f"core module {module} imports {mod}"
+
+
+def _part_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for module, path in _modules():
+        part = _part(module)
+        for mod in _imports(ast.parse(path.read_text(encoding="utf-8")), module):
+            if mod.split(".")[0] != "lostcities" or mod == "lostcities":
+                continue
+            other = _part(mod)
+            if other != part and other not in CORE:
+                graph.setdefault(part, set()).add(other)
+    return graph
 
 
 def test_parts_import_only_the_core_and_what_they_may() -> None:
-    for path in PKG.rglob("*.py"):
-        rel = path.relative_to(PKG.parent).with_suffix("")
-        module = ".".join(rel.parts)
+    bad: list[str] = []
+    for module, path in _modules():
         part = _part(module)
         if part in CORE:
             continue
-        allowed = ALLOWED.get(part, {part}) | CORE | {part} | EXTRA.get(module, set())
-        for mod in _imports(path):
-            if mod.split(".")[0] != "lostcities":
+        allowed = ALLOWED.get(part)
+        assert allowed is not None, f"part {part!r} ({module}) is not in ALLOWED: add it with reasons"
+        for mod in _imports(ast.parse(path.read_text(encoding="utf-8")), module):
+            if mod.split(".")[0] != "lostcities" or mod == "lostcities":
                 continue
-            assert _part(mod) in allowed, f"{module} imports {mod}"
+            other = _part(mod)
+            if other in CORE or other == part or "*" in allowed:
+                continue
+            if other not in allowed:
+                bad.append(f"{module} imports {mod}")
+            elif (part, other) in ONLY_IN and module not in ONLY_IN[(part, other)]:
+                bad.append(f"{module} imports {mod} (only {sorted(ONLY_IN[(part, other)])} may)")
+    assert not bad, "sideways imports:\n" + "\n".join(bad)
+
+
+def test_no_import_circles_between_parts() -> None:
+    graph = _part_graph()
+    graph.pop("cli", None)  # the dispatcher imports everything and nothing imports it
+    state: dict[str, int] = {}
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                raise AssertionError("import circle: " + " -> ".join([*stack, node, nxt]))
+            if nxt not in state:
+                visit(nxt, [*stack, node])
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [])
+
+
+def test_nothing_imports_the_cli() -> None:
+    for module, path in _modules():
+        if _part(module) == "cli":
+            continue
+        for mod in _imports(ast.parse(path.read_text(encoding="utf-8")), module):
+            assert mod != "lostcities.cli", f"{module} imports the CLI"
 
 
 def test_import_lostcities_loads_only_the_core() -> None:
-    code = (
-        "import sys, lostcities\n"
-        "print(' '.join(sorted(m for m in sys.modules)))"
-    )
+    code = "import sys, lostcities\nprint(' '.join(sorted(m for m in sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(out.stdout.split())
     ours = {m for m in loaded if m.startswith("lostcities")}
@@ -93,5 +255,44 @@ def test_cli_help_imports_no_extra() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(out.stdout.split())
-    for heavy in ["numpy", "numba", "fastapi", "textual", "sqlalchemy", "pyspiel"]:
+    for heavy in ["numpy", "numba", "fastapi", "textual", "sqlalchemy", "pyspiel", "torch"]:
         assert heavy not in loaded, heavy
+
+
+# -- privates ----------------------------------------------------------------------------------
+
+
+def test_no_module_touches_another_modules_underscore_names() -> None:
+    found = [hit for _, path in _modules() for hit in reach_ins(path)]
+    assert not found, "private reach-ins:\n" + "\n".join(found)
+
+
+def _tested_modules(test: Path) -> list[Path]:
+    stem = test.stem.removeprefix("test_")
+    return [p for p in PKG.rglob("*.py") if p.stem == stem or (p.stem == "__init__" and p.parent.name == stem)]
+
+
+def test_tests_use_only_the_privates_of_the_module_they_test() -> None:
+    found: list[str] = []
+    for test in sorted(TESTS.rglob("*.py")):
+        if "data" in test.relative_to(TESTS).parts:
+            continue
+        names: set[str] = set()
+        for mod in _tested_modules(test):
+            names |= _defined(ast.parse(mod.read_text(encoding="utf-8")))
+        found += reach_ins(test, names)
+    assert not found, "tests reaching into other modules' privates:\n" + "\n".join(found)
+
+
+def test_the_checker_finds_a_reach_in(tmp_path: Path) -> None:
+    """The reach-in check can fail (a test that cannot fail is a defect)."""
+    bad = tmp_path / "probe.py"
+    bad.write_text(
+        "from lostcities.rules import Round, _move_key\n"
+        "def f(r: Round) -> object:\n"
+        "    r._mine = 1\n"
+        "    return r._deck, getattr(r, '_hands'), r._mine\n",
+        encoding="utf-8",
+    )
+    hits = reach_ins(bad)
+    assert len(hits) == 3, hits

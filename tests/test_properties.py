@@ -70,8 +70,9 @@ def _snapshot(r: Round) -> object:
         r.to_move,
         r.is_over(),
         tuple(r.legal_moves()),
-        r._hands[0][:],  # slot order too: pop is exact, not just equal as a set
-        r._hands[1][:],
+        r.tables().hands[0][:],  # slot order too: pop is exact, not just equal as a set
+        r.tables().hands[1][:],
+        [k[:] for k in r.tables().known],
     )
 
 

@@ -13,7 +13,7 @@ from lostcities.cards import Variant
 from lostcities.errors import BotError, BotTerminatedError, BotTimeoutError
 from lostcities.rules import Move, PlayerView
 
-__all__ = ["Bot", "BotError", "BotSpecError", "BotTerminatedError", "BotTimeoutError"]
+__all__ = ["Bot", "BotError", "BotSpecError", "BotTerminatedError", "BotTimeoutError", "SpecOptions"]
 
 
 class BotSpecError(ValueError):
@@ -69,3 +69,60 @@ class Bot(abc.ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.spec or self.name!r}>"
+
+
+class SpecOptions:
+    """Typed reading of a bot's spec options, with the one-line errors of
+    :class:`BotSpecError`.
+
+    >>> o = SpecOptions("net", {"temperature": "0.5"}, ("temperature", "weights"))
+    >>> o.number("temperature", 0.0), o.text("weights", None)
+    (0.5, None)
+    >>> SpecOptions("net", {"speed": "1"}, ("temperature",))
+    Traceback (most recent call last):
+    ...
+    lostcities.bots.base.BotSpecError: invalid bot spec: net has no option 'speed' (known: temperature)
+    """
+
+    def __init__(self, bot: str, options: dict[str, str], known: tuple[str, ...]) -> None:
+        for key in options:
+            if key not in known:
+                raise BotSpecError(
+                    f"invalid bot spec: {bot} has no option {key!r} (known: {', '.join(known)})"
+                )
+        self.bot = bot
+        self.options = options
+
+    def number(self, key: str, default: float, *, minimum: float | None = None) -> float:
+        """A finite number (``default`` when absent), at least ``minimum`` when given."""
+        text = self.options.get(key)
+        if text is None:
+            return default
+        try:
+            value = float(text)
+        except ValueError:
+            raise BotSpecError(f"invalid bot spec: {self.bot} {key}={text!r} is not a number") from None
+        if value != value or value in (float("inf"), float("-inf")):
+            raise BotSpecError(f"invalid bot spec: {self.bot} {key}={text!r} is not finite")
+        if minimum is not None and value < minimum:
+            raise BotSpecError(f"invalid bot spec: {self.bot} {key} must be at least {minimum:g}, not {text}")
+        return value
+
+    def whole(self, key: str, default: int | None, *, minimum: int | None = None) -> int | None:
+        """A whole number (``default`` when absent), at least ``minimum`` when given."""
+        text = self.options.get(key)
+        if text is None:
+            return default
+        try:
+            value = int(text)
+        except ValueError:
+            raise BotSpecError(
+                f"invalid bot spec: {self.bot} {key}={text!r} is not a whole number"
+            ) from None
+        if minimum is not None and value < minimum:
+            raise BotSpecError(f"invalid bot spec: {self.bot} {key} must be at least {minimum}, not {text}")
+        return value
+
+    def text(self, key: str, default: str | None) -> str | None:
+        """The option as given (``default`` when absent)."""
+        return self.options.get(key, default)

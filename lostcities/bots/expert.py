@@ -1,0 +1,149 @@
+"""``expert``: search guided by the policy network.
+
+The network (:mod:`lostcities.nn`) proposes the candidates: its ``top`` most probable
+legal moves (default 5). Each is then tried in the same sampled worlds (the hidden cards
+dealt at random by :class:`~lostcities.WorldSampler`, common random numbers) and played
+out to the end of the round with the smart rollout policy, compiled
+(:class:`lostcities.fast.search.FlatSearch`) when numba is installed; the move played
+maximises ``mean reward + prior * log(probability)``, so the network breaks the ties the
+rollouts cannot see and the rollouts overrule the network where they clearly disagree.
+
+Options (``expert:time=0.5``, ``expert:iters=4000,top=4``):
+
+``time``     seconds per move (default 1 when ``iters`` is not given);
+``iters``    playouts per move (deterministic given the seed);
+``top``      candidates taken from the network (default 5);
+``prior``    weight of ``log(probability)`` (default 0.05);
+``scale``    points of margin that give a reward of tanh(1) (default 15);
+``weights``  a weights file instead of the shipped network.
+
+>>> from lostcities import Round
+>>> r = Round.deal(seed=4)
+>>> bot = ExpertBot(iters=200, seed=1)
+>>> m = bot.choose(r.view(0))
+>>> m in r.legal_moves() and m == ExpertBot(iters=200, seed=1).choose(r.view(0))
+True
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from lostcities.bots.base import Bot, BotError, BotSpecError, SpecOptions
+from lostcities.bots.ismcts import fast_engine_available, flat_totals
+from lostcities.bots.net import load_network
+from lostcities.nn import Network
+from lostcities.rules import Move, PlayerView
+
+__all__ = ["ExpertBot"]
+
+
+class ExpertBot(Bot):
+    """Network-guided flat search over sampled worlds (see the module docs)."""
+
+    name = "expert"
+
+    def __init__(
+        self,
+        time: float | None = None,
+        iters: int | None = None,
+        seed: int | None = None,
+        *,
+        top: int = 5,
+        prior: float = 0.05,
+        scale: float = 15.0,
+        weights: str | None = None,
+        network: Network | None = None,
+    ) -> None:
+        super().__init__(seed)
+        if iters is None and time is None:
+            time = 1.0
+        if iters is not None and iters < 1:
+            raise BotSpecError(f"invalid bot spec: expert iters must be positive, not {iters}")
+        if time is not None and not time > 0:
+            raise BotSpecError(f"invalid bot spec: expert time must be positive, not {time}")
+        if top < 1 or prior < 0 or not scale > 0:
+            raise BotSpecError("invalid bot spec: expert needs top >= 1, prior >= 0, scale > 0")
+        self.time = time
+        self.iters = iters
+        self.top = top
+        self.prior = prior
+        self.scale = scale
+        self.network = network if network is not None else load_network(weights)
+        self.last_iterations = 0
+        """Playouts of the last search (for benchmarks)."""
+
+    @classmethod
+    def from_options(cls, options: dict[str, str], seed: int | None = None) -> Bot:
+        """Build from spec options (see the module docs).
+
+        :raises BotSpecError: for an unknown option or a bad value.
+        """
+        o = SpecOptions("expert", options, ("time", "iters", "top", "prior", "scale", "weights"))
+        t = o.number("time", math.nan)
+        top = o.whole("top", 5, minimum=1)
+        assert top is not None
+        return cls(
+            time=None if math.isnan(t) else t,
+            iters=o.whole("iters", None),
+            seed=seed,
+            top=top,
+            prior=o.number("prior", 0.05, minimum=0),
+            scale=o.number("scale", 15.0),
+            weights=o.text("weights", None),
+        )
+
+    def candidates(self, view: PlayerView) -> tuple[list[Move], list[float]]:
+        """The moves searched and their probabilities under the network, best first."""
+        moves, probs = self.network.policy(view)
+        order = np.argsort(-probs, kind="stable")[: self.top]
+        return [moves[i] for i in order], [float(probs[i]) for i in order]
+
+    def choose(self, view: PlayerView, time_limit: float | None = None) -> Move:
+        start = time.perf_counter()
+        moves = view.legal_moves()
+        if not moves:
+            raise BotError("expert: no legal move (not this bot's turn?)")
+        if len(moves) == 1:
+            self.last_iterations = 0
+            return moves[0]
+        deadline = math.inf
+        if self.iters is None and self.time is not None:
+            deadline = start + self.time
+        if time_limit is not None:
+            deadline = min(deadline, start + 0.85 * time_limit)
+        cands, probs = self.candidates(view)
+        k = len(cands)
+        if k == 1:
+            self.last_iterations = 0
+            return cands[0]
+        max_worlds = None if self.iters is None else -(-self.iters // k)
+        if fast_engine_available():
+            from lostcities.fast.search import FlatSearch
+
+            search = FlatSearch(view, cands, scale=self.scale, rollout="smart", rng=self.rng)
+            if deadline == math.inf:
+                search.run(max_worlds or 1)
+            else:
+                search.run_until(deadline, max_worlds)
+            worlds = search.worlds
+            sums = [float(x) for x in search.value_sums]
+        else:  # pure Python: a fixed budget in chunks until the deadline
+            worlds = 0
+            sums = [0.0] * k
+            while True:
+                n = 8 if max_worlds is None else min(8, max_worlds - worlds)
+                if n <= 0:
+                    break
+                for j, t in enumerate(flat_totals(view, cands, n, self.rng, self.scale)):
+                    sums[j] += t
+                worlds += n
+                if time.perf_counter() >= deadline:
+                    break
+        self.last_iterations = worlds * k
+        w = max(worlds, 1)
+        score = [sums[j] / w + self.prior * math.log(max(probs[j], 1e-12)) for j in range(k)]
+        return cands[max(range(k), key=lambda j: (score[j], -j))]

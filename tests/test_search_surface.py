@@ -1,0 +1,213 @@
+"""The core's public search surface: move numbers, the playability rule, unchecked push,
+worlds built from a view, the world sampler, live tables, why a move is illegal."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lostcities import (
+    NUM_MOVES,
+    PLAYABLE,
+    Card,
+    IllegalMoveError,
+    InvalidDeckError,
+    InvalidMoveError,
+    Move,
+    Round,
+    WorldSampler,
+    playable,
+)
+from lostcities.cards import ALL_CARDS, RANKS, Color
+from lostcities.rules import Action
+
+
+def _played(seed: int, plies: int, variant: str = "classic") -> Round:
+    r = Round.deal(seed=seed, variant=variant)
+    rng = random.Random(seed)
+    for _ in range(plies):
+        if r.is_over():
+            break
+        moves = r.legal_moves()
+        r.push(moves[rng.randrange(len(moves))])
+    return r
+
+
+def test_every_move_has_one_number() -> None:
+    seen = set()
+    for card in ALL_CARDS:
+        for action in Action:
+            for draw in (None, *Color):
+                m = Move(action, card, draw)
+                assert 0 <= m.index < NUM_MOVES
+                assert Move.from_index(m.index) == m
+                seen.add(m.index)
+    assert len(seen) == NUM_MOVES == 840
+    assert Move.parse("+y2.").index == 7
+
+
+@pytest.mark.parametrize("bad", [-1, 840, 10**6, True])
+def test_from_index_rejects_numbers_out_of_range(bad: int) -> None:
+    with pytest.raises(InvalidMoveError, match="invalid move index"):
+        Move.from_index(bad)
+
+
+def test_playable_is_the_rule() -> None:
+    for rank in RANKS:
+        for top in range(11):
+            want = (top == 0) if rank == 0 else rank > top
+            assert playable(rank, top) is want
+            assert PLAYABLE[rank][top] is want
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 120), st.sampled_from(["classic", "long"]))
+def test_push_unchecked_is_push_for_legal_moves(seed: int, plies: int, variant: str) -> None:
+    a = Round.deal(seed=seed, variant=variant)
+    b = Round.deal(seed=seed, variant=variant)
+    rng = random.Random(seed)
+    for _ in range(plies):
+        if a.is_over():
+            break
+        m = a.legal_moves()[rng.randrange(len(a.legal_moves()))]
+        a.push(m)
+        b.push_unchecked(m)
+        assert a.tables() == b.tables()
+        assert a.termination == b.termination
+
+
+def test_tables_are_the_live_state() -> None:
+    r = _played(3, 20)
+    t = r.tables()
+    assert [sorted(h) for h in t.hands] == [list(h) for h in r.hands]
+    assert list(reversed(t.deck)) == list(r.draw_pile)
+    assert [tuple(p) for p in t.piles] == list(r.discard_piles.values())
+    for p in (0, 1):
+        assert sorted(t.known[p]) == list(r.known_cards(p))
+        for c in r.variant.colors:
+            exp = r.expeditions[p][c]
+            assert tuple(t.expeditions[p][c]) == exp
+            assert t.tops[p][c] == max((x.rank for x in exp), default=0)
+    r.push(r.legal_moves()[0])
+    assert r.tables().hands is t.hands  # live, not a copy
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 90), st.sampled_from(["classic", "long"]))
+def test_why_illegal_agrees_with_push(seed: int, plies: int, variant: str) -> None:
+    r = _played(seed, plies, variant)
+    if r.is_over():
+        return
+    view = r.view(r.to_move)
+    rng = random.Random(seed)
+    for _ in range(30):
+        m = Move.from_index(rng.randrange(NUM_MOVES))
+        reason = view.why_illegal(m)
+        if m.card.color >= r.variant.num_colors:
+            assert reason is not None
+            continue
+        try:
+            r.copy().push(m)
+        except IllegalMoveError as e:
+            assert reason is not None and reason in str(e)
+        else:
+            assert reason is None
+    other = r.view(r.to_move ^ 1)
+    assert other.why_illegal(next(iter(view.legal_moves()))) == (
+        f"it is player {r.to_move}'s turn, not player {r.to_move ^ 1}'s"
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 100), st.sampled_from(["classic", "long"]))
+def test_sampled_worlds_fit_the_view(seed: int, plies: int, variant: str) -> None:
+    r = _played(seed, plies, variant)
+    for p in (0, 1):
+        view = r.view(p)
+        sampler = view.sampler()
+        w = sampler.sample(random.Random(seed))
+        assert w.view(p) == view  # the viewer cannot tell the world from the real round
+        assert w.history == r.history and w.is_over() == r.is_over()
+        assert set(view.opponent_known) <= set(w.hands[p ^ 1])
+        assert w.tables().hands[p ^ 1][: len(sampler.known)] == list(sampler.known)
+        assert sorted([*w.hands[p ^ 1], *w.draw_pile]) == sorted(
+            [*sampler.unseen, *sampler.known]
+        )
+        # the same generator state gives the same world, as sample_round does
+        assert view.sample_round(random.Random(seed)).tables() == w.tables()
+        # and deal() of the shuffled order is sample()
+        order = list(sampler.unseen)
+        random.Random(seed).shuffle(order)
+        assert sampler.deal(order).tables() == w.tables()
+        if not view.over and view.to_move == p:
+            assert list(w.legal_moves()) == list(view.legal_moves())
+
+
+def test_the_real_round_is_one_of_the_worlds() -> None:
+    r = _played(11, 17)
+    view = r.view(0)
+    real = Round.from_view(view, r.tables().hands[1], r.draw_pile)
+    assert real.tables() == r.tables() or sorted(real.tables().hands[1]) == list(r.hands[1])
+    assert real.draw_pile == r.draw_pile and real.scores() == r.scores()
+    while not r.is_over():
+        m = r.legal_moves()[0]
+        r.push(m)
+        real.push(m)
+    assert real.outcome() == r.outcome()
+
+
+def test_from_view_rejects_cards_that_do_not_fit() -> None:
+    r = _played(5, 10)
+    view = r.view(0)
+    hand = list(r.tables().hands[1])
+    with pytest.raises(InvalidDeckError, match="opponent's hand has 7 cards"):
+        Round.from_view(view, hand[:-1], r.draw_pile)
+    with pytest.raises(InvalidDeckError, match="invalid deck"):
+        Round.from_view(view, [*hand[:-1], view.hand[0]], r.draw_pile)
+    with pytest.raises(InvalidDeckError, match="invalid deck"):
+        Round.from_view(view, hand, r.draw_pile[:-1])
+
+
+def test_from_view_insists_on_the_known_cards() -> None:
+    r = Round.deal(seed=2)
+    for _ in range(40):  # until player 1 has taken a card from a pile
+        if r.known_cards(1):
+            break
+        moves = r.legal_moves()
+        takes = [m for m in moves if m.draw is not None]
+        r.push(takes[0] if takes and r.to_move == 1 else moves[0])
+    if not r.known_cards(1):
+        pytest.skip("no discard-pile draw in this deal")
+    view = r.view(0)
+    known = r.known_cards(1)[0]
+    swap = next(c for c in r.draw_pile if c != known)
+    hand = [swap if c == known else c for c in r.tables().hands[1]]
+    pile = [known if c == swap else c for c in r.draw_pile]
+    with pytest.raises(InvalidDeckError, match="known to hold"):
+        Round.from_view(view, hand, pile)
+
+
+def test_a_sampler_refuses_a_view_that_does_not_add_up() -> None:
+    view = Round.deal(seed=1).view(0)
+    import dataclasses
+
+    broken = dataclasses.replace(view, deck_size=view.deck_size - 1)
+    with pytest.raises(ValueError, match="inconsistent"):
+        WorldSampler(broken)
+
+
+def test_set_next_draw() -> None:
+    r = Round.deal(seed=9)
+    pile = r.draw_pile
+    card = pile[10]
+    r.set_next_draw(card)
+    assert r.draw_pile[0] == card and sorted(r.draw_pile) == sorted(pile)
+    r.push(Move(Action.DISCARD, r.hands[0][0], None))
+    assert card in r.hands[0]
+    held = next(c for c in r.hands[0] if c.rank)  # number cards are unique
+    with pytest.raises(ValueError, match="not in the draw pile"):
+        r.set_next_draw(held)
+    assert isinstance(held, Card)
