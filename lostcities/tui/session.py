@@ -147,6 +147,8 @@ class Session:
         Raises:
             InvalidMoveError: for bad notation.
             IllegalMoveError: for a move the rules forbid (the message says why); nothing changes.
+            ValueError: when it is the bot's turn (:class:`~lostcities.errors.NotYourTurnError`
+                once the round is over).
         """
         r = self.round
         if not r.is_over() and r.to_move not in self.human_seats:

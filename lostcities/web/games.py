@@ -1,8 +1,10 @@
-"""The referee: live games in memory, their seats, connections and bots.
+"""Live games in memory, their seats, connections and bots.
 
-The server holds every game's :class:`~lostcities.Match`; clients only ever get the view of
-their own seat (spectators: the public part). A move is checked by the rules core, stored
-(committed) and only then applied and acknowledged. A per-game lock applies moves one at a
+The server holds every game's :class:`~lostcities.Match` under a
+:class:`~lostcities.referee.Referee` (both seats submit from outside: people over the
+network, bots from the worker pool); clients only ever get the view of their own seat
+(spectators: the public part). A move is checked by the rules core, stored (committed) and
+only then applied through the referee and acknowledged. A per-game lock applies moves one at a
 time, and each move names the round and ply it was made at, so a stale or repeated
 submission (double click, two tabs) is rejected instead of applied twice.
 """
@@ -28,6 +30,7 @@ from sqlalchemy.exc import IntegrityError
 from lostcities.bots import BotSpecError, make
 from lostcities.cards import get_variant
 from lostcities.match import Match, round_seed
+from lostcities.referee import Referee
 from lostcities.rules import Move, PlayerView, Round
 from lostcities.web import schemas
 from lostcities.web.store import (
@@ -51,6 +54,7 @@ __all__ = [
     "GameError",
     "GameManager",
     "LiveGame",
+    "bot_choose",
 ]
 
 log = logging.getLogger("lostcities.web")
@@ -158,11 +162,12 @@ def bot_available(spec: str) -> str | None:
     return None
 
 
-def _bot_choose(
+def bot_choose(
     spec: str, seed: int, view: PlayerView, time_limit: float | None, mistakes: float = 0.0
 ) -> str:
-    """Run in a worker: build the bot and choose a move for ``view`` (its only input);
-    with probability ``mistakes`` a uniformly random legal move instead."""
+    """What a worker of :class:`BotRunner` runs: build the bot of ``spec`` and choose a move
+    for ``view`` (its only input), in notation; with probability ``mistakes`` (drawn from
+    ``seed``) a uniformly random legal move instead."""
     rng = random.Random(seed)
     if mistakes > 0 and rng.random() < mistakes:
         moves = view.legal_moves()
@@ -221,12 +226,12 @@ class BotRunner:
         loop = asyncio.get_running_loop()
         args = (spec, seed, view, time_limit, mistakes)
         try:
-            text = await loop.run_in_executor(self._executor(), _bot_choose, *args)
+            text = await loop.run_in_executor(self._executor(), bot_choose, *args)
         except concurrent.futures.BrokenExecutor:
             # a worker died (killed, out of memory): start a fresh pool and try once more
             log.warning("bot worker pool broke; restarting it")
             self.close()
-            text = await loop.run_in_executor(self._executor(), _bot_choose, *args)
+            text = await loop.run_in_executor(self._executor(), bot_choose, *args)
         return Move.parse(text)
 
     def close(self) -> None:
@@ -259,7 +264,7 @@ class Conn:
 
 @dataclass(eq=False)
 class LiveGame:
-    """One game in memory: the referee's state and its connections."""
+    """One game in memory: its match under a referee, and its connections."""
 
     row: GameRow
     match: Match
@@ -269,6 +274,12 @@ class LiveGame:
     bot_task: asyncio.Task[None] | None = None
     last_active: float = field(default_factory=time.monotonic)
     rematch_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    referee: Referee = field(init=False)
+    """Applies the stored moves, forfeits and new rounds to :attr:`match` (both seats
+    submit: the bots' moves come from the :class:`BotRunner`)."""
+
+    def __post_init__(self) -> None:
+        self.referee = Referee(self.match)
 
     @property
     def id(self) -> str:
@@ -278,12 +289,12 @@ class LiveGame:
     @property
     def round(self) -> Round:
         """The current round (the last one dealt)."""
-        return self.match.rounds[-1]
+        return self.referee.round
 
     @property
     def round_index(self) -> int:
         """0-based index of the current round."""
-        return len(self.match.rounds) - 1
+        return self.referee.round_index
 
     def bot_spec(self, seat: int) -> str | None:
         """The bot spec playing ``seat``, or ``None`` for a human."""
@@ -450,25 +461,7 @@ class LiveGame:
                 move = r.parse_move(move_text)
             except ValueError as e:
                 raise IllegalMoveRequestError(str(e)) from None
-            # What the move leads to (the next round's deal, the result), then undo: the
-            # position changes only after the commit.
-            r.push(move)
-            new_round: RoundRow | None = None
-            status: str | None = None
-            result: str | None = None
-            next_deck: list[str] | None = None
-            if r.is_over():
-                if self.match.is_over():
-                    status, result = "finished", self.match.result()
-                else:
-                    idx = len(self.match.rounds)
-                    starter = self.match.next_starter()
-                    deck = Round.deal(round_seed(self.match.seed, idx), self.match.variant).deal_order
-                    next_deck = [str(c) for c in deck]
-                    new_round = RoundRow(
-                        game_id=self.id, index=idx, starter=starter, deck=" ".join(next_deck)
-                    )
-            r.pop()
+            new_round, next_deck, status, result = self._leads_to(move)
             try:
                 await self.manager.store.write(
                     op_move(
@@ -481,14 +474,36 @@ class LiveGame:
                 raise StaleMoveError(
                     f"stale move: round {round_index + 1} ply {ply} was already played"
                 ) from None
-            r.push(move)
+            self.referee.submit(move, player=seat)
             if next_deck is not None:
-                self.match.new_round(next_deck)
+                self.referee.start_round(next_deck)
             if status is not None:
                 self.row.status = status
             if result is not None:
                 self.row.result = result
             return move
+
+    def _leads_to(
+        self, move: Move
+    ) -> tuple[RoundRow | None, list[str] | None, str | None, str | None]:
+        """What the legal ``move`` leads to, for the store: the next round's row and deck
+        (if it ends a round but not the match), and the match's new status and result (if
+        it ends the match). A probe: the move is made and taken back at once (no await in
+        between, so nobody sees it); the referee makes it only once it is stored."""
+        r = self.round
+        r.push(move)
+        try:
+            if not r.is_over():
+                return None, None, None, None
+            m = self.match
+            if m.is_over():
+                return None, None, "finished", m.result()
+            idx = len(m.rounds)
+            deck = [str(c) for c in Round.deal(round_seed(m.seed, idx), m.variant).deal_order]
+            row = RoundRow(game_id=self.id, index=idx, starter=m.next_starter(), deck=" ".join(deck))
+            return row, deck, None, None
+        finally:
+            r.pop()
 
     async def resign(self, seat: int, reason: str = "resigned") -> None:
         """``seat`` gives up (or its bot failed): the round is forfeited and the match ends.
@@ -505,7 +520,7 @@ class LiveGame:
             await self.manager.store.write(
                 op_forfeit(self.id, self.round_index, seat, reason, status="finished", result=result)
             )
-            self.round.forfeit(seat, reason)
+            self.referee.forfeit(seat, reason)
             self.row.status = "finished"
             self.row.result = result
 

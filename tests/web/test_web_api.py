@@ -244,14 +244,14 @@ def test_lookup_lists_remembered_games(client: Any) -> None:
 
 def test_easy_level_blunders_on_purpose() -> None:
     from lostcities import Round
-    from lostcities.web.games import _bot_choose
+    from lostcities.web.games import bot_choose
 
     r = Round.deal(seed=11)
     view = r.view(r.to_move)
-    moves = {_bot_choose("discard", seed, view, None, mistakes=1.0) for seed in range(30)}
+    moves = {bot_choose("discard", seed, view, None, mistakes=1.0) for seed in range(30)}
     assert len(moves) > 3 and all(r.is_legal(m) for m in moves)
-    assert _bot_choose("random", 5, view, None, 0.4) == _bot_choose("random", 5, view, None, 0.4)
-    assert all(_bot_choose("discard", s, view, None).startswith("-") for s in range(10))
+    assert bot_choose("random", 5, view, None, 0.4) == bot_choose("random", 5, view, None, 0.4)
+    assert all(bot_choose("discard", s, view, None).startswith("-") for s in range(10))
 
 
 def test_level_overrides_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -268,6 +268,7 @@ def test_level_overrides_from_the_environment(monkeypatch: pytest.MonkeyPatch) -
 
 def test_bot_pool_recovers_from_a_dead_worker(caplog: pytest.LogCaptureFixture) -> None:
     import asyncio
+    import multiprocessing
     import os
     import signal
 
@@ -277,13 +278,15 @@ def test_bot_pool_recovers_from_a_dead_worker(caplog: pytest.LogCaptureFixture) 
     runner = BotRunner("process", 1)
     r = Round.deal(seed=4)
     view = r.view(r.to_move)
+    before = {p.pid for p in multiprocessing.active_children()}
 
     async def go() -> None:
         first = await runner.choose("random", 1, view, None)
         assert r.is_legal(first)
-        pool = runner._pool
-        assert pool is not None
-        for pid in list(pool._processes):  # type: ignore[attr-defined]
+        workers = [p.pid for p in multiprocessing.active_children() if p.pid not in before]
+        assert workers  # the pool's worker processes
+        for pid in workers:
+            assert pid is not None
             os.kill(pid, signal.SIGKILL)
         await asyncio.sleep(0.5)
         again = await runner.choose("random", 1, view, None)
