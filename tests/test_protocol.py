@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lostcities import Move, Round
+from lostcities import Move, Round, get_variant
 from lostcities.bots import (
     BotError,
     BotSpecError,
@@ -32,9 +32,12 @@ from lostcities.protocol import (
     MockTransport,
     PositionError,
     PositionReader,
+    ProgramError,
     SimpleBot,
     position_lines,
     run_engine,
+    serve,
+    wire,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -140,6 +143,33 @@ def test_position_reader_needs_newgame_and_a_full_position() -> None:
     reader.feed("hand y3 y4")
     with pytest.raises(PositionError, match="no ply, deck"):
         reader.view()
+
+
+# -- the other messages ------------------------------------------------------------------------
+
+
+def test_every_message_parses_back() -> None:
+    for variant in ("classic", "long"):
+        for seat in (0, 1):
+            line = wire.newgame_line(variant, seat)
+            assert wire.parse_newgame(line.split()) == (get_variant(variant), seat)
+    assert wire.parse_seed(wire.seed_line(42).split()) == 42
+    for text in ("+y7.", "-r10b", "+gxw"):
+        m = Move.parse(text)
+        for p in (0, 1):
+            assert wire.parse_moved(wire.moved_line(p, m).split()) == (p, m)
+        assert wire.parse_move_answer(wire.move_line(m).split()) == (m, ())
+    assert wire.parse_move_answer(["move", "+y7.", "ponder"]) == (Move.parse("+y7."), ("ponder",))
+    for seconds, ms in ((1.5, 1500), (0.0001, 1), (10.0, 10000)):
+        assert wire.go_line(seconds) == f"go {ms}"
+        assert wire.parse_go(wire.go_line(seconds).split()) == ms
+    assert wire.handshake_lines("x") == ["id name x", "lcpok"]
+    assert {line.split()[0] for line in wire.handshake_lines("x", "y")} <= wire.ANSWERS
+    parse = {"newgame": wire.parse_newgame, "moved": wire.parse_moved, "go": wire.parse_go}
+    for line in ["newgame classic", "newgame classic 2", "newgame short 0", "moved 2 +y7.", "go soon"]:
+        words = line.split()
+        with pytest.raises(PositionError):
+            parse[words[0]](words)
 
 
 # -- the async core over a scripted transport ----------------------------------------------------
@@ -321,6 +351,19 @@ def test_engine_side_answers_bad_lines_with_info_and_goes_on() -> None:
     assert out[3] == "readyok"
 
 
+def test_serve_takes_any_player() -> None:
+    class First:  # choose only: no restart, inform or close
+        def choose(self, view: object, time_limit: float | None = None) -> Move:
+            return view.legal_moves()[0]  # type: ignore[attr-defined, no-any-return]
+
+    r = played(4, 6)
+    view = r.view(r.to_move)
+    lines = [f"newgame classic {view.player}", "seed 3", "moved 0 +y7.", *position_lines(view), "go 50"]
+    out = io.StringIO()
+    assert serve(First(), name="first", stdin=io.StringIO("\n".join(lines) + "\n"), stdout=out) == 0
+    assert out.getvalue() == f"move {view.legal_moves()[0]}\n"
+
+
 def test_engine_side_refuses_to_move_without_a_position() -> None:
     out = io.StringIO()
     code = run_engine(
@@ -422,6 +465,11 @@ def test_handshake_timeout_and_missing_program() -> None:
         make("cmd:./no/such/bot --x")
     with pytest.raises(BotSpecError, match="No closing quotation"):
         make("cmd:python 'unbalanced")
+
+
+def test_a_missing_program_is_a_program_error() -> None:
+    with pytest.raises(ProgramError, match="cannot run bot"):
+        SimpleBot.popen(["./no/such/bot"])
 
 
 def test_split_command_resolves_relative_programs() -> None:

@@ -5,14 +5,18 @@ agree on what action 137 means and what each observation entry is. Nothing here 
 rule: legality comes from :meth:`lostcities.PlayerView.legal_moves`, and the observation is
 built only from a :class:`~lostcities.PlayerView`, so it cannot contain hidden cards.
 
-**Actions** (one combined action per turn)::
+**Actions** (one combined action per turn): :attr:`lostcities.Move.index`, the project's one
+move numbering, packed to the variant's colours::
 
-    action = (kind * K + card.index) * S + source
+    Move.index = (kind * 60 + card.index) * 7 + source      (0 .. 839, every variant)
+    action     = (kind * K  + card.index) * S + source      (0 .. 2 * K * S - 1)
     kind   = 0 play onto the expedition, 1 discard
     K      = 10 * colours  card kinds (card.index = 10 * colour + 0 for the wager, rank - 1)
     S      = 1 + colours   draw sources: 0 the draw pile, 1 + colour that colour's discard pile
 
-``classic``: K = 50, S = 6, 600 actions; ``long``: K = 60, S = 7, 840 actions. The three
+``long``: K = 60, S = 7, so the action *is* ``Move.index`` (840 actions); ``classic``: K = 50,
+S = 6, 600 actions, none of them a purple move that can never be legal.
+:meth:`Encoding.index_to_action` and :meth:`Encoding.action_to_index` convert. The three
 wagers of a colour are one card kind, so identical moves are one action.
 
 >>> from lostcities import Move, Round
@@ -23,6 +27,8 @@ wagers of a colour are one card kind, so identical moves are one action.
 596
 >>> str(enc.action_to_move(596))
 '-r10b'
+>>> Move.parse("-r10b").index, enc.index_to_action(765), enc.action_to_index(596)
+(765, 596, 765)
 >>> r = Round.deal(seed=3)
 >>> mask = enc.action_mask(r.view(0))
 >>> int(mask.sum()) == len(r.legal_moves())
@@ -38,8 +44,8 @@ from functools import cache, lru_cache
 import numpy as np
 import numpy.typing as npt
 
-from lostcities.cards import ALL_CARDS, Card, Color, Variant, get_variant
-from lostcities.rules import Action, LegalMoves, Move, PlayerView
+from lostcities.cards import Card, Variant, get_variant
+from lostcities.rules import NUM_MOVES, Action, LegalMoves, Move, PlayerView
 from lostcities.scoring import score_expedition
 
 __all__ = [
@@ -53,8 +59,6 @@ _SCORE_MIN_PER_COLOR = -80
 """The lowest an expedition can score: three wagers and no number card, (0 - 20) x 4."""
 _SCORE_MAX_PER_COLOR = 156
 """Above the highest an expedition can score: all 12 cards, (54 - 20) x 4 + 20."""
-
-_DISCARD = Action.DISCARD
 
 _SCALARS = (
     "deck_fraction",
@@ -117,16 +121,20 @@ class Encoding:
         self.num_card_kinds = k
         self.num_sources = s
         self.num_actions = 2 * k * s
-        # All moves of this variant, by action number (the structurally impossible ones,
-        # such as discarding a yellow card and drawing from the yellow pile, included:
-        # they are simply never legal).
-        moves: list[Move] = []
-        for kind in (Action.PLAY, Action.DISCARD):
-            for ci in range(k):
-                card = ALL_CARDS[ci]
-                for src in range(s):
-                    moves.append(Move(kind, card, None if src == 0 else Color(src - 1)))
-        self._moves: tuple[Move, ...] = tuple(moves)
+        # Move.index <-> action, both ways (every move of the variant has an action, the
+        # structurally impossible ones, such as discarding a yellow card and drawing from
+        # the yellow pile, included: they are simply never legal); -1: outside the variant
+        to_index = [0] * self.num_actions
+        to_action = [-1] * NUM_MOVES
+        for i in range(NUM_MOVES):
+            kind, rest = divmod(i, 60 * 7)
+            ci, src = divmod(rest, 7)
+            if ci < k and src < s:
+                a = (kind * k + ci) * s + src
+                to_index[a] = i
+                to_action[i] = a
+        self._to_index: tuple[int, ...] = tuple(to_index)
+        self._to_action: tuple[int, ...] = tuple(to_action)
         layout = [
             ("hand", k, 3.0),
             ("own_expedition", k, 3.0),
@@ -173,23 +181,21 @@ class Encoding:
 
     # -- actions -------------------------------------------------------------------------
 
-    def move_to_action(self, move: Move) -> int:
-        """The action number of ``move``.
+    def index_to_action(self, index: int) -> int:
+        """The action number of the move numbered ``index`` (:attr:`lostcities.Move.index`).
 
-        :raises InvalidActionError: for a move of a colour outside the variant.
+        :raises InvalidActionError: for a number that is no move, or a move of a colour
+            outside the variant.
         """
-        card = move.card
-        if card.color >= self.variant.num_colors:
+        a = self._to_action[index] if 0 <= index < NUM_MOVES else -1
+        if a < 0:
             raise InvalidActionError(
-                f"invalid move for the {self.variant.name} variant: {str(move)!r}"
+                f"invalid move index for the {self.variant.name} variant: {index!r}"
             )
-        d = move.draw
-        return ((move.action is _DISCARD) * self.num_card_kinds + card.index) * self.num_sources + (
-            0 if d is None else 1 + d
-        )
+        return a
 
-    def action_to_move(self, action: int | np.integer) -> Move:
-        """The move of an action number (legal or not: check with the round).
+    def action_to_index(self, action: int | np.integer) -> int:
+        """The :attr:`lostcities.Move.index` of an action number.
 
         :raises InvalidActionError: for a number outside ``0 .. num_actions - 1``.
         """
@@ -201,7 +207,27 @@ class Encoding:
                 f"invalid action: {a} (expected 0..{self.num_actions - 1} for the "
                 f"{self.variant.name} variant)"
             )
-        return self._moves[a]
+        return self._to_index[a]
+
+    def move_to_action(self, move: Move) -> int:
+        """The action number of ``move`` (:meth:`index_to_action` of its index).
+
+        :raises InvalidActionError: for a move of a colour outside the variant (its card's
+            or the discard pile it draws from).
+        """
+        a = self._to_action[move.index]
+        if a < 0:
+            raise InvalidActionError(
+                f"invalid move for the {self.variant.name} variant: {str(move)!r}"
+            )
+        return a
+
+    def action_to_move(self, action: int | np.integer) -> Move:
+        """The move of an action number (legal or not: check with the round).
+
+        :raises InvalidActionError: for a number outside ``0 .. num_actions - 1``.
+        """
+        return Move.from_index(self.action_to_index(action))
 
     def action_string(self, action: int | np.integer) -> str:
         """The move notation of an action number (``'+y7.'``).
@@ -215,12 +241,8 @@ class Encoding:
         turn) or of a list of legal moves."""
         if isinstance(moves, PlayerView):
             moves = moves.legal_moves()
-        k = self.num_card_kinds
-        s = self.num_sources
-        return sorted(
-            ((m.action is _DISCARD) * k + m.card.index) * s + (0 if m.draw is None else 1 + m.draw)
-            for m in moves
-        )
+        to_action = self._to_action
+        return sorted(to_action[m.index] for m in moves)
 
     def action_mask(self, moves: PlayerView | LegalMoves | Iterable[Move]) -> npt.NDArray[np.int8]:
         """An int8 vector over all actions: 1 exactly for the legal ones (all zeros when

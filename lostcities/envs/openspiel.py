@@ -27,8 +27,11 @@ because OpenSpiel wants a finite ``max_game_length``: the official rules have no
 players who keep taking from discard piles can go on for ever; at the cap the round is scored
 as it stands; default 400, far above the ~50-150 moves of real rounds), ``starter`` (0 or 1).
 
-Actions are :mod:`lostcities.envs.encoding`'s combined action numbers; the observation tensor
-is its observation vector. The information-state tensor appends the player's initial hand and
+Actions are :mod:`lostcities.envs.encoding`'s action numbers (:attr:`lostcities.Move.index`
+packed to the variant's colours: the index itself in ``long``); the observation tensor is its
+observation vector. Resampling deals the hidden cards as :class:`lostcities.rules.WorldSampler`
+does (the view's unseen cards, shuffled: the opponent's unknown cards first, then the draw
+pile) and replays the chance history. The information-state tensor appends the player's initial hand and
 one block per move (see docs/rl.md). The rules come from :class:`lostcities.Round` only.
 """
 
@@ -312,8 +315,26 @@ class LostCitiesState(pyspiel.State):
             [*self.dealt, *self.draws, *rest], game.starter, self.variant, max_turns=game.max_turns
         )
         for _, move, _ in self.log:
-            r._push(move)  # replaying moves that were legal when made
+            r.push_unchecked(move)  # replaying moves that were legal when made
         self._d.round = r
+
+    def _unseen(self, me: int, outcomes: Sequence[Card | None]) -> list[Card]:
+        """The cards ``me`` has not seen: :attr:`lostcities.rules.WorldSampler.unseen` of
+        ``me``'s view (during the deal: the deck less the cards ``outcomes`` names). A
+        pending draw-pile move of the opponent is public already but not yet in the view:
+        its card is seen."""
+        if self.round is None:
+            pool = Counter(self.variant.deck())
+            pool.subtract(c for c in outcomes if c is not None)
+            return sorted(pool.elements())
+        sampler = self.round.view(me).sampler()
+        unseen = list(sampler.unseen)
+        pending = self.pending
+        if pending is not None and self.round.to_move != me and pending.card not in sampler.known:
+            # (a card the mover is known to hold is not among the unseen: the walk in
+            # _resample plays that one first, as the rules do)
+            unseen.remove(pending.card)
+        return unseen
 
     def _resample(self, me: int, rng: random.Random) -> LostCitiesState:
         hs = self.variant.hand_size
@@ -349,13 +370,16 @@ class LostCitiesState(pyspiel.State):
                 hand.append(took)
             elif idx is not None:
                 hand.append(idx)
-        pool = Counter(self.variant.deck())
-        pool.subtract(c for c in outcomes if c is not None)
-        free = list(pool.elements())
+        # the hidden cards, dealt as the world sampler deals them: shuffled, the first ones to
+        # the opponent's unknown hand cards (its chance slots still open), the rest the draw
+        # pile, next card first
+        free = self._unseen(me, outcomes)
         rng.shuffle(free)
-        for i, c in enumerate(outcomes):
-            if c is None:
-                outcomes[i] = free.pop()
+        open_slots = [i for i, c in enumerate(outcomes) if c is None]
+        assert len(open_slots) <= len(free)
+        for i, hidden in zip(open_slots, free, strict=False):
+            outcomes[i] = hidden
+        free = free[len(open_slots) :]
         state = self._d.game.new_initial_state()
         state._d.hint = [*(c for c in outcomes[2 * hs :] if c is not None), *free]
         k = 0
@@ -371,23 +395,14 @@ class LostCitiesState(pyspiel.State):
 
 
 def _put_on_top(r: Round, card: Card) -> bool:
-    """Make ``card`` the next card of ``r``'s draw pile, if it is in the pile.
-
-    The order of the draw pile is the referee's secret and no rule depends on it; here a
-    chance node decides it card by card. This reorders the round's private pile list in place
-    (a swap, O(pile size)); :meth:`LostCitiesState._build` is the slower public-API way and
-    the fallback. Returns whether it worked.
-    """
-    pile = getattr(r, "_deck", None)  # next card last
-    if not isinstance(pile, list) or not pile:
-        return False
-    if pile[-1] is card:
-        return True
+    """Make ``card`` the next card of ``r``'s draw pile (:meth:`lostcities.Round.set_next_draw`:
+    a swap), if it is in the pile; here a chance node decides the pile's order card by card.
+    :meth:`LostCitiesState._build` (a rebuild of the round) is the slower way and the
+    fallback. Returns whether it worked."""
     try:
-        i = pile.index(card)
+        r.set_next_draw(card)
     except ValueError:
         return False
-    pile[i], pile[-1] = pile[-1], pile[i]
     return True
 
 

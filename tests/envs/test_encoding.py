@@ -57,6 +57,39 @@ def test_purple_move_is_not_a_classic_action() -> None:
     assert get_encoding("long").move_to_action(lc.Move.parse("+p5.")) >= 0
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_actions_are_move_indices_packed_to_the_variant(variant: str) -> None:
+    """One move numbering: an action is a documented function of ``Move.index`` (the very
+    index in the long variant), and converts back."""
+    enc = get_encoding(variant)
+    k, s = enc.num_card_kinds, enc.num_sources
+    for i in range(lc.NUM_MOVES):
+        m = lc.Move.from_index(i)
+        kind, rest = divmod(i, 60 * 7)
+        card, source = divmod(rest, 7)
+        assert (kind, card, source) == (
+            m.action is lc.Action.DISCARD,
+            m.card.index,
+            0 if m.draw is None else 1 + m.draw,
+        )
+        if card < k and source < s:
+            a = enc.index_to_action(i)
+            assert a == (kind * k + card) * s + source == enc.move_to_action(m)
+            assert enc.action_to_index(a) == i and enc.action_to_move(a) is m
+            if variant == "long":
+                assert a == i
+        else:
+            with pytest.raises(InvalidActionError):
+                enc.index_to_action(i)
+            with pytest.raises(InvalidActionError):
+                enc.move_to_action(m)
+    # a classic move that draws from a purple pile has no action (it is no classic move)
+    with pytest.raises(InvalidActionError):
+        get_encoding("classic").move_to_action(lc.Move.parse("+y5p"))
+    with pytest.raises(InvalidActionError):
+        enc.index_to_action(lc.NUM_MOVES)
+
+
 def _random_round(seed: int, variant: str) -> lc.Round:
     rng = random.Random(seed)
     r = lc.Round.deal(seed=seed, variant=variant, starter=seed % 2)

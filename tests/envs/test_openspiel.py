@@ -240,8 +240,8 @@ def test_hidden_cards_never_change_observations(worlds) -> None:  # type: ignore
 
 
 def test_draw_pile_shortcut_equals_the_public_rebuild(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The chance card is put on top of the round's draw pile by a swap in its private list;
-    the fallback rebuilds the round through the public API. Both must give the same game."""
+    """The chance card is put on top of the round's draw pile by a swap
+    (``Round.set_next_draw``); the fallback rebuilds the round. Both must give the same game."""
     import lostcities.envs.openspiel as los
 
     game = load()
