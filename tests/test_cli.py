@@ -127,3 +127,12 @@ def test_replay_rejects_a_wrong_score_and_missing_files(tmp_path: Path) -> None:
 def test_unknown_command_and_flags() -> None:
     out = run("frobnicate")
     assert out.returncode == 2 and "invalid choice" in out.stderr
+
+
+def test_every_command_names_its_handler() -> None:
+    from lostcities.cli import COMMANDS, build_parser
+
+    needed = {"replay": ["-"], "match": ["a", "b"], "tournament": ["a", "b"], "bot": ["random"]}
+    parser = build_parser()
+    for name, _, _, target in COMMANDS:
+        assert parser.parse_args([name, *needed.get(name, [])]).handler == target
