@@ -30,7 +30,9 @@ Observation space
 Action space
     One combined action per turn: ``(kind * K + card.index) * S + source`` with kind 0 = play,
     1 = discard, K = 10 card kinds per colour, S = 1 + colours draw sources (0 = the draw pile,
-    1 + colour = that discard pile). The three wagers of a colour are one action.
+    1 + colour = that discard pile). The three wagers of a colour are one action. This is
+    :attr:`lostcities.Move.index` packed to the variant's colours (the index itself in
+    ``long``; :meth:`~lostcities.envs.encoding.Encoding.action_to_index` converts).
 
 Rewards
     0 during the round; at the end +1 for the higher score, -1 for the lower, 0 each for a
