@@ -194,6 +194,9 @@ class Referee:
         """The exception that made a player forfeit the current round (it raised in
         ``restart``, ``choose`` or ``inform``, or its move was refused), or ``None``; for
         front ends that let it propagate instead (the Gymnasium env's opponent)."""
+        self.thinking = [0.0, 0.0]
+        """Seconds each seat's player has spent choosing its moves this round (as
+        :attr:`MoveMade.seconds` counts them)."""
         self._listeners: list[Callable[[Event], None]] = []
         if on_event is not None:
             self._listeners.append(on_event)
@@ -261,6 +264,7 @@ class Referee:
     def _restart_players(self) -> None:
         r = self.round
         self.failure = None
+        self.thinking = [0.0, 0.0]
         self._emit(RoundStarted(self.round_index, r.starter))
         for seat in (0, 1):
             player = self.players[seat]
@@ -312,7 +316,7 @@ class Referee:
         if not isinstance(m, Move):
             raise InvalidMoveError(f"invalid move: {move!r} (expected a Move or notation)")
         r.push(m)
-        self._made(p, m, seconds)
+        self._made(r, p, m, seconds)
         return m
 
     def step(self) -> Move | None:
@@ -345,7 +349,8 @@ class Referee:
             self.failure = e
             self.forfeit(p, forfeit_reason(e))
             return None
-        self._made(p, move, elapsed)
+        self.thinking[p] += elapsed
+        self._made(r, p, move, elapsed)
         return move
 
     def advance(self) -> int:
@@ -376,9 +381,9 @@ class Referee:
             self.play()
         return m
 
-    def _made(self, p: int, move: Move, seconds: float) -> None:
-        r = self.round
-        self._emit(MoveMade(self.round_index, r.ply - 1, p, move, seconds))
+    def _made(self, r: Round, p: int, move: Move, seconds: float) -> None:
+        if self._listeners:  # (an event costs more than the rest of a fast bot's move)
+            self._emit(MoveMade(self.round_index, r.ply - 1, p, move, seconds))
         for seat in (0, 1):
             inform = getattr(self.players[seat], "inform", None)
             if inform is None:

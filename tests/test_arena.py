@@ -38,6 +38,9 @@ JSON_FIELDS = {
 def comparable(result: MatchResult) -> dict[str, Any]:
     d = result.to_dict(games=True)
     d.pop("seconds")
+    for g in d["games"]:  # wall-clock thinking times
+        g.pop("a_seconds")
+        g.pop("b_seconds")
     return d
 
 
@@ -116,6 +119,20 @@ def test_referee_forfeits_a_failing_bot(behaviour: str, reason: str) -> None:
     assert outcome.reason.startswith(reason)
 
 
+class Unready(Spy):
+    def restart(self, variant: object, seat: int) -> None:
+        raise RuntimeError(f"seat {seat} not ready")
+
+
+def test_a_bot_that_cannot_get_ready_forfeits_before_any_move() -> None:
+    for bots, loser in (([Spy(1), Unready(2)], 1), ([Unready(1), Unready(2)], 0)):
+        r = play_round(bots, Round.deal(seed=4))
+        outcome = r.outcome()
+        assert outcome is not None and r.ply == 0
+        assert outcome.winner == loser ^ 1
+        assert outcome.reason == f"crash: RuntimeError: seat {loser} not ready"
+
+
 def test_turn_cap_truncates_and_scores_as_it_stands() -> None:
     res = play_match("random", "random", deals=2, seed=3, jobs=1, max_turns=5)
     assert res.truncated == 4
@@ -149,6 +166,16 @@ def test_same_seed_same_results_whatever_the_jobs() -> None:
     assert comparable(one) == comparable(two)
     other = play_match("random", f"cmd:{PY} -m lostcities.cli bot random", deals=1, seed=12, jobs=1)
     assert comparable(other)["games"] != comparable(one)["games"][:2]
+
+
+def test_thinking_time_and_moves_per_side() -> None:
+    res = play_match("random", "heuristic", deals=2, seed=5, jobs=1)
+    for g in res.games:
+        assert g.a_seconds >= 0 and g.b_seconds >= 0
+        b_moves = g.plies - g.a_moves
+        assert abs(g.a_moves - b_moves) <= 1
+        assert (g.a_moves > b_moves) == (g.starter == g.a_seat and g.plies % 2 == 1)
+    assert sum(g.b_seconds for g in res.games) > 0
 
 
 def test_summary_numbers_are_consistent() -> None:
@@ -271,6 +298,18 @@ def test_tournament_api_scores() -> None:
 
 
 # -- the command line -------------------------------------------------------------------------------
+
+
+def test_the_engine_loads_no_presentation_code() -> None:
+    code = (
+        "import sys, lostcities.arena as a\n"
+        "a.play_match('random', 'discard', deals=1, jobs=1)\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'matplotlib')"
+        " or m.startswith(('lostcities.protocol', 'lostcities.arena.report'))))\n"
+        "print(a.cli_match.__module__, a.plot_ladder.__module__)"
+    )
+    out = subprocess.run([PY, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.splitlines() == ["[]", "lostcities.arena.report lostcities.arena.report"]
 
 
 def test_cli_match_json(capsys: pytest.CaptureFixture[str]) -> None:

@@ -145,6 +145,7 @@ def _play_deal(players: _Players, deal: int) -> list[RoundResult]:
     for a_seat in (0, 1):
         seats: list[Bot] = []
         sides = ("a", "b") if a_seat == 0 else ("b", "a")
+        thinking = [0.0, 0.0]
         try:
             for seat, side in enumerate(sides):
                 seats.append(players.get(side, derive_seed(cfg.seed, "bot", deal, seat)))
@@ -155,16 +156,23 @@ def _play_deal(players: _Players, deal: int) -> list[RoundResult]:
         else:
             rnd = Round.deal(seed, cfg.variant, starter, max_turns=cfg.max_turns)
             try:
-                play_round(seats, rnd, time_limit=cfg.time_limit)
+                referee = Referee(rnd, seats, time_limit=cfg.time_limit)
+                referee.play()
+                thinking = referee.thinking
             finally:
                 for bot in seats:
                     players.release(bot)
-        out.append(_round_result(cfg, rnd, deal, a_seat, sides))
+        out.append(_round_result(cfg, rnd, deal, a_seat, sides, thinking))
     return out
 
 
 def _round_result(
-    cfg: MatchConfig, rnd: Round, deal: int, a_seat: int, sides: tuple[str, str]
+    cfg: MatchConfig,
+    rnd: Round,
+    deal: int,
+    a_seat: int,
+    sides: tuple[str, str],
+    thinking: Sequence[float],
 ) -> RoundResult:
     outcome = rnd.outcome()
     assert outcome is not None
@@ -199,6 +207,8 @@ def _round_result(
         forfeit=forfeit,
         reason=outcome.reason,
         plies=rnd.ply,
+        a_seconds=thinking[a_seat],
+        b_seconds=thinking[a_seat ^ 1],
         record=record,
     )
 

@@ -195,9 +195,7 @@ def cli_match(args: argparse.Namespace) -> int:
         task = bar.add_task(f"{args.a} vs {args.b}", total=total)
 
         def update(r: MatchResult) -> None:
-            bar.update(
-                task, completed=r.rounds, description=f"{args.a} vs {args.b}  {_live(r)}"
-            )
+            bar.update(task, completed=r.rounds, description=f"{args.a} vs {args.b}  {_live(r)}")
 
         result = play_match(
             args.a,

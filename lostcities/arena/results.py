@@ -52,6 +52,10 @@ class RoundResult:
     """Why it forfeited."""
     plies: int = 0
     """Moves made."""
+    a_seconds: float = 0.0
+    """A's thinking time in the round (wall clock, as the referee measured it)."""
+    b_seconds: float = 0.0
+    """B's thinking time."""
     record: str | None = None
     """The round's game record, when asked for."""
 
@@ -64,6 +68,11 @@ class RoundResult:
     def margin(self) -> int:
         """A's score minus B's."""
         return self.a_score - self.b_score
+
+    @property
+    def a_moves(self) -> int:
+        """Moves A made."""
+        return (self.plies + (self.starter == self.a_seat)) // 2
 
 
 def _finite(x: float) -> float | None:

@@ -120,10 +120,10 @@ def test_strength_benchmark_statistics() -> None:
     # the two rounds of a deal are the same deal with the seats swapped
     r0 = [g for g in res.games if g.deal == 0]
     assert {g.a_seat for g in r0} == {0, 1}
-    wr, ci = res.win_rate()
-    assert wr == sum(res.points(g) for g in res.games) / 6 and ci >= 0
-    margin, _ = res.margin()
+    wr, ci = res.a_win_rate, res.a_win_rate_ci95[1] - res.a_win_rate_ci95[0]
+    assert wr == sum(g.a_points for g in res.games) / 6 and ci >= 0
+    margin = res.mean_margin
     assert margin == sum(g.a_score - g.b_score for g in res.games) / 6
     assert all(g.b_score == 0 for g in res.games)  # discard never scores
-    text = mod.report(res, 1.0, "classic")
+    text = mod.report(res)
     assert "6 rounds (3 deals)" in text and "win rate" in text

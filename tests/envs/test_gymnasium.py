@@ -209,3 +209,24 @@ def test_hidden_cards_never_change_observations(worlds) -> None:  # type: ignore
             ob, *_ = b.step(action)
         assert (oa["observation"] == ob["observation"]).all()
         assert a.round.hands[w.observer ^ 1] != b.round.hands[w.observer ^ 1]
+
+
+class _CrashBot(Bot):
+    """Fails on its first move (an opponent with a bug)."""
+
+    name = "crash"
+
+    def choose(self, view: lc.PlayerView, time_limit: float | None = None) -> lc.Move:
+        raise ZeroDivisionError("bug in the bot")
+
+
+register("test-crash", lambda options, seed: _CrashBot(seed))
+
+
+def test_a_failing_opponent_raises_rather_than_losing_the_round() -> None:
+    env = LostCitiesEnv(opponent="test-crash", seat=0)
+    with pytest.raises(ZeroDivisionError, match="bug in the bot"):
+        env.reset(seed=1, options={"starter": 1})
+    obs, _ = env.reset(seed=1, options={"starter": 0})
+    with pytest.raises(ZeroDivisionError, match="bug in the bot"):
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
