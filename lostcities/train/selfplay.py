@@ -1,0 +1,400 @@
+"""Self-play data: rounds played by a searching teacher, every position recorded.
+
+In each position the *teacher* values the legal moves by compiled flat Monte Carlo
+(:class:`lostcities.fast.search.FlatSearch`, the ``ismcts`` bot's smart rollouts): it
+deals the hidden cards ``worlds`` times consistently with the mover's view, plays every
+candidate move in every world and plays the round out; a move's value is its mean
+``tanh(margin / scale)``. Two teachers are built in (:class:`FlatTeacher` searches every
+legal move, :class:`GuidedTeacher` the network's ``top_k`` moves by prior plus the
+draw-pile variant of each, with more worlds), and any object with the :class:`Teacher`
+method can be used.
+
+The move made is drawn from ``softmax(values / temperature)`` for the first
+``sample_plies`` plies of a round (so the data sees varied positions), the best-valued one
+afterwards. Once the round is over every position gets the final margin from its mover's
+side (:mod:`lostcities.train.data` has the arrays and the targets).
+
+Everything derives from the seed: round ``i`` of iteration ``t`` is dealt and searched
+from ``derive_seed(seed, "selfplay", t, i)``, so the data is the same whatever the number
+of worker processes. Shards of ``shard_rounds`` consecutive rounds are written atomically
+(``shard-00000.npz`` holds rounds 0 .. shard_rounds - 1); :func:`generate` skips the shards
+already written, so an interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import math
+import multiprocessing
+import os
+import signal
+import time
+from collections.abc import Callable, Generator, Iterator, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from lostcities.arena import derive_seed
+from lostcities.nn import NUM_FEATURES, VALUE_SCALE, Network, features
+from lostcities.rules import Move, PlayerView, Round
+from lostcities.train.data import VARIANTS, Positions
+from lostcities.train.errors import TrainOptionError
+
+__all__ = [
+    "FlatTeacher",
+    "GuidedTeacher",
+    "SelfPlayConfig",
+    "Teacher",
+    "generate",
+    "play_round",
+    "round_seed",
+    "shard_path",
+]
+
+MAX_PLIES = 400
+"""A safety cap on a self-play round's length (rounds end long before in practice)."""
+
+
+class Teacher(Protocol):
+    """Values moves of a position."""
+
+    def search(self, view: PlayerView, legal: Sequence[Move], seed: int) -> list[float | None]:
+        """The value of each of ``legal`` for the viewer (``None``: not searched; at least
+        one must be searched), deterministic given ``seed``."""
+
+
+@dataclass(frozen=True)
+class FlatTeacher:
+    """Flat Monte Carlo over every legal move (module docs)."""
+
+    worlds: int = 64
+    """Sampled deals per move."""
+    rollout: str = "smart"
+    """The rollout policy (``smart`` or ``cheap``, as :class:`~lostcities.fast.search.FlatSearch`)."""
+    scale: float = VALUE_SCALE
+    """Margin scale of the reward ``tanh(margin / scale)``."""
+
+    def __post_init__(self) -> None:
+        _check_search(self.worlds, self.rollout, self.scale)
+
+    def search(self, view: PlayerView, legal: Sequence[Move], seed: int) -> list[float | None]:
+        """Every legal move's mean reward over :attr:`worlds` deals."""
+        return list(_flat(view, legal, self.worlds, seed, self.rollout, self.scale))
+
+
+@dataclass(frozen=True)
+class GuidedTeacher:
+    """Flat Monte Carlo over the network's ``top_k`` moves by prior and, for each, the
+    same card action drawing from the draw pile, with more worlds than the flat teacher."""
+
+    weights: str
+    """The network's weights file (loaded once per process)."""
+    top_k: int = 6
+    """Moves taken by prior."""
+    worlds: int = 128
+    """Sampled deals per move."""
+    rollout: str = "smart"
+    """The rollout policy."""
+    scale: float = VALUE_SCALE
+    """Margin scale of the reward."""
+
+    def __post_init__(self) -> None:
+        _check_search(self.worlds, self.rollout, self.scale)
+        if self.top_k < 1:
+            raise TrainOptionError(f"invalid top k: {self.top_k!r} (must be at least 1)")
+
+    def search(self, view: PlayerView, legal: Sequence[Move], seed: int) -> list[float | None]:
+        """The chosen moves' mean rewards, ``None`` for the others."""
+        net = _network(self.weights)
+        x = features(view)[None, :]
+        logits, _ = net.forward(x)
+        index = np.array([m.index for m in legal], np.int64)
+        prior = logits[0, index]
+        order = np.argsort(-prior, kind="stable")[: self.top_k]
+        chosen = {int(i) for i in order}
+        position = {int(a): i for i, a in enumerate(index.tolist())}
+        for i in list(chosen):
+            deck_variant = int(index[i]) - int(index[i]) % 7
+            if deck_variant in position:
+                chosen.add(position[deck_variant])
+        picked = sorted(chosen)
+        values = _flat(view, [legal[i] for i in picked], self.worlds, seed, self.rollout, self.scale)
+        out: list[float | None] = [None] * len(legal)
+        for i, v in zip(picked, values, strict=True):
+            out[i] = v
+        return out
+
+
+def _check_search(worlds: int, rollout: str, scale: float) -> None:
+    if worlds < 1:
+        raise TrainOptionError(f"invalid worlds: {worlds!r} (must be at least 1)")
+    if rollout not in ("smart", "cheap"):
+        raise TrainOptionError(f"invalid rollout: {rollout!r} (smart or cheap)")
+    if not (scale > 0 and math.isfinite(scale)):
+        raise TrainOptionError(f"invalid scale: {scale!r} (must be positive)")
+
+
+@functools.cache
+def _network(path: str) -> Network:
+    return Network.load(path)
+
+
+def _flat(view: PlayerView, moves: Sequence[Move], worlds: int, seed: int, rollout: str, scale: float) -> list[float]:
+    from lostcities.fast.search import FlatSearch
+
+    search = FlatSearch(view, moves, rollout=rollout, seed=seed, scale=scale)
+    search.run(worlds)
+    return search.values()
+
+
+@dataclass(frozen=True)
+class SelfPlayConfig:
+    """How self-play rounds are played (all of it is recorded with the data)."""
+
+    temperature: float = 0.05
+    """``T`` of the policy target ``softmax(values / T)`` (and of the sampled moves)."""
+    sample_plies: int = 8
+    """Plies at the start of each round whose move is sampled from the target."""
+    variants: tuple[str, ...] = ("classic",)
+    """Variants, taken in turn by round index."""
+    shard_rounds: int = 8
+    """Rounds per data shard."""
+
+    def __post_init__(self) -> None:
+        if not self.temperature > 0 or not math.isfinite(self.temperature):
+            raise TrainOptionError(f"invalid temperature: {self.temperature!r} (must be positive)")
+        if self.sample_plies < 0:
+            raise TrainOptionError(f"invalid sample plies: {self.sample_plies!r} (must not be negative)")
+        if not self.variants or any(v not in VARIANTS for v in self.variants):
+            raise TrainOptionError(f"invalid variants: {list(self.variants)!r} (classic and/or long)")
+        if self.shard_rounds < 1:
+            raise TrainOptionError(f"invalid shard rounds: {self.shard_rounds!r} (must be at least 1)")
+
+
+def round_seed(seed: int, iteration: int, index: int) -> int:
+    """The seed of self-play round ``index`` of ``iteration``."""
+    return derive_seed(seed, "selfplay", iteration, index)
+
+
+def _softmax(v: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    e = np.exp(v - v.max())
+    out: npt.NDArray[np.float64] = e / e.sum()
+    return out
+
+
+def play_round(
+    teacher: Teacher, config: SelfPlayConfig, seed: int, iteration: int, index: int
+) -> Positions:
+    """Play self-play round ``index`` of ``iteration`` and return its positions."""
+    rs = round_seed(seed, iteration, index)
+    variant = config.variants[index % len(config.variants)]
+    rnd = Round.deal(derive_seed(rs, "deal"), variant, derive_seed(rs, "starter") & 1, max_turns=MAX_PLIES)
+    rng = np.random.default_rng(derive_seed(rs, "sample"))
+    xs: list[npt.NDArray[np.float64]] = []
+    legal_all: list[int] = []
+    values_all: list[float] = []
+    offsets = [0]
+    played: list[int] = []
+    movers: list[int] = []
+    plies: list[int] = []
+    while not rnd.is_over():
+        me = rnd.to_move
+        view = rnd.view(me)
+        legal = list(view.legal_moves())
+        values = teacher.search(view, legal, derive_seed(rs, "search", rnd.ply))
+        v = np.array([np.nan if x is None else x for x in values], np.float64)
+        searched = np.flatnonzero(~np.isnan(v))
+        assert len(searched) > 0, "the teacher searched no move"
+        if rnd.ply < config.sample_plies:
+            p = _softmax(v[searched] / config.temperature)
+            choice = int(searched[rng.choice(len(searched), p=p)])
+        else:
+            choice = int(searched[np.argmax(v[searched])])
+        xs.append(features(view))
+        legal_all.extend(m.index for m in legal)
+        values_all.extend(v.tolist())
+        offsets.append(len(legal_all))
+        played.append(legal[choice].index)
+        movers.append(me)
+        plies.append(rnd.ply)
+        rnd.push_unchecked(legal[choice])
+    scores = rnd.scores()
+    n = len(played)
+    mover = np.array(movers, np.int8)
+    margin = np.array([scores[m] - scores[m ^ 1] for m in movers], np.int16)
+    return Positions(
+        x=np.array(xs, np.float32).reshape(n, NUM_FEATURES),
+        offsets=np.array(offsets, np.int64),
+        legal=np.array(legal_all, np.int16),
+        values=np.array(values_all, np.float32),
+        played=np.array(played, np.int16),
+        mover=mover,
+        margin=margin,
+        round=np.full(n, index, np.int32),
+        ply=np.array(plies, np.int16),
+        variant=np.full(n, VARIANTS.index(variant), np.int8),
+    )
+
+
+def shard_path(directory: str | Path, first_round: int) -> Path:
+    """The file of the shard starting at round ``first_round``."""
+    return Path(directory) / f"shard-{first_round:05d}.npz"
+
+
+# -- workers ------------------------------------------------------------------------------
+
+_WORK: tuple[Teacher, SelfPlayConfig, int, int] | None = None
+
+
+def _worker_init(teacher: Teacher, config: SelfPlayConfig, seed: int, iteration: int) -> None:
+    global _WORK
+    _WORK = (teacher, config, seed, iteration)
+    with contextlib.suppress(ValueError):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+
+
+def _worker_round(index: int) -> Positions:
+    assert _WORK is not None
+    teacher, config, seed, iteration = _WORK
+    return play_round(teacher, config, seed, iteration, index)
+
+
+def _rounds(
+    teacher: Teacher, config: SelfPlayConfig, seed: int, iteration: int, todo: list[int], jobs: int
+) -> Generator[Positions, None, None]:
+    """Each round of ``todo``'s positions, in order."""
+    if jobs <= 1 or len(todo) <= 1:
+        for i in todo:
+            yield play_round(teacher, config, seed, iteration, i)
+        return
+    ctx = multiprocessing.get_context("spawn")
+    pool = ctx.Pool(min(jobs, len(todo)), initializer=_worker_init, initargs=(teacher, config, seed, iteration))
+    finished = False
+    try:
+        yield from pool.imap(_worker_round, todo)
+        finished = True
+    finally:
+        if finished:
+            pool.close()
+        else:
+            pool.terminate()
+        pool.join()
+
+
+Progress = Callable[[int, int, int], None]
+"""Called with (rounds done, rounds in all, positions so far)."""
+
+
+def generate(
+    directory: str | Path,
+    teacher: Teacher,
+    config: SelfPlayConfig,
+    *,
+    rounds: int,
+    seed: int,
+    iteration: int,
+    jobs: int | None = None,
+    progress: Progress | None = None,
+) -> list[Path]:
+    """Play ``rounds`` self-play rounds of ``iteration`` into shards in ``directory``
+    (created if needed), skipping the shards already there; returns every shard's path.
+
+    :raises ValueError: for a round count below 1.
+    """
+    if rounds < 1:
+        raise TrainOptionError(f"invalid rounds: {rounds!r} (must be at least 1)")
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    firsts = list(range(0, rounds, config.shard_rounds))
+    paths = [shard_path(out, f) for f in firsts]
+    todo = [
+        i
+        for f, p in zip(firsts, paths, strict=True)
+        if not p.exists()
+        for i in range(f, min(f + config.shard_rounds, rounds))
+    ]
+    done = rounds - len(todo)
+    positions = 0
+    if progress is not None:
+        progress(done, rounds, positions)
+    workers = min(jobs or os.cpu_count() or 1, max(len(todo), 1))
+    meta: dict[str, Any] = {
+        "config": asdict(config),
+        "teacher": {"kind": type(teacher).__name__, **_describe(teacher)},
+        "seed": seed,
+        "iteration": iteration,
+    }
+    block: list[Positions] = []
+    stream = _rounds(teacher, config, seed, iteration, todo, workers)
+    try:
+        for i, pos in zip(todo, stream, strict=True):
+            block.append(pos)
+            positions += len(pos)
+            done += 1
+            first = i - i % config.shard_rounds
+            if i + 1 == min(first + config.shard_rounds, rounds):
+                Positions.concat(block).save(
+                    shard_path(out, first), {**meta, "rounds": [first, i + 1]}
+                )
+                block = []
+            if progress is not None:
+                progress(done, rounds, positions)
+    finally:
+        stream.close()
+    return paths
+
+
+def _describe(teacher: Teacher) -> dict[str, Any]:
+    try:
+        return asdict(teacher)  # type: ignore[call-overload, no-any-return]
+    except TypeError:
+        return {}
+
+
+def load_shards(paths: Sequence[str | Path]) -> Positions:
+    """The positions of several shards, in order.
+
+    :raises InvalidShardError: for a missing or bad shard.
+    """
+    return Positions.concat([Positions.load(p)[0] for p in paths])
+
+
+@contextlib.contextmanager
+def progress_bar(label: str, enabled: bool = True) -> Iterator[Progress]:
+    """A rich progress bar on stderr for :func:`generate` (nothing when disabled)."""
+    if not enabled:
+        yield lambda done, total, positions: None
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.progress import Progress as RichProgress
+
+    start = time.perf_counter()
+    with RichProgress(
+        TextColumn(f"{label:<18}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("rounds, {task.fields[positions]:,} positions {task.fields[rate]}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=False,
+    ) as bar:
+        task = bar.add_task(label, total=None, positions=0, rate="")
+
+        def update(done: int, total: int, positions: int) -> None:
+            dt = time.perf_counter() - start
+            rate = f"({positions / dt:,.0f}/s)" if dt > 0 and positions else ""
+            bar.update(task, completed=done, total=total, positions=positions, rate=rate)
+
+        yield update
