@@ -16,7 +16,7 @@ import statistics
 import sys
 from typing import Any
 
-from lostcities.fast.bench import format_report, run_bench
+from lostcities.bench import format_report, run_bench
 
 KEYS = (
     ("fast path / C reference (rounds/s, one core)", "fast_over_c"),

@@ -1,5 +1,8 @@
 """``lostcities bench``: engine speed, measured in one run against the C reference.
 
+A part of its own above the core, the bots and the fast path (it times all three; the
+``fast`` extra, numba, is needed).
+
 Every figure is under the benchmark's uniform-random policy (that of the C reference
 ``benchmarks/c/playout.c``: uniform over the hand's card slots x play-if-legal/discard,
 then uniform over the legal draw sources), classic variant:
@@ -53,7 +56,7 @@ from lostcities.rules import Action, Move, Round
 
 __all__ = ["C_SOURCE", "cli_main", "run_bench"]
 
-C_SOURCE = Path(__file__).resolve().parents[2] / "benchmarks" / "c" / "playout.c"
+C_SOURCE = Path(__file__).resolve().parents[1] / "benchmarks" / "c" / "playout.c"
 """Where a source checkout keeps the C reference."""
 
 BATCH_GAMES = 10_000
@@ -236,7 +239,7 @@ def bench_ismcts(seconds: float, iters: int = 200) -> dict[str, Any] | None:
     default = f"ismcts:time={move_time:g}"
     out = measure((default, default + ",engine=python"), (False, False))
     out["labels"] = ("compiled search (engine=fast)", "on the pure-Python core (engine=python)")
-    tree = f"ismcts:iters={iters},rollout=fast,mode=tree"
+    tree = f"ismcts:iters={iters},rollout=cheap,mode=tree"
     out["tree"] = measure((tree, tree), (False, True))
     out["tree"]["labels"] = ("compiled rollouts", "pure-Python rollouts")
     return out
@@ -262,7 +265,7 @@ def bench_flat(seconds: float, candidates: int = 8) -> dict[str, float]:
             w = view.sample_round(rng)
             for m in cands:
                 x = w.copy(stack=False)
-                x._push(m)
+                x.push_unchecked(m)
                 playout_python(x)
                 done += 1
         elapsed = time.perf_counter() - start

@@ -150,13 +150,15 @@ COMMANDS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None], str]] 
     ("match", "play two bots on duplicate deals and rate them", _add_match, "lostcities.arena.report:cli_match"),
     ("tournament", "round robin between bots with an Elo ladder", _add_tournament, "lostcities.arena.report:cli_tournament"),
     ("bot", "run a built-in bot as a protocol engine on stdin/stdout", _add_bot, "lostcities.cli:_bot"),
-    ("bench", "measure engine speed against the C reference", _add_bench, "lostcities.fast.bench:cli_main"),
+    ("bench", "measure engine speed against the C reference", _add_bench, "lostcities.bench:cli_main"),
+    ("train", "train the network by self-play (needs lostcities[train])", lambda p: importlib.import_module("lostcities.train.cli").add_arguments(p), "lostcities.train.cli:cli_main"),
 ]
 
 EXTRAS = {
     "lostcities.tui": "tui",
     "lostcities.web": "web",
     "lostcities.fast": "fast",
+    "lostcities.bench": "fast",
     "lostcities.arena": "arena",
 }
 

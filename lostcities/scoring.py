@@ -22,6 +22,7 @@ __all__ = [
     "BONUS",
     "BONUS_CARDS",
     "COST",
+    "MARGIN_SCALE",
     "ExpeditionScore",
     "check_expedition",
     "expedition_score",
@@ -37,6 +38,10 @@ BONUS = 20
 """The bonus for an expedition of at least :data:`BONUS_CARDS` cards."""
 BONUS_CARDS = 8
 """Cards (wagers included) an expedition needs for the bonus."""
+MARGIN_SCALE = 15.0
+"""Points of score margin that search bots count as a reward of ``tanh(1)``: their reward
+for a played-out round is ``tanh(margin / scale)``, and this is the default ``scale`` of the
+``ismcts`` bot and of the compiled search (:mod:`lostcities.fast.search`)."""
 
 
 def raw_score(number_sum: int, wagers: int, num_cards: int) -> int:

@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("numba")
 
-from lostcities.fast import bench
+from lostcities import bench
 
 
 @pytest.fixture(scope="module")

@@ -48,7 +48,7 @@ import math
 
 from lostcities.bots.base import Bot, BotError, BotSpecError
 from lostcities.cards import Card, Color
-from lostcities.rules import Action, Move, PlayerView
+from lostcities.rules import PLAYABLE, Action, Move, PlayerView, playable
 
 __all__ = ["HeuristicBot", "MAX_STALLS", "STALL_PLY_LIMIT"]
 
@@ -57,6 +57,11 @@ MAX_STALLS = 6
 card only for its own use or denial value)."""
 STALL_PLY_LIMIT = 150
 """From this ply on the bot always draws from the draw pile, so every round ends."""
+
+
+_PLAYABLE_ON: tuple[tuple[bool, ...], ...] = tuple(zip(*PLAYABLE, strict=True))
+"""``_PLAYABLE_ON[top][rank]``: :data:`lostcities.rules.PLAYABLE` by top first (the ranks
+playable onto one expedition)."""
 
 
 def _softplus(x: float, s: float) -> float:
@@ -164,13 +169,14 @@ class HeuristicBot(Bot):
             pdraw = 0.0
         hand_ranks: list[list[int]] = [[] for _ in range(n)]
         hand_wagers = [0] * n
+        ok = PLAYABLE
         for card in hand:
             col = card.color
-            if card.rank:
-                if card.rank > top[col]:
+            if ok[card.rank][top[col]]:
+                if card.rank:
                     hand_ranks[col].append(card.rank)
-            elif top[col] == 0:
-                hand_wagers[col] += 1
+                else:
+                    hand_wagers[col] += 1
         total = 0.0
         needed = 0.0
         marginals: list[float] = []
@@ -182,8 +188,9 @@ class HeuristicBot(Bot):
             low = min(ranks) if ranks else 11
             draw_sum = 0.0
             draw_cnt = 0.0
+            up = _PLAYABLE_ON[top[c]]
             for r in t.unseen_ranks[c]:
-                if r > top[c]:
+                if up[r]:
                     # a card below our lowest hand card is only useful if drawn soon
                     f = pdraw if r > low else pdraw * 0.6
                     draw_sum += f * r
@@ -231,11 +238,11 @@ class HeuristicBot(Bot):
         opp = t.me ^ 1
         c = card.color
         if card.rank == 0:
-            if t.cnt[opp][c] and t.top[opp][c] == 0:
+            if t.cnt[opp][c] and playable(0, t.top[opp][c]):
                 return 4.0
             return 0.5
         if t.cnt[opp][c]:
-            if card.rank > t.top[opp][c]:
+            if playable(card.rank, t.top[opp][c]):
                 return 0.9 * card.rank * (t.w[opp][c] + 1)
             return 0.0
         # not started: a high card helps them open, more so if they hold the colour
@@ -251,9 +258,9 @@ class HeuristicBot(Bot):
         for c in range(t.n):
             if not t.cnt[opp][c]:
                 continue
-            top = t.top[opp][c]
-            known = sum(r for r in t.opp_known[c] if r > top)
-            extra = share * sum(r for r in t.unseen_ranks[c] if r > top)
+            up = _PLAYABLE_ON[t.top[opp][c]]
+            known = sum(r for r in t.opp_known[c] if up[r])
+            extra = share * sum(r for r in t.unseen_ranks[c] if up[r])
             total += (t.s[opp][c] + known + extra - 20) * (t.w[opp][c] + 1)
         return total
 
@@ -360,7 +367,8 @@ class HeuristicBot(Bot):
 
     @staticmethod
     def _playable(hand: list[Card], top: list[int]) -> list[Card]:
-        return [c for c in hand if (c.rank > top[c.color]) or (c.rank == 0 and top[c.color] == 0)]
+        ok = PLAYABLE
+        return [c for c in hand if ok[c.rank][top[c.color]]]
 
 
 def _move(action: Action, card: Card, src: Color | None) -> Move:

@@ -24,10 +24,12 @@ chosen, untried card actions are added in the order of a cheap prior and only as
 visit count grows (progressive widening); the tree grows at most ``depth`` moves deep.
 
 Rollouts: ``rollout=smart`` (default) is :func:`smart_playout`, a pure-Python policy that
-opens strong expeditions and plays them up; ``rollout=fast`` is
+opens strong expeditions and plays them up; ``rollout=cheap`` is
 :func:`lostcities.bots.rollout.playout` (compiled with numba when available, about 5 times
 faster per rollout but it never opens an expedition, which biases the search against
-opening). Both always end: they draw from the draw pile (or a pile top they can play).
+opening). ``rollout=fast`` is a deprecated name of ``cheap`` (accepted, with a
+:class:`DeprecationWarning`; "fast" is the compiled engine, ``engine=fast``). Both always
+end: they draw from the draw pile (or a pile top they can play).
 
 Options (spec ``ismcts:time=0.5``, ``ismcts:iters=2000,mode=tree,c=0.7``):
 
@@ -35,12 +37,13 @@ Options (spec ``ismcts:time=0.5``, ``ismcts:iters=2000,mode=tree,c=0.7``):
 ``iters``    rollouts per move: fully deterministic given the seed (unless a ``time_limit``
              passed to :meth:`IsmctsBot.choose` cuts the search short);
 ``mode``     ``flat`` (default) or ``tree``;
-``rollout``  ``smart`` (default) or ``fast``;
+``rollout``  ``smart`` (default) or ``cheap`` (``fast``: deprecated name of ``cheap``);
 ``top``      heuristic card actions searched at the root (default 3; 0 = every legal move);
 ``c``        the UCB exploration constant (default 0.7, tree mode);
 ``depth``    most moves from the root the tree grows (default 8, tree mode);
 ``widen``    progressive-widening exponent (default 0.5; 0 turns widening off);
-``scale``    points of margin that give a reward of tanh(1) (default 15);
+``scale``    points of margin that give a reward of tanh(1) (default 15,
+             :data:`lostcities.scoring.MARGIN_SCALE`, as for the compiled search);
 ``engine``   ``fast`` (default when numba is installed: the flat search runs compiled in
              :mod:`lostcities.fast.search`, about 25 times the rollouts per second, the
              same moves for the same ``iters`` and seed) or ``python``.
@@ -61,16 +64,21 @@ import importlib.util
 import math
 import random
 import time
+import warnings
 from collections.abc import Callable
-from typing import Any
 
 from lostcities.bots.base import Bot, BotError, BotSpecError
 from lostcities.bots.heuristic import HeuristicBot
-from lostcities.bots.rollout import playout
-from lostcities.cards import ALL_CARDS, Color
-from lostcities.rules import Action, Move, PlayerView, Round
+from lostcities.bots.rollout import MOVES, playout
+from lostcities.cards import ALL_CARDS
+from lostcities.rules import PLAYABLE, Action, Move, PlayerView, Round, WorldSampler, playable
+from lostcities.scoring import MARGIN_SCALE
 
-__all__ = ["IsmctsBot", "fast_engine_available", "flat_totals", "smart_playout"]
+__all__ = ["ROLLOUTS", "IsmctsBot", "fast_engine_available", "flat_totals", "smart_playout"]
+
+ROLLOUTS = ("smart", "cheap")
+"""The rollout policies (option ``rollout``); ``fast`` is accepted as a deprecated name of
+``cheap``."""
 
 _PLAY = Action.PLAY
 _DISCARD = Action.DISCARD
@@ -95,18 +103,11 @@ def _card_key(action: Action, card_index: int) -> int:
 
 
 def _move_of(key: int, draw_key: int) -> Move:
-    draw = None if draw_key == 0 else Color(draw_key - 1)
-    if key >= _DISCARD_BASE:
-        return Move.discard(ALL_CARDS[key - _DISCARD_BASE], draw)
-    return Move.play(ALL_CARDS[key], draw)
+    """The move of a card-level and a draw-level key: their :attr:`Move.index` is
+    ``key * 7 + draw_key``."""
+    return MOVES[key * 7 + draw_key]
 
 
-_PLAY_ROW: list[list[Move]] = [
-    [Move(_PLAY, card, None if d < 0 else Color(d)) for d in range(-1, 6)] for card in ALL_CARDS
-]
-_DISCARD_ROW: list[list[Move]] = [
-    [Move(_DISCARD, card, None if d < 0 else Color(d)) for d in range(-1, 6)] for card in ALL_CARDS
-]
 _ROLLOUT_PLY_CAP = 400
 
 
@@ -133,23 +134,21 @@ def smart_playout(world: Round) -> tuple[int, int]:
     just played on) within 2 of its top and below its lowest card there, else draw from
     the draw pile.
     """
-    hands = world._hands
-    tops = world._tops
-    exps = world._exp
-    piles = world._piles
-    deck = world._deck
+    hands, tops, exps, piles, deck, _ = world.tables()
     n = len(piles)
     rng_n = range(n)
-    push = world._push
+    push = world.push_unchecked
+    over = world.is_over
     col_of = _COL
     rank_of = _RANK
-    play_row = _PLAY_ROW
+    ok = PLAYABLE
+    moves = MOVES
     plies = 0
-    while not world._over:
+    p = world.to_move
+    while not over():
         plies += 1
         if plies > _ROLLOUT_PLY_CAP:  # pragma: no cover - a safety net
             break
-        p = world._turn
         hand = hands[p]
         top = tops[p]
         exp = exps[p]
@@ -164,34 +163,32 @@ def smart_playout(world: Round) -> tuple[int, int]:
             i = card.index
             c = col_of[i]
             r = rank_of[i]
-            if r:
-                if r > top[c]:
+            if ok[r][top[c]]:
+                if exp[c]:
+                    need += 1
+                if r:
                     hsum[c] += r
                     hcnt[c] += 1
-                    if exp[c]:
-                        need += 1
                     if r < low[c]:
                         low[c] = r
                         low_idx[c] = i
-            elif top[c] == 0:
-                wag[c] += 1
-                if exp[c]:
-                    need += 1
-        row: list[Move] | None = None
+                else:
+                    wag[c] += 1
+        row = -1  # the move index of the card action, drawing from the draw pile
         played = -1
         best_gap = 3 if need < turns else 99
         for c in rng_n:
             if exp[c]:
                 if wag[c] and hsum[c] >= 27 and turns > hcnt[c] + 3:
-                    row = play_row[10 * c]
+                    row = 70 * c  # the wager's play
                     played = c
                     break
                 lc = low[c]
                 if lc < 99 and lc - top[c] <= best_gap:
                     best_gap = lc - top[c]
-                    row = play_row[low_idx[c]]
+                    row = 7 * low_idx[c]
                     played = c
-        if row is None:
+        if row < 0:
             best_v = 0
             for c in rng_n:
                 hc = hcnt[c]
@@ -202,11 +199,11 @@ def smart_playout(world: Round) -> tuple[int, int]:
                         best_v = v
                         played = c
                         if wag[c] and hs >= 30 and turns > hc + wag[c] + 3:
-                            row = play_row[10 * c]
+                            row = 70 * c
                         else:
-                            row = play_row[low_idx[c]]
+                            row = 7 * low_idx[c]
         disc_color = -1
-        if row is None:
+        if row < 0:
             otop = tops[p ^ 1]
             oexp = exps[p ^ 1]
             dead = -1
@@ -221,9 +218,9 @@ def smart_playout(world: Round) -> tuple[int, int]:
                 if r < lowest_r:
                     lowest = i
                     lowest_r = r
-                if oexp[c] and (r > otop[c] if r else otop[c] == 0):
+                if oexp[c] and ok[r][otop[c]]:
                     continue
-                if not (r > top[c] if r else top[c] == 0):
+                if not ok[r][top[c]]:
                     dead = i
                     break
                 sv = (r + 2 * hsum[c] + (30 if exp[c] else 0)) / 3
@@ -231,40 +228,40 @@ def smart_playout(world: Round) -> tuple[int, int]:
                     safe_v = sv
                     safe = i
             choice = dead if dead >= 0 else safe if safe >= 0 else lowest
-            row = _DISCARD_ROW[choice]
+            row = 7 * (_DISCARD_BASE + choice)
             disc_color = col_of[choice]
         d = 0
         for c in rng_n:
             pile = piles[c]
             if pile and exp[c] and c != disc_color and c != played:
-                i = pile[-1].index
-                r = rank_of[i]
-                if r and r > top[c] and r - top[c] <= 2 and r < low[c]:
+                r = rank_of[pile[-1].index]
+                if r and ok[r][top[c]] and r - top[c] <= 2 and r < low[c]:
                     d = c + 1
                     break
-        push(row[d])
+        push(moves[row + d])
+        p ^= 1  # (the turn passes unless the round ended, and then the loop stops)
     return world.scores()
 
 
 def _prior(world: Round, key: int) -> float:
     """A cheap preference for expanding a card action first (higher first)."""
-    p = world._turn
-    tops = world._tops[p]
-    exp = world._exp[p]
+    p = world.to_move
+    t = world.tables()
+    tops = t.tops[p]
+    exp = t.expeditions[p]
     if key >= _DISCARD_BASE:
         card = ALL_CARDS[key - _DISCARD_BASE]
         c = card.color
-        otop = world._tops[p ^ 1][c]
-        if world._exp[p ^ 1][c] and (card.rank > otop if card.rank else otop == 0):
+        if t.expeditions[p ^ 1][c] and playable(card.rank, t.tops[p ^ 1][c]):
             return -card.rank  # feeds the opponent
-        if (card.rank <= tops[c] and card.rank) or (not card.rank and tops[c]):
+        if not playable(card.rank, tops[c]):
             return 6.0  # dead card
         return 3.0 - card.rank / 5
     card = ALL_CARDS[key]
     c = card.color
     if exp[c]:
         return 10.0 - (card.rank - tops[c] if card.rank else 0)
-    hand_sum = sum(h.rank for h in world._hands[p] if h.color == c)
+    hand_sum = sum(h.rank for h in t.hands[p] if h.color == c)
     return (hand_sum - 22) / 4 - (card.rank - 2) / 2
 
 
@@ -298,7 +295,7 @@ def _score_world(
     to ``totals`` (the Python engine's flat step; ``lostcities.fast.search`` compiles it)."""
     for j, move in enumerate(candidates):
         w = world.copy(stack=False)
-        w._push(move)
+        w.push_unchecked(move)
         s = play(w)
         totals[j] += math.tanh((s[me] - s[me ^ 1]) / scale)
 
@@ -308,48 +305,17 @@ def flat_totals(
     candidates: list[Move],
     worlds: int,
     rng: random.Random,
-    scale: float = 15.0,
+    scale: float = MARGIN_SCALE,
     play: Callable[[Round], tuple[int, int]] = smart_playout,
 ) -> list[float]:
     """The flat search of the Python engine for a fixed number of ``worlds``: the summed
     rewards of each candidate, drawing worlds from ``rng`` exactly as the bot does (the
     reference the compiled engine is checked and timed against)."""
-    sampler = _Sampler(view)
+    sampler = view.sampler()
     totals = [0.0] * len(candidates)
     for _ in range(worlds):
         _score_world(sampler.sample(rng), candidates, view.player, scale, play, totals)
     return totals
-
-
-class _Sampler:
-    """:meth:`PlayerView.sample_round` with the per-view work done once: each sample is
-    a copy of one world whose hidden cards (the opponent's unknown hand cards and the draw
-    pile) are dealt again at random."""
-
-    def __init__(self, view: PlayerView) -> None:
-        self.template = view.sample_round(_FixedRandom())
-        self.unseen = view.unseen_cards()
-        self.known = list(view.opponent_known)
-        self.hidden = view.variant.hand_size - len(self.known)
-        self.opp = view.player ^ 1
-
-    def sample(self, rng: random.Random) -> Round:
-        unseen = self.unseen[:]
-        rng.shuffle(unseen)
-        h = self.hidden
-        world = self.template.copy(stack=False)
-        world._hands[self.opp] = self.known + unseen[:h]
-        deck = unseen[h:]
-        deck.reverse()
-        world._deck = deck
-        return world
-
-
-class _FixedRandom(random.Random):
-    """A stand-in rng for building the template world (its hidden cards are replaced)."""
-
-    def shuffle(self, x: Any, random: Any = None) -> None:
-        return
 
 
 class IsmctsBot(Bot):
@@ -371,7 +337,7 @@ class IsmctsBot(Bot):
         c: float = 0.7,
         depth: int = 8,
         widen: float = 0.5,
-        scale: float = 15.0,
+        scale: float = MARGIN_SCALE,
         rollout: str = "smart",
         top: int = 3,
         mode: str = "flat",
@@ -392,9 +358,19 @@ class IsmctsBot(Bot):
         self.depth = depth
         self.widen = widen
         self.scale = scale
-        if rollout not in ("smart", "fast"):
-            raise BotSpecError(f"invalid bot spec: ismcts rollout must be smart or fast, not {rollout!r}")
+        if rollout == "fast":
+            warnings.warn(
+                "ismcts rollout=fast is deprecated: it is called rollout=cheap",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            rollout = "cheap"
+        if rollout not in ROLLOUTS:
+            raise BotSpecError(
+                f"invalid bot spec: ismcts rollout must be smart or cheap, not {rollout!r}"
+            )
         self.rollout = rollout
+        """The rollout policy: ``smart`` or ``cheap`` (``fast`` given is stored as ``cheap``)."""
         if top < 0:
             raise BotSpecError(f"invalid bot spec: ismcts top must be >= 0, not {top}")
         self.top = top
@@ -463,7 +439,7 @@ class IsmctsBot(Bot):
             c=number("c", 0.7),
             depth=8 if depth is None else depth,
             widen=number("widen", 0.5),
-            scale=number("scale", 15.0),
+            scale=number("scale", MARGIN_SCALE),
             rollout=options.get("rollout", "smart").lower(),
             top=3 if top is None else top,
             mode=options.get("mode", "flat").lower(),
@@ -502,7 +478,7 @@ class IsmctsBot(Bot):
             root.order = order
         me = view.player
         rng = self.rng
-        sampler = _Sampler(view)
+        sampler = view.sampler()
         if self.mode == "flat":
             return self._flat(view, candidates or list(moves), sampler, deadline)
         i = 0
@@ -527,7 +503,7 @@ class IsmctsBot(Bot):
         return _move_of(key, dkey)
 
     def _flat(
-        self, view: PlayerView, candidates: list[Move], sampler: _Sampler, deadline: float
+        self, view: PlayerView, candidates: list[Move], sampler: WorldSampler, deadline: float
     ) -> Move:
         """Flat Monte Carlo with common random numbers: every sampled world is played out
         once after each candidate move, so the candidates are compared on the same deals."""
@@ -539,10 +515,7 @@ class IsmctsBot(Bot):
         if self.engine == "fast":
             from lostcities.fast.search import FlatSearch
 
-            search = FlatSearch(
-                view, candidates, scale=self.scale,
-                rollout="smart" if self.rollout == "smart" else "cheap", rng=self.rng,
-            )
+            search = FlatSearch(view, candidates, scale=self.scale, rollout=self.rollout, rng=self.rng)
             max_worlds = None if self.iters is None else -(-self.iters // k)
             if deadline == math.inf:
                 search.run(max_worlds or 1)
@@ -621,10 +594,10 @@ class IsmctsBot(Bot):
                 )
             node = children[arm]
             path.append((node, me))
-            world._push(candidates[arm])
+            world.push_unchecked(candidates[arm])
             depth = 1
-        while not world._over and depth < self.depth:
-            p = world._turn
+        while not world.is_over() and depth < self.depth:
+            p = world.to_move
             lm = world.legal_moves()
             keys = [c.index for c in lm.cards(_PLAY)]
             keys += [_DISCARD_BASE + c.index for c in lm.cards(_DISCARD)]
@@ -639,7 +612,7 @@ class IsmctsBot(Bot):
             dkey, added2 = self._select(child, dkeys, world, False)
             node = child.children[dkey]
             path.append((node, p))
-            world._push(_move_of(key, dkey))
+            world.push_unchecked(_move_of(key, dkey))
             depth += 1
             if added or added2:
                 break

@@ -40,10 +40,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
-from lostcities.cards import ALL_CARDS
-from lostcities.rules import Action, Move, Round
+from lostcities.rules import NUM_MOVES, PLAYABLE, Move, Round, RoundTables
 
 __all__ = [
+    "MOVES",
     "playout",
     "playout_python",
     "playouts_after",
@@ -52,8 +52,10 @@ __all__ = [
     "uses_numba",
 ]
 
-_PLAY_MOVES: tuple[Move, ...] = tuple(Move(Action.PLAY, c, None) for c in ALL_CARDS)
-_DISCARD_MOVES: tuple[Move, ...] = tuple(Move(Action.DISCARD, c, None) for c in ALL_CARDS)
+MOVES: tuple[Move, ...] = tuple(map(Move.from_index, range(NUM_MOVES)))
+"""Every move by its :attr:`~lostcities.Move.index` (``MOVES[i] is Move.from_index(i)``), for
+the rollout policies' hot loops: a card's play from the draw pile is ``MOVES[7 * card.index]``,
+its discard ``MOVES[7 * (60 + card.index)]``, plus ``1 + colour`` to draw from that pile."""
 
 
 def rollout_move(round: Round) -> Move:
@@ -63,12 +65,16 @@ def rollout_move(round: Round) -> Move:
     """
     if round.is_over():
         raise ValueError("rollout_move: the round is over")
-    p = round._turn
-    hand = round._hands[p]
-    tops = round._tops[p]
-    exp = round._exp[p]
-    otops = round._tops[p ^ 1]
-    oexp = round._exp[p ^ 1]
+    return _rollout_move(round.tables(), round.to_move)
+
+
+def _rollout_move(t: RoundTables, p: int) -> Move:
+    """:func:`rollout_move` for player ``p`` to move in the round of tables ``t``."""
+    hand = t.hands[p]
+    tops = t.tops[p]
+    exp = t.expeditions[p]
+    otops = t.tops[p ^ 1]
+    oexp = t.expeditions[p ^ 1]
     # (a) the closest number card onto an already started expedition
     best = -1
     best_gap = 4
@@ -82,20 +88,18 @@ def rollout_move(round: Round) -> Move:
                     best = card.index
                     best_gap = gap
     if best >= 0:
-        return _PLAY_MOVES[best]
+        return MOVES[7 * best]
     # (b) discard
     dead = None
     safe = None
     low = None
+    ok = PLAYABLE
     for card in hand:
         rank = card.rank
         c = card.color
-        top = tops[c]
-        otop = otops[c]
-        opp_can = bool(oexp[c]) and (rank > otop if rank else otop == 0)
-        if not opp_can:
-            playable = rank > top if rank else top == 0
-            if not playable and (dead is None or card.index < dead.index):
+        row = ok[rank]
+        if not (oexp[c] and row[otops[c]]):  # the opponent cannot play it
+            if not row[tops[c]] and (dead is None or card.index < dead.index):
                 dead = card
             if safe is None or rank < safe.rank or (rank == safe.rank and card.index < safe.index):
                 safe = card
@@ -103,15 +107,18 @@ def rollout_move(round: Round) -> Move:
             low = card
     choice = dead if dead is not None else safe if safe is not None else low
     assert choice is not None
-    return _DISCARD_MOVES[choice.index]
+    return MOVES[7 * (60 + choice.index)]
 
 
 def playout_python(round: Round) -> tuple[int, int]:
     """:func:`playout` in pure Python (the reference; also the fallback without numba)."""
     r = round.copy(stack=False)
-    push = r._push
-    while not r._over:
-        push(rollout_move(r))
+    push = r.push_unchecked
+    over = r.is_over
+    move = _rollout_move
+    t = r.tables()  # live: each push updates them
+    while not over():
+        push(move(t, r.to_move))
     return r.scores()
 
 

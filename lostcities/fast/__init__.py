@@ -11,7 +11,12 @@ The rules of :mod:`lostcities.rules` compiled with numba over a compact array st
   :mod:`lostcities.bots.rollout`.
 - :class:`~lostcities.fast.search.FlatSearch` / :func:`~lostcities.fast.search.flat_values`:
   flat Monte Carlo over determinizations of a :class:`~lostcities.PlayerView`, compiled.
-- ``lostcities bench``: :mod:`lostcities.fast.bench`.
+
+``lostcities bench`` (:mod:`lostcities.bench`) measures it. This package imports only the
+core: the bots use it (lazily), never the other way round. The fast path's actions are the
+core's move numbering (:attr:`lostcities.Move.index`) and its one copy of the playability
+rule (:func:`lostcities.fast.kernels.playable`) is checked against
+:func:`lostcities.rules.playable`.
 
 A differential test plays tens of thousands of random rounds through both the core and this
 path and checks every legal-move set and every final score are equal. Compiled kernels are

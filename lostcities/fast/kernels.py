@@ -40,14 +40,22 @@ A move is a flat *action* index, the same key the core uses internally:
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numba import njit, prange
 
+from lostcities.rules import NUM_MOVES
+from lostcities.scoring import BONUS, BONUS_CARDS, COST
+
 __all__ = [
     "NUM_ACTIONS",
     "STATE_SIZE",
+    "guard_cache",
+    "playable",
 ]
 
 # -- layout (fields used every turn first: a turn touches few cache lines of a row) --------
@@ -70,8 +78,9 @@ PILE = 280
 STATE_SIZE = 352
 """Numbers per game state."""
 
-NUM_ACTIONS = 840
-"""Flat action indexes: 2 actions x 60 card kinds x 7 draw sources."""
+NUM_ACTIONS = NUM_MOVES
+"""Flat action indexes: 2 actions x 60 card kinds x 7 draw sources (an action is its
+move's :attr:`lostcities.Move.index`)."""
 MAX_LEGAL = 128
 """More than the most distinct legal moves a position can have (8 x 7 x 2 = 112)."""
 
@@ -111,6 +120,14 @@ def _rand_below(rng: np.ndarray, n: int) -> int:
 def _rank(kind: int) -> int:
     k = kind % 10
     return 0 if k == 0 else k + 1
+
+
+@njit(cache=True, inline="always")
+def playable(rank: int, top: int) -> bool:
+    """:func:`lostcities.rules.playable` compiled, the one copy of the rule in the fast path
+    (``tests/fast`` checks the two agree on every rank and top): a card of ``rank`` (0 for a
+    wager) may go onto an expedition whose highest number is ``top`` (0 for none)."""
+    return rank > top if rank > 0 else top == 0
 
 
 _DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
@@ -162,7 +179,7 @@ def gen_legal(s: np.ndarray, out: np.ndarray, as_mask: bool) -> int:
             if phase == 0:
                 top = s[TOP + 6 * p + c]
                 rank = _rank(kind)
-                if not (rank > top or (rank == 0 and top == 0)):
+                if not playable(rank, top):
                     continue
                 sm = srcs
             else:
@@ -208,7 +225,7 @@ def is_legal(s: np.ndarray, action: int) -> bool:
     if not discard:
         top = s[TOP + 6 * p + c]
         rank = _rank(kind)
-        if not (rank > top or (rank == 0 and top == 0)):
+        if not playable(rank, top):
             return False
     if draw > 0:
         col = draw - 1
@@ -272,15 +289,16 @@ def apply(s: np.ndarray, action: int) -> None:
 
 @njit(cache=True)
 def score(s: np.ndarray, p: int) -> int:
-    """Player ``p``'s points as the expeditions stand."""
+    """Player ``p``'s points as the expeditions stand: :func:`lostcities.scoring.raw_score`
+    per expedition, with its constants (numba compiles them in)."""
     total = 0
     for c in range(s[NCOL]):
         o = 6 * p + c
         n = s[CNT + o]
         if n > 0:
-            total += (s[SUM + o] - 20) * (s[WAG + o] + 1)
-            if n >= 8:
-                total += 20
+            total += (s[SUM + o] - COST) * (s[WAG + o] + 1)
+            if n >= BONUS_CARDS:
+                total += BONUS
     return total
 
 
@@ -321,7 +339,7 @@ def bench_action(s: np.ndarray, rng: np.ndarray) -> int:
         kind = s[HAND + 8 * p + i]
         top = s[TOP + 6 * p + kind // 10]
         rank = _rank(kind)
-        if rank > top or (rank == 0 and top == 0):
+        if playable(rank, top):
             na += 1
     j = _rand_below(rng, na)
     x = 0
@@ -329,7 +347,7 @@ def bench_action(s: np.ndarray, rng: np.ndarray) -> int:
         kind = s[HAND + 8 * p + i]
         top = s[TOP + 6 * p + kind // 10]
         rank = _rank(kind)
-        if rank > top or (rank == 0 and top == 0):
+        if playable(rank, top):
             if j == 0:
                 x = kind
                 break
@@ -391,15 +409,9 @@ def rollout_action(s: np.ndarray) -> int:
         kind = s[HAND + 8 * p + i]
         c = kind // 10
         rank = _rank(kind)
-        otop = s[TOP + 6 * o + c]
-        if s[CNT + 6 * o + c] > 0 and (rank > otop if rank > 0 else otop == 0):
-            opp_can = True
-        else:
-            opp_can = False
+        opp_can = s[CNT + 6 * o + c] > 0 and playable(rank, s[TOP + 6 * o + c])
         if not opp_can:
-            top = s[TOP + 6 * p + c]
-            playable = rank > top if rank > 0 else top == 0
-            if not playable and (dead < 0 or kind < dead):
+            if not playable(rank, s[TOP + 6 * p + c]) and (dead < 0 or kind < dead):
                 dead = kind
             if safe < 0 or rank < safe_rank or (rank == safe_rank and kind < safe):
                 safe = kind
@@ -423,18 +435,6 @@ def playout_scores(s: np.ndarray) -> tuple[int, int]:
     """Play ``s`` to its end with the rollout policy (in place); the final scores."""
     playout(s)
     return score(s, 0), score(s, 1)
-
-
-@njit(cache=True)
-def playout_many(s: np.ndarray, n: int, out: np.ndarray) -> None:
-    """``n`` rollouts from ``s`` (unchanged): all equal, since the policy is deterministic;
-    a timing helper for the benchmark."""
-    t = s.copy()
-    for _ in range(n):
-        t[:] = s
-        playout(t)
-        out[0] = score(t, 0)
-        out[1] = score(t, 1)
 
 
 @njit(cache=True)
@@ -562,32 +562,6 @@ def batch_play_bench(
     return done
 
 
-# -- differential checking (tests) ----------------------------------------------------------
-@njit(cache=True)
-def replay_check(
-    s: np.ndarray, legal: np.ndarray, counts: np.ndarray, chosen: np.ndarray
-) -> int:
-    """Replay recorded turns from ``s`` (in place): turn ``t`` had the ``counts[t]`` legal
-    actions that follow in ``legal`` and ``chosen[t]`` was made. Returns the first turn whose
-    legal moves differ (or at which the fast path ended too early or too late), else -1."""
-    buf = np.empty(MAX_LEGAL, np.int64)
-    pos = 0
-    for t in range(counts.shape[0]):
-        n = gen_legal(s, buf, False)
-        if n != counts[t]:
-            return t
-        for i in range(n):
-            if buf[i] != legal[pos + i]:
-                return t
-        pos += n
-        if not is_legal(s, chosen[t]):
-            return t
-        apply(s, chosen[t])
-    if s[OVER] == 0:
-        return int(counts.shape[0])
-    return -1
-
-
 # -- loading a core round ------------------------------------------------------------------
 @njit(cache=True)
 def decode(
@@ -653,55 +627,13 @@ def playout_encoded(
     return playout_scores(s)
 
 
-@njit(cache=True)
-def replay_check_compact(
-    s: np.ndarray, turns: np.ndarray, kinds: np.ndarray, chosen: np.ndarray
-) -> int:
-    """:func:`replay_check` with each turn's legal moves given compactly, as the core's
-    ``LegalMoves`` holds them: ``turns[t] = (number of moves, number of playable kinds,
-    number of discardable kinds, bitmask of the draw sources)`` with the kinds following each
-    other in ``kinds``. The expected ordered move list is expanded from them (plays, then
-    discards, each with the draw pile first, then the sources by colour, a discard never
-    drawing back from its own pile) and must equal the fast path's, as must the count."""
-    buf = np.empty(MAX_LEGAL, np.int64)
-    want = np.empty(MAX_LEGAL, np.int64)
-    pos = 0
-    for t in range(turns.shape[0]):
-        n = gen_legal(s, buf, False)
-        if n != turns[t, 0]:
-            return t
-        k = 0
-        srcs = turns[t, 3]
-        for phase in range(2):
-            for _ in range(turns[t, 1 + phase]):
-                kind = kinds[pos]
-                pos += 1
-                base = (60 * phase + kind) * 7
-                want[k] = base
-                k += 1
-                for col in range(6):
-                    if (srcs >> col) & 1 and not (phase == 1 and col == kind // 10):
-                        want[k] = base + 1 + col
-                        k += 1
-        if k != n:
-            return t
-        for i in range(n):
-            if buf[i] != want[i]:
-                return t
-        if not is_legal(s, chosen[t]):
-            return t
-        apply(s, chosen[t])
-    if s[OVER] == 0:
-        return int(turns.shape[0])
-    return -1
-
-
 # -- flat Monte Carlo over determinizations (lostcities.fast.search) ------------------------
 # (kept in this file: numba's cache is invalidated by changes to a function's own file only)
 @njit(cache=True)
-def _deal_world(s: np.ndarray, template: np.ndarray, opp: int, first: int, cards: np.ndarray) -> None:
-    """``s`` = the template with the opponent's hand slots ``first..7`` and the draw pile
-    filled from ``cards`` in order."""
+def deal_world(s: np.ndarray, template: np.ndarray, opp: int, first: int, cards: np.ndarray) -> None:
+    """``s`` = the template with the opponent's hand slots ``first..7`` filled from
+    ``cards[:8 - first]`` and the draw pile from the rest, in order (the next card to draw
+    is ``cards[-1]``)."""
     s[:] = template
     k = 0
     for i in range(first, 8):
@@ -743,23 +675,7 @@ def flat_kernel(
             x = cards[i]
             cards[i] = cards[j]
             cards[j] = x
-        _deal_world(world, template, opp, first, cards)
-        _play_candidates(world, actions, me, scale, t, value, margin)
-    return value, margin
-
-
-@njit(cache=True)
-def flat_kernel_given(
-    template: np.ndarray, opp: int, first: int, deals: np.ndarray, actions: np.ndarray,
-    me: int, scale: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`flat_kernel` over given deals (one row of hidden cards per world; tests)."""
-    value = np.zeros(actions.shape[0], np.float64)
-    margin = np.zeros(actions.shape[0], np.int64)
-    world = np.empty_like(template)
-    t = np.empty_like(template)
-    for w in range(deals.shape[0]):
-        _deal_world(world, template, opp, first, deals[w])
+        deal_world(world, template, opp, first, cards)
         _play_candidates(world, actions, me, scale, t, value, margin)
     return value, margin
 
@@ -785,3 +701,49 @@ def playouts_after_encoded(
         out[j, 0] = score(t, 0)
         out[j, 1] = score(t, 1)
     return -1
+
+
+# -- numba's on-disk cache -------------------------------------------------------------------
+SCORING_STAMP = f"cost {COST}, bonus {BONUS} from {BONUS_CARDS} cards"
+"""What this file's compiled code takes from :mod:`lostcities.scoring` (compiled in)."""
+
+
+def guard_cache(functions: Iterable[Any], stamp: str, name: str) -> None:
+    """Drop the on-disk cached code of the numba ``functions`` unless it was compiled
+    against ``stamp``, and record ``stamp`` (as ``name`` next to the cache).
+
+    Numba keys a cached function on its own source file only: neither a constant it
+    compiled in from another module (the scoring constants here) nor a function inlined
+    from another file (``smart.py`` inlines this file's) makes it stale. Call this at
+    import, before any of ``functions`` runs, with a stamp of what else they depend on.
+    Public numba API only (``Dispatcher.stats``, ``Dispatcher.recompile``); nothing
+    happens when caching is off or the cache cannot be written.
+    """
+    fns = list(functions)
+    try:
+        where = fns[0].stats.cache_path
+    except (AttributeError, IndexError):  # pragma: no cover - NUMBA_DISABLE_JIT
+        return
+    if where is None:  # pragma: no cover - caching off
+        return
+    try:
+        path = Path(where)
+        mark = path / f"{name}.stamp"
+        if mark.is_file() and mark.read_text() == stamp:
+            return
+        if path.is_dir():
+            for fn in fns:  # before anything compiled: recompile() only empties the cache
+                fn.recompile()
+        else:  # nothing cached yet: what compiles now is compiled against this stamp
+            os.makedirs(path, exist_ok=True)
+        mark.write_text(stamp)
+    except OSError:  # pragma: no cover - a read-only install: keep numba's own checks
+        return
+
+
+def _dispatchers() -> list[Any]:
+    """This module's numba functions."""
+    return [f for f in globals().values() if hasattr(f, "recompile") and hasattr(f, "py_func")]
+
+
+guard_cache(_dispatchers(), SCORING_STAMP, "kernels.scoring")

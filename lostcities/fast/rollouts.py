@@ -8,7 +8,7 @@ import numpy as np
 
 from lostcities.errors import IllegalMoveError
 from lostcities.fast import kernels as K
-from lostcities.fast.state import action_of, encode_round
+from lostcities.fast.state import encode_round
 from lostcities.rules import Move, Round
 
 __all__ = ["playout_round", "playouts_after_round"]
@@ -27,7 +27,7 @@ def playouts_after_round(round: Round, moves: Sequence[Move]) -> list[tuple[int,
 
     :raises IllegalMoveError: if a move is not legal in ``round`` (nothing is played).
     """
-    actions = np.array([action_of(m) for m in moves], np.int64)
+    actions = np.array([m.index for m in moves], np.int64)
     out = np.empty((len(moves), 2), np.int64)
     bad = K.playouts_after_encoded(*encode_round(round), actions, out)
     if bad >= 0:

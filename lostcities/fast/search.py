@@ -42,17 +42,11 @@ import numpy.typing as npt
 from lostcities.errors import IllegalMoveError
 from lostcities.fast import kernels as K
 from lostcities.fast.smart import MersenneState, flat_smart_kernel
-from lostcities.fast.state import action_of, state_from_round
-from lostcities.rules import Move, PlayerView, Round
+from lostcities.fast.state import state_from_round
+from lostcities.rules import Move, PlayerView
+from lostcities.scoring import MARGIN_SCALE
 
 __all__ = ["FlatSearch", "flat_values"]
-
-
-class _FixedShuffle(random.Random):
-    """Leaves the cards in order: the template's hidden cards are replaced per world."""
-
-    def shuffle(self, x: object, random: object = None) -> None:
-        return
 
 
 class FlatSearch:
@@ -65,7 +59,10 @@ class FlatSearch:
         ``rollout``.
     :raises TypeError: for an ``rng`` that is not a plain :class:`random.Random`.
 
-    ``rollout``: ``"cheap"`` (the policy of :mod:`lostcities.bots.rollout`) or ``"smart"``
+    ``scale``: points of margin counted as a reward of ``tanh(1)`` (default
+    :data:`lostcities.scoring.MARGIN_SCALE`, 15, the ``ismcts`` bot's; it was 30 here before
+    the two were unified). ``rollout``: ``"cheap"`` (the policy of
+    :mod:`lostcities.bots.rollout`) or ``"smart"``
     (that of :func:`lostcities.bots.ismcts.smart_playout`). ``rng``: deal the worlds as the
     ``ismcts`` bot does with this generator, which advances as if Python had drawn them
     (without it, ``"smart"`` draws from ``random.Random(seed)`` and ``"cheap"`` from a
@@ -73,7 +70,7 @@ class FlatSearch:
     """
 
     def __init__(
-        self, view: PlayerView, candidates: Sequence[Move], *, scale: float = 30.0,
+        self, view: PlayerView, candidates: Sequence[Move], *, scale: float = MARGIN_SCALE,
         seed: int | None = None, rollout: str = "cheap", rng: random.Random | None = None,
     ) -> None:
         if rollout not in ("cheap", "smart"):
@@ -90,17 +87,17 @@ class FlatSearch:
         self.scale = float(scale)
         self.me = view.player
         self.opp = view.player ^ 1
-        # the unseen cards in the view's order (the bot's sampler shuffles a copy of it);
-        # the template is view.sample_round with the cards left in that order
-        unseen = view.unseen_cards()
-        known = list(view.opponent_known)
-        hidden = view.variant.hand_size - len(known)
-        world = Round._from_view(view, known + unseen[:hidden], unseen[hidden:])
-        self.template: npt.NDArray[np.int32] = state_from_round(world)
-        self.first = len(known)
-        self._unseen_py = np.array([c.index for c in unseen], np.int64)
+        # the world sampler of the view, as the bot's: the kernels deal its unseen cards
+        # (in its order, shuffled as WorldSampler.sample shuffles them) into the template,
+        # the world with the unseen cards left in that order
+        sampler = view.sampler()
+        self.template: npt.NDArray[np.int32] = state_from_round(sampler.deal(sampler.unseen))
+        """The array state of the world the kernels deal the hidden cards into."""
+        self.first = len(sampler.known)
+        """The opponent's first hand slot dealt (the slots before hold its known cards)."""
+        self._unseen_py = np.array([c.index for c in sampler.unseen], np.int64)
         self.unseen = self._unseen_py.copy()  # shuffled in place by the xorshift kernel
-        self.actions = np.array([action_of(m) for m in self.candidates], np.int64)
+        self.actions = np.array([m.index for m in self.candidates], np.int64)
         for m, a in zip(self.candidates, self.actions.tolist(), strict=True):
             if not K.is_legal(self.template, a):  # the viewer's own hand, piles, tops
                 raise IllegalMoveError(f"illegal move: {str(m)!r} (not legal for player {view.player} now)")
@@ -172,7 +169,7 @@ class FlatSearch:
 
 def flat_values(
     view: PlayerView, candidates: Sequence[Move], worlds: int, *, seed: int | None = None,
-    scale: float = 30.0, rollout: str = "cheap", rng: random.Random | None = None,
+    scale: float = MARGIN_SCALE, rollout: str = "cheap", rng: random.Random | None = None,
 ) -> list[float]:
     """The mean reward of each candidate over ``worlds`` sampled deals (module docstring;
     ``rollout`` and ``rng`` as for :class:`FlatSearch`).

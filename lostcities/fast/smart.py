@@ -14,19 +14,17 @@ the same worlds), make every candidate move, play it out with the smart policy a
 ``tanh(margin / scale)`` to the candidate's total, in the same order as the Python loop: the
 same budget gives bit-for-bit the same totals and so the same move.
 
-Numba caches a compiled function keyed on its own file only; :func:`_guard_cache` drops this
-module's cached machine code when :mod:`lostcities.fast.kernels` (whose ``apply`` it inlines)
-changed since the cache was written.
+Numba caches a compiled function keyed on its own file only; at import this module's cached
+machine code is dropped (:func:`lostcities.fast.kernels.guard_cache`) when
+:mod:`lostcities.fast.kernels` (whose ``apply`` and ``playable`` it compiles in) changed since
+the cache was written.
 
->>> import random
 >>> from lostcities import Round
 >>> from lostcities.fast.state import state_from_round
->>> r = Round.deal(seed=2)
->>> s = state_from_round(r)
+>>> s = state_from_round(Round.deal(seed=2))
 >>> a, b = smart_playout_scores(s)
->>> from lostcities.bots.ismcts import smart_playout
->>> (int(a), int(b)) == smart_playout(r.copy())
-True
+>>> bool(s[K.OVER]), (a, b) == smart_playout_scores(state_from_round(Round.deal(seed=2)))
+(True, True)
 """
 
 from __future__ import annotations
@@ -34,8 +32,6 @@ from __future__ import annotations
 import math
 import os
 import random
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 from numba import njit
@@ -53,6 +49,7 @@ from lostcities.fast.kernels import (
     TOP,
     TURN,
     apply,
+    playable,
     score,
 )
 
@@ -91,20 +88,17 @@ def _smart_action(s: np.ndarray, sc: np.ndarray) -> int:
         kind = s[hp + i]
         c = _COL_OF[kind]
         r = _RANK_OF[kind]
-        top = s[tp + c]
-        if r > 0:
-            if r > top:
+        if playable(r, s[tp + c]):
+            if s[cp + c] > 0:
+                need += 1
+            if r > 0:
                 sc[12 + c] += r
                 sc[18 + c] += 1
-                if s[cp + c] > 0:
-                    need += 1
                 if r < sc[c]:
                     sc[c] = r
                     sc[6 + c] = kind
-        elif top == 0:
-            sc[24 + c] += 1
-            if s[cp + c] > 0:
-                need += 1
+            else:
+                sc[24 + c] += 1
     row = -1  # the card kind to play or discard
     discard = False
     played = -1
@@ -151,11 +145,9 @@ def _smart_action(s: np.ndarray, sc: np.ndarray) -> int:
             if r < lowest_r:
                 lowest = kind
                 lowest_r = r
-            otop = s[op + c]
-            if s[oc + c] > 0 and (r > otop if r > 0 else otop == 0):
+            if s[oc + c] > 0 and playable(r, s[op + c]):
                 continue
-            top = s[tp + c]
-            if not (r > top if r > 0 else top == 0):
+            if not playable(r, s[tp + c]):
                 dead = kind
                 break
             x = r + 2 * sc[12 + c] + (30 if s[cp + c] > 0 else 0)
@@ -170,11 +162,10 @@ def _smart_action(s: np.ndarray, sc: np.ndarray) -> int:
         np_ = s[NPILE + c]
         if np_ > 0 and s[cp + c] > 0 and c != disc_color and c != played:
             r = _RANK_OF[s[PILE + 12 * c + np_ - 1]]
-            if r > 0:
-                top = s[tp + c]
-                if r > top and r - top <= 2 and r < sc[c]:
-                    d = c + 1
-                    break
+            top = s[tp + c]
+            if r > 0 and playable(r, top) and r - top <= 2 and r < sc[c]:
+                d = c + 1
+                break
     return ((60 if discard else 0) + row) * 7 + d
 
 
@@ -334,32 +325,21 @@ def flat_smart_kernel(
 
 
 # -- numba's cache and kernels.py --------------------------------------------------------------
-def _guard_cache() -> None:
-    """Numba invalidates a cached function when its own file changes, not when a function it
-    inlines from another file does: drop this module's cache when ``kernels.py`` is not the
-    one it was compiled against (its size and mtime, recorded next to the cache)."""
+def _kernels_stamp() -> str:
+    """What this module's compiled code took from :mod:`lostcities.fast.kernels`: its file
+    (size and mtime) and what that took from the scoring module."""
     try:
         stat = os.stat(K.__file__)
-        stamp = f"{stat.st_size}:{stat.st_mtime_ns}"
-        cache: Any = getattr(flat_smart_kernel, "_cache", None)
-        if cache is None:  # pragma: no cover - caching off
-            return
-        path = Path(cache.cache_path)
-        if not path.is_dir():
-            return
-        mark = path / "smart.kernels-stamp"
-        if mark.is_file() and mark.read_text() == stamp:
-            return
-        for fn in (
-            _smart_action, smart_action, _playout, smart_playout, smart_playout_scores, _mt_u32,
-            _randbelow, mt_shuffle, flat_smart_kernel,
-        ):
-            c: Any = getattr(fn, "_cache", None)
-            if c is not None:
-                c.flush()
-        mark.write_text(stamp)
-    except OSError:  # pragma: no cover - a read-only install: keep numba's own checks
-        return
+    except OSError:  # pragma: no cover - no source file
+        return K.SCORING_STAMP
+    return f"{stat.st_size}:{stat.st_mtime_ns}; {K.SCORING_STAMP}"
 
 
-_guard_cache()
+K.guard_cache(
+    (
+        _smart_action, smart_action, _playout, smart_playout, smart_playout_scores, _mt_u32,
+        _randbelow, mt_shuffle, flat_smart_kernel,
+    ),
+    _kernels_stamp(),
+    "smart.kernels",
+)

@@ -17,7 +17,7 @@ import numpy.typing as npt
 from lostcities.cards import get_variant
 from lostcities.errors import IllegalMoveError, InvalidMoveError
 from lostcities.fast import kernels as K
-from lostcities.rules import _MOVES, Move, Round, Termination, _move_key
+from lostcities.rules import NUM_MOVES, Move, Round, Termination
 
 __all__ = ["FastRound", "action_of", "encode_round", "move_of", "state_from_round"]
 
@@ -30,44 +30,42 @@ _TERMINATION = {
     Termination.FORFEIT: K.OVER_FORFEIT,
 }
 _TERMINATION_OF: dict[int, Termination | None] = {v: k for k, v in _TERMINATION.items()}
+_MOVES: tuple[Move, ...] = tuple(map(Move.from_index, range(NUM_MOVES)))  # by action
 
 
 def action_of(move: Move) -> int:
-    """The flat action index of ``move``: ``(60 * discard + card.index) * 7 + draw``,
-    draw 0 for the draw pile, ``1 + colour`` for a discard pile.
+    """The flat action index of ``move``: its :attr:`Move.index <lostcities.Move.index>`
+    (an alias; the fast path's actions are the project's move numbering).
 
     >>> action_of(Move.parse("+y2.")), action_of(Move.parse("-r10b"))
     (7, 765)
     """
-    return _move_key(move.action.value == "-", move.card.index, move.draw)
+    return move.index
 
 
 def move_of(action: int) -> Move:
-    """The :class:`~lostcities.Move` of a flat action index (inverse of :func:`action_of`).
+    """The :class:`~lostcities.Move` of a flat action index: :meth:`Move.from_index
+    <lostcities.Move.from_index>` (an alias that also takes NumPy integers).
 
     :raises InvalidMoveError: for an index outside ``0 .. 839``.
     """
-    if not isinstance(action, int | np.integer) or not 0 <= action < K.NUM_ACTIONS:
+    if not isinstance(action, int | np.integer) or not 0 <= action < NUM_MOVES:
         raise InvalidMoveError(f"invalid action index: {action!r} (expected 0..839)")
-    return _MOVES[int(action)]
+    return Move.from_index(int(action))
 
 
 def encode_round(r: Round) -> tuple[bytes, bytes, int, int, int, int, int]:
-    """The arguments of :func:`lostcities.fast.kernels.decode` for ``r``."""
-    seqs = [*r._hands, r._deck, *r._piles, *r._exp[0], *r._exp[1], *r._known]
-    if r._over:
-        over = _TERMINATION[r._termination]
-        if over == K.OVER_RUNNING:  # built over, e.g. from a view of an ended round
-            over = K.OVER_DRAW_PILE if not r._deck else K.OVER_TURN_LIMIT
-    else:
-        over = K.OVER_RUNNING
+    """The arguments of :func:`lostcities.fast.kernels.decode` for ``r`` (read from its
+    :meth:`~lostcities.Round.tables`: hands in slot order, the draw pile next card last)."""
+    t = r.tables()
+    seqs = [*t.hands, t.deck, *t.piles, *t.expeditions[0], *t.expeditions[1], *t.known]
     return (
         bytes([c.index for q in seqs for c in q]),
         bytes(map(len, seqs)),
         r.variant.num_colors,
-        r._turn,
+        r.to_move,
         r.ply,
-        over,
+        _TERMINATION[r.termination],
         r.max_turns or 0,
     )
 
@@ -141,7 +139,7 @@ class FastRound:
 
     def is_legal(self, move: Move | int) -> bool:
         """Whether ``move`` (a Move or an action index) is legal now."""
-        a = action_of(move) if isinstance(move, Move) else int(move)
+        a = move.index if isinstance(move, Move) else int(move)
         return bool(K.is_legal(self.state, a))
 
     def push(self, move: Move | int) -> None:
@@ -150,10 +148,7 @@ class FastRound:
         :raises IllegalMoveError: if it is not legal here; nothing changes.
         :raises InvalidMoveError: for an action index outside ``0 .. 839``.
         """
-        if isinstance(move, Move):
-            a = action_of(move)
-        else:
-            a = action_of(move_of(move))
+        a = move.index if isinstance(move, Move) else move_of(move).index
         if not K.is_legal(self.state, a):
             raise IllegalMoveError(f"illegal move: {str(_MOVES[a])!r}")
         K.apply(self.state, a)

@@ -10,7 +10,7 @@ import pytest
 from lostcities import Round
 from lostcities.bots import BotSpecError, make
 from lostcities.bots.heuristic import HeuristicBot
-from lostcities.bots.ismcts import IsmctsBot, _Sampler, smart_playout
+from lostcities.bots.ismcts import IsmctsBot, smart_playout
 
 
 def midgame(seed: int, plies: int = 14, variant: str = "classic") -> Round:
@@ -22,14 +22,31 @@ def midgame(seed: int, plies: int = 14, variant: str = "classic") -> Round:
 
 
 def test_spec_options() -> None:
-    bot = make("ismcts:iters=50,c=0.3,depth=3,widen=0,scale=20,rollout=fast,top=0,mode=tree")
+    bot = make("ismcts:iters=50,c=0.3,depth=3,widen=0,scale=20,rollout=cheap,top=0,mode=tree")
     assert isinstance(bot, IsmctsBot)
     assert (bot.iters, bot.time, bot.c, bot.depth, bot.widen, bot.scale) == (50, None, 0.3, 3, 0.0, 20.0)
-    assert (bot.rollout, bot.top, bot.mode) == ("fast", 0, "tree")
+    assert (bot.rollout, bot.top, bot.mode) == ("cheap", 0, "tree")
     assert make("ismcts:engine=python").engine == "python"  # type: ignore[attr-defined]
     default = make("ismcts")
     assert isinstance(default, IsmctsBot)
     assert default.time == 1.0 and default.iters is None
+
+
+def test_rollout_fast_is_a_deprecated_name_of_cheap() -> None:
+    with pytest.warns(DeprecationWarning, match="rollout=cheap"):
+        bot = make("ismcts:iters=20,rollout=fast", seed=1)
+    assert isinstance(bot, IsmctsBot) and bot.rollout == "cheap"
+    r = midgame(2)
+    view = r.view(r.to_move)
+    assert bot.choose(view) == make("ismcts:iters=20,rollout=cheap", seed=1).choose(view)
+
+
+def test_one_default_scale() -> None:
+    from lostcities.scoring import MARGIN_SCALE
+
+    bot = make("ismcts")
+    assert isinstance(bot, IsmctsBot)
+    assert IsmctsBot().scale == bot.scale == MARGIN_SCALE == 15.0
 
 
 @pytest.mark.parametrize(
@@ -53,7 +70,7 @@ def test_bad_options(spec: str, message: str) -> None:
 
 
 @pytest.mark.parametrize("mode", ["tree", "flat", "flat,engine=python"])
-@pytest.mark.parametrize("rollout", ["smart", "fast"])
+@pytest.mark.parametrize("rollout", ["smart", "cheap"])
 def test_iterations_budget_is_deterministic(mode: str, rollout: str) -> None:
     r = midgame(3)
     view = r.view(r.to_move)
@@ -89,7 +106,7 @@ def test_sampled_worlds_match_the_view() -> None:
     r = midgame(8, plies=20)
     # make the opponent hold a known card: it takes the top of a discard pile
     view = r.view(r.to_move)
-    sampler = _Sampler(view)
+    sampler = view.sampler()
     rng = random.Random(1)
     hidden = sorted(view.unseen_cards() + list(view.opponent_known))
     decks = set()
@@ -119,7 +136,7 @@ def test_sampled_worlds_keep_known_cards() -> None:
     r.push(take)
     view = r.view(r.to_move)
     assert view.opponent_known
-    sampler = _Sampler(view)
+    sampler = view.sampler()
     for k in range(10):
         w = sampler.sample(random.Random(k))
         assert all(c in w.hands[view.player ^ 1] for c in view.opponent_known)

@@ -34,7 +34,7 @@ def positions(n: int, variant: str) -> list[Round]:
 
 
 @pytest.mark.parametrize("variant", ["classic", "long"])
-@pytest.mark.parametrize("rollout", ["smart", "fast"])
+@pytest.mark.parametrize("rollout", ["smart", "cheap"])
 def test_fast_engine_chooses_the_python_engines_move(variant: str, rollout: str) -> None:
     for i, r in enumerate(positions(12, variant)):
         view = r.view(r.to_move)

@@ -25,7 +25,7 @@ def random_positions(
             if r.is_over():
                 break
             moves = r.legal_moves()
-            r._push(moves[rng.randrange(len(moves))])
+            r.push_unchecked(moves[rng.randrange(len(moves))])
         if r.is_over():
             continue
         if views and k % 3 == 0:

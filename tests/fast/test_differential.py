@@ -14,18 +14,93 @@ import random
 
 import pytest
 
-from lostcities import Round
-from lostcities.rules import _MOVES
+from lostcities import PLAYABLE, Action, Round, playable
 
 from .positions import random_positions
 
 np = pytest.importorskip("numpy")
-pytest.importorskip("numba")
+numba = pytest.importorskip("numba")
 
 from lostcities.fast import kernels as K  # noqa: E402
 from lostcities.fast.state import FastRound, action_of, state_from_round  # noqa: E402
 
-_CODE = {id(m): i for i, m in enumerate(_MOVES)}
+# the replay loops are compiled here, for the tests only (not cached: a cached copy would
+# not notice a change of the kernels it calls)
+
+
+@numba.njit
+def replay_check(s: np.ndarray, legal: np.ndarray, counts: np.ndarray, chosen: np.ndarray) -> int:
+    """Replay recorded turns from ``s`` (in place): turn ``t`` had the ``counts[t]`` legal
+    actions that follow in ``legal`` and ``chosen[t]`` was made. Returns the first turn whose
+    legal moves differ (or at which the fast path ended too early or too late), else -1."""
+    buf = np.empty(K.MAX_LEGAL, np.int64)
+    pos = 0
+    for t in range(counts.shape[0]):
+        n = K.gen_legal(s, buf, False)
+        if n != counts[t]:
+            return t
+        for i in range(n):
+            if buf[i] != legal[pos + i]:
+                return t
+        pos += n
+        if not K.is_legal(s, chosen[t]):
+            return t
+        K.apply(s, chosen[t])
+    if s[K.OVER] == 0:
+        return int(counts.shape[0])
+    return -1
+
+
+@numba.njit
+def replay_check_compact(
+    s: np.ndarray, turns: np.ndarray, kinds: np.ndarray, chosen: np.ndarray
+) -> int:
+    """:func:`replay_check` with each turn's legal moves given compactly, as the core's
+    ``LegalMoves`` describes them: ``turns[t] = (number of moves, number of playable kinds,
+    number of discardable kinds, bitmask of the draw sources)`` with the kinds following each
+    other in ``kinds``. The expected ordered move list is expanded from them (plays, then
+    discards, each with the draw pile first, then the sources by colour, a discard never
+    drawing back from its own pile) and must equal the fast path's, as must the count."""
+    buf = np.empty(K.MAX_LEGAL, np.int64)
+    want = np.empty(K.MAX_LEGAL, np.int64)
+    pos = 0
+    for t in range(turns.shape[0]):
+        n = K.gen_legal(s, buf, False)
+        if n != turns[t, 0]:
+            return t
+        k = 0
+        srcs = turns[t, 3]
+        for phase in range(2):
+            for _ in range(turns[t, 1 + phase]):
+                kind = kinds[pos]
+                pos += 1
+                base = (60 * phase + kind) * 7
+                want[k] = base
+                k += 1
+                for col in range(6):
+                    if (srcs >> col) & 1 and not (phase == 1 and col == kind // 10):
+                        want[k] = base + 1 + col
+                        k += 1
+        if k != n:
+            return t
+        for i in range(n):
+            if buf[i] != want[i]:
+                return t
+        if not K.is_legal(s, chosen[t]):
+            return t
+        K.apply(s, chosen[t])
+    if s[K.OVER] == 0:
+        return int(turns.shape[0])
+    return -1
+
+
+def test_the_compiled_playability_rule_is_the_cores() -> None:
+    """The fast path's one copy of the rule (``kernels.playable``) against
+    :func:`lostcities.rules.playable` and its table, for every rank and top."""
+    for rank in range(11):
+        for top in range(11):
+            want = playable(rank, top)
+            assert bool(K.playable(rank, top)) is want is PLAYABLE[rank][top], (rank, top)
 
 
 def _check_round(seed: int, variant: str, max_turns: int | None = None) -> int:
@@ -36,16 +111,15 @@ def _check_round(seed: int, variant: str, max_turns: int | None = None) -> int:
     legal: list[int] = []
     counts: list[int] = []
     chosen: list[int] = []
-    code = _CODE
-    while not r._over:
+    while not r.is_over():
         moves = r.legal_moves()
-        codes = [code[id(m)] for m in moves]
+        codes = [m.index for m in moves]
         legal.extend(codes)
         counts.append(len(codes))
         k = rng.randrange(len(codes))
         chosen.append(codes[k])
-        r._push(moves[k])
-    bad = K.replay_check(
+        r.push_unchecked(moves[k])
+    bad = replay_check(
         s, np.array(legal, np.int64), np.array(counts, np.int64), np.array(chosen, np.int64)
     )
     assert bad == -1, f"{variant} seed {seed}: fast path differs at turn {bad}"
@@ -66,19 +140,23 @@ def _check_round_compact(seed: int, variant: str) -> int:
     turns: list[tuple[int, int, int, int]] = []
     kinds: list[int] = []
     chosen: list[int] = []
-    code = _CODE
-    while not r._over:
+    piles = r.tables().piles
+    while not r.is_over():
         moves = r.legal_moves()
-        plays = [c.index for c in moves._plays]
-        discards = [c.index for c in moves._discards]
-        turns.append((len(moves), len(plays), len(discards), moves._srcmask))
+        plays = [c.index for c in moves.cards(Action.PLAY)]
+        discards = [c.index for c in moves.cards(Action.DISCARD)]
+        srcmask = 0
+        for col, pile in enumerate(piles):
+            if pile:
+                srcmask |= 1 << col
+        turns.append((len(moves), len(plays), len(discards), srcmask))
         kinds.extend(plays)
         kinds.extend(discards)
         k = rng.randrange(len(moves))
         m = moves[k]
-        chosen.append(code[id(m)])
-        r._push(m)
-    bad = K.replay_check_compact(
+        chosen.append(m.index)
+        r.push_unchecked(m)
+    bad = replay_check_compact(
         s, np.array(turns, np.int64), np.array(kinds, np.int64), np.array(chosen, np.int64)
     )
     assert bad == -1, f"{variant} seed {seed}: fast path differs at turn {bad}"

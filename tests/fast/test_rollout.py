@@ -124,7 +124,7 @@ def test_playout_leaves_the_round_unchanged_and_respects_the_cap() -> None:
     # the cap at ply 30 stops the playout after 5 more moves
     c = r.copy(stack=False)
     for _ in range(5):
-        c._push(rollout_move(c))
+        c.push_unchecked(rollout_move(c))
     assert c.is_over() and c.truncated
     assert s == c.scores() == playout_python(r)
 
@@ -146,7 +146,7 @@ def test_numba_policy_equals_the_python_reference(variant: str) -> None:
         while not c.is_over():
             move = rollout_move(c)
             assert int(K.rollout_action(s)) == action_of(move), (str(c), move)
-            c._push(move)
+            c.push_unchecked(move)
             K.apply(s, action_of(move))
         assert (K.score(s, 0), K.score(s, 1)) == c.scores()
         assert playout(r) == playout_python(r) == c.scores()

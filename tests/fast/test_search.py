@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from lostcities import ALL_CARDS, IllegalMoveError, Round
+from lostcities import IllegalMoveError, Round
 from lostcities.bots.rollout import playout_python
 
 from .positions import random_positions
@@ -15,8 +15,27 @@ from .positions import random_positions
 np = pytest.importorskip("numpy")
 pytest.importorskip("numba")
 
-from lostcities.fast.kernels import flat_kernel_given  # noqa: E402
-from lostcities.fast.search import FlatSearch, _FixedShuffle, flat_values  # noqa: E402
+from lostcities.fast import kernels as K  # noqa: E402
+from lostcities.fast.search import FlatSearch, flat_values  # noqa: E402
+
+
+def flat_given(fs: FlatSearch, deals: list[list[int]]) -> tuple[list[float], list[int]]:
+    """The cheap flat search's sums over given deals (a row of unseen card kinds per world,
+    dealt as the compiled search deals them, :func:`lostcities.fast.kernels.deal_world`)."""
+    value = [0.0] * len(fs.candidates)
+    margin = [0] * len(fs.candidates)
+    world = np.empty_like(fs.template)
+    t = np.empty_like(fs.template)
+    for deal in deals:
+        K.deal_world(world, fs.template, fs.opp, fs.first, np.array(deal, np.int64))
+        for j, a in enumerate(fs.actions.tolist()):
+            t[:] = world
+            K.apply(t, a)
+            K.playout(t)
+            m = int(K.score(t, fs.me)) - int(K.score(t, fs.opp))
+            margin[j] += m
+            value[j] += float(np.tanh(m / fs.scale))
+    return value, margin
 
 
 @pytest.mark.parametrize("variant", ["classic", "long"])
@@ -27,18 +46,18 @@ def test_given_deals_score_like_python_playouts(variant: str) -> None:
         moves = list(view.legal_moves())
         cands = rng.sample(moves, min(4, len(moves)))
         fs = FlatSearch(view, cands, scale=25.0)
-        unseen = view.unseen_cards()
-        hidden = 8 - len(view.opponent_known)
+        sampler = view.sampler()
+        unseen = list(sampler.unseen)
+        hidden = sampler.hidden
         deals = []
         want_margin = [0] * len(cands)
         want_value = [0.0] * len(cands)
+        opp = view.player ^ 1
         for _ in range(6):
             rng.shuffle(unseen)
             deals.append([c.index for c in unseen])
-            world = view.sample_round(_FixedShuffle())
-            opp = view.player ^ 1
-            world._hands[opp][len(view.opponent_known) :] = [ALL_CARDS[c.index] for c in unseen[:hidden]]
-            world._deck = list(unseen[hidden:])
+            # the compiled deal: the draw pile's next card is the last of the row
+            world = sampler.deal(unseen[:hidden] + unseen[hidden:][::-1])
             for j, m in enumerate(cands):
                 w = world.copy(stack=False)
                 w.push(m)
@@ -46,11 +65,9 @@ def test_given_deals_score_like_python_playouts(variant: str) -> None:
                 margin = s[view.player] - s[opp]
                 want_margin[j] += margin
                 want_value[j] += math.tanh(margin / 25.0)
-        v, mg = flat_kernel_given(
-            fs.template, fs.opp, fs.first, np.array(deals, np.int64), fs.actions, fs.me, 25.0
-        )
-        assert mg.tolist() == want_margin
-        assert v.tolist() == pytest.approx(want_value, abs=1e-9)
+        v, mg = flat_given(fs, deals)
+        assert mg == want_margin
+        assert v == pytest.approx(want_value, abs=1e-9)
 
 
 def test_flat_values_are_reproducible_and_chunkable() -> None:

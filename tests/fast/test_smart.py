@@ -32,7 +32,7 @@ def _python_line(r: Round) -> tuple[list[Move], tuple[int, int]]:
     """The moves ``smart_playout`` makes from ``r`` (on a copy) and the final scores."""
     w = r.copy(stack=False)
     scores = smart_playout(w)
-    return [entry[0] for entry in w._stack], scores
+    return list(w.history[r.ply :]), scores
 
 
 def _heuristic_positions(n: int, variant: str, seed: int) -> Iterator[Round]:
