@@ -151,7 +151,6 @@ COMMANDS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None], str]] 
     ("tournament", "round robin between bots with an Elo ladder", _add_tournament, "lostcities.arena.report:cli_tournament"),
     ("bot", "run a built-in bot as a protocol engine on stdin/stdout", _add_bot, "lostcities.cli:_bot"),
     ("bench", "measure engine speed against the C reference", _add_bench, "lostcities.bench:cli_main"),
-    ("train", "train the network by self-play (needs lostcities[train])", lambda p: importlib.import_module("lostcities.train.cli").add_arguments(p), "lostcities.train.cli:cli_main"),
 ]
 
 EXTRAS = {
