@@ -30,9 +30,12 @@ Targets (:func:`policy_targets`, :func:`value_targets`): the policy target is
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -46,6 +49,7 @@ from lostcities.train.errors import InvalidShardError
 __all__ = [
     "InvalidShardError",
     "Positions",
+    "atomic_path",
     "atomic_write_bytes",
     "atomic_write_text",
     "policy_targets",
@@ -154,15 +158,8 @@ class Positions:
         """Write the shard (compressed ``.npz``, ``meta`` as JSON) atomically."""
         arrays: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self)}
         arrays["meta"] = np.array(json.dumps(meta or {}, sort_keys=True))
-        path = Path(path)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                np.savez_compressed(fh, **arrays)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+            np.savez_compressed(fh, **arrays)
 
     @classmethod
     def load(cls, path: str | Path) -> tuple[Positions, dict[str, Any]]:
@@ -223,15 +220,32 @@ def value_targets(pos: Positions) -> npt.NDArray[np.float32]:
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so that it is either the old file or the new one."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+        fh.write(data)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """A temporary path beside ``path`` (same suffix) to write to; on success it replaces
+    ``path`` (with the usual permissions), on failure it is removed."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=f".tmp{path.suffix}")
+    os.close(fd)
+    tmp = Path(name)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+        yield tmp
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
+
+
+@functools.cache
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:

@@ -4,7 +4,8 @@ In each position the *teacher* values the legal moves by compiled flat Monte Car
 (:class:`lostcities.fast.search.FlatSearch`, the ``ismcts`` bot's smart rollouts): it
 deals the hidden cards ``worlds`` times consistently with the mover's view, plays every
 candidate move in every world and plays the round out; a move's value is its mean
-``tanh(margin / scale)``. Two teachers are built in (:class:`FlatTeacher` searches every
+``tanh(margin / scale)`` (``scale`` :data:`lostcities.scoring.MARGIN_SCALE`, the ``ismcts``
+bot's). Two teachers are built in (:class:`FlatTeacher` searches every
 legal move, :class:`GuidedTeacher` the network's ``top_k`` moves by prior plus the
 draw-pile variant of each, with more worlds), and any object with the :class:`Teacher`
 method can be used.
@@ -39,8 +40,9 @@ import numpy as np
 import numpy.typing as npt
 
 from lostcities.arena import derive_seed
-from lostcities.nn import NUM_FEATURES, VALUE_SCALE, Network, features
+from lostcities.nn import NUM_FEATURES, Network, features
 from lostcities.rules import Move, PlayerView, Round
+from lostcities.scoring import MARGIN_SCALE
 from lostcities.train.data import VARIANTS, Positions
 from lostcities.train.errors import TrainOptionError
 
@@ -49,8 +51,11 @@ __all__ = [
     "GuidedTeacher",
     "SelfPlayConfig",
     "Teacher",
+    "deal_round",
     "generate",
+    "load_shards",
     "play_round",
+    "progress_bar",
     "round_seed",
     "shard_path",
 ]
@@ -75,7 +80,7 @@ class FlatTeacher:
     """Sampled deals per move."""
     rollout: str = "smart"
     """The rollout policy (``smart`` or ``cheap``, as :class:`~lostcities.fast.search.FlatSearch`)."""
-    scale: float = VALUE_SCALE
+    scale: float = MARGIN_SCALE
     """Margin scale of the reward ``tanh(margin / scale)``."""
 
     def __post_init__(self) -> None:
@@ -99,7 +104,7 @@ class GuidedTeacher:
     """Sampled deals per move."""
     rollout: str = "smart"
     """The rollout policy."""
-    scale: float = VALUE_SCALE
+    scale: float = MARGIN_SCALE
     """Margin scale of the reward."""
 
     def __post_init__(self) -> None:
@@ -180,6 +185,13 @@ def round_seed(seed: int, iteration: int, index: int) -> int:
     return derive_seed(seed, "selfplay", iteration, index)
 
 
+def deal_round(config: SelfPlayConfig, seed: int, iteration: int, index: int) -> Round:
+    """The deal of self-play round ``index`` of ``iteration`` (its variant, deck and starter)."""
+    rs = round_seed(seed, iteration, index)
+    variant = config.variants[index % len(config.variants)]
+    return Round.deal(derive_seed(rs, "deal"), variant, derive_seed(rs, "starter") & 1, max_turns=MAX_PLIES)
+
+
 def _softmax(v: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     e = np.exp(v - v.max())
     out: npt.NDArray[np.float64] = e / e.sum()
@@ -192,7 +204,7 @@ def play_round(
     """Play self-play round ``index`` of ``iteration`` and return its positions."""
     rs = round_seed(seed, iteration, index)
     variant = config.variants[index % len(config.variants)]
-    rnd = Round.deal(derive_seed(rs, "deal"), variant, derive_seed(rs, "starter") & 1, max_turns=MAX_PLIES)
+    rnd = deal_round(config, seed, iteration, index)
     rng = np.random.default_rng(derive_seed(rs, "sample"))
     xs: list[npt.NDArray[np.float64]] = []
     legal_all: list[int] = []

@@ -1,0 +1,164 @@
+"""``lostcities train``: the command line of :mod:`lostcities.train.loop`.
+
+This module imports neither PyTorch nor numba (``lostcities --help`` loads it to list the
+options); :func:`cli_main` checks they are installed and says how to get them. Numbers are
+read here, not by argparse, so that any bad value is one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+from collections.abc import Callable
+from dataclasses import fields
+from typing import Any
+
+__all__ = ["add_arguments", "cli_main"]
+
+
+def _defaults() -> dict[str, Any]:
+    from lostcities.train.loop import RunConfig
+
+    return {f.name: f.default for f in fields(RunConfig)}
+
+
+# (option, RunConfig field, kind, help); the defaults are RunConfig's
+_OPTIONS: list[tuple[str, str, str, str]] = [
+    ("--iterations", "iterations", "int>=1", "iterations of self-play, training and gating (10)"),
+    ("--rounds", "rounds", "int>=1", "self-play rounds per iteration (200)"),
+    ("--worlds", "worlds", "int>=1", "the teacher's sampled deals per move (64)"),
+    ("--seed", "seed", "int", "seed of the whole run (0)"),
+    ("--variant", "variants", "variant", "classic, long or both (both; self-play alternates)"),
+    ("--gate-deals", "gate_deals", "int>=0", "gate match deals per variant, each played twice; 0: no gate (200)"),
+    ("--reference-deals", "reference_deals", "int>=0", "deals per variant of the match against heuristic (200)"),
+    ("--window", "window", "int>=1", "train on the last K iterations' data (12)"),
+    ("--teacher", "teacher", "teacher", "flat: every legal move; guided: the champion's top moves (flat)"),
+    ("--top-k", "top_k", "int>=1", "the guided teacher's moves by prior (6)"),
+    ("--guided-worlds", "guided_worlds", "int>=1", "the guided teacher's deals per move (128)"),
+    ("--rollout", "rollout", "rollout", "the teacher's rollout policy: smart or cheap (smart)"),
+    ("--temperature", "temperature", "float>0", "T of the policy target softmax(values / T) (0.05)"),
+    ("--sample-plies", "sample_plies", "int>=0", "opening plies whose move is sampled from the target (8)"),
+    ("--shard-rounds", "shard_rounds", "int>=1", "self-play rounds per data shard (8)"),
+    ("--hidden", "hidden", "sizes", "hidden layer sizes (256,256)"),
+    ("--epochs", "epochs", "int>=1", "training epochs per iteration (12)"),
+    ("--batch-size", "batch_size", "int>=1", "positions per training step (256)"),
+    ("--lr", "lr", "float>0", "Adam learning rate (0.001)"),
+    ("--weight-decay", "weight_decay", "float>=0", "Adam L2 penalty (1e-05)"),
+    ("--value-weight", "value_weight", "float>=0", "weight of the value loss (1)"),
+    ("--holdout", "holdout", "fraction", "fraction of the rounds held out (0.1)"),
+    ("--threads", "threads", "int>=1", "PyTorch threads for training (1)"),
+    ("--device", "device", "device", "where the network trains: cpu or cuda (cpu)"),
+]
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``lostcities train`` (all read as text; :func:`cli_main` checks them)."""
+    p.add_argument("--out", metavar="RUNDIR", default=None, help="the run directory (required)")
+    p.add_argument("--resume", action="store_true", help="continue the run in RUNDIR where it stopped")
+    p.add_argument("--jobs", metavar="J", default=None, help="self-play and match worker processes (all cores)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    for flag, _, kind, help_text in _OPTIONS:
+        p.add_argument(flag, metavar=kind.split(">")[0].upper(), default=None, help=help_text)
+
+
+def _reader(kind: str, flag: str) -> Callable[[str], Any]:
+    from lostcities.train.errors import TrainOptionError
+
+    def bad(text: str, why: str) -> TrainOptionError:
+        return TrainOptionError(f"invalid {flag}: {text!r} ({why})")
+
+    def read(text: str) -> Any:
+        if kind.startswith("int"):
+            try:
+                n = int(text)
+            except ValueError:
+                raise bad(text, "not a whole number") from None
+            if kind == "int>=1" and n < 1:
+                raise bad(text, "must be at least 1")
+            if kind == "int>=0" and n < 0:
+                raise bad(text, "must not be negative")
+            return n
+        if kind.startswith("float") or kind == "fraction":
+            try:
+                x = float(text)
+            except ValueError:
+                raise bad(text, "not a number") from None
+            if x != x or x in (float("inf"), float("-inf")):
+                raise bad(text, "not finite")
+            if kind == "float>0" and not x > 0:
+                raise bad(text, "must be positive")
+            if kind == "float>=0" and x < 0:
+                raise bad(text, "must not be negative")
+            if kind == "fraction" and not 0 <= x < 1:
+                raise bad(text, "must be from 0 to below 1")
+            return x
+        if kind == "variant":
+            choices = {"classic": ("classic",), "long": ("long",), "both": ("classic", "long")}
+            if text not in choices:
+                raise bad(text, "classic, long or both")
+            return choices[text]
+        if kind == "sizes":
+            try:
+                sizes = tuple(int(s) for s in text.split(","))
+            except ValueError:
+                raise bad(text, "sizes such as 256,256") from None
+            if any(s < 1 for s in sizes):
+                raise bad(text, "every size must be at least 1")
+            return sizes
+        allowed = {"teacher": ("flat", "guided"), "rollout": ("smart", "cheap"), "device": ("cpu", "cuda")}[kind]
+        if text not in allowed:
+            raise bad(text, " or ".join(allowed))
+        return text
+
+    return read
+
+
+def _need(module: str) -> None:
+    from lostcities.train.errors import MissingDependencyError
+
+    if importlib.util.find_spec(module) is None:
+        raise MissingDependencyError(f"this command needs {module!r}: pip install 'lostcities[train]'")
+
+
+def cli_main(args: argparse.Namespace) -> int:
+    """``lostcities train --out RUNDIR [options]`` (docs/training.md)."""
+    from pathlib import Path
+
+    from lostcities.train.errors import TrainOptionError
+
+    if not args.out:
+        raise TrainOptionError("--out RUNDIR is required")
+    overrides: dict[str, Any] = {}
+    for flag, name, kind, _ in _OPTIONS:
+        text = getattr(args, flag[2:].replace("-", "_"))
+        if text is not None:
+            overrides[name] = _reader(kind, flag)(text)
+    jobs = None if args.jobs is None else _reader("int>=1", "--jobs")(args.jobs)
+    for module in ("torch", "numba", "rich", "matplotlib"):
+        _need(module)
+    from lostcities.train.loop import RunConfig, run
+
+    config = None
+    if not args.resume:
+        config = RunConfig(**{**_defaults(), **overrides})
+    log = run(
+        Path(args.out), config, resume=args.resume, overrides=_as_json(overrides), jobs=jobs,
+        progress=not args.no_progress,
+    )
+    out = Path(args.out)
+    if log["champion"] is None:
+        print(f"{out}: {len(log['iterations'])} iterations; no network has beaten the {_reference()} bot yet")
+    else:
+        print(f"{out}: {len(log['iterations'])} iterations; champion {log['champion']} copied to {out / 'net.npz'}")
+    return 0
+
+
+def _reference() -> str:
+    from lostcities.train.loop import REFERENCE
+
+    return REFERENCE
+
+
+def _as_json(overrides: dict[str, Any]) -> dict[str, Any]:
+    """Options as config.json stores them (tuples as lists)."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in overrides.items()}

@@ -1,0 +1,171 @@
+"""The training loop and ``lostcities train``: a tiny run, resuming it, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from lostcities.cli import main
+from lostcities.nn import Network
+
+pytest.importorskip("torch")
+pytest.importorskip("numba")
+
+from lostcities.train.errors import RunDirectoryError
+from lostcities.train.loop import RunConfig, gate_rule, run
+
+TINY = RunConfig(
+    iterations=2, rounds=2, worlds=2, seed=5, variants=("classic",), gate_deals=1,
+    reference_deals=1, hidden=(16,), epochs=2, batch_size=64, shard_rounds=1, sample_plies=2,
+)
+
+
+def _quiet(_: str) -> None:
+    pass
+
+
+def _strip_times(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {k: _strip_times(v) for k, v in x.items() if k not in ("seconds", "machine")}
+    if isinstance(x, list):
+        return [_strip_times(v) for v in x]
+    return x
+
+
+def _weights(path: Path) -> dict[str, np.ndarray]:
+    return Network.load(path).arrays()
+
+
+@pytest.fixture(scope="module")
+def straight(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    out = tmp_path_factory.mktemp("straight") / "run"
+    return out, run(out, TINY, jobs=1, progress=False, echo=_quiet)
+
+
+def test_tiny_run(straight: tuple[Path, dict[str, Any]]) -> None:
+    out, log = straight
+    assert [r["iteration"] for r in log["iterations"]] == [1, 2]
+    assert json.loads((out / "log.json").read_text())["iterations"] == log["iterations"]
+    assert RunConfig.from_dict(json.loads((out / "config.json").read_text())) == TINY
+    first = log["iterations"][0]
+    assert first["positions"] > 50 and first["teacher"] == "flat"
+    assert first["gate"]["opponent"] == "heuristic" and first["gate"]["rounds"] == 2
+    assert 0 <= first["reference"]["win_rate"] <= 1 and first["reference"]["rounds"] == 2
+    assert first["train"]["holdout_positions"] > 0 and "holdout_policy_loss" in first["train"]
+    assert (out / "strength.svg").read_text().lstrip().startswith("<?xml")
+    for t in (1, 2):
+        Network.load(out / f"iter-{t:03d}" / "candidate.npz")
+    champion = log["champion"]
+    assert (champion is None) == (not (out / "net.npz").exists())
+    if champion is not None:
+        for k, v in _weights(out / champion).items():
+            assert np.array_equal(_weights(out / "net.npz")[k], v)
+
+
+@pytest.mark.parametrize("stage", ["selfplay", "train", "gate"])
+def test_resume_after_an_interrupted_iteration(
+    straight: tuple[Path, dict[str, Any]], tmp_path: Path, stage: str
+) -> None:
+    out = tmp_path / "run"
+    cut = run(out, TINY, jobs=1, progress=False, echo=_quiet, stop_after=stage)
+    assert cut["iterations"] == []
+    assert not (out / "iter-001" / "done.json").exists()
+    # a kill in the middle of writing a shard leaves a temporary file: it is ignored
+    (out / "iter-001" / "data" / ".shard-00001.tmp.npz").write_bytes(b"partial")
+    log = run(out, None, resume=True, jobs=1, progress=False, echo=_quiet)
+    ref_out, ref = straight
+    assert _strip_times(log) == _strip_times(ref)
+    for t in (1, 2):
+        name = f"iter-{t:03d}/candidate.npz"
+        for k, v in _weights(ref_out / name).items():
+            assert np.array_equal(_weights(out / name)[k], v), (name, k)
+
+
+def test_resume_runs_more_iterations(straight: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    one = RunConfig(**{**TINY.to_dict(), "iterations": 1, "variants": ("classic",), "hidden": (16,)})
+    run(out, one, jobs=1, progress=False, echo=_quiet)
+    log = run(out, None, resume=True, overrides={"iterations": 2}, jobs=1, progress=False, echo=_quiet)
+    assert _strip_times(log)["iterations"] == _strip_times(straight[1])["iterations"]
+
+
+def test_run_directory_errors(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(RunDirectoryError, match="not a directory"):
+        run(tmp_path / "file", TINY, progress=False, echo=_quiet)
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").write_text("x")
+    with pytest.raises(RunDirectoryError, match="not empty"):
+        run(tmp_path / "full", TINY, progress=False, echo=_quiet)
+    with pytest.raises(RunDirectoryError, match="no run to resume"):
+        run(tmp_path / "none", None, resume=True, progress=False, echo=_quiet)
+
+
+def test_gate_rule() -> None:
+    assert gate_rule([0.5, 1.0, 0.5, 1.0])[2]
+    assert not gate_rule([0.5, 0.5])[2]
+    assert not gate_rule([1.0])[2]  # one deal: no standard error, no pass
+    assert not gate_rule([])[2]
+
+
+# -- the command line ---------------------------------------------------------------------------
+
+CLI_TINY = [
+    "--iterations", "1", "--rounds", "2", "--worlds", "2", "--variant", "classic",
+    "--gate-deals", "1", "--reference-deals", "0", "--hidden", "8", "--epochs", "1",
+    "--jobs", "1", "--no-progress",
+]
+
+
+def test_cli_run_and_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    assert main(["train", "--out", str(out), *CLI_TINY]) == 0
+    captured = capsys.readouterr()
+    assert "1 iterations" in captured.out and "iteration 1:" in captured.err
+    log = json.loads((out / "log.json").read_text())
+    assert log["config"]["hidden"] == [8] and log["iterations"][0]["reference"] is None
+    assert not (out / "strength.svg").exists()  # no reference matches, nothing to plot
+    # resuming a finished run does nothing; a changed option is refused
+    assert main(["train", "--out", str(out), "--resume", "--no-progress"]) == 0
+    assert main(["train", "--out", str(out), "--resume", "--worlds", "3"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == "lostcities train: error: --worlds 3 differs from the run's 2 (a resumed run keeps its options)"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([], "--out RUNDIR is required"),
+        (["--out", "{d}", "--rounds", "abc"], "invalid --rounds: 'abc' (not a whole number)"),
+        (["--out", "{d}", "--worlds", "0"], "invalid --worlds: '0' (must be at least 1)"),
+        (["--out", "{d}", "--jobs", "-1"], "invalid --jobs: '-1' (must be at least 1)"),
+        (["--out", "{d}", "--gate-deals", "-3"], "invalid --gate-deals: '-3' (must not be negative)"),
+        (["--out", "{d}", "--temperature", "0"], "invalid --temperature: '0' (must be positive)"),
+        (["--out", "{d}", "--lr", "nan"], "invalid --lr: 'nan' (not finite)"),
+        (["--out", "{d}", "--holdout", "1"], "invalid --holdout: '1' (must be from 0 to below 1)"),
+        (["--out", "{d}", "--variant", "short"], "invalid --variant: 'short' (classic, long or both)"),
+        (["--out", "{d}", "--hidden", "64,x"], "invalid --hidden: '64,x' (sizes such as 256,256)"),
+        (["--out", "{d}", "--device", "tpu"], "invalid --device: 'tpu' (cpu or cuda)"),
+        (["--out", "{d}/file"], "not a directory"),
+        (["--out", "{d}/full"], "is not empty (use --resume to continue its run)"),
+        (["--out", "{d}/none", "--resume"], "no run to resume in"),
+        (["--out", "{d}/a,b"], "a comma cannot be in a bot spec's path"),
+    ],
+)
+def test_cli_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").write_text("x")
+    argv = ["train", *[a.replace("{d}", str(tmp_path)) for a in args]]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1, err
+    assert err.startswith("lostcities train: error: ") and message in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "none").exists()
