@@ -57,6 +57,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--resume", action="store_true", help="continue the run in RUNDIR where it stopped")
     p.add_argument("--jobs", metavar="J", default=None, help="self-play and match worker processes (all cores)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument(
+        "--stop-after", metavar="STAGE", default=None,
+        help="stop after this stage (selfplay, train, gate or reference) of the next unfinished iteration",
+    )
     for flag, _, kind, help_text in _OPTIONS:
         p.add_argument(flag, metavar=kind.split(">")[0].upper(), default=None, help=help_text)
 
@@ -134,6 +138,9 @@ def cli_main(args: argparse.Namespace) -> int:
         if text is not None:
             overrides[name] = _reader(kind, flag)(text)
     jobs = None if args.jobs is None else _reader("int>=1", "--jobs")(args.jobs)
+    stages = ("selfplay", "train", "gate", "reference")
+    if args.stop_after is not None and args.stop_after not in stages:
+        raise TrainOptionError(f"invalid --stop-after: {args.stop_after!r} ({', '.join(stages)})")
     for module in ("torch", "numba", "rich", "matplotlib"):
         _need(module)
     from lostcities.train.loop import RunConfig, run
@@ -143,9 +150,12 @@ def cli_main(args: argparse.Namespace) -> int:
         config = RunConfig(**{**_defaults(), **overrides})
     log = run(
         Path(args.out), config, resume=args.resume, overrides=_as_json(overrides), jobs=jobs,
-        progress=not args.no_progress,
+        progress=not args.no_progress, stop_after=args.stop_after,
     )
     out = Path(args.out)
+    if args.stop_after is not None:
+        print(f"{out}: stopped after {args.stop_after} ({len(log['iterations'])} iterations done); --resume continues")
+        return 0
     if log["champion"] is None:
         print(f"{out}: {len(log['iterations'])} iterations; no network has beaten the {_reference()} bot yet")
     else:

@@ -551,7 +551,8 @@ def run(
 
     ``overrides``: on resume, the options given again (see :func:`prepare`).
     ``stop_after``: ``"selfplay"``, ``"train"``, ``"gate"`` or ``"reference"``: return
-    after that stage of the first unfinished iteration (as if killed there; for tests).
+    after that stage of the first unfinished iteration (as if killed there: ``resume``
+    continues), e.g. to make a data set first and train later.
 
     :raises RunDirectoryError: for a directory that cannot be used.
     :raises TrainOptionError: for bad options.

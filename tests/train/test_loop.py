@@ -129,6 +129,13 @@ def test_cli_run_and_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     log = json.loads((out / "log.json").read_text())
     assert log["config"]["hidden"] == [8] and log["iterations"][0]["reference"] is None
     assert not (out / "strength.svg").exists()  # no reference matches, nothing to plot
+    # stopping after a stage, then going on
+    other = tmp_path / "other"
+    assert main(["train", "--out", str(other), *CLI_TINY, "--stop-after", "selfplay"]) == 0
+    assert "stopped after selfplay" in capsys.readouterr().out
+    assert not (other / "iter-001" / "train.json").exists()
+    assert main(["train", "--out", str(other), "--resume", "--no-progress"]) == 0
+    assert _strip_times(json.loads((other / "log.json").read_text())) == _strip_times(log)
     # resuming a finished run does nothing; a changed option is refused
     assert main(["train", "--out", str(out), "--resume", "--no-progress"]) == 0
     assert main(["train", "--out", str(out), "--resume", "--worlds", "3"]) == 2
@@ -154,6 +161,7 @@ def test_cli_run_and_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
         (["--out", "{d}/full"], "is not empty (use --resume to continue its run)"),
         (["--out", "{d}/none", "--resume"], "no run to resume in"),
         (["--out", "{d}/a,b"], "a comma cannot be in a bot spec's path"),
+        (["--out", "{d}/x", "--stop-after", "lunch"], "invalid --stop-after: 'lunch'"),
     ],
 )
 def test_cli_bad_input(
