@@ -13,6 +13,7 @@ _EXTRAS = {
     "gymnasium": ["lostcities/envs/gymnasium.py"],
     "pyspiel": ["lostcities/envs/openspiel.py"],
     "numpy": ["lostcities/envs/*"],
+    "torch": ["lostcities/train/*"],
 }
 
 collect_ignore_glob = [
