@@ -409,9 +409,14 @@ def rollout_action(s: np.ndarray) -> int:
         kind = s[HAND + 8 * p + i]
         c = kind // 10
         rank = _rank(kind)
-        opp_can = s[CNT + 6 * o + c] > 0 and playable(rank, s[TOP + 6 * o + c])
+        otop = s[TOP + 6 * o + c]  # (loaded before the test: measured faster)
+        if s[CNT + 6 * o + c] > 0 and playable(rank, otop):
+            opp_can = True
+        else:
+            opp_can = False
         if not opp_can:
-            if not playable(rank, s[TOP + 6 * p + c]) and (dead < 0 or kind < dead):
+            top = s[TOP + 6 * p + c]
+            if not playable(rank, top) and (dead < 0 or kind < dead):
                 dead = kind
             if safe < 0 or rank < safe_rank or (rank == safe_rank and kind < safe):
                 safe = kind

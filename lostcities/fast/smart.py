@@ -88,17 +88,20 @@ def _smart_action(s: np.ndarray, sc: np.ndarray) -> int:
         kind = s[hp + i]
         c = _COL_OF[kind]
         r = _RANK_OF[kind]
-        if playable(r, s[tp + c]):
-            if s[cp + c] > 0:
-                need += 1
+        top = s[tp + c]
+        if playable(r, top):
             if r > 0:
                 sc[12 + c] += r
                 sc[18 + c] += 1
+                if s[cp + c] > 0:
+                    need += 1
                 if r < sc[c]:
                     sc[c] = r
                     sc[6 + c] = kind
             else:
                 sc[24 + c] += 1
+                if s[cp + c] > 0:
+                    need += 1
     row = -1  # the card kind to play or discard
     discard = False
     played = -1
@@ -145,9 +148,11 @@ def _smart_action(s: np.ndarray, sc: np.ndarray) -> int:
             if r < lowest_r:
                 lowest = kind
                 lowest_r = r
-            if s[oc + c] > 0 and playable(r, s[op + c]):
+            otop = s[op + c]
+            if s[oc + c] > 0 and playable(r, otop):
                 continue
-            if not playable(r, s[tp + c]):
+            top = s[tp + c]
+            if not playable(r, top):
                 dead = kind
                 break
             x = r + 2 * sc[12 + c] + (30 if s[cp + c] > 0 else 0)
