@@ -32,8 +32,9 @@ _OPTIONS: list[tuple[str, str, str, str]] = [
     ("--gate-deals", "gate_deals", "int>=0", "gate match deals per variant, each played twice; 0: no gate (200)"),
     ("--reference-deals", "reference_deals", "int>=0", "deals per variant of the match against heuristic (200)"),
     ("--window", "window", "int>=1", "train on the last K iterations' data (12)"),
-    ("--teacher", "teacher", "teacher", "flat: every legal move; guided: the champion's top moves (flat)"),
-    ("--top-k", "top_k", "int>=1", "the guided teacher's moves by prior (6)"),
+    ("--teacher", "teacher", "teacher", "heuristic, guided (the champion's and the heuristic's top moves) or flat (heuristic)"),
+    ("--heuristic-k", "heuristic_k", "int>=0", "card actions taken from the heuristic's ranking (3)"),
+    ("--top-k", "top_k", "int>=1", "the guided teacher's moves by prior (4)"),
     ("--guided-worlds", "guided_worlds", "int>=1", "the guided teacher's deals per move (128)"),
     ("--rollout", "rollout", "rollout", "the teacher's rollout policy: smart or cheap (smart)"),
     ("--temperature", "temperature", "float>0", "T of the policy target softmax(values / T) (0.05)"),
@@ -109,7 +110,7 @@ def _reader(kind: str, flag: str) -> Callable[[str], Any]:
             if any(s < 1 for s in sizes):
                 raise bad(text, "every size must be at least 1")
             return sizes
-        allowed = {"teacher": ("flat", "guided"), "rollout": ("smart", "cheap"), "device": ("cpu", "cuda")}[kind]
+        allowed = {"teacher": ("heuristic", "guided", "flat"), "rollout": ("smart", "cheap"), "device": ("cpu", "cuda")}[kind]
         if text not in allowed:
             raise bad(text, " or ".join(allowed))
         return text

@@ -2,8 +2,9 @@
 
 Each iteration ``t``:
 
-1. **self-play**: ``rounds`` rounds by the teacher (:mod:`~lostcities.train.selfplay`),
-   the flat teacher, or from the first champion network on the guided one when asked;
+1. **self-play**: ``rounds`` rounds by the teacher (:mod:`~lostcities.train.selfplay`):
+   the heuristic-guided search, the network-guided one from the first champion network
+   on when asked (``teacher="guided"``), or the search over every move (``"flat"``);
 2. **train**: a fresh network fitted to the data of the last ``window`` iterations
    (:mod:`~lostcities.train.trainer`): the *candidate*;
 3. **gate**: the candidate plays the champion (the ``heuristic`` bot until a network has
@@ -52,6 +53,7 @@ from lostcities.train.errors import RunDirectoryError, TrainOptionError
 from lostcities.train.selfplay import (
     FlatTeacher,
     GuidedTeacher,
+    HeuristicTeacher,
     SelfPlayConfig,
     Teacher,
     generate,
@@ -64,6 +66,9 @@ __all__ = ["REFERENCE", "RESUMABLE", "RunConfig", "gate_rule", "machine", "net_s
 
 REFERENCE = "heuristic"
 """The fixed opponent of the strength curve (and the first champion)."""
+
+TEACHERS = ("heuristic", "guided", "flat")
+"""The built-in teachers (:mod:`lostcities.train.selfplay`)."""
 
 RESUMABLE = frozenset({"iterations", "device"})
 """Options a resumed run may change (more iterations; another device, at the price of
@@ -79,7 +84,7 @@ class RunConfig:
     rounds: int = 200
     """Self-play rounds per iteration."""
     worlds: int = 64
-    """The flat teacher's sampled deals per move."""
+    """The teacher's sampled deals per move."""
     seed: int = 0
     """The run's seed: every deal, search, split and initialisation derives from it."""
     variants: tuple[str, ...] = ("classic", "long")
@@ -90,9 +95,12 @@ class RunConfig:
     """Deals per variant of the match against heuristic (0: none)."""
     window: int = 12
     """Iterations of data the candidate is trained on (the last ones)."""
-    teacher: str = "flat"
-    """``flat`` (every legal move) or ``guided`` (the champion's top moves, once there is one)."""
-    top_k: int = 6
+    teacher: str = "heuristic"
+    """``heuristic`` (the heuristic's best card actions), ``guided`` (the champion's top
+    moves and the heuristic's, once there is a champion network) or ``flat`` (every move)."""
+    heuristic_k: int = 3
+    """Card actions the heuristic and guided teachers take from the heuristic's ranking."""
+    top_k: int = 4
     """The guided teacher's moves taken by prior."""
     guided_worlds: int = 128
     """The guided teacher's sampled deals per move."""
@@ -130,12 +138,12 @@ class RunConfig:
         for name in ("gate_deals", "reference_deals"):
             if getattr(self, name) < 0:
                 raise TrainOptionError(f"invalid {name.replace('_', ' ')}: {getattr(self, name)!r} (must not be negative)")
-        if self.teacher not in ("flat", "guided"):
-            raise TrainOptionError(f"invalid teacher: {self.teacher!r} (flat or guided)")
+        if self.teacher not in TEACHERS:
+            raise TrainOptionError(f"invalid teacher: {self.teacher!r} ({', '.join(TEACHERS)})")
         self.selfplay()
         self.train()
-        self.flat_teacher()
-        GuidedTeacher("", self.top_k, self.guided_worlds, self.rollout)
+        self.first_teacher()
+        GuidedTeacher("", self.top_k, self.heuristic_k, self.guided_worlds, self.rollout)
 
     def selfplay(self) -> SelfPlayConfig:
         """The self-play options."""
@@ -150,9 +158,11 @@ class RunConfig:
             threads=self.threads,
         )
 
-    def flat_teacher(self) -> FlatTeacher:
-        """The first iterations' teacher."""
-        return FlatTeacher(self.worlds, self.rollout)
+    def first_teacher(self) -> FlatTeacher | HeuristicTeacher:
+        """The teacher while there is no champion network (``flat`` or ``heuristic``)."""
+        if self.teacher == "flat":
+            return FlatTeacher(self.worlds, self.rollout)
+        return HeuristicTeacher(self.worlds, max(self.heuristic_k, 1), self.rollout)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
@@ -308,11 +318,12 @@ def _selfplay(ctx: _Context, t: int, champion: str | None) -> dict[str, Any]:
     cfg = ctx.config
     teacher: Teacher
     if cfg.teacher == "guided" and champion is not None:
-        teacher = GuidedTeacher(str((ctx.out / champion).resolve()), cfg.top_k, cfg.guided_worlds, cfg.rollout)
+        weights = str((ctx.out / champion).resolve())
+        teacher = GuidedTeacher(weights, cfg.top_k, cfg.heuristic_k, cfg.guided_worlds, cfg.rollout)
         kind = "guided"
     else:
-        teacher = cfg.flat_teacher()
-        kind = "flat"
+        teacher = cfg.first_teacher()
+        kind = "flat" if cfg.teacher == "flat" else "heuristic"
     start = time.perf_counter()
     with progress_bar(f"iter {t} self-play", ctx.progress) as bar:
         paths = generate(

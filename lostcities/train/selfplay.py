@@ -5,10 +5,17 @@ In each position the *teacher* values the legal moves by compiled flat Monte Car
 deals the hidden cards ``worlds`` times consistently with the mover's view, plays every
 candidate move in every world and plays the round out; a move's value is its mean
 ``tanh(margin / scale)`` (``scale`` :data:`lostcities.scoring.MARGIN_SCALE`, the ``ismcts``
-bot's). Two teachers are built in (:class:`FlatTeacher` searches every
-legal move, :class:`GuidedTeacher` the network's ``top_k`` moves by prior plus the
-draw-pile variant of each, with more worlds), and any object with the :class:`Teacher`
-method can be used.
+bot's). Which moves it searches is the teacher's choice:
+
+- :class:`HeuristicTeacher` (the default): the ``heuristic`` bot's best card actions, each
+  with its draw and with a draw from the draw pile, as the ``ismcts`` bot does (at 64 worlds
+  it wins about 62% of rounds against ``heuristic``, +11 points a round);
+- :class:`GuidedTeacher`: the network's best moves by prior, and the heuristic's;
+- :class:`FlatTeacher`: every legal move (weaker: the noise of many candidates lets poor
+  moves win; it loses to ``heuristic``);
+
+and any object with the :class:`Teacher` method can be used. Moves not searched get no
+value (NaN in the data) and no policy target.
 
 The move made is drawn from ``softmax(values / temperature)`` for the first
 ``sample_plies`` plies of a round (so the data sees varied positions), the best-valued one
@@ -40,6 +47,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lostcities.arena import derive_seed
+from lostcities.bots.heuristic import HeuristicBot
 from lostcities.nn import NUM_FEATURES, Network, features
 from lostcities.rules import Move, PlayerView, Round
 from lostcities.scoring import MARGIN_SCALE
@@ -49,6 +57,7 @@ from lostcities.train.errors import TrainOptionError
 __all__ = [
     "FlatTeacher",
     "GuidedTeacher",
+    "HeuristicTeacher",
     "SelfPlayConfig",
     "Teacher",
     "deal_round",
@@ -74,7 +83,9 @@ class Teacher(Protocol):
 
 @dataclass(frozen=True)
 class FlatTeacher:
-    """Flat Monte Carlo over every legal move (module docs)."""
+    """Flat Monte Carlo over every legal move (module docs). Weak on its own: the noise of
+    so many candidates lets poor moves win (it loses to ``heuristic``); see
+    :class:`HeuristicTeacher`."""
 
     worlds: int = 64
     """Sampled deals per move."""
@@ -92,15 +103,43 @@ class FlatTeacher:
 
 
 @dataclass(frozen=True)
+class HeuristicTeacher:
+    """Flat Monte Carlo over the ``heuristic`` bot's ``top_k`` best card actions, each with
+    the draw it picks for it and with a draw from the draw pile: the ``ismcts`` bot's
+    candidates (:meth:`lostcities.bots.heuristic.HeuristicBot.rank_moves`)."""
+
+    worlds: int = 64
+    """Sampled deals per move."""
+    top_k: int = 3
+    """Card actions taken from the heuristic's ranking."""
+    rollout: str = "smart"
+    """The rollout policy."""
+    scale: float = MARGIN_SCALE
+    """Margin scale of the reward."""
+
+    def __post_init__(self) -> None:
+        _check_search(self.worlds, self.rollout, self.scale)
+        if self.top_k < 1:
+            raise TrainOptionError(f"invalid heuristic top k: {self.top_k!r} (must be at least 1)")
+
+    def search(self, view: PlayerView, legal: Sequence[Move], seed: int) -> list[float | None]:
+        """The chosen moves' mean rewards, ``None`` for the others."""
+        return _search_some(view, legal, _heuristic_picks(view, self.top_k), self.worlds, seed, self.rollout, self.scale)
+
+
+@dataclass(frozen=True)
 class GuidedTeacher:
-    """Flat Monte Carlo over the network's ``top_k`` moves by prior and, for each, the
-    same card action drawing from the draw pile, with more worlds than the flat teacher."""
+    """Flat Monte Carlo over the network's ``top_k`` moves by prior and the heuristic's
+    ``heuristic_k`` best card actions (as :class:`HeuristicTeacher`), each also drawing
+    from the draw pile."""
 
     weights: str
     """The network's weights file (loaded once per process)."""
-    top_k: int = 6
+    top_k: int = 4
     """Moves taken by prior."""
-    worlds: int = 128
+    heuristic_k: int = 3
+    """Card actions taken from the heuristic's ranking (0: none)."""
+    worlds: int = 64
     """Sampled deals per move."""
     rollout: str = "smart"
     """The rollout policy."""
@@ -111,27 +150,48 @@ class GuidedTeacher:
         _check_search(self.worlds, self.rollout, self.scale)
         if self.top_k < 1:
             raise TrainOptionError(f"invalid top k: {self.top_k!r} (must be at least 1)")
+        if self.heuristic_k < 0:
+            raise TrainOptionError(f"invalid heuristic top k: {self.heuristic_k!r} (must not be negative)")
 
     def search(self, view: PlayerView, legal: Sequence[Move], seed: int) -> list[float | None]:
         """The chosen moves' mean rewards, ``None`` for the others."""
         net = _network(self.weights)
-        x = features(view)[None, :]
-        logits, _ = net.forward(x)
-        index = np.array([m.index for m in legal], np.int64)
-        prior = logits[0, index]
+        logits, _ = net.forward(features(view)[None, :])
+        prior = logits[0, np.array([m.index for m in legal], np.int64)]
         order = np.argsort(-prior, kind="stable")[: self.top_k]
-        chosen = {int(i) for i in order}
-        position = {int(a): i for i, a in enumerate(index.tolist())}
-        for i in list(chosen):
-            deck_variant = int(index[i]) - int(index[i]) % 7
-            if deck_variant in position:
-                chosen.add(position[deck_variant])
-        picked = sorted(chosen)
-        values = _flat(view, [legal[i] for i in picked], self.worlds, seed, self.rollout, self.scale)
-        out: list[float | None] = [None] * len(legal)
-        for i, v in zip(picked, values, strict=True):
-            out[i] = v
-        return out
+        picks = [legal[int(i)].index for i in order]
+        if self.heuristic_k:
+            picks += _heuristic_picks(view, self.heuristic_k)
+        return _search_some(view, legal, picks, self.worlds, seed, self.rollout, self.scale)
+
+
+def _heuristic_picks(view: PlayerView, k: int) -> list[int]:
+    return [m.index for _, m in _heuristic().rank_moves(view)[:k]] if k else []
+
+
+@functools.cache
+def _heuristic() -> HeuristicBot:
+    return HeuristicBot()
+
+
+def _search_some(
+    view: PlayerView, legal: Sequence[Move], picks: Sequence[int], worlds: int, seed: int,
+    rollout: str, scale: float,
+) -> list[float | None]:
+    """Search the legal moves ``picks`` (indexes) and the draw-pile variant of each, in
+    the order of ``legal``; ``None`` for the rest."""
+    position = {m.index: i for i, m in enumerate(legal)}
+    chosen: set[int] = set()
+    for index in picks:
+        for i in (index, index - index % 7):  # the move, and drawing from the pile instead
+            if i in position:
+                chosen.add(position[i])
+    rows = sorted(chosen)
+    values = _flat(view, [legal[i] for i in rows], worlds, seed, rollout, scale)
+    out: list[float | None] = [None] * len(legal)
+    for i, v in zip(rows, values, strict=True):
+        out[i] = v
+    return out
 
 
 def _check_search(worlds: int, rollout: str, scale: float) -> None:

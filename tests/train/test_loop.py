@@ -52,7 +52,7 @@ def test_tiny_run(straight: tuple[Path, dict[str, Any]]) -> None:
     assert json.loads((out / "log.json").read_text())["iterations"] == log["iterations"]
     assert RunConfig.from_dict(json.loads((out / "config.json").read_text())) == TINY
     first = log["iterations"][0]
-    assert first["positions"] > 50 and first["teacher"] == "flat"
+    assert first["positions"] > 50 and first["teacher"] == "heuristic"
     assert first["gate"]["opponent"] == "heuristic" and first["gate"]["rounds"] == 2
     assert 0 <= first["reference"]["win_rate"] <= 1 and first["reference"]["rounds"] == 2
     assert first["train"]["holdout_positions"] > 0 and "holdout_policy_loss" in first["train"]
@@ -91,6 +91,15 @@ def test_resume_runs_more_iterations(straight: tuple[Path, dict[str, Any]], tmp_
     run(out, one, jobs=1, progress=False, echo=_quiet)
     log = run(out, None, resume=True, overrides={"iterations": 2}, jobs=1, progress=False, echo=_quiet)
     assert _strip_times(log)["iterations"] == _strip_times(straight[1])["iterations"]
+
+
+def test_guided_teacher_from_the_first_champion(tmp_path: Path) -> None:
+    cfg = RunConfig(**{**TINY.to_dict(), "variants": ("long",), "hidden": (16,), "teacher": "guided",
+                       "gate_deals": 0, "reference_deals": 0, "guided_worlds": 2})
+    log = run(tmp_path / "run", cfg, jobs=1, progress=False, echo=_quiet)
+    assert [r["teacher"] for r in log["iterations"]] == ["heuristic", "guided"]
+    assert [r["champion"] for r in log["iterations"]] == ["iter-001/candidate.npz", "iter-002/candidate.npz"]
+    assert log["iterations"][0]["gate"]["rule"] == "no gate (--gate-deals 0)"
 
 
 def test_run_directory_errors(tmp_path: Path) -> None:

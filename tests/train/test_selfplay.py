@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from lostcities.bots.heuristic import HeuristicBot
 from lostcities.nn import Network, features
 from lostcities.rules import Move
 
@@ -18,6 +19,7 @@ from lostcities.train.errors import TrainOptionError
 from lostcities.train.selfplay import (
     FlatTeacher,
     GuidedTeacher,
+    HeuristicTeacher,
     SelfPlayConfig,
     deal_round,
     generate,
@@ -93,7 +95,7 @@ def test_existing_shards_are_kept(tmp_path: Path) -> None:
 
 def test_guided_teacher_searches_top_moves_and_deck_draws(tmp_path: Path) -> None:
     Network.random(hidden=(16,), seed=4).save(tmp_path / "net.npz")
-    teacher = GuidedTeacher(str(tmp_path / "net.npz"), top_k=2, worlds=2)
+    teacher = GuidedTeacher(str(tmp_path / "net.npz"), top_k=2, heuristic_k=0, worlds=2)
     r = deal_round(SelfPlayConfig(), 0, 1, 0)
     for _ in range(12):
         view = r.view(r.to_move)
@@ -107,12 +109,30 @@ def test_guided_teacher_searches_top_moves_and_deck_draws(tmp_path: Path) -> Non
         r.push(legal[0])
 
 
+def test_heuristic_teacher_searches_the_ismcts_candidates() -> None:
+    teacher = HeuristicTeacher(worlds=2, top_k=3)
+    ranker = HeuristicBot()
+    r = deal_round(SelfPlayConfig(), 0, 1, 1)
+    for _ in range(12):
+        view = r.view(r.to_move)
+        legal = list(view.legal_moves())
+        values = teacher.search(view, legal, seed=1)
+        picked = {m.index for m, v in zip(legal, values, strict=True) if v is not None}
+        expected = set()
+        for _, m in ranker.rank_moves(view)[:3]:
+            expected |= {m.index, m.index - m.index % 7}
+        assert picked == expected & {m.index for m in legal}
+        r.push(legal[-1])
+
+
 @pytest.mark.parametrize(
     "make",
     [
         lambda: FlatTeacher(worlds=0),
         lambda: FlatTeacher(rollout="fast"),
         lambda: GuidedTeacher("x", top_k=0),
+        lambda: GuidedTeacher("x", heuristic_k=-1),
+        lambda: HeuristicTeacher(top_k=0),
         lambda: SelfPlayConfig(temperature=0),
         lambda: SelfPlayConfig(variants=("short",)),
         lambda: SelfPlayConfig(sample_plies=-1),
