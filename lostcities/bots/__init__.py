@@ -45,6 +45,8 @@ BUILTIN: dict[str, str] = {
     "discard": "lostcities.bots.discard:DiscardBot",
     "heuristic": "lostcities.bots.heuristic:HeuristicBot",
     "ismcts": "lostcities.bots.ismcts:IsmctsBot",
+    "net": "lostcities.bots.net:NetBot",
+    "expert": "lostcities.bots.expert:ExpertBot",
 }
 """Built-in bot names and where their class lives (imported only when used)."""
 
