@@ -357,11 +357,12 @@ def _legal_moves(hand: Iterable[Card], tops: Sequence[int], piles: Sequence[Sequ
         mask |= 1 << card.index
     plays: list[Card] = []
     discards: list[Card] = []
+    table = PLAYABLE
     while mask:
         low = mask & -mask
         mask ^= low
         card = ALL_CARDS[low.bit_length() - 1]
-        if playable(card.rank, tops[card.color]):
+        if table[card.rank][tops[card.color]]:
             plays.append(card)
         discards.append(card)
     srcs = [c for c in range(len(piles)) if piles[c]]
