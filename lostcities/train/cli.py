@@ -25,10 +25,10 @@ def _defaults() -> dict[str, Any]:
 # (option, RunConfig field, kind, help); the defaults are RunConfig's
 _OPTIONS: list[tuple[str, str, str, str]] = [
     ("--iterations", "iterations", "int>=1", "iterations of self-play, training and gating (10)"),
-    ("--rounds", "rounds", "int>=1", "self-play rounds per iteration (200)"),
+    ("--rounds", "rounds", "int>=1", "self-play rounds per iteration (1000)"),
     ("--worlds", "worlds", "int>=1", "the teacher's sampled deals per move (64)"),
     ("--seed", "seed", "int", "seed of the whole run (0)"),
-    ("--variant", "variants", "variant", "classic, long or both (both; self-play alternates)"),
+    ("--variant", "variants", "variant", "classic, long or both: self-play alternates (both)"),
     ("--gate-deals", "gate_deals", "int>=0", "gate match deals per variant, each played twice; 0: no gate (200)"),
     ("--reference-deals", "reference_deals", "int>=0", "deals per variant of the match against heuristic (200)"),
     ("--window", "window", "int>=1", "train on the last K iterations' data (12)"),

@@ -81,7 +81,7 @@ class RunConfig:
 
     iterations: int = 10
     """Iterations to run (a resumed run may raise it)."""
-    rounds: int = 200
+    rounds: int = 1000
     """Self-play rounds per iteration."""
     worlds: int = 64
     """The teacher's sampled deals per move."""

@@ -186,3 +186,20 @@ def test_cli_bad_input(
     assert err.startswith("lostcities train: error: ") and message in err
     assert "Traceback" not in err
     assert not (tmp_path / "none").exists()
+
+
+def test_cli_help_states_the_defaults() -> None:
+    import re
+    from dataclasses import fields
+
+    from lostcities.train.cli import _OPTIONS
+
+    defaults = {f.name: f.default for f in fields(RunConfig)}
+    for flag, name, _, help_text in _OPTIONS:
+        stated = re.search(r"\(([^()]*)\)$", help_text)
+        assert stated is not None, flag
+        value = defaults[name]
+        shown = {("classic", "long"): "both"}.get(value) if isinstance(value, tuple) else None
+        if shown is None:
+            shown = ",".join(map(str, value)) if isinstance(value, tuple) else f"{value:g}" if isinstance(value, float) else str(value)
+        assert stated.group(1) == shown, (flag, stated.group(1), shown)
