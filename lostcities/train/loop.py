@@ -478,7 +478,7 @@ def _match_bar(label: str, deals: int, enabled: bool) -> Iterator[Callable[[Matc
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(
-        TextColumn(f"{label:<24}"),
+        TextColumn(f"{label:<28}"),
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("deals  {task.fields[score]}"),
@@ -654,8 +654,8 @@ def _log(ctx: _Context) -> dict[str, Any]:
 
 
 def plot_strength(records: list[dict[str, Any]], path: Path) -> None:
-    """The candidates' win rate against the reference per iteration, with 95% CIs;
-    filled markers for the candidates that became champion."""
+    """Plot the candidates' win rate against the reference per iteration, with 95% CIs
+    (filled markers: the candidates that became champion) to ``path`` (``.svg``, ``.png``)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -683,7 +683,7 @@ def plot_strength(records: list[dict[str, Any]], path: Path) -> None:
     fig.tight_layout()
     try:
         with atomic_path(path) as tmp:
-            fig.savefig(tmp, format="svg")
+            fig.savefig(tmp, format=path.suffix.lstrip(".") or "svg")
     finally:
         plt.close(fig)
 

@@ -453,7 +453,7 @@ def progress_bar(label: str, enabled: bool = True) -> Iterator[Progress]:
 
     start = time.perf_counter()
     with RichProgress(
-        TextColumn(f"{label:<18}"),
+        TextColumn(f"{label:<28}"),
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("rounds, {task.fields[positions]:,} positions {task.fields[rate]}"),
