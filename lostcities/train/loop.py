@@ -70,9 +70,10 @@ REFERENCE = "heuristic"
 TEACHERS = ("heuristic", "guided", "flat")
 """The built-in teachers (:mod:`lostcities.train.selfplay`)."""
 
-RESUMABLE = frozenset({"iterations", "device"})
-"""Options a resumed run may change (more iterations; another device, at the price of
-bit-identity)."""
+RESUMABLE = frozenset({"iterations", "rounds", "device", "threads"})
+"""Options a resumed run may change: more iterations; the self-play rounds of the
+iterations not played yet (e.g. a large first data set, then smaller iterations); another
+device or number of training threads (at the price of bit-identity with an unstopped run)."""
 
 
 @dataclass(frozen=True)
@@ -346,11 +347,13 @@ def _selfplay(ctx: _Context, t: int, champion: str | None) -> dict[str, Any]:
 
 
 def _data_shards(ctx: _Context, t: int) -> tuple[list[Path], list[int]]:
+    """The shards of the window ending at iteration ``t`` and the iteration of each."""
     paths: list[Path] = []
     iters: list[int] = []
     cfg = ctx.config
     for s in range(max(1, t - cfg.window + 1), t + 1):
-        for first in range(0, cfg.rounds, cfg.shard_rounds):
+        rounds = int(_read_json(_iter_dir(ctx.out, s) / "selfplay.json")["rounds"])
+        for first in range(0, rounds, cfg.shard_rounds):
             paths.append(shard_path(_iter_dir(ctx.out, s) / "data", first))
             iters.append(s)
     return paths, iters

@@ -26,13 +26,15 @@ Everything derives from the seed: round ``i`` of iteration ``t`` is dealt and se
 from ``derive_seed(seed, "selfplay", t, i)``, so the data is the same whatever the number
 of worker processes. Shards of ``shard_rounds`` consecutive rounds are written atomically
 (``shard-00000.npz`` holds rounds 0 .. shard_rounds - 1); :func:`generate` skips the shards
-already written, so an interrupted run resumes where it stopped.
+already written (a shard of other rounds, e.g. the last one after ``rounds`` changed, or an
+unreadable one is played again), so an interrupted run resumes where it stopped.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import math
 import multiprocessing
 import os
@@ -386,7 +388,7 @@ def generate(
     todo = [
         i
         for f, p in zip(firsts, paths, strict=True)
-        if not p.exists()
+        if not _is_shard_of(p, [f, min(f + config.shard_rounds, rounds)], seed, iteration)
         for i in range(f, min(f + config.shard_rounds, rounds))
     ]
     done = rounds - len(todo)
@@ -418,6 +420,18 @@ def generate(
     finally:
         stream.close()
     return paths
+
+
+def _is_shard_of(path: Path, rounds: list[int], seed: int, iteration: int) -> bool:
+    """Whether ``path`` is a readable shard of those rounds (else it is played again)."""
+    if not path.exists():
+        return False
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+    except (OSError, ValueError, KeyError):
+        return False
+    return bool(meta.get("rounds") == rounds and meta.get("seed") == seed and meta.get("iteration") == iteration)
 
 
 def _describe(teacher: Teacher) -> dict[str, Any]:

@@ -93,6 +93,18 @@ def test_resume_runs_more_iterations(straight: tuple[Path, dict[str, Any]], tmp_
     assert _strip_times(log)["iterations"] == _strip_times(straight[1])["iterations"]
 
 
+def test_resume_with_other_rounds(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    one = RunConfig(**{**TINY.to_dict(), "iterations": 1, "variants": ("classic",), "hidden": (16,)})
+    run(out, one, jobs=1, progress=False, echo=_quiet)
+    log = run(out, None, resume=True, overrides={"iterations": 2, "rounds": 3}, jobs=1, progress=False, echo=_quiet)
+    assert [r["rounds"] for r in log["iterations"]] == [2, 3]
+    first, second = (r["positions"] for r in log["iterations"])
+    train = log["iterations"][1]["train"]
+    assert train["positions"] + train["holdout_positions"] == first + second
+    assert json.loads((out / "config.json").read_text())["rounds"] == 3
+
+
 def test_guided_teacher_from_the_first_champion(tmp_path: Path) -> None:
     cfg = RunConfig(**{**TINY.to_dict(), "variants": ("long",), "hidden": (16,), "teacher": "guided",
                        "gate_deals": 0, "reference_deals": 0, "guided_worlds": 2})

@@ -93,6 +93,20 @@ def test_existing_shards_are_kept(tmp_path: Path) -> None:
     assert seen[0] == (1, 2) and seen[-1] == (2, 2)
 
 
+def test_a_shard_of_other_rounds_is_played_again(tmp_path: Path) -> None:
+    teacher = FlatTeacher(worlds=2)
+    config = SelfPlayConfig(shard_rounds=2)
+    generate(tmp_path, teacher, config, rounds=3, seed=1, iteration=1, jobs=1)
+    first = shard_path(tmp_path, 0).stat().st_mtime_ns
+    assert Positions.load(shard_path(tmp_path, 2))[1]["rounds"] == [2, 3]
+    shard_path(tmp_path, 0).write_bytes(b"garbage")  # unreadable: played again
+    generate(tmp_path, teacher, config, rounds=4, seed=1, iteration=1, jobs=1)
+    assert shard_path(tmp_path, 0).stat().st_mtime_ns != first
+    assert Positions.load(shard_path(tmp_path, 2))[1]["rounds"] == [2, 4]
+    alone = Positions.concat([play_round(teacher, config, 1, 1, i) for i in range(4)])
+    assert _same(alone, load_shards([shard_path(tmp_path, 0), shard_path(tmp_path, 2)]))
+
+
 def test_guided_teacher_searches_top_moves_and_deck_draws(tmp_path: Path) -> None:
     Network.random(hidden=(16,), seed=4).save(tmp_path / "net.npz")
     teacher = GuidedTeacher(str(tmp_path / "net.npz"), top_k=2, heuristic_k=0, worlds=2)
