@@ -74,7 +74,12 @@ def _add_replay(p: argparse.ArgumentParser) -> None:
 
 def _add_play(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--opponent", default="ismcts:time=1", metavar="SPEC", help="bot spec (default: ismcts)"
+        "--opponent",
+        default="expert:time=1",
+        metavar="SPEC",
+        help="bot spec (default: expert:time=1, the strongest: a trained network guiding a"
+        " search, 1 s a move, or ismcts:time=1 where expert cannot run); others: ismcts:time=1,"
+        " heuristic, random, ...",
     )
     _variant_arg(p)
     p.add_argument("--rounds", type=_positive_int, default=3, help="rounds in the match (3)")
@@ -135,6 +140,10 @@ def _add_bot(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=None, help="seed for the bot")
 
 
+def _add_warmup(p: argparse.ArgumentParser) -> None:
+    """No options."""
+
+
 def _add_bench(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
@@ -151,6 +160,7 @@ COMMANDS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None], str]] 
     ("tournament", "round robin between bots with an Elo ladder", _add_tournament, "lostcities.arena.report:cli_tournament"),
     ("bot", "run a built-in bot as a protocol engine on stdin/stdout", _add_bot, "lostcities.cli:_bot"),
     ("bench", "measure engine speed against the C reference", _add_bench, "lostcities.bench:cli_main"),
+    ("warmup", "compile the bots' search engine now (numba; for install scripts)", _add_warmup, "lostcities.cli:_warmup"),
 ]
 
 EXTRAS = {
@@ -251,6 +261,18 @@ def _bot(args: argparse.Namespace) -> int:
         return make(spec, seed=args.seed if seed is None else seed)
 
     return run_engine(make_bot, name=f"lostcities {spec}")
+
+
+def _warmup(args: argparse.Namespace) -> int:
+    """``lostcities warmup``: compile the search kernels into numba's on-disk cache (or check
+    they are there), so that no first move of ``serve`` or ``play`` waits on the JIT."""
+    try:
+        from lostcities.fast.warmup import warm_up
+    except ImportError:
+        print("numba is not installed: nothing to compile (the bots search in pure Python)")
+        return 0
+    warm_up(lambda line: print(line, flush=True))
+    return 0
 
 
 def _replay(args: argparse.Namespace) -> int:

@@ -48,13 +48,23 @@ ALLOWED: dict[str, dict[str, str]] = {
         "arena": "gating is a duplicate-deal match",
         "stats": "confidence intervals",
     },
-    "tui": {"bots": "the opponent", "presentation": "the score table"},
-    "web": {"bots": "the computer levels", "presentation": "the score table"},
+    "tui": {
+        "bots": "the opponent",
+        "presentation": "the score table",
+        "fast": "the compiled search is warmed up before the first move (fast.warmup only)",
+    },
+    "web": {
+        "bots": "the computer levels",
+        "presentation": "the score table",
+        "fast": "the compiled search is warmed up at start-up (fast.warmup only)",
+    },
 }
 """Which parts each part may import besides the core and itself, with the reason."""
 
 ONLY_IN: dict[tuple[str, str], set[str]] = {
     ("bots", "protocol"): {"lostcities.bots.external"},
+    ("tui", "fast"): {"lostcities.tui.app"},
+    ("web", "fast"): {"lostcities.web.games"},
 }
 """Part-to-part imports allowed only in the modules named."""
 

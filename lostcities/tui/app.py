@@ -14,6 +14,7 @@ from pathlib import Path
 
 from textual.app import App
 
+from lostcities.bots import BotSpecError, parse_spec
 from lostcities.tui.screens.game import GameScreen
 from lostcities.tui.screens.help import ConfirmQuit, HelpScreen
 from lostcities.tui.screens.match_end import MatchEndScreen
@@ -21,7 +22,14 @@ from lostcities.tui.screens.privacy import PrivacyScreen
 from lostcities.tui.screens.round_end import RoundEndScreen
 from lostcities.tui.session import Session
 
-__all__ = ["LostCitiesApp", "cli_main", "save_record"]
+__all__ = [
+    "DEFAULT_OPPONENT",
+    "FALLBACK_OPPONENT",
+    "LostCitiesApp",
+    "cli_main",
+    "prepare_search",
+    "save_record",
+]
 
 
 def save_record(session: Session, path: str | Path) -> None:
@@ -132,28 +140,65 @@ class LostCitiesApp(App[int]):
         self.session.close()
 
 
+DEFAULT_OPPONENT = "expert:time=1"
+"""``lostcities play``'s opponent: the strongest bot (:data:`FALLBACK_OPPONENT` where it
+cannot be built)."""
+FALLBACK_OPPONENT = "ismcts:time=1"
+"""The default opponent where ``expert`` cannot run (no NumPy or no network weights)."""
+SEARCH_BOTS = ("ismcts", "expert")
+"""Bots whose moves run the compiled search: :func:`prepare_search` before they play."""
+
+
+def prepare_search(progress: Callable[[str], None] | None = None) -> float:
+    """Compile the search kernels, or load them from numba's on-disk cache
+    (:func:`lostcities.fast.warmup.warm_up`), before the first bot move; returns the seconds
+    spent. Without numba there is nothing to do (``progress`` is told so)."""
+    try:
+        from lostcities.fast.warmup import warm_up
+    except ImportError:
+        if progress is not None:
+            progress("numba is not installed: nothing to compile (the bots search in pure Python)")
+        return 0.0
+    return warm_up(progress)
+
+
+def _session(args: argparse.Namespace, opponent: str) -> Session:
+    return Session(
+        opponent=opponent,
+        variant=args.variant,
+        rounds=args.rounds,
+        seed=args.seed,
+        hotseat=args.hotseat,
+    )
+
+
 def cli_main(args: argparse.Namespace) -> int:
-    """``lostcities play``: build the match and the bot, then run the app.
+    """``lostcities play``: build the match and the bot, prepare the search (before the
+    screen starts, with a message), then run the app.
 
     Returns the exit code: 0, or 2 with one line on stderr when the bot cannot be made.
     """
+    opponent: str = args.opponent
     try:
-        session = Session(
-            opponent=args.opponent,
-            variant=args.variant,
-            rounds=args.rounds,
-            seed=args.seed,
-            hotseat=args.hotseat,
-        )
+        try:
+            session = _session(args, opponent)
+        except (ImportError, BotSpecError) as e:
+            if args.hotseat or opponent != DEFAULT_OPPONENT:
+                raise
+            print(f"lostcities play: {opponent} cannot run here ({e}): playing {FALLBACK_OPPONENT}")
+            opponent = FALLBACK_OPPONENT
+            session = _session(args, opponent)
     except ImportError as e:
         print(
-            f"lostcities play: error: bot {args.opponent!r} is not available in this install ({e})",
+            f"lostcities play: error: bot {opponent!r} is not available in this install ({e})",
             file=sys.stderr,
         )
         return 2
     except (ValueError, RuntimeError) as e:
         print(f"lostcities play: error: {e}", file=sys.stderr)
         return 2
+    if not args.hotseat and parse_spec(opponent)[0] in SEARCH_BOTS:
+        prepare_search(lambda line: print(line, flush=True))
     app = LostCitiesApp(session, save=args.save)
     code = app.run()
     return code or 0

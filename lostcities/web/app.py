@@ -25,7 +25,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from lostcities.web import schemas
 from lostcities.web.deps import Settings
-from lostcities.web.games import BotRunner, GameError, GameManager, ManagerSettings
+from lostcities.web.games import (
+    BotRunner,
+    GameError,
+    GameManager,
+    ManagerSettings,
+    prepare_search,
+)
 from lostcities.web.routers import bots, calculator, games, pages, ws
 from lostcities.web.store import GameStore, normalize_db_url
 
@@ -53,7 +59,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await asyncio.to_thread(store.create_tables)
         store.start()
-        runner = BotRunner(settings.bot_executor, settings.bot_workers)
+        if settings.prepare_search:  # a no-op by now under `lostcities serve`
+            await asyncio.to_thread(prepare_search)
+        runner = BotRunner(
+            settings.bot_executor,
+            settings.bot_workers,
+            [lv.spec for lv in settings.levels.values()],
+        )
         mgr = GameManager(
             store,
             runner,
@@ -66,7 +78,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         app.state.manager = mgr
         if settings.bot_executor == "process":
-            runner.warm_up()
+            await runner.warm_up()  # the workers load the search before the first game
         if settings.resume_on_start:
             n = await mgr.resume_all()
             if n:
@@ -147,6 +159,9 @@ def cli_main(args: argparse.Namespace) -> int:
     app = create_app(settings)
     # fail early (before "running on") if the database cannot be opened
     app.state.store.create_tables()
+    # compile the search (or load it from numba's cache) before any connection: no first
+    # move waits on the JIT
+    prepare_search(lambda line: print(line, flush=True))
     host = args.host
     shown = f"[{host}]" if ":" in host else host
     db = app.state.store.safe_url

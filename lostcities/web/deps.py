@@ -45,6 +45,8 @@ class Settings:
     """Load unfinished games with a bot on startup so a bot to move carries on."""
     levels: dict[str, Level] = field(default_factory=lambda: dict(LEVELS))
     """The computer levels (bot spec per level)."""
+    prepare_search: bool = True
+    """Compile the search (or load it from numba's cache) at start-up, before any move."""
 
     @classmethod
     def from_env(cls, db_url: str) -> Settings:
@@ -72,7 +74,7 @@ class Settings:
                     parse_spec(spec)
                 except ValueError as e:
                     raise ValueError(f"invalid LOSTCITIES_LEVEL_{name.upper()}: {e}") from None
-                s.levels[name] = Level(spec, level.label)
+                s.levels[name] = Level(spec, level.label, about=f"the bot {spec.strip()}")
         return s
 
 

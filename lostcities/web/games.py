@@ -15,13 +15,15 @@ import asyncio
 import concurrent.futures
 import contextlib
 import hmac
+import importlib
 import json
 import logging
 import multiprocessing
+import os
 import random
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -55,6 +57,7 @@ __all__ = [
     "GameManager",
     "LiveGame",
     "bot_choose",
+    "prepare_search",
 ]
 
 log = logging.getLogger("lostcities.web")
@@ -68,14 +71,25 @@ class Level:
     mistakes: float = 0.0
     """Probability of playing a uniformly random legal move instead of the bot's choice."""
     fallback: str | None = None
-    """Spec to play if ``spec`` is not installed on this server."""
+    """Spec to play if ``spec`` (or a module in :attr:`requires`) is not installed here."""
+    requires: tuple[str, ...] = ()
+    """Modules the level needs beyond what its bot imports (``expert`` runs without numba,
+    but its search is then pure Python and far weaker in its second)."""
+    about: str = ""
+    """One line saying what the level plays (the level picker, ``/api/levels``)."""
 
 
 LEVELS: dict[str, Level] = {
-    "easy": Level("heuristic", "Easy", mistakes=0.4, fallback="random"),
-    "medium": Level("heuristic", "Medium"),
-    "hard": Level("ismcts:time=1", "Hard"),
-    "expert": Level("ismcts:time=3", "Expert"),
+    "easy": Level(
+        "heuristic", "Easy", mistakes=0.4, fallback="random",
+        about="the heuristic bot, playing a random move 40% of the time",
+    ),
+    "medium": Level("heuristic", "Medium", about="the heuristic bot: sound rules of thumb, instant"),
+    "hard": Level("ismcts:time=1", "Hard", about="Monte Carlo search over the hidden cards, 1 s a move"),
+    "expert": Level(
+        "expert:time=1", "Expert", fallback="ismcts:time=1", requires=("numba",),
+        about="the strongest: a trained network guiding a compiled search, 1 s a move",
+    ),
 }
 """The default computer levels (``LOSTCITIES_LEVEL_<NAME>=SPEC`` overrides one)."""
 
@@ -180,36 +194,74 @@ def bot_choose(
         bot.close()
 
 
-def _warm() -> int:
-    import lostcities.bots  # noqa: F401 - import the bots once in the worker
+NO_NUMBA = "numba is not installed: nothing to compile (the bots search in pure Python)"
+"""What :func:`prepare_search` says without the ``fast`` extra."""
 
-    return 0
+
+def prepare_search(progress: Callable[[str], None] | None = None) -> float:
+    """Compile the search kernels, or load them from numba's on-disk cache
+    (:func:`lostcities.fast.warmup.warm_up`), so that no bot move waits on the JIT; returns
+    the seconds spent. Without numba there is nothing to do (``progress`` is told so)."""
+    try:
+        from lostcities.fast.warmup import warm_up
+    except ImportError:
+        if progress is not None:
+            progress(NO_NUMBA)
+        return 0.0
+    return warm_up(progress)
+
+
+def _prepare_worker(specs: tuple[str, ...]) -> None:
+    """Start-up of each bot worker process: load the compiled search and build each
+    level's bot once (the network's weights), before the worker takes its first move."""
+    try:
+        prepare_search()
+        for spec in specs:
+            bot_available(spec)
+    except Exception:  # never break the pool: a move will say what is wrong
+        log.warning("bot worker warm-up failed", exc_info=True)
+
+
+def _ready() -> int:
+    return os.getpid()
 
 
 class BotRunner:
-    """Runs bot searches off the event loop: a process pool (default) or a thread pool."""
+    """Runs bot searches off the event loop: a process pool (default) or a thread pool.
 
-    def __init__(self, kind: str = "process", workers: int = 2) -> None:
+    Each worker process first loads the compiled search (:func:`prepare_search`) and builds
+    the bots of :attr:`specs`, so a move never waits on a compile or a weights file.
+    """
+
+    def __init__(
+        self, kind: str = "process", workers: int = 2, specs: Sequence[str] = ()
+    ) -> None:
         self.kind = kind
         self.workers = max(1, workers)
+        self.specs = tuple(specs)
+        """Bot specs each worker process builds once at start (the levels' bots)."""
         self._pool: concurrent.futures.Executor | None = None
 
     def _executor(self) -> concurrent.futures.Executor:
         if self._pool is None:
             if self.kind == "process":
                 ctx = multiprocessing.get_context("spawn")
-                self._pool = concurrent.futures.ProcessPoolExecutor(self.workers, mp_context=ctx)
+                self._pool = concurrent.futures.ProcessPoolExecutor(
+                    self.workers, mp_context=ctx, initializer=_prepare_worker,
+                    initargs=(self.specs,),
+                )
             else:
                 self._pool = concurrent.futures.ThreadPoolExecutor(
                     self.workers, thread_name_prefix="lostcities-bot"
                 )
         return self._pool
 
-    def warm_up(self) -> None:
-        """Start the workers now rather than on the first bot move."""
+    async def warm_up(self) -> None:
+        """Start the workers now and wait until they are ready (each has loaded the compiled
+        search and the levels' bots) rather than on the first bot move."""
         ex = self._executor()
-        for _ in range(self.workers):
-            ex.submit(_warm)
+        futures = [asyncio.wrap_future(ex.submit(_ready)) for _ in range(self.workers)]
+        await asyncio.gather(*futures, return_exceptions=True)
 
     async def choose(
         self,
@@ -621,13 +673,32 @@ class GameManager:
             self._availability[spec] = bot_available(spec)
         return self._availability[spec]
 
+    def _missing(self, modules: tuple[str, ...]) -> str | None:
+        for name in modules:
+            key = f"module {name}"
+            if key not in self._availability:
+                try:
+                    importlib.import_module(name)
+                except ImportError:
+                    self._availability[key] = f"{name} is not installed"
+                else:
+                    self._availability[key] = None
+            if self._availability[key] is not None:
+                return self._availability[key]
+        return None
+
+    def own_bot_missing(self, level: str) -> str | None:
+        """``None`` if the level's own bot (not its fallback) plays here, else why not."""
+        lv = self.levels[level]
+        return self._available(lv.spec) or self._missing(lv.requires)
+
     def resolve_level(self, level: str) -> tuple[str, float]:
         """The bot spec and mistake rate a level plays here (its fallback if need be).
 
         :raises BotUnavailableError: if neither the level's bot nor its fallback is installed.
         """
         lv = self.levels[level]
-        why = self._available(lv.spec)
+        why = self.own_bot_missing(level)
         if why is None:
             return lv.spec, lv.mistakes
         if lv.fallback is not None and self._available(lv.fallback) is None:

@@ -15,24 +15,38 @@ class LevelOut(BaseModel):
     """A computer level."""
 
     level: str
+    """Its name in ``POST /api/games``."""
     label: str
+    about: str = ""
+    """What it plays, in one line (with the fallback it plays on this server, if any)."""
     bot: str
+    """The bot spec it plays on this server."""
     mistakes: float = 0.0
+    """Probability of a random legal move instead of the bot's."""
     available: bool
     reason: str | None = None
+    """Why it is not available, if it is not."""
 
 
 @router.get("/levels", response_model=list[LevelOut])
 async def levels(mgr: GameManager = Depends(get_manager)) -> list[LevelOut]:
-    """Every level, its bot spec, and why it is unavailable if it is."""
+    """Every level: what it plays (``about``, the bot spec ``bot``: easy = ``heuristic``
+    with 40% random moves, medium = ``heuristic``, hard = ``ismcts:time=1``, expert =
+    ``expert:time=1``, or ``ismcts:time=1`` where numba is missing), and why it is
+    unavailable if it is."""
     out = []
     for level, lv in mgr.levels.items():
         why = mgr.level_unavailable(level)
         spec = lv.spec if why is not None else mgr.resolve_level(level)[0]
+        about = lv.about
+        if spec != lv.spec:
+            instead = f"this server plays {spec} instead ({mgr.own_bot_missing(level)})"
+            about = f"{about}; {instead}" if about else instead
         out.append(
             LevelOut(
                 level=level,
                 label=lv.label,
+                about=about,
                 bot=spec,
                 mistakes=lv.mistakes if spec == lv.spec else 0.0,
                 available=why is None,

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse
 from fastapi.templating import Jinja2Templates
+
+from lostcities.web.deps import get_manager
+from lostcities.web.games import GameManager
 
 router = APIRouter(tags=["pages"], include_in_schema=False)
 templates = Jinja2Templates(directory=str(Path(__file__).resolve().parent.parent / "templates"))
@@ -17,9 +20,10 @@ def _page(request: Request, name: str, **ctx: object) -> HTMLResponse:
 
 
 @router.get("/", response_class=HTMLResponse)
-async def home(request: Request) -> HTMLResponse:
-    """Home: new games and your games."""
-    return _page(request, "home.html")
+async def home(request: Request, mgr: GameManager = Depends(get_manager)) -> HTMLResponse:
+    """Home: new games (the level picker says what each level plays) and your games."""
+    levels = [(name, lv.label, lv.about) for name, lv in mgr.levels.items()]
+    return _page(request, "home.html", levels=levels)
 
 
 @router.get("/game/{game_id}", response_class=HTMLResponse)

@@ -7,6 +7,8 @@
 
   function sync() {
     levelField.classList.toggle("hidden", form.elements.opponent.value !== "computer");
+    const level = form.querySelector("input[name=level]:checked");
+    document.getElementById("level-about").textContent = level ? level.dataset.about : "";
     document.getElementById("start").textContent =
       form.elements.opponent.value === "computer" ? "Start game" : "Create invite link";
   }
@@ -16,12 +18,17 @@
   LC.api("GET", "/api/levels").then((levels) => {
     for (const l of levels) {
       const input = form.querySelector(`input[name=level][value=${l.level}]`);
+      if (input && l.about) {
+        input.dataset.about = l.about;
+        input.parentElement.title = l.about;
+      }
       if (input && !l.available) {
         input.disabled = true;
         input.parentElement.title = `not available on this server: ${l.reason}`;
         input.parentElement.style.opacity = ".45";
       }
     }
+    sync();
   }).catch(() => {});
 
   form.addEventListener("submit", async (ev) => {

@@ -1,0 +1,76 @@
+"""``warm_up()``: after it, a first search move in a fresh process compiles nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("numba")
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+# In a fresh interpreter: warm up, note every numba function's compiled signatures and
+# cache misses, then make the first move of each search bot the front ends play (and the
+# other options that reach other kernels) in both variants, and note the signatures again.
+SCRIPT = r"""
+import json, time
+from lostcities.fast.warmup import dispatchers, warm_up
+from lostcities import Round
+from lostcities.bots import make
+
+seconds = warm_up()
+def signatures():
+    return {name: sorted(map(str, d.signatures)) for name, d in dispatchers()}
+before = signatures()
+misses = {name: len(d.stats.cache_misses) for name, d in dispatchers() if d.stats.cache_misses}
+t = time.perf_counter()
+make("ismcts:time=0.2", seed=1).choose(Round.deal(seed=7).view(0))
+first_move = time.perf_counter() - t
+for variant in ("classic", "long"):
+    r = Round.deal(seed=5, variant=variant)
+    for spec in ("expert:time=0.05", "expert:iters=60,top=3", "ismcts:time=0.05",
+                 "ismcts:iters=60,rollout=cheap", "ismcts:iters=40,mode=tree,rollout=cheap",
+                 "ismcts:iters=40,engine=python,rollout=cheap"):
+        make(spec, seed=1).choose(r.view(r.to_move))
+print(json.dumps({"seconds": seconds, "first_move": first_move, "misses": misses,
+                  "before": before, "after": signatures()}))
+"""
+
+
+def _fresh_process() -> dict[str, Any]:
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT], cwd=ROOT, env=env, capture_output=True, text=True,
+        timeout=280, check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    result: dict[str, Any] = json.loads(out.stdout.splitlines()[-1])
+    return result
+
+
+def test_a_first_search_move_after_warm_up_compiles_nothing() -> None:
+    _fresh_process()  # fills numba's cache if it is cold (a fresh checkout)
+    r = _fresh_process()
+    # warm_up() only loaded code from the cache ...
+    assert r["misses"] == {}, f"compiled instead of loading from the cache: {r['misses']}"
+    # ... and the moves found every kernel they run already there: nothing compiled
+    new = {k: v for k, v in r["after"].items() if v != r["before"][k]}
+    assert new == {}, f"compiled inside a move: {new}"
+    # loose (a compile takes about 20 s): a 0.2 s move is not held up by the JIT
+    assert r["first_move"] < 3.0, r
+    assert r["seconds"] < 10.0, r
+
+
+def test_progress_messages() -> None:
+    from lostcities.fast.warmup import PREPARING, warm_up
+
+    said: list[str] = []
+    seconds = warm_up(said.append)
+    assert said[0] == PREPARING and said[-1] == f"ready in {seconds:.1f} s"
+    assert len(said) == 2
