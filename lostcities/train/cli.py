@@ -22,8 +22,8 @@ def _defaults() -> dict[str, Any]:
     return {f.name: f.default for f in fields(RunConfig)}
 
 
-# (option, RunConfig field, kind, help); the defaults are RunConfig's
-_OPTIONS: list[tuple[str, str, str, str]] = [
+# (option, RunConfig field, kind, help) of every option of `lostcities train`; the defaults are RunConfig's
+OPTIONS: list[tuple[str, str, str, str]] = [
     ("--iterations", "iterations", "int>=1", "iterations of self-play, training and gating (10)"),
     ("--rounds", "rounds", "int>=1", "self-play rounds per iteration (1000)"),
     ("--worlds", "worlds", "int>=1", "the teacher's sampled deals per move (64)"),
@@ -62,7 +62,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--stop-after", metavar="STAGE", default=None,
         help="stop after this stage (selfplay, train, gate or reference) of the next unfinished iteration",
     )
-    for flag, _, kind, help_text in _OPTIONS:
+    for flag, _, kind, help_text in OPTIONS:
         p.add_argument(flag, metavar=kind.split(">")[0].upper(), default=None, help=help_text)
 
 
@@ -134,7 +134,7 @@ def cli_main(args: argparse.Namespace) -> int:
     if not args.out:
         raise TrainOptionError("--out RUNDIR is required")
     overrides: dict[str, Any] = {}
-    for flag, name, kind, _ in _OPTIONS:
+    for flag, name, kind, _ in OPTIONS:
         text = getattr(args, flag[2:].replace("-", "_"))
         if text is not None:
             overrides[name] = _reader(kind, flag)(text)

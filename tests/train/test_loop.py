@@ -204,10 +204,10 @@ def test_cli_help_states_the_defaults() -> None:
     import re
     from dataclasses import fields
 
-    from lostcities.train.cli import _OPTIONS
+    from lostcities.train.cli import OPTIONS
 
     defaults = {f.name: f.default for f in fields(RunConfig)}
-    for flag, name, _, help_text in _OPTIONS:
+    for flag, name, _, help_text in OPTIONS:
         stated = re.search(r"\(([^()]*)\)$", help_text)
         assert stated is not None, flag
         value = defaults[name]
