@@ -74,3 +74,24 @@ def test_progress_messages() -> None:
     seconds = warm_up(said.append)
     assert said[0] == PREPARING and said[-1] == f"ready in {seconds:.1f} s"
     assert len(said) == 2
+
+
+def test_the_warmup_command() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "lostcities.cli", "warmup"], cwd=ROOT, capture_output=True,
+        text=True, timeout=280, check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "preparing the search engine (first start only) ..."
+    assert lines[1].startswith("ready in ") and lines[1].endswith(" s")
+
+
+def test_without_numba_the_command_says_so_and_succeeds() -> None:
+    code = "import sys; sys.modules['numba'] = None\nfrom lostcities.cli import main\nsys.exit(main(['warmup']))"
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "numba is not installed: nothing to compile (the bots search in pure Python)\n"

@@ -140,3 +140,13 @@ def test_bot_workers_warm_up_before_the_first_move() -> None:
     finally:
         runner.close()
     assert r.is_legal(r.parse_move(move))
+
+
+def test_serve_prepares_the_search_before_it_listens(server: Any) -> None:
+    log = server.log.read_text()
+    listening = log.index("Lost Cities: http://")
+    if HAVE_NUMBA:
+        assert log.index("preparing the search engine (first start only) ...") < listening
+        assert log.index("ready in ") < listening
+    else:
+        assert log.index("numba is not installed") < listening

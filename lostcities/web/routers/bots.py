@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from lostcities.web.deps import get_manager
 from lostcities.web.games import GameManager
@@ -14,9 +14,12 @@ router = APIRouter(prefix="/api", tags=["bots"])
 class LevelOut(BaseModel):
     """A computer level."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     level: str
     """Its name in ``POST /api/games``."""
     label: str
+    """Its name on the page."""
     about: str = ""
     """What it plays, in one line (with the fallback it plays on this server, if any)."""
     bot: str
