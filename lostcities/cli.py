@@ -161,6 +161,7 @@ COMMANDS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None], str]] 
     ("bot", "run a built-in bot as a protocol engine on stdin/stdout", _add_bot, "lostcities.cli:_bot"),
     ("bench", "measure engine speed against the C reference", _add_bench, "lostcities.bench:cli_main"),
     ("warmup", "compile the bots' search engine now (numba; for install scripts)", _add_warmup, "lostcities.cli:_warmup"),
+    ("train", "train the network by self-play (needs lostcities[train])", lambda p: importlib.import_module("lostcities.train.cli").add_arguments(p), "lostcities.train.cli:cli_main"),
 ]
 
 EXTRAS = {
