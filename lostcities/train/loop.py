@@ -107,29 +107,30 @@ class RunConfig:
     """The guided teacher's sampled deals per move."""
     rollout: str = "smart"
     """The teacher's rollout policy (``smart`` or ``cheap``)."""
-    temperature: float = 0.05
+    temperature: float = TrainConfig.temperature
     """``T`` of the policy target and of the sampled opening moves."""
     sample_plies: int = 8
     """Plies at the start of each self-play round whose move is sampled."""
     shard_rounds: int = 8
     """Self-play rounds per data shard."""
-    hidden: tuple[int, ...] = (256, 256)
+    # how each iteration's network is fitted: TrainConfig's fields, defaults from there
+    hidden: tuple[int, ...] = TrainConfig.hidden
     """Hidden layer sizes of the network."""
-    epochs: int = 12
+    epochs: int = TrainConfig.epochs
     """Training epochs per iteration."""
-    batch_size: int = 256
+    batch_size: int = TrainConfig.batch_size
     """Positions per training step."""
-    lr: float = 1e-3
+    lr: float = TrainConfig.lr
     """Adam's learning rate."""
-    weight_decay: float = 1e-5
+    weight_decay: float = TrainConfig.weight_decay
     """Adam's L2 penalty."""
-    value_weight: float = 1.0
+    value_weight: float = TrainConfig.value_weight
     """Weight of the value loss."""
-    holdout: float = 0.1
+    holdout: float = TrainConfig.holdout
     """Fraction of the rounds held out to measure the losses."""
-    threads: int = 1
+    threads: int = TrainConfig.threads
     """PyTorch threads for training."""
-    device: str = "cpu"
+    device: str = TrainConfig.device
     """Where the network trains: ``cpu`` or ``cuda``."""
 
     def __post_init__(self) -> None:
