@@ -1,0 +1,115 @@
+"""The network bots: ``net`` (the policy alone) and ``expert`` (network-guided search)."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lostcities import Round
+from lostcities.bots import BotSpecError, make
+from lostcities.bots.expert import ExpertBot
+from lostcities.bots.ismcts import fast_engine_available
+from lostcities.bots.net import NetBot
+from lostcities.nn import Network, default_network, features
+
+
+def _positions(variant: str, n: int = 6) -> list[Round]:
+    out = []
+    for s in range(n):
+        r = Round.deal(seed=s, variant=variant)
+        rng = random.Random(s)
+        for _ in range(rng.randrange(60)):
+            m = r.legal_moves()
+            r.push(m[rng.randrange(len(m))])
+        if not r.is_over():
+            out.append(r)
+    return out
+
+
+@pytest.mark.parametrize("variant", ["classic", "long"])
+def test_net_plays_the_policys_favourite_legal_move(variant: str) -> None:
+    bot = make("net", seed=1)
+    net = default_network()
+    for r in _positions(variant):
+        view = r.view(r.to_move)
+        move = bot.choose(view)
+        assert move in r.legal_moves()
+        logits, _ = net.forward(features(view)[None, :])
+        legal = list(view.legal_moves())
+        assert move == legal[int(np.argmax([logits[0, m.index] for m in legal]))]
+
+
+def test_net_samples_with_a_temperature_reproducibly() -> None:
+    r = _positions("classic")[0]
+    view = r.view(r.to_move)
+    a = [make("net:temperature=1", seed=3).choose(view) for _ in range(3)]
+    b = [make("net:temperature=1", seed=3).choose(view) for _ in range(3)]
+    assert a == b and all(m in r.legal_moves() for m in a)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("net:speed=1", "net has no option 'speed'"),
+        ("net:temperature=-1", "temperature must be at least 0"),
+        ("net:weights=/nonexistent/w.npz", "invalid weights file '/nonexistent/w.npz'"),
+        ("expert:top=0", "expert top must be at least 1"),
+        ("expert:time=abc", "expert time='abc' is not a number"),
+        ("expert:iters=0", "expert iters must be positive"),
+        ("expert:prior=-1", "expert prior must be at least 0"),
+    ],
+)
+def test_bad_specs_say_what_is_wrong(spec: str, message: str) -> None:
+    with pytest.raises(BotSpecError, match=message.replace("(", r"\(")) as e:
+        make(spec)
+    assert "\n" not in str(e.value)
+
+
+def test_a_weights_file_of_another_layout_is_refused(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, x=np.zeros(3))
+    with pytest.raises(BotSpecError, match="no array"):
+        make(f"net:weights={bad}")
+    good = tmp_path / "good.npz"
+    Network.random(hidden=(8,), seed=2).save(good)
+    assert make(f"net:weights={good}").choose(Round.deal(seed=1).view(0)) in Round.deal(seed=1).legal_moves()
+
+
+@pytest.mark.parametrize("variant", ["classic", "long"])
+def test_expert_is_deterministic_with_iters_and_searches_the_networks_moves(variant: str) -> None:
+    for r in _positions(variant, 4):
+        view = r.view(r.to_move)
+        bot = ExpertBot(iters=300, seed=5)
+        move = bot.choose(view)
+        assert move == ExpertBot(iters=300, seed=5).choose(view)
+        cands, probs = bot.candidates(view)
+        assert move in cands and len(cands) == min(5, len(view.legal_moves()))
+        assert probs == sorted(probs, reverse=True)
+
+
+def test_expert_honours_its_time() -> None:
+    r = _positions("classic")[1]
+    view = r.view(r.to_move)
+    bot = ExpertBot(time=0.2, seed=1)
+    bot.choose(view)  # loads the network and the compiled search
+    t = time.perf_counter()
+    bot.choose(view)
+    assert time.perf_counter() - t < 0.6
+    t = time.perf_counter()
+    bot.choose(view, time_limit=0.1)  # the protocol's limit cuts the search shorter
+    assert time.perf_counter() - t < 0.4
+
+
+@pytest.mark.skipif(not fast_engine_available(), reason="needs numba for the comparison")
+def test_expert_without_the_compiled_engine_still_plays(monkeypatch: pytest.MonkeyPatch) -> None:
+    import lostcities.bots.expert as expert
+
+    monkeypatch.setattr(expert, "fast_engine_available", lambda: False)
+    r = _positions("classic")[2]
+    view = r.view(r.to_move)
+    assert ExpertBot(iters=80, seed=1).choose(view) in r.legal_moves()
+    assert isinstance(make("net"), NetBot)
