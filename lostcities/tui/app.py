@@ -141,7 +141,7 @@ class LostCitiesApp(App[int]):
 
 
 DEFAULT_OPPONENT = "expert:time=1"
-"""``lostcities play``'s opponent: the strongest bot (:data:`FALLBACK_OPPONENT` where it
+"""``lostcities play``'s default opponent: the network-guided search (:data:`FALLBACK_OPPONENT` where it
 cannot be built)."""
 FALLBACK_OPPONENT = "ismcts:time=1"
 """The default opponent where ``expert`` cannot run (no NumPy or no network weights)."""

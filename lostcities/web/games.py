@@ -88,7 +88,7 @@ LEVELS: dict[str, Level] = {
     "hard": Level("ismcts:time=1", "Hard", about="Monte Carlo search over the hidden cards, 1 s a move"),
     "expert": Level(
         "expert:time=1", "Expert", fallback="ismcts:time=1", requires=("numba",),
-        about="the strongest: a trained network guiding a compiled search, 1 s a move",
+        about="a trained network guiding a compiled search, 1 s a move",
     ),
 }
 """The default computer levels (``LOSTCITIES_LEVEL_<NAME>=SPEC`` overrides one)."""
