@@ -13,17 +13,10 @@ The spec is ``docs/protocol.md``. The package has three parts:
   (:class:`SubprocessTransport`, the scripted :class:`MockTransport`) and the blocking
   :class:`SimpleBot`, with time limits.
 
->>> from lostcities import Round
->>> view = Round.deal(seed=1).view(0)
->>> lines = position_lines(view)
->>> lines[:3]
-['ply 0', 'deck 44', 'hand yx y4 y8 b5 b10 wx g6 r10']
->>> reader = PositionReader()
->>> reader.newgame("classic", 0)
->>> for line in lines:
-...     reader.feed(line)
->>> reader.view() == view
-True
+Every public name of the three is importable from here (the wire format's examples are in
+:mod:`lostcities.protocol.wire`):
+
+>>> from lostcities.protocol import PositionReader, position_lines, run_engine
 """
 
 from __future__ import annotations
