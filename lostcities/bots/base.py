@@ -7,6 +7,7 @@ The shape follows OpenSpiel's ``pyspiel.Bot``: :meth:`Bot.restart` before each r
 from __future__ import annotations
 
 import abc
+import math
 import random
 
 from lostcities.cards import Variant
@@ -102,7 +103,7 @@ class SpecOptions:
             value = float(text)
         except ValueError:
             raise BotSpecError(f"invalid bot spec: {self.bot} {key}={text!r} is not a number") from None
-        if value != value or value in (float("inf"), float("-inf")):
+        if not math.isfinite(value):
             raise BotSpecError(f"invalid bot spec: {self.bot} {key}={text!r} is not finite")
         if minimum is not None and value < minimum:
             raise BotSpecError(f"invalid bot spec: {self.bot} {key} must be at least {minimum:g}, not {text}")

@@ -67,7 +67,7 @@ import time
 import warnings
 from collections.abc import Callable
 
-from lostcities.bots.base import Bot, BotError, BotSpecError
+from lostcities.bots.base import Bot, BotError, BotSpecError, SpecOptions
 from lostcities.bots.heuristic import HeuristicBot
 from lostcities.bots.rollout import MOVES, playout
 from lostcities.cards import ALL_CARDS
@@ -397,51 +397,25 @@ class IsmctsBot(Bot):
 
         :raises BotSpecError: for an unknown option or a bad value.
         """
-        known = (
-            "time", "iters", "c", "depth", "widen", "scale", "rollout", "top", "mode", "engine",
+        o = SpecOptions(
+            "ismcts",
+            options,
+            ("time", "iters", "c", "depth", "widen", "scale", "rollout", "top", "mode", "engine"),
         )
-        for key in options:
-            if key not in known:
-                raise BotSpecError(
-                    f"invalid bot spec: ismcts has no option {key!r} (known: {', '.join(known)})"
-                )
-
-        def number(key: str, default: float) -> float:
-            text = options.get(key)
-            if text is None:
-                return default
-            try:
-                value = float(text)
-            except ValueError:
-                raise BotSpecError(f"invalid bot spec: ismcts {key}={text!r} is not a number") from None
-            if not math.isfinite(value):
-                raise BotSpecError(f"invalid bot spec: ismcts {key}={text!r} is not finite")
-            return value
-
-        def whole(key: str) -> int | None:
-            text = options.get(key)
-            if text is None:
-                return None
-            try:
-                return int(text)
-            except ValueError:
-                raise BotSpecError(
-                    f"invalid bot spec: ismcts {key}={text!r} is not a whole number"
-                ) from None
-
-        time_ = number("time", math.nan)
-        depth = whole("depth")
-        top = whole("top")
+        time_ = o.number("time", math.nan)
+        depth = o.whole("depth", 8)
+        top = o.whole("top", 3)
+        assert depth is not None and top is not None
         return cls(
             time=None if math.isnan(time_) else time_,
-            iters=whole("iters"),
+            iters=o.whole("iters", None),
             seed=seed,
-            c=number("c", 0.7),
-            depth=8 if depth is None else depth,
-            widen=number("widen", 0.5),
-            scale=number("scale", MARGIN_SCALE),
+            c=o.number("c", 0.7),
+            depth=depth,
+            widen=o.number("widen", 0.5),
+            scale=o.number("scale", MARGIN_SCALE),
             rollout=options.get("rollout", "smart").lower(),
-            top=3 if top is None else top,
+            top=top,
             mode=options.get("mode", "flat").lower(),
             engine=options["engine"].lower() if "engine" in options else None,
         )
