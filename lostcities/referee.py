@@ -417,7 +417,20 @@ class Referee:
     def undo_blocker(self, player: int | None = None) -> str | None:
         """Why :meth:`undo` is not allowed now, or ``None``. Undo takes back the last move
         of a seat without a player object (a person) while the other seat has not replied,
-        and only in a game that allows it."""
+        and only in a game that allows it.
+
+        Undo never gives information away: a move that drew from the draw pile showed its
+        player a hidden card, so it is never taken back (undone, the player would know the
+        next card of the pile and could play differently). A move that drew a discard
+        pile's top card (public) may be taken back. To change a card action before the
+        draw, a front end lets the player cancel before the move is submitted.
+
+        >>> from lostcities.rules import Round
+        >>> ref = Referee(Round.deal(seed=6), undo=True)
+        >>> _ = ref.submit("-y3.")
+        >>> ref.undo_blocker()
+        'undo is not allowed after drawing from the draw pile: the card drawn was hidden'
+        """
         if not self.allow_undo:
             return "undo is not allowed in this game"
         r = self._round
@@ -428,6 +441,8 @@ class Referee:
         last = r.to_move ^ 1
         if self.players[last] is not None or (player is not None and player != last):
             return "undo is only allowed before the other side replies"
+        if r.history[-1].draw is None:
+            return "undo is not allowed after drawing from the draw pile: the card drawn was hidden"
         return None
 
     def undo(self, player: int | None = None) -> Move:

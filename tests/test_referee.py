@@ -25,7 +25,7 @@ from lostcities.referee import (
     Undone,
     forfeit_reason,
 )
-from lostcities.rules import PlayerView
+from lostcities.rules import Action, PlayerView
 
 
 class First:
@@ -141,11 +141,14 @@ def test_undo_only_where_allowed() -> None:
     ref = Referee(Round.deal(seed=6), [None, bot], undo=True, on_event=undone.append)
     with pytest.raises(UndoError, match="nothing to undo"):
         ref.undo()
-    m = ref.submit(ref.view(0).legal_moves()[0])
+    first = ref.submit(next(m for m in ref.view(0).legal_moves() if m.action is Action.DISCARD))
+    ref.advance()
+    before = list(ref.round.history)
+    m = ref.submit(next(m for m in ref.view(0).legal_moves() if m.draw is not None))
     assert ref.undo_blocker() is None
-    assert ref.undo() == m and ref.round.ply == 0
+    assert ref.undo() == m and ref.round.ply == 2 and ref.round.history[0] == first
     assert isinstance(undone[-1], Undone) and undone[-1].move == m  # type: ignore[attr-defined]
-    assert bot.told == []  # restarted and told the remaining (no) moves
+    assert bot.told == [(before[0], 0), (before[1], 1)]  # restarted, told the remaining moves
     ref.submit(m)
     ref.advance()  # the bot replied
     with pytest.raises(UndoError, match="before the other side replies"):
@@ -191,3 +194,23 @@ def test_forfeit_reasons() -> None:
     assert forfeit_reason(BotTimeoutError("slow")) == "timeout: slow"
     assert forfeit_reason(IllegalMoveError("x")) == "illegal move: x"
     assert forfeit_reason(KeyError("k")) == "crash: KeyError: 'k'"
+
+
+def test_undo_never_takes_back_a_draw_from_the_draw_pile() -> None:
+    # issue 14, defect 1: undoing a move that drew from the draw pile let the player see the
+    # next card and then play differently (a peek at the hidden pile). Undo is refused then;
+    # a move that drew a discard pile's (public) top card may still be taken back.
+    bot = First()
+    ref = Referee(Round.deal(seed=6), [None, bot], undo=True)
+    blind = next(m for m in ref.view(0).legal_moves() if m.action is Action.DISCARD and m.draw is None)
+    ref.submit(blind)
+    assert "drawing from the draw pile" in (ref.undo_blocker() or "")
+    with pytest.raises(UndoError, match="drawing from the draw pile"):
+        ref.undo()
+    assert ref.round.ply == 1 and ref.round.history[0] == blind  # nothing changed
+    ref.advance()  # the bot replies; now a discard pile has a card (the one discarded)
+    public = next(m for m in ref.view(0).legal_moves() if m.draw is not None)
+    hand = ref.view(0).hand
+    ref.submit(public)
+    assert ref.undo_blocker() is None
+    assert ref.undo() == public and ref.view(0).hand == hand

@@ -186,13 +186,16 @@ class Session:
         """Why undo is not allowed now, or ``None`` if it is."""
         if self.hotseat:
             return "undo is only allowed against a bot, not in hot-seat games"
-        if self.referee.undo_blocker(HUMAN_SEAT) is None:
+        why = self.referee.undo_blocker(HUMAN_SEAT)
+        if why is None:
             return None
         # the referee's rule, in the terminal's words
         if not self.match.rounds:
             return "nothing to undo"
         if self.round.is_over():
             return "the round is over"
+        if self.bot_to_move() and self.round.history:
+            return why  # e.g. a draw from the draw pile is never taken back
         return "undo is only allowed before the bot replies"
 
     def undo(self) -> Move:

@@ -195,37 +195,49 @@ async def test_undo_only_before_the_bot_replies_and_recorded(
         # nothing to undo yet
         await pilot.press("u")
         assert "cannot undo" in text_of(app, "#status")
-        hand_before = r.hands[0]
-        move = r.legal_moves()[0]
-        await pilot.press(*keys_for(move))
+        # a draw from the draw pile showed a hidden card: never taken back (issue 14)
+        blind = next(m for m in r.legal_moves() if m.action is Action.DISCARD and m.draw is None)
+        await pilot.press(*keys_for(blind))
         assert r.ply == 1 and phase_of(screen) == "bot"
+        await pilot.press("u")
+        assert "cannot undo" in text_of(app, "#status")
+        assert "draw pile" in text_of(app, "#status") and r.ply == 1
+        gate_bot.gate.set()
+        await settle(pilot)
+        assert r.ply == 2
+        gate_bot.gate.clear()
+        # a draw from a discard pile (its top card is public) may be taken back
+        hand_before = r.hands[0]
+        move = next(m for m in r.legal_moves() if m.draw is not None)
+        await pilot.press(*keys_for(move))
+        assert r.ply == 3 and phase_of(screen) == "bot"
         assert "is thinking" in text_of(app, "#status")
         old_bot = session.bot
         await pilot.press("u")  # the bot has not replied: allowed
-        assert r.ply == 0 and r.hands[0] == hand_before and r.to_move == 0
+        assert r.ply == 2 and r.hands[0] == hand_before and r.to_move == 0
         assert phase_of(screen) == "pick"
         assert session.bot is not old_bot
-        assert [(u.ply, u.move) for u in session.undos] == [(0, move)]
+        assert [(u.ply, u.move) for u in session.undos] == [(2, move)]
         gate_bot.gate.set()  # the old bot now answers: its move must be ignored
         await pilot.pause(0.2)
         await pilot.pause()
-        assert r.ply == 0
+        assert r.ply == 2
         # play on; the bot replies at once now, and then undo is refused
         move2 = r.legal_moves()[-1]
         await pilot.press(*keys_for(move2))
         await settle(pilot)
-        assert r.ply == 2 and r.history[0] == move2
+        assert r.ply == 4 and r.history[2] == move2
         await pilot.press("u")
         assert "cannot undo" in text_of(app, "#status")
-        assert r.ply == 2
+        assert r.ply == 4
         # quit: the unfinished match is saved, with the undo as a comment
         await pilot.press("q")
         await pilot.press("y")
     text = (tmp_path / "undo.txt").read_text()
     assert "{undo " + str(move) + "}" in text
     rec = next(read_records(io.StringIO(text)))
-    assert rec.rounds[0].comments == [(0, f"undo {move}")]
-    assert rec.rounds[0].moves[:2] == [move2, r.history[1]]
+    assert rec.rounds[0].comments == [(2, f"undo {move}")]
+    assert rec.rounds[0].moves[:4] == [blind, r.history[1], move2, r.history[3]]
     rec.replay()
 
 

@@ -7,7 +7,7 @@ import pytest
 from lostcities import errors
 from lostcities.bots import Bot
 from lostcities.cards import Variant
-from lostcities.rules import Move, PlayerView, Termination
+from lostcities.rules import Action, Move, PlayerView, Termination
 from lostcities.tui.session import BOT_SEAT, HUMAN_SEAT, Session, UndoError
 
 
@@ -93,16 +93,27 @@ def test_undo_replaces_the_bot_and_keeps_the_log() -> None:
     old = s.bot
     assert isinstance(old, Recorder)
     restarts = old.restarts
-    second = s.human_move(r.legal_moves()[-1])
+    blind = next(m for m in r.legal_moves() if m.draw is None and m.action is Action.DISCARD)
+    s.human_move(blind)
+    # a draw from the draw pile showed a hidden card: never taken back (issue 14)
+    assert s.undo_blocker() == (
+        "undo is not allowed after drawing from the draw pile: the card drawn was hidden"
+    )
+    with pytest.raises(UndoError, match="draw pile"):
+        s.undo()
+    s.bot_move(r.legal_moves()[0])
+    second = s.human_move(next(m for m in r.legal_moves() if m.draw is not None))
     assert s.undo_blocker() is None
-    assert s.undo() == second and r.ply == 2 and r.to_move == HUMAN_SEAT
+    assert s.undo() == second and r.ply == 4 and r.to_move == HUMAN_SEAT
     # the old bot (maybe still thinking) was left alone; the fresh one knows the moves left
     assert old.restarts == restarts and s.retired_bot is old
     new = s.bot
     assert isinstance(new, Recorder) and new is not old and new.restarts == 1
-    assert new.told == [(first, HUMAN_SEAT), (r.history[1], BOT_SEAT)]
+    assert new.told == [
+        (first, HUMAN_SEAT), (r.history[1], BOT_SEAT), (blind, HUMAN_SEAT), (r.history[3], BOT_SEAT)
+    ]
     assert s.referee.players[BOT_SEAT] is new
-    assert [(u.round_index, u.ply, u.move) for u in s.undos] == [(0, 2, second)]
+    assert [(u.round_index, u.ply, u.move) for u in s.undos] == [(0, 4, second)]
     # play on: the fresh bot is told
     again = s.human_move(r.legal_moves()[0])
     assert new.told[-1] == (again, HUMAN_SEAT)

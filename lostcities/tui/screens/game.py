@@ -7,7 +7,9 @@ Keys (all work without a mouse):
 - then the draw source: ``.`` or space for the draw pile, a colour letter for the top of
   that discard pile (Enter: the draw pile); Esc goes back;
 - ``:`` (or ``+``/``-``) types a whole move in notation, such as ``+y7.`` or ``-r10b``;
-- ``u`` undoes your last move while the bot is still thinking (games against a bot only);
+- ``u`` undoes your last move while the bot is still thinking (games against a bot only;
+  never a move that drew from the draw pile, whose card you have seen: Esc before the draw
+  changes a card action);
 - ``?`` help, ``q`` quit.
 
 In the long variant ``p`` is also purple: ``p`` then a rank picks a purple card, and when
