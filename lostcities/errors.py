@@ -16,6 +16,7 @@ __all__ = [
     "InvalidExpeditionError",
     "InvalidMoveError",
     "NotYourTurnError",
+    "TieBreakError",
     "UndoError",
     "UnknownVariantError",
 ]
@@ -43,6 +44,11 @@ class InvalidExpeditionError(ValueError):
 
 class UnknownVariantError(ValueError):
     """A variant name other than ``classic`` or ``long``."""
+
+
+class TieBreakError(ValueError):
+    """A tie-break setting that cannot be used (an unknown rule, ``youngest`` without the
+    younger seat)."""
 
 
 class NotYourTurnError(ValueError):

@@ -2,6 +2,8 @@
 
 Round 1's starter is given or drawn from the seed; later, the player with the higher
 running total starts, and on equal totals the player who did not start the previous round.
+Equal match totals are a draw, unless the match is played with ``tie_break="youngest"``
+(seed 001: "on a tie, the youngest player wins"): then the seat marked ``younger`` wins.
 
 >>> m = Match(rounds=1, seed=5, starter=0)
 >>> r = m.new_round()
@@ -9,17 +11,61 @@ running total starts, and on equal totals the player who did not start the previ
 ...     r.push(r.legal_moves()[0])
 >>> m.is_over(), m.totals() == r.scores()
 (True, True)
+
+>>> m = Match(rounds=1, seed=5, tie_break="youngest", younger=1)
+>>> m.tie_break, m.younger
+('youngest', 1)
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterable
+from typing import Literal
 
 from lostcities.cards import CLASSIC, Card, Variant, get_variant
+from lostcities.errors import TieBreakError
 from lostcities.rules import Round, Termination
 
-__all__ = ["Match", "round_seed"]
+__all__ = ["TIE_BREAKS", "TIE_BROKEN", "Match", "TieBreak", "check_tie_break", "round_seed"]
+
+TieBreak = Literal["draw", "youngest"]
+"""How equal match totals end: ``draw`` (the default, RULES.md) or ``youngest``."""
+TIE_BREAKS: tuple[TieBreak, ...] = ("draw", "youngest")
+"""The tie-break rules, the default first."""
+TIE_BROKEN = "tie broken: the younger player wins"
+""":meth:`Match.reason` of a tied match won by the younger seat."""
+
+
+def check_tie_break(tie_break: str, younger: int | None) -> tuple[TieBreak, int | None]:
+    """Check a tie-break setting; return it typed.
+
+    ``youngest`` needs the younger seat (0 or 1); ``draw`` takes none.
+
+    >>> check_tie_break("youngest", 0)
+    ('youngest', 0)
+    >>> check_tie_break("youngest", None)
+    Traceback (most recent call last):
+    ...
+    lostcities.errors.TieBreakError: invalid tie-break: 'youngest' needs the younger seat (0 or 1)
+
+    :raises TieBreakError: for an unknown rule, a missing or bad seat, or a seat with ``draw``.
+    """
+    if tie_break == "draw":
+        if younger is not None:
+            raise TieBreakError(
+                f"invalid tie-break: 'draw' takes no younger seat (got {younger!r}); "
+                "use tie_break='youngest'"
+            )
+        return "draw", None
+    if tie_break == "youngest":
+        if younger not in (0, 1) or isinstance(younger, bool):
+            raise TieBreakError(
+                f"invalid tie-break: 'youngest' needs the younger seat (0 or 1)"
+                + ("" if younger is None else f", not {younger!r}")
+            )
+        return "youngest", younger
+    raise TieBreakError(f"invalid tie-break: {tie_break!r} (expected draw or youngest)")
 
 
 def round_seed(match_seed: int, index: int) -> int:
@@ -40,6 +86,10 @@ class Match:
     """Who starts round 1."""
     max_turns: int | None
     """A turn cap for every round (automated play only)."""
+    tie_break: TieBreak
+    """How equal totals end: ``draw`` or ``youngest`` (the :attr:`younger` seat wins)."""
+    younger: int | None
+    """The seat marked as the younger player (``youngest`` only), else ``None``."""
     rounds: list[Round]
     """The rounds dealt so far, the current one last."""
 
@@ -51,6 +101,8 @@ class Match:
         seed: int | None = None,
         starter: int | None = None,
         max_turns: int | None = None,
+        tie_break: str = "draw",
+        younger: int | None = None,
     ) -> None:
         if rounds < 1:
             raise ValueError(f"invalid number of rounds: {rounds!r} (expected at least 1)")
@@ -63,6 +115,7 @@ class Match:
             starter = random.Random(f"lostcities:{self.seed}:starter").randrange(2)
         self.first_starter = starter
         self.max_turns = max_turns
+        self.tie_break, self.younger = check_tie_break(tie_break, younger)
         self.rounds = []
 
     @property
@@ -135,7 +188,29 @@ class Match:
         if f is not None:
             return f ^ 1
         a, b = self.totals()
+        if a == b and self.tie_break == "youngest":
+            return self.younger
         return 0 if a > b else 1 if b > a else None
+
+    def reason(self) -> str:
+        """Why the match ended as it did (``""`` while it goes on): ``higher total``,
+        ``equal totals: a draw``, :data:`TIE_BROKEN`, or ``player N forfeited``.
+
+        >>> m = Match(rounds=1, seed=1, tie_break="youngest", younger=0)
+        >>> r = m.new_round()
+        >>> r.forfeit(1, "resigned")
+        >>> m.winner(), m.reason()
+        (0, 'player 1 forfeited')
+        """
+        if not self.is_over():
+            return ""
+        f = self.forfeited_by()
+        if f is not None:
+            return f"player {f} forfeited"
+        a, b = self.totals()
+        if a != b:
+            return "higher total"
+        return TIE_BROKEN if self.tie_break == "youngest" else "equal totals: a draw"
 
     def result(self) -> str:
         """``1-0``, ``0-1``, ``1/2-1/2``, or ``*`` while the match goes on."""

@@ -133,6 +133,9 @@ class GameRecord:
         rec.tags["Result"] = match.result()
         if match.max_turns is not None:
             rec.tags["MaxTurns"] = str(match.max_turns)
+        if match.tie_break != "draw":
+            rec.tags["TieBreak"] = match.tie_break
+            rec.tags["Younger"] = str(match.younger)
         rec.rounds = [_round_record(r) for r in match.rounds]
         _fill_scores(rec)
         return rec
@@ -166,13 +169,22 @@ class GameRecord:
             num = int(self.tags.get("Rounds", str(len(self.rounds) or 1)))
             seed = int(self.tags["Seed"]) if self.tags.get("Seed", "?") != "?" else 0
             max_turns = int(self.tags["MaxTurns"]) if "MaxTurns" in self.tags else None
+            younger = int(self.tags["Younger"]) if "Younger" in self.tags else None
         except ValueError as e:
             raise RecordError(f"bad tag value ({e})", self.line) from None
         if len(self.rounds) > num:
             raise RecordError(f"{len(self.rounds)} rounds recorded, but Rounds is {num}", self.line)
         first = self.rounds[0].starter if self.rounds else 0
         try:
-            match = Match(num, variant=self.variant, seed=seed, starter=first, max_turns=max_turns)
+            match = Match(
+                num,
+                variant=self.variant,
+                seed=seed,
+                starter=first,
+                max_turns=max_turns,
+                tie_break=self.tags.get("TieBreak", "draw"),
+                younger=younger,
+            )
         except ValueError as e:
             raise RecordError(str(e), self.line) from None
         for k, rr in enumerate(self.rounds, 1):

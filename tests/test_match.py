@@ -67,3 +67,95 @@ def test_one_round_draw() -> None:
     while not r.is_over():
         r.push(next(mv for mv in r.legal_moves() if mv.action.value == "-" and mv.draw is None))
     assert m.result() == "1/2-1/2" and m.winner() is None
+
+
+def _tied(m: Match) -> None:
+    """Play every round of ``m`` by discarding only: 0 - 0 each round."""
+    while not m.is_over():
+        r = m.new_round(deck_with("y2 y3 y4 y5 y6 y7 y8 y9", "b2 b3 b4 b5 b6 b7 b8 b9"))
+        while not r.is_over():
+            r.push(next(mv for mv in r.legal_moves() if mv.action.value == "-" and mv.draw is None))
+
+
+@pytest.mark.parametrize("younger", [0, 1])
+def test_youngest_tie_break_gives_equal_totals_to_the_younger_seat(younger: int) -> None:
+    m = Match(3, starter=0, tie_break="youngest", younger=younger)
+    _tied(m)
+    assert m.totals() == (0, 0)
+    assert m.winner() == younger
+    assert m.result() == ("1-0" if younger == 0 else "0-1")
+    assert m.reason() == "tie broken: the younger player wins"
+
+
+def test_default_tie_break_is_a_draw_and_says_so() -> None:
+    m = Match(1, starter=0)
+    assert (m.tie_break, m.younger) == ("draw", None)
+    _tied(m)
+    assert m.result() == "1/2-1/2" and m.reason() == "equal totals: a draw"
+
+
+def test_youngest_tie_break_changes_nothing_without_a_tie() -> None:
+    m = Match(1, starter=0, tie_break="youngest", younger=1)
+    r = m.new_round(deck_with("y2 y3 y4 y5 y6 y7 y8 y9", "b2 b3 b4 b5 b6 b7 b8 b9"))
+    r.push("+y9.")  # player 0 starts yellow: -11, player 1 never scores
+    while not r.is_over():
+        r.push(next(mv for mv in r.legal_moves() if mv.action.value == "-" and mv.draw is None))
+    assert m.totals()[0] < m.totals()[1]
+    assert m.winner() == 1 and m.reason() == "higher total"
+    # a forfeit beats the tie-break: the younger seat that forfeits loses
+    f = Match(1, seed=2, starter=0, tie_break="youngest", younger=0)
+    f.new_round().forfeit(0, "resigned")
+    assert f.winner() == 1 and f.reason() == "player 0 forfeited"
+    assert Match(1).reason() == ""
+
+
+@pytest.mark.parametrize(
+    ("tie_break", "younger", "match"),
+    [
+        ("youngest", None, "needs the younger seat"),
+        ("youngest", 2, "needs the younger seat"),
+        ("draw", 0, "takes no younger seat"),
+        ("oldest", None, "expected draw or youngest"),
+    ],
+)
+def test_bad_tie_break_settings_are_one_line_errors(
+    tie_break: str, younger: int | None, match: str
+) -> None:
+    from lostcities.errors import TieBreakError
+
+    with pytest.raises(TieBreakError, match=match):
+        Match(1, tie_break=tie_break, younger=younger)
+
+
+def test_the_record_keeps_the_tie_break_and_replay_checks_it() -> None:
+    import io
+
+    from lostcities.record import GameRecord, RecordError, read_record
+
+    m = Match(1, starter=0, tie_break="youngest", younger=1)
+    _tied(m)
+    text = str(GameRecord.from_match(m, players=("ann", "bob")))
+    assert '[TieBreak "youngest"]' in text and '[Younger "1"]' in text
+    rec = read_record(io.StringIO(text))
+    assert rec is not None and not rec.errors
+    again = rec.replay()
+    assert (again.tie_break, again.younger) == ("youngest", 1)
+    assert again.result() == "0-1" and again.reason() == "tie broken: the younger player wins"
+    # without the tags the same moves are a draw: the recorded result no longer replays
+    plain = text.replace('[TieBreak "youngest"]\n', "").replace('[Younger "1"]\n', "")
+    bad = read_record(io.StringIO(plain))
+    assert bad is not None
+    with pytest.raises(RecordError, match="Result is '0-1', but the rounds give '1/2-1/2'"):
+        bad.replay()
+    for tags, why in [
+        ('[TieBreak "oldest"]', "expected draw or youngest"),
+        ('[TieBreak "youngest"]\n[Younger "2"]', "needs the younger seat"),
+    ]:
+        broken = read_record(io.StringIO(plain.replace('[Scores', tags + "\n[Scores")))
+        assert broken is not None
+        with pytest.raises(RecordError, match=why):
+            broken.replay()
+    # a classic record has no tie-break tags
+    d = Match(1, starter=0)
+    _tied(d)
+    assert "TieBreak" not in str(GameRecord.from_match(d))
