@@ -33,6 +33,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative: {text!r}")
+    return value
+
+
 def _non_negative_float(text: str) -> float:
     try:
         value = float(text)
@@ -61,6 +71,21 @@ def _add_score(p: argparse.ArgumentParser) -> None:
         nargs="*",
         metavar="COLOUR:CARDS",
         help="one per started expedition, cards in play order, e.g. y:2,4,6,9,10 r:x,3,5",
+    )
+    p.add_argument(
+        "--totals",
+        nargs="+",
+        default=None,
+        metavar="COLOUR:SUM,WAGERS,CARDS",
+        help="score from each expedition's totals instead: number sum, wagers, cards"
+        " (wagers included), e.g. --totals y:31,0,5 r:32,1,6",
+    )
+    p.add_argument(
+        "--achievements",
+        type=_non_negative_int,
+        default=0,
+        metavar="N",
+        help="achievements (goal cards) won: N x 10 points (the achievements variant)",
     )
     _variant_arg(p)
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -232,15 +257,28 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _score(args: argparse.Namespace) -> int:
     import json
 
-    from lostcities.scoring import parse_score_sheet, sheet_total
+    from lostcities.errors import InvalidExpeditionError
+    from lostcities.scoring import goal_points, parse_score_sheet, parse_totals_sheet, sheet_total
 
-    sheet = parse_score_sheet(args.expeditions, args.variant)
-    total = sheet_total(sheet)
+    if args.totals is not None:
+        if args.expeditions:
+            raise InvalidExpeditionError(
+                f"give card lists or --totals, not both (cards {args.expeditions[0]!r})"
+            )
+        sheet = parse_totals_sheet(args.totals, args.variant)
+    else:
+        sheet = parse_score_sheet(args.expeditions, args.variant)
+    total = sheet_total(sheet, args.achievements)
     if args.json:
-        out = {"expeditions": {c.letter: e.to_dict() for c, e in sheet.items()}, "total": total}
+        out: dict[str, object] = {
+            "expeditions": {c.letter: e.to_dict() for c, e in sheet.items()},
+            "achievements": args.achievements,
+            "achievement_points": goal_points(args.achievements),
+            "total": total,
+        }
         print(json.dumps(out))
         return 0
-    print(format_score_table(sheet))
+    print(format_score_table(sheet, args.achievements))
     return 0
 
 

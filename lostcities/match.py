@@ -61,7 +61,7 @@ def check_tie_break(tie_break: str, younger: int | None) -> tuple[TieBreak, int 
     if tie_break == "youngest":
         if younger not in (0, 1) or isinstance(younger, bool):
             raise TieBreakError(
-                f"invalid tie-break: 'youngest' needs the younger seat (0 or 1)"
+                "invalid tie-break: 'youngest' needs the younger seat (0 or 1)"
                 + ("" if younger is None else f", not {younger!r}")
             )
         return "youngest", younger

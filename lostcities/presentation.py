@@ -23,14 +23,30 @@ from collections.abc import Mapping
 
 from lostcities.cards import Color
 from lostcities.rules import Round
-from lostcities.scoring import ExpeditionScore
+from lostcities.scoring import GOAL_POINTS, ExpeditionScore, goal_points
 
 __all__ = ["format_score_table", "round_score_table"]
 
 
-def format_score_table(sheet: Mapping[Color, ExpeditionScore]) -> str:
-    """The score-sheet table: one row per colour (cards, sum, -20, multiplier, bonus, score)
-    and the total, as ``lostcities score`` prints it."""
+def format_score_table(sheet: Mapping[Color, ExpeditionScore], achievements: int = 0) -> str:
+    """The score-sheet table: one row per colour (cards, sum, -20, multiplier, bonus, score),
+    a row for ``achievements`` (goals won, 10 points each) when there are any, and the
+    total, as ``lostcities score`` prints it. A score from totals (no cards known) shows
+    its card count.
+
+    >>> from lostcities.scoring import parse_totals_sheet
+    >>> print(format_score_table(parse_totals_sheet(["r:32,1,6"]), achievements=2))
+            cards    sum  -20   x  bonus  score
+    ------  -------  ---  ---  --  -----  -----
+    yellow  -                                 0
+    blue    -                                 0
+    white   -                                 0
+    green   -                                 0
+    red     6 cards   32   12  x2            24
+    goals   2 x 10                           20
+    ------  -------  ---  ---  --  -----  -----
+    total                                    44
+    """
     rows = [("", "cards", "sum", "-20", "x", "bonus", "score")]
     total = 0
     for color, e in sheet.items():
@@ -42,7 +58,7 @@ def format_score_table(sheet: Mapping[Color, ExpeditionScore]) -> str:
         rows.append(
             (
                 name,
-                " ".join(str(c) for c in e.cards),
+                " ".join(str(c) for c in e.cards) if e.cards else f"{e.num_cards} cards",
                 str(e.number_sum),
                 str(e.minus_cost),
                 f"x{e.multiplier}",
@@ -50,6 +66,10 @@ def format_score_table(sheet: Mapping[Color, ExpeditionScore]) -> str:
                 str(e.score),
             )
         )
+    if achievements:
+        points = goal_points(achievements)
+        total += points
+        rows.append(("goals", f"{achievements} x {GOAL_POINTS}", "", "", "", "", str(points)))
     rows.append(("total", "", "", "", "", "", str(total)))
     widths = [max(len(r[i]) for r in rows) for i in range(7)]
     lines = []

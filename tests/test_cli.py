@@ -136,3 +136,61 @@ def test_every_command_names_its_handler() -> None:
     parser = build_parser()
     for name, _, _, target in COMMANDS:
         assert parser.parse_args([name, *needed.get(name, [])]).handler == target
+
+
+TOTALS = ["y:31,0,5", "r:32,1,6", "b:10,0,2", "g:27,2,8"]
+
+
+def test_score_by_totals_gives_the_same_table_and_total() -> None:
+    by_cards = run("score", *EXAMPLE).stdout.splitlines()
+    out = run("score", "--totals", *TOTALS)
+    assert out.returncode == 0, out.stderr
+    by_totals = out.stdout.splitlines()
+    assert len(by_totals) == len(by_cards) and by_totals[-1].split() == ["total", "66"]
+    for a, b in zip(by_cards, by_totals, strict=True):
+        # the same row, only the cards column differs ("rx r3 r5 r7 r8 r9" / "6 cards")
+        name = a.split()[0]
+        assert b.split()[0] == name
+        if name in ("yellow", "blue", "green", "red"):
+            tb = b.split()
+            assert tb[2] == "cards" and a.split()[-(len(tb) - 3) :] == tb[3:]
+    data = json.loads(run("score", "--json", "--totals", *TOTALS).stdout)
+    cards = json.loads(run("score", "--json", *EXAMPLE).stdout)
+    assert data["total"] == cards["total"] == 66
+    for c in "ybwgr":
+        a, b = data["expeditions"][c], cards["expeditions"][c]
+        assert {k: v for k, v in a.items() if k != "cards"} == {
+            k: v for k, v in b.items() if k != "cards"
+        }
+
+
+def test_score_achievements_add_ten_each_in_both_modes() -> None:
+    out = run("score", "--achievements", "2", *EXAMPLE)
+    assert out.stdout.splitlines()[-1].split() == ["total", "86"]
+    assert any(line.split()[:4] == ["goals", "2", "x", "10"] for line in out.stdout.splitlines())
+    data = json.loads(run("score", "--json", "--achievements", "3", "--totals", *TOTALS).stdout)
+    assert (data["total"], data["achievements"], data["achievement_points"]) == (96, 3, 30)
+    assert run("score", "--achievements", "0", *EXAMPLE).stdout == run("score", *EXAMPLE).stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "why"),
+    [
+        (["--totals", "y:12,0,5"], "5 number cards cannot sum to 12"),
+        (["--totals", "y:10,4,5"], "4 wagers (a colour has 3)"),
+        (["--totals", "y:30,0,13"], "13 cards (a colour has 12"),
+        (["--totals", "y:-1,0,2"], "negative numbers are not allowed"),
+        (["--totals", "y:0,2,1"], "2 wagers but only 1 card"),
+        (["--totals", "q:3,0,1"], "unknown colour 'q'"),
+        (["--totals", "p:5,0,1"], "purple is not in the classic variant"),
+        (["--totals", "y:5,0"], "expected colour:sum,wagers,cards"),
+        (["y:2", "--totals", "y:2,0,1"], "give card lists or --totals, not both"),
+        (["--achievements", "-1"], "must not be negative"),
+    ],
+)
+def test_score_by_totals_bad_input_is_one_line_exit_2(args: list[str], why: str) -> None:
+    out = run("score", *args)
+    assert out.returncode == 2 and out.stdout == ""
+    assert why in out.stderr and "Traceback" not in out.stderr
+    if "--achievements" not in args:  # argparse's own errors print the usage first
+        assert out.stderr.count("\n") == 1

@@ -93,3 +93,101 @@ def test_score_sheet_errors_say_what_and_where(items: list[str], why: str) -> No
 def test_score_sheet_long_variant() -> None:
     sheet = parse_score_sheet(["p:x,5,10"], "long")
     assert len(sheet) == 6 and sheet_total(sheet) == -10
+
+
+# -- scores from totals (the calculator's quick mode, seed 000) ------------------------------
+
+
+def test_totals_give_the_worked_example() -> None:
+    from lostcities.scoring import parse_totals_sheet, score_from_totals
+
+    sheet = parse_totals_sheet(["y:31,0,5", "r:32,1,6", "b:10,0,2", "g:27,2,8"])
+    cards = parse_score_sheet(["y:2,4,6,9,10", "r:x,3,5,7,8,9", "b:4,6", "g:x,x,2,3,4,5,6,7"])
+    assert sheet_total(sheet) == sheet_total(cards) == 66
+    for c in cards:
+        a, b = sheet[c], cards[c]
+        assert (a.number_sum, a.wagers, a.multiplier, a.bonus, a.score, a.num_cards) == (
+            b.number_sum, b.wagers, b.multiplier, b.bonus, b.score, b.num_cards
+        )
+        assert a.started == b.started and a.minus_cost == b.minus_cost
+    assert sheet_total(sheet, achievements=3) == 96
+    assert score_from_totals(0, 1, 1).score == -40  # a lone wager is started
+
+
+def test_every_subset_of_a_colour_scores_the_same_from_its_totals() -> None:
+    """All 2**9 sets of number cards with 0..3 wagers: the totals score as the cards do,
+    and a sum is accepted exactly when some set of that many ranks makes it."""
+    import itertools
+
+    from lostcities import Card, Color
+    from lostcities.scoring import score_from_totals
+
+    makeable: set[tuple[int, int]] = set()
+    for k in range(10):
+        for ranks in itertools.combinations(range(2, 11), k):
+            makeable.add((k, sum(ranks)))
+            for w in range(4):
+                cards = [Card(Color.RED, 0)] * w + [Card(Color.RED, r) for r in ranks]
+                e = score_expedition(cards, check=False)
+                t = score_from_totals(sum(ranks), w, w + k)
+                assert (t.score, t.bonus, t.multiplier) == (e.score, e.bonus, e.multiplier)
+    for k in range(10):
+        for total in range(0, 60):
+            if (k, total) in makeable:
+                assert score_from_totals(total, 0, k).number_sum == total
+            else:
+                with pytest.raises(InvalidExpeditionError, match=r"cannot sum to|but no cards"):
+                    score_from_totals(total, 0, k)
+
+
+@pytest.mark.parametrize(
+    ("totals", "why"),
+    [
+        ((12, 0, 5), "5 number cards cannot sum to 12 (5 different ranks from 2..10 sum to 20..40)"),
+        ((55, 0, 9), "9 number cards cannot sum to 55"),
+        ((10, 4, 5), "4 wagers (a colour has 3)"),
+        ((30, 0, 13), "13 cards (a colour has 12"),
+        ((54, 0, 10), "10 number cards with 0 wagers (a colour has 9"),
+        ((-1, 0, 2), "sum is -1 (negative numbers are not allowed)"),
+        ((5, -1, 2), "wagers is -1"),
+        ((5, 0, -2), "cards is -2"),
+        ((0, 2, 1), "2 wagers but only 1 card"),
+        ((5, 2, 2), "a sum of 5 but the 2 cards are wagers"),
+        ((5, 0, 0), "a sum of 5 but no cards"),
+    ],
+)
+def test_impossible_totals_say_why(totals: tuple[int, int, int], why: str) -> None:
+    from lostcities.scoring import score_from_totals
+
+    with pytest.raises(InvalidExpeditionError, match=r"^invalid totals: ") as e:
+        score_from_totals(*totals)
+    assert why in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("items", "variant", "why"),
+    [
+        (["y:31,0"], "classic", "expected colour:sum,wagers,cards"),
+        (["y31,0,5"], "classic", "expected colour:sum,wagers,cards"),
+        (["q:3,0,1"], "classic", "unknown colour 'q'"),
+        (["p:5,0,1"], "classic", "purple is not in the classic variant (use --variant long)"),
+        (["y:2,0,1", "y:3,0,1"], "classic", "yellow is given twice"),
+        (["y:a,0,1"], "classic", "sum 'a' is not a whole number"),
+        (["y:12,0,5"], "classic", "'y:12,0,5': 5 number cards cannot sum to 12"),
+    ],
+)
+def test_bad_totals_sheets_say_what_and_where(items: list[str], variant: str, why: str) -> None:
+    from lostcities.scoring import parse_totals_sheet
+
+    with pytest.raises(InvalidExpeditionError) as e:
+        parse_totals_sheet(items, variant)
+    assert why in str(e.value)
+
+
+def test_purple_totals_in_the_long_game_and_negative_achievements() -> None:
+    from lostcities.scoring import goal_points, parse_totals_sheet
+
+    sheet = parse_totals_sheet(["p:19,1,3"], "long")
+    assert sheet_total(sheet) == -2 and len(sheet) == 6
+    with pytest.raises(InvalidExpeditionError, match="negative"):
+        goal_points(-1)
