@@ -176,6 +176,27 @@ def _add_bench(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_analyse(p: argparse.ArgumentParser) -> None:
+    p.add_argument("files", nargs="+", metavar="RECORD", help="game record files ('-' for stdin)")
+    p.add_argument(
+        "--bot", default="ismcts", metavar="SPEC",
+        help="the search bot that analyses (ismcts, default; or expert, ismcts:top=5, ...)",
+    )
+    p.add_argument(
+        "--worlds", type=_positive_int, default=1000,
+        help="sampled deals each move is played out in (1000; deterministic)",
+    )
+    p.add_argument(
+        "--time", type=_non_negative_float, default=None, metavar="SECONDS",
+        help="search each move this long instead of --worlds",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed for the sampled deals (0)")
+    p.add_argument("--jobs", type=_positive_int, default=1, help="worker processes (1)")
+    p.add_argument("--json", action="store_true", help="print one JSON object per game")
+    p.add_argument("--plot", metavar="FILE", default=None, help="win-probability curves (.svg/.png)")
+    p.add_argument("--marked", action="store_true", help="list only the marked moves")
+
+
 COMMANDS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None], str]] = [
     ("score", "score a round's expeditions (a score calculator)", _add_score, "lostcities.cli:_score"),
     ("replay", "check game records and print each game's result", _add_replay, "lostcities.cli:_replay"),
@@ -183,13 +204,18 @@ COMMANDS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None], str]] 
     ("serve", "run the web app (browser play, invites, replays)", _add_serve, "lostcities.web.app:cli_main"),
     ("match", "play two bots on duplicate deals and rate them", _add_match, "lostcities.arena.report:cli_match"),
     ("tournament", "round robin between bots with an Elo ladder", _add_tournament, "lostcities.arena.report:cli_tournament"),
+    ("analyse", "evaluate every move of game records: mistakes, best moves, win chances", _add_analyse, "lostcities.review:cli_main"),
     ("bot", "run a built-in bot as a protocol engine on stdin/stdout", _add_bot, "lostcities.cli:_bot"),
     ("bench", "measure engine speed against the C reference", _add_bench, "lostcities.bench:cli_main"),
     ("warmup", "compile the bots' search engine now (numba; for install scripts)", _add_warmup, "lostcities.cli:_warmup"),
     ("train", "train the network by self-play (needs lostcities[train])", lambda p: importlib.import_module("lostcities.train.cli").add_arguments(p), "lostcities.train.cli:cli_main"),
 ]
 
+ALIASES = {"analyse": ["analyze"]}
+"""Other names a command answers to."""
+
 EXTRAS = {
+    "lostcities.review": "arena",
     "lostcities.tui": "tui",
     "lostcities.web": "web",
     "lostcities.fast": "fast",
@@ -209,7 +235,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"lostcities {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     for name, help_text, add, target in COMMANDS:
-        p = sub.add_parser(name, help=help_text, description=help_text[0].upper() + help_text[1:])
+        p = sub.add_parser(
+            name, aliases=ALIASES.get(name, []), help=help_text,
+            description=help_text[0].upper() + help_text[1:],
+        )
         add(p)
         p.set_defaults(handler=target)
     return parser

@@ -19,13 +19,14 @@ total                                            18
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from lostcities.cards import Color
 from lostcities.rules import Round
 from lostcities.scoring import GOAL_POINTS, ExpeditionScore, goal_points
 
-__all__ = ["format_score_table", "round_score_table"]
+__all__ = ["format_analysis", "format_score_table", "round_score_table"]
 
 
 def format_score_table(sheet: Mapping[Color, ExpeditionScore], achievements: int = 0) -> str:
@@ -85,3 +86,64 @@ def format_score_table(sheet: Mapping[Color, ExpeditionScore], achievements: int
 def round_score_table(r: Round, player: int) -> str:
     """``player``'s score sheet for round ``r`` (:func:`format_score_table` of its breakdown)."""
     return format_score_table(dict(r.score_breakdown(player)))
+
+
+_MARK_SIGN = {None: "", "inaccuracy": "?!", "mistake": "?", "blunder": "??"}
+
+
+def format_analysis(game: Mapping[str, Any], *, only_marked: bool = False) -> str:
+    """The analysis table of one game (an object of ``lostcities analyse --json``): per
+    move the round, ply, player, move played, best move, expected points lost, the mover's
+    win probability after the move and the mark (``?!`` inaccuracy, ``?`` mistake, ``??``
+    blunder); then per player the moves, average loss, accuracy and the marks.
+
+    >>> game = {"players": ["ann", "bob"], "moves": [
+    ...     {"round": 1, "ply": 0, "player": 0, "move": "+y5.", "best": "+y5.", "loss": 0.0,
+    ...      "win": 0.55, "mark": None},
+    ...     {"round": 1, "ply": 1, "player": 1, "move": "-b3.", "best": "+g4.", "loss": 9.1,
+    ...      "win": 0.3, "mark": "mistake"}],
+    ...     "summary": [{"player": 0, "moves": 1, "average_loss": 0.0, "accuracy": 100.0,
+    ...                  "inaccuracies": 0, "mistakes": 0, "blunders": 0},
+    ...                 {"player": 1, "moves": 1, "average_loss": 9.1, "accuracy": 40.3,
+    ...                  "inaccuracies": 0, "mistakes": 1, "blunders": 0}]}
+    >>> print(format_analysis(game))
+    round  ply  player  move  best  loss  win  mark
+    -----  ---  ------  ----  ----  ----  ---  ---------
+        1    0  ann     +y5.  +y5.   0.0  55%
+        1    1  bob     -b3.  +g4.   9.1  30%  ? mistake
+    <BLANKLINE>
+    player  moves  avg loss  accuracy  inaccuracies  mistakes  blunders
+    ------  -----  --------  --------  ------------  --------  --------
+    ann         1       0.0    100.0%             0         0         0
+    bob         1       9.1     40.3%             0         1         0
+    """
+    names = list(game.get("players") or ["player 0", "player 1"])
+    rows = [("round", "ply", "player", "move", "best", "loss", "win", "mark")]
+    for m in game["moves"]:
+        if only_marked and m["mark"] is None:
+            continue
+        mk = m["mark"]
+        rows.append((
+            str(m["round"]), str(m["ply"]), str(names[m["player"]]), m["move"],
+            m["best"], f"{m['loss']:.1f}",
+            f"{100 * m['win']:.0f}%", f"{_MARK_SIGN[mk]} {mk}" if mk else "",
+        ))
+    out = _table(rows, right={0, 1, 5, 6})
+    srows = [("player", "moves", "avg loss", "accuracy", "inaccuracies", "mistakes", "blunders")]
+    for s in game.get("summary", []):
+        srows.append((
+            str(names[s["player"]]), str(s["moves"]), f"{s['average_loss']:.1f}",
+            f"{s['accuracy']:.1f}%", str(s["inaccuracies"]), str(s["mistakes"]), str(s["blunders"]),
+        ))
+    return out + "\n\n" + _table(srows, right={1, 2, 3, 4, 5, 6})
+
+
+def _table(rows: Sequence[Sequence[str]], right: set[int]) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = []
+    for k, r in enumerate(rows):
+        cells = [c.rjust(w) if i in right and k else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))]
+        lines.append("  ".join(cells).rstrip())
+        if k == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)

@@ -48,6 +48,10 @@ ALLOWED: dict[str, dict[str, str]] = {
         "arena": "gating is a duplicate-deal match",
         "stats": "confidence intervals",
     },
+    "review": {
+        "bots": "`lostcities analyse`: the search bots evaluate the moves",
+        "presentation": "the analysis table",
+    },
     "tui": {
         "bots": "the opponent",
         "presentation": "the score table",

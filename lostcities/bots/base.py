@@ -9,10 +9,14 @@ from __future__ import annotations
 import abc
 import math
 import random
+from typing import TYPE_CHECKING
 
 from lostcities.cards import Variant
 from lostcities.errors import BotError, BotTerminatedError, BotTimeoutError
 from lostcities.rules import Move, PlayerView
+
+if TYPE_CHECKING:
+    from lostcities.bots.analysis import Analysis
 
 __all__ = ["Bot", "BotError", "BotSpecError", "BotTerminatedError", "BotTimeoutError", "SpecOptions"]
 
@@ -55,6 +59,35 @@ class Bot(abc.ABC):
 
         :raises BotError: if the bot cannot give a legal move.
         """
+
+    def analyse(
+        self,
+        view: PlayerView,
+        time_limit: float | None = None,
+        *,
+        played: Move | None = None,
+        worlds: int | None = None,
+        seed: int | None = None,
+    ) -> Analysis:
+        """Evaluate the position for the player to move, from ``view`` alone: each of the
+        search's candidate moves (plus ``played`` when given) with its expected final margin
+        and win probability of the round, best first (:mod:`lostcities.bots.analysis`).
+        Search bots (``ismcts``, ``expert``) analyse; the budget is ``worlds`` sampled
+        deals, else ``time_limit`` seconds, else the bot's own ``iters`` or ``time``; the
+        worlds come from ``random.Random(seed)`` when given, else the bot's generator.
+
+        >>> from lostcities import Round
+        >>> from lostcities.bots import make
+        >>> a = make("ismcts", seed=1).analyse(Round.deal(seed=4).view(0), worlds=100)
+        >>> a.worlds, a.best == a.moves[0].move, 0 <= a.win <= 1
+        (100, True, True)
+
+        :raises BotError: for a bot that does not search, or when it is not the viewer's turn.
+        :raises IllegalMoveError: if ``played`` is not legal in ``view``.
+        """
+        from lostcities.bots.analysis import analyse
+
+        return analyse(self, view, time_limit, played=played, worlds=worlds, seed=seed)
 
     def inform(self, move: Move, player: int) -> None:  # noqa: B027 - optional hook
         """``player`` made ``move`` (called for both players' moves)."""

@@ -422,6 +422,24 @@ class IsmctsBot(Bot):
 
     # -- search ------------------------------------------------------------------------
 
+    def search_candidates(self, view: PlayerView) -> list[Move]:
+        """The moves the search compares at the root for ``view`` (it is the viewer's
+        turn): the heuristic's ``top`` best card actions, each with the draw the heuristic
+        picks for it and with a draw from the draw pile; every legal move when ``top`` is 0.
+        :func:`lostcities.bots.analysis.analyse` evaluates these."""
+        if not self.top:
+            return list(view.legal_moves())
+        return self._root_moves(self._heuristic.rank_moves(view))
+
+    def _root_moves(self, ranked: list[tuple[float, Move]]) -> list[Move]:
+        # the heuristic's best card actions, each with its chosen draw and the draw pile
+        candidates: list[Move] = []
+        for _, m in ranked[: self.top]:
+            candidates.append(m)
+            if m.draw is not None:
+                candidates.append(_move_of(_card_key(m.action, m.card.index), 0))
+        return candidates
+
     def choose(self, view: PlayerView, time_limit: float | None = None) -> Move:
         moves = view.legal_moves()
         if not moves:
@@ -439,12 +457,7 @@ class IsmctsBot(Bot):
         ranked = self._heuristic.rank_moves(view)
         candidates: list[Move] | None = None
         if self.top:
-            # the heuristic's best card actions, each with its chosen draw and the draw pile
-            candidates = []
-            for _, m in ranked[: self.top]:
-                candidates.append(m)
-                if m.draw is not None:
-                    candidates.append(_move_of(_card_key(m.action, m.card.index), 0))
+            candidates = self._root_moves(ranked)
         else:
             order: dict[int, int] = {}
             for _, m in ranked:

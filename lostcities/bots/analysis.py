@@ -1,0 +1,466 @@
+"""Analysis: what each move is worth, from the mover's view only (the one code path behind
+:meth:`Bot.analyse <lostcities.bots.Bot.analyse>`, ``lostcities analyse``, the web's hints
+and analysis page and the TUI's).
+
+A search bot (``ismcts``, ``expert``) proposes its candidate moves; the move actually played
+is added when it is not among them. Every candidate is then tried in the same sampled worlds
+(the hidden cards dealt at random by :class:`~lostcities.WorldSampler`, consistently with
+the view; common random numbers) and played out to the end of the round with the bot's
+rollout policy, compiled when numba is there. Per move the analysis gives the mean final
+margin (points, the mover's score minus the opponent's), the win probability of the round
+(the share of worlds the mover ends ahead, ties counting half) and the bot's own reward
+(mean ``tanh(margin / scale)``). The best move has the highest expected margin. Nothing in
+it depends on the opponent's hidden cards or the order of the draw pile: only the view and
+the random numbers.
+
+A move's *loss* is the best move's expected margin minus its own (points, never negative);
+the marks (:func:`mark`) are thresholds on it: :data:`INACCURACY`, :data:`MISTAKE`,
+:data:`BLUNDER` points (see ``docs/analysis.md``).
+
+>>> from lostcities import Move, Round
+>>> from lostcities.bots import make
+>>> r = Round.deal(seed=4)
+>>> a = make("ismcts:iters=400", seed=1).analyse(r.view(0), played=Move.parse("-b9."))
+>>> a.best == a.moves[0].move and a.loss(Move.parse("-b9.")) >= 0
+True
+>>> mark(a.loss(a.best)) is None
+True
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from lostcities.errors import BotError, IllegalMoveError
+from lostcities.rules import Move, PlayerView, Round
+from lostcities.scoring import MARGIN_SCALE
+
+if TYPE_CHECKING:
+    from lostcities.bots.base import Bot
+
+__all__ = [
+    "ACCURACY_SCALE",
+    "BLUNDER",
+    "INACCURACY",
+    "MARKS",
+    "MISTAKE",
+    "Analysis",
+    "MoveEval",
+    "MoveReview",
+    "Position",
+    "accuracy",
+    "analyse",
+    "evaluate",
+    "mark",
+    "position_seed",
+    "positions",
+    "review",
+    "summary",
+]
+
+INACCURACY = 4.0
+"""Expected points lost against the best move from which a move is an inaccuracy."""
+MISTAKE = 8.0
+"""... a mistake."""
+BLUNDER = 15.0
+"""... a blunder (a wager alone in an empty expedition at the end costs 40)."""
+MARKS = ("inaccuracy", "mistake", "blunder")
+"""The marks, mildest first."""
+ACCURACY_SCALE = 10.0
+"""Points of loss that bring a move's accuracy down to ``100 / e`` (37%)."""
+
+
+def mark(loss: float) -> str | None:
+    """The mark of a move that lost ``loss`` expected points (``None`` below
+    :data:`INACCURACY`).
+
+    >>> [mark(x) for x in (0.0, 4.0, 9.5, 40.0)]
+    [None, 'inaccuracy', 'mistake', 'blunder']
+    """
+    if loss >= BLUNDER:
+        return "blunder"
+    if loss >= MISTAKE:
+        return "mistake"
+    if loss >= INACCURACY:
+        return "inaccuracy"
+    return None
+
+
+def accuracy(losses: Sequence[float]) -> float:
+    """A player's accuracy in percent: the mean of ``100 * exp(-loss / 10)`` over its moves
+    (100 for no loss at all; a move losing 7 points counts 50).
+
+    >>> accuracy([0.0, 0.0]), round(accuracy([0.0, 10.0]), 1), accuracy([])
+    (100.0, 68.4, 100.0)
+    """
+    if not losses:
+        return 100.0
+    return 100.0 * sum(math.exp(-max(x, 0.0) / ACCURACY_SCALE) for x in losses) / len(losses)
+
+
+@dataclass(frozen=True)
+class MoveEval:
+    """One evaluated move."""
+
+    move: Move
+    """The move."""
+    margin: float
+    """Expected final margin of the round after it (points, the mover's minus the opponent's)."""
+    win: float
+    """Probability that the mover wins the round after it (ties count half)."""
+    value: float
+    """The bot's reward: mean ``tanh(margin / scale)``."""
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The evaluation of a position for the player to move."""
+
+    player: int
+    """The mover."""
+    moves: tuple[MoveEval, ...]
+    """Every evaluated move, best (highest expected margin) first."""
+    worlds: int
+    """Sampled worlds each move was played out in."""
+
+    @property
+    def best(self) -> Move:
+        """The move with the highest expected margin."""
+        return self.moves[0].move
+
+    @property
+    def win(self) -> float:
+        """The mover's win probability with the best move."""
+        return self.moves[0].win
+
+    def of(self, move: Move) -> MoveEval:
+        """The evaluation of ``move``.
+
+        :raises KeyError: if it was not evaluated.
+        """
+        for e in self.moves:
+            if e.move == move:
+                return e
+        raise KeyError(str(move))
+
+    def loss(self, move: Move) -> float:
+        """Expected points ``move`` loses against the best move (>= 0)."""
+        return max(0.0, self.moves[0].margin - self.of(move).margin)
+
+    def win_loss(self, move: Move) -> float:
+        """Win probability ``move`` loses against the evaluated move with the highest (>= 0)."""
+        return max(0.0, max(e.win for e in self.moves) - self.of(move).win)
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready: the mover, the worlds and each move's margin, win and value."""
+        return {
+            "player": self.player,
+            "worlds": self.worlds,
+            "best": str(self.best),
+            "moves": [
+                {"move": str(e.move), "margin": round(e.margin, 2), "win": round(e.win, 4),
+                 "value": round(e.value, 4)}
+                for e in self.moves
+            ],
+        }
+
+
+def evaluate(
+    view: PlayerView,
+    candidates: Sequence[Move],
+    *,
+    worlds: int | None = None,
+    deadline: float | None = None,
+    rng: random.Random,
+    scale: float = MARGIN_SCALE,
+    rollout: str = "smart",
+    engine: str = "fast",
+) -> Analysis:
+    """Play every candidate out in the same sampled worlds (module docs): ``worlds`` of them,
+    or until ``time.perf_counter()`` reaches ``deadline`` (at least one world; both given:
+    whichever comes first). ``engine="fast"`` runs compiled
+    (:class:`lostcities.fast.search.FlatSearch`), ``"python"`` on the core; with the same
+    ``rng`` state both deal the same worlds and give the same figures.
+
+    :raises IllegalMoveError: if a candidate is not legal for the viewer now.
+    :raises ValueError: for no candidates, or neither ``worlds`` nor ``deadline``.
+    """
+    cands = list(dict.fromkeys(candidates))
+    if not cands:
+        raise ValueError("analysis: no candidate moves")
+    if worlds is None and deadline is None:
+        raise ValueError("analysis: give worlds or a deadline")
+    if view.over or view.to_move != view.player:
+        raise IllegalMoveError(f"illegal move: {str(cands[0])!r} (not legal for player {view.player} now)")
+    for m in cands:
+        if not view.is_legal(m):
+            raise IllegalMoveError(f"illegal move: {str(m)!r} ({view.why_illegal(m)})")
+    k = len(cands)
+    margins = [0.0] * k
+    wins = [0.0] * k
+    values = [0.0] * k
+    limit = math.inf if worlds is None else worlds
+    end = math.inf if deadline is None else deadline
+    done = 0
+    if engine == "fast":
+        from lostcities.fast.search import FlatSearch
+
+        search = FlatSearch(view, cands, scale=scale, rollout=rollout, rng=rng)
+        prev = [0] * k
+        while done < limit:
+            search.run(1)  # one world at a time: its margins give the wins
+            done += 1
+            now = [int(x) for x in search.margin_sums]
+            for j in range(k):
+                d = now[j] - prev[j]
+                wins[j] += 1.0 if d > 0 else 0.5 if d == 0 else 0.0
+            prev = now
+            if done & 15 == 0 and time.perf_counter() >= end:
+                break
+        margins = [float(x) for x in search.margin_sums]
+        values = [float(x) for x in search.value_sums]
+    else:
+        play = _python_playout(rollout)
+        sampler = view.sampler()
+        me = view.player
+        while done < limit:
+            world = sampler.sample(rng)
+            for j, move in enumerate(cands):
+                w = world.copy(stack=False)
+                w.push_unchecked(move)
+                s = play(w)
+                d = s[me] - s[me ^ 1]
+                margins[j] += d
+                wins[j] += 1.0 if d > 0 else 0.5 if d == 0 else 0.0
+                values[j] += math.tanh(d / scale)
+            done += 1
+            if time.perf_counter() >= end:
+                break
+    evals = [MoveEval(m, margins[j] / done, wins[j] / done, values[j] / done) for j, m in enumerate(cands)]
+    order = sorted(range(k), key=lambda j: (-evals[j].margin, -evals[j].value, j))
+    return Analysis(view.player, tuple(evals[j] for j in order), done)
+
+
+def _python_playout(rollout: str) -> Callable[[Round], tuple[int, int]]:
+    from lostcities.bots.ismcts import smart_playout
+    from lostcities.bots.rollout import playout
+
+    if rollout not in ("smart", "cheap"):
+        raise ValueError(f"analysis: rollout must be smart or cheap, not {rollout!r}")
+    return smart_playout if rollout == "smart" else playout
+
+
+@dataclass(frozen=True)
+class _Setup:
+    candidates: list[Move]
+    scale: float
+    rollout: str
+    engine: str
+    iters: int | None
+    time: float | None
+
+
+def _setup(bot: Bot, view: PlayerView) -> _Setup:
+    """The search bot's candidates and settings (``ismcts`` and ``expert``)."""
+    from lostcities.bots.ismcts import IsmctsBot, fast_engine_available
+
+    if isinstance(bot, IsmctsBot):
+        return _Setup(bot.search_candidates(view), bot.scale, bot.rollout, bot.engine, bot.iters, bot.time)
+    try:
+        from lostcities.bots.expert import ExpertBot
+    except ImportError:  # pragma: no cover - numpy missing: no expert bot either
+        ExpertBot = None  # type: ignore[assignment,misc]
+    if ExpertBot is not None and isinstance(bot, ExpertBot):
+        engine = "fast" if fast_engine_available() else "python"
+        return _Setup(bot.candidates(view)[0], bot.scale, "smart", engine, bot.iters, bot.time)
+    raise BotError(f"{bot.name}: cannot analyse (only the search bots do: ismcts, expert)")
+
+
+def analyse(
+    bot: Bot,
+    view: PlayerView,
+    time_limit: float | None = None,
+    *,
+    played: Move | None = None,
+    worlds: int | None = None,
+    seed: int | None = None,
+) -> Analysis:
+    """:meth:`Bot.analyse <lostcities.bots.Bot.analyse>`: evaluate ``bot``'s candidates for
+    ``view`` (plus ``played``, when given and not among them). The budget: ``worlds`` when
+    given (capped by ``time_limit`` seconds when both are), else ``time_limit`` seconds, else
+    the bot's own (``iters`` playouts spread over the moves, or ``time`` seconds). The worlds
+    are drawn from ``random.Random(seed)`` when a seed is given, else from the bot's
+    generator.
+
+    :raises BotError: for a bot that does not search, or a view with no legal move.
+    :raises IllegalMoveError: if ``played`` is not legal in ``view``.
+    """
+    moves = view.legal_moves()
+    if not moves or view.to_move != view.player:
+        raise BotError(f"{bot.name}: no legal move to analyse (not this player's turn?)")
+    if played is not None and not view.is_legal(played):
+        raise IllegalMoveError(f"illegal move: {str(played)!r} ({view.why_illegal(played)})")
+    setup = _setup(bot, view)
+    cands = list(setup.candidates) if len(moves) > 1 else [moves[0]]
+    if played is not None and played not in cands:
+        cands.append(played)
+    start = time.perf_counter()
+    deadline = None if time_limit is None else start + time_limit
+    if worlds is None and deadline is None:
+        if setup.iters is not None:
+            worlds = -(-setup.iters // len(cands))
+        else:
+            deadline = start + (setup.time if setup.time is not None else 1.0)
+    rng = bot.rng if seed is None else random.Random(seed)
+    return evaluate(
+        view, cands, worlds=worlds, deadline=deadline, rng=rng, scale=setup.scale,
+        rollout=setup.rollout, engine=setup.engine,
+    )
+
+
+# -- whole games ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Position:
+    """A move of a game to review: where it was made and the mover's view before it."""
+
+    round: int
+    """The round, from 1."""
+    ply: int
+    """The move's index in that round's history, from 0."""
+    view: PlayerView
+    """The mover's view before the move."""
+    move: Move
+    """The move played."""
+
+
+def positions(rounds: Sequence[Round]) -> list[Position]:
+    """Every move of the rounds (a :class:`~lostcities.Match`'s ``rounds``), replayed from
+    their deals, with the mover's view before it."""
+    out: list[Position] = []
+    for k, r in enumerate(rounds, 1):
+        w = Round.from_deck(r.deal_order, r.starter, r.variant, max_turns=r.max_turns)
+        for ply, move in enumerate(r.history):
+            out.append(Position(k, ply, w.view(w.to_move), move))
+            w.push(move)
+    return out
+
+
+def position_seed(seed: int, round: int, ply: int) -> int:
+    """The seed of the worlds a game's move is analysed in: a function of the analysis seed
+    and where the move is, so results do not depend on the order or the worker.
+
+    >>> position_seed(0, 1, 0) == position_seed(0, 1, 0) != position_seed(0, 1, 1)
+    True
+    """
+    return (seed * 1_000_003 + round) * 1_000_003 + ply
+
+
+@dataclass(frozen=True)
+class MoveReview:
+    """The review of one move of a game (``lostcities analyse``; JSON by :meth:`to_dict`)."""
+
+    round: int
+    """The round, from 1."""
+    ply: int
+    """The move's index in that round's history, from 0."""
+    player: int
+    """Who moved."""
+    move: Move
+    """The move played."""
+    best: Move
+    """The best move found (highest expected margin)."""
+    loss: float
+    """Expected points lost against the best move (>= 0)."""
+    win_loss: float
+    """Win probability lost against the most winning evaluated move (>= 0)."""
+    margin: float
+    """Expected final margin after the move played (the mover's side)."""
+    best_margin: float
+    """... after the best move."""
+    win: float
+    """The mover's win probability of the round after the move played."""
+    best_win: float
+    """... after the best move."""
+    forced: bool
+    """Whether it was the only legal move (never marked, left out of the averages)."""
+    worlds: int
+    """Sampled worlds behind the figures."""
+
+    @property
+    def mark(self) -> str | None:
+        """``None``, ``"inaccuracy"``, ``"mistake"`` or ``"blunder"`` (:func:`mark`)."""
+        return None if self.forced else mark(self.loss)
+
+    def to_dict(self) -> dict[str, object]:
+        """The JSON item of ``lostcities analyse --json``'s ``"moves"``."""
+        return {
+            "round": self.round,
+            "ply": self.ply,
+            "player": self.player,
+            "move": str(self.move),
+            "best": str(self.best),
+            "loss": round(self.loss, 2),
+            "mark": self.mark,
+            "win_loss": round(self.win_loss, 4),
+            "margin": round(self.margin, 2),
+            "best_margin": round(self.best_margin, 2),
+            "win": round(self.win, 4),
+            "best_win": round(self.best_win, 4),
+            "forced": self.forced,
+            "worlds": self.worlds,
+        }
+
+
+def review(
+    bot: Bot,
+    pos: Position,
+    *,
+    worlds: int | None = None,
+    time_limit: float | None = None,
+    seed: int = 0,
+) -> MoveReview:
+    """Analyse the move of ``pos`` with ``bot`` (:func:`analyse`, the worlds seeded by
+    :func:`position_seed`).
+
+    :raises BotError: for a bot that does not search.
+    """
+    forced = len(pos.view.legal_moves()) == 1
+    a = analyse(
+        bot, pos.view, time_limit, played=pos.move, worlds=worlds,
+        seed=position_seed(seed, pos.round, pos.ply),
+    )
+    e = a.of(pos.move)
+    best = a.moves[0]
+    return MoveReview(
+        pos.round, pos.ply, pos.view.player, pos.move, best.move, a.loss(pos.move),
+        a.win_loss(pos.move), e.margin, best.margin, e.win, best.win, forced, a.worlds,
+    )
+
+
+def summary(reviews: Sequence[MoveReview], player: int) -> dict[str, object]:
+    """One player's figures over its unforced moves: ``moves``, ``average_loss`` (points),
+    ``accuracy`` (%, :func:`accuracy`) and the count of each mark (``inaccuracies``,
+    ``mistakes``, ``blunders``).
+
+    >>> summary([], 0)["accuracy"]
+    100.0
+    """
+    mine = [m for m in reviews if m.player == player and not m.forced]
+    losses = [m.loss for m in mine]
+    marks = [m.mark for m in mine]
+    return {
+        "player": player,
+        "moves": len(mine),
+        "average_loss": round(sum(losses) / len(losses), 2) if losses else 0.0,
+        "accuracy": round(accuracy(losses), 1),
+        "inaccuracies": marks.count("inaccuracy"),
+        "mistakes": marks.count("mistake"),
+        "blunders": marks.count("blunder"),
+    }
