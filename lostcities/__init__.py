@@ -15,6 +15,7 @@ that import it, never the reverse.
 
 from __future__ import annotations
 
+from lostcities.achievements import DEFAULT_GOALS, Goal, GoalBoard, GoalSet, load_goals
 from lostcities.cards import (
     ALL_CARDS,
     CLASSIC,
@@ -34,6 +35,7 @@ from lostcities.errors import (
     InvalidCardError,
     InvalidDeckError,
     InvalidExpeditionError,
+    InvalidGoalError,
     InvalidMoveError,
     UnknownVariantError,
 )
@@ -69,6 +71,7 @@ __all__ = [
     "ALL_CARDS",
     "CLASSIC",
     "COLORS",
+    "DEFAULT_GOALS",
     "LONG",
     "NUM_MOVES",
     "PLAYABLE",
@@ -80,10 +83,14 @@ __all__ = [
     "Color",
     "ColorMap",
     "ExpeditionScore",
+    "Goal",
+    "GoalBoard",
+    "GoalSet",
     "IllegalMoveError",
     "InvalidCardError",
     "InvalidDeckError",
     "InvalidExpeditionError",
+    "InvalidGoalError",
     "InvalidMoveError",
     "LegalMoves",
     "Match",
@@ -100,6 +107,7 @@ __all__ = [
     "check_expedition",
     "expedition_score",
     "get_variant",
+    "load_goals",
     "parse_cards",
     "parse_score_sheet",
     "playable",

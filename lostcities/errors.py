@@ -14,6 +14,7 @@ __all__ = [
     "InvalidCardError",
     "InvalidDeckError",
     "InvalidExpeditionError",
+    "InvalidGoalError",
     "InvalidMoveError",
     "NotYourTurnError",
     "TieBreakError",
@@ -40,6 +41,11 @@ class InvalidDeckError(ValueError):
 
 class InvalidExpeditionError(ValueError):
     """Cards that cannot form one expedition (descending, mixed colours, wager after a number)."""
+
+
+class InvalidGoalError(ValueError):
+    """A goal of the achievements variant, or a goal-set file, that cannot be read (the
+    message names the line)."""
 
 
 class UnknownVariantError(ValueError):

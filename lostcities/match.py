@@ -20,9 +20,10 @@ Equal match totals are a draw, unless the match is played with ``tie_break="youn
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
+from lostcities.achievements import DEFAULT_GOALS, Goal, GoalSet
 from lostcities.cards import CLASSIC, Card, Variant, get_variant
 from lostcities.errors import TieBreakError
 from lostcities.rules import Round, Termination
@@ -90,6 +91,9 @@ class Match:
     """How equal totals end: ``draw`` or ``youngest`` (the :attr:`younger` seat wins)."""
     younger: int | None
     """The seat marked as the younger player (``youngest`` only), else ``None``."""
+    achievements: GoalSet | None
+    """The achievements variant's goal pool (each round draws 5 from it by its round
+    seed), or ``None`` for the classic game."""
     rounds: list[Round]
     """The rounds dealt so far, the current one last."""
 
@@ -103,6 +107,7 @@ class Match:
         max_turns: int | None = None,
         tie_break: str = "draw",
         younger: int | None = None,
+        achievements: bool | GoalSet | Sequence[Goal] | None = None,
     ) -> None:
         if rounds < 1:
             raise ValueError(f"invalid number of rounds: {rounds!r} (expected at least 1)")
@@ -116,6 +121,13 @@ class Match:
         self.first_starter = starter
         self.max_turns = max_turns
         self.tie_break, self.younger = check_tie_break(tie_break, younger)
+        if achievements is True:
+            achievements = DEFAULT_GOALS
+        elif achievements is False:
+            achievements = None
+        elif achievements is not None and not isinstance(achievements, GoalSet):
+            achievements = GoalSet(achievements)  # a list of goals: the pool
+        self.achievements = achievements
         self.rounds = []
 
     @property
@@ -144,25 +156,48 @@ class Match:
             return 0 if a > b else 1
         return self.rounds[-1].starter ^ 1
 
-    def new_round(self, deck: Iterable[Card | str] | None = None) -> Round:
+    def new_round(
+        self, deck: Iterable[Card | str] | None = None, *, goals: Sequence[Goal] | None = None
+    ) -> Round:
         """Deal the next round (from the match seed, or from an explicit ``deck``).
 
-        :raises ValueError: if a round is still in progress or the match is over.
+        In the achievements variant the round's goals are drawn from the pool by the round
+        seed, or are ``goals`` when given (a record replaying its rounds).
+
+        >>> m = Match(rounds=1, seed=5, achievements=True)
+        >>> [g.id for g in m.new_round().goals] == [g.id for g in Match(rounds=1, seed=5,
+        ...     achievements=True).new_round().goals]
+        True
+
+        :raises ValueError: if a round is still in progress or the match is over, or
+            ``goals`` are given in a classic match.
         """
+        if goals is not None and self.achievements is None:
+            raise ValueError("cannot lay out goals: the match is not played with achievements")
         if self.current is not None:
             raise ValueError("cannot start a new round: the current round is not over")
         if self.is_over():
             raise ValueError(f"cannot start a new round: the match of {self.num_rounds} is over")
         starter = self.next_starter()
+        laid: tuple[Goal, ...] | None = None
+        if self.achievements is not None:
+            laid = (
+                tuple(goals)
+                if goals is not None
+                else self.achievements.draw(round_seed(self.seed, len(self.rounds)))
+            )
         if deck is None:
             r = Round.deal(
                 round_seed(self.seed, len(self.rounds)),
                 self.variant,
                 starter,
                 max_turns=self.max_turns,
+                achievements=laid,
             )
         else:
-            r = Round.from_deck(deck, starter, self.variant, max_turns=self.max_turns)
+            r = Round.from_deck(
+                deck, starter, self.variant, max_turns=self.max_turns, achievements=laid
+            )
         self.rounds.append(r)
         return r
 

@@ -84,8 +84,23 @@ def format_score_table(sheet: Mapping[Color, ExpeditionScore], achievements: int
 
 
 def round_score_table(r: Round, player: int) -> str:
-    """``player``'s score sheet for round ``r`` (:func:`format_score_table` of its breakdown)."""
-    return format_score_table(dict(r.score_breakdown(player)))
+    """``player``'s score sheet for round ``r`` (:func:`format_score_table` of its breakdown);
+    in the achievements variant, with the goals row and the names of the goals won.
+
+    >>> from lostcities.achievements import Goal
+    >>> first = Goal.parse("first | race | First Step | cards >= 1 | Play a card.")
+    >>> r = Round.deal(seed=1, achievements=[first])
+    >>> r.push("+" + str(r.hands[0][0]) + ".")
+    >>> table = round_score_table(r, 0).splitlines()
+    >>> table[-4].split(), table[-1]
+    (['goals', '1', 'x', '10', '10'], 'goals won: First Step (race)')
+    """
+    board = r.achievements
+    won = board.claimed(player) if board is not None else ()
+    table = format_score_table(dict(r.score_breakdown(player)), achievements=len(won))
+    if won:
+        table += "\ngoals won: " + ", ".join(f"{g.name} ({g.kind})" for g in won)
+    return table
 
 
 _MARK_SIGN = {None: "", "inaccuracy": "?!", "mistake": "?", "blunder": "??"}

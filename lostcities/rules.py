@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, NamedTuple, TypeVar, overload
 
+from lostcities.achievements import GOAL_POINTS, Goal, GoalBoard, decide_end, resolve_goals
 from lostcities.cards import (
     ALL_CARDS,
     CLASSIC,
@@ -471,6 +472,7 @@ class Round:
         variant: str | Variant = CLASSIC,
         *,
         max_turns: int | None = None,
+        achievements: object = None,
     ) -> None:
         var = get_variant(variant)
         try:
@@ -500,6 +502,24 @@ class Round:
         self._hist0: tuple[Move, ...] = ()  # moves before the stack (copies, samples)
         self._termination: Termination | None = None
         self._forfeit: tuple[int, str] | None = None
+        self._set_goals(
+            resolve_goals(achievements, "deck:" + " ".join(map(str, cards)))
+            if achievements is not None and achievements is not False
+            else None
+        )
+
+    def _set_goals(
+        self,
+        goals: tuple[Goal, ...] | None,
+        claims: Sequence[int | None] = (),
+        discards: Sequence[int] = (0, 0),
+        pile_draws: Sequence[int] = (0, 0),
+    ) -> None:
+        """The achievements state: goals (``None``: classic), race claims, counters."""
+        self._goals = goals
+        self._claims: list[int | None] = list(claims) if claims else [None] * len(goals or ())
+        self._gcount = [list(discards), list(pile_draws)]  # [discards, pile draws][player]
+        self._gstack: list[tuple[int, ...]] = []  # race goals claimed by each push
 
     # -- construction --------------------------------------------------------------------
 
@@ -511,11 +531,23 @@ class Round:
         starter: int = 0,
         *,
         max_turns: int | None = None,
+        achievements: object = None,
     ) -> Round:
         """Shuffle the variant's deck with ``random.Random(seed)`` and deal.
 
         The same seed always gives the same deal. Without a seed one is drawn and kept in
         :attr:`seed`, so every round can be replayed.
+
+        ``achievements`` plays the achievements variant (:mod:`lostcities.achievements`):
+        ``True`` lays out 5 goals drawn by the seed from the default pool, a ``GoalSet``
+        5 drawn from it, a list of goals exactly those; ``None`` (the default) is the
+        classic game.
+
+        >>> r = Round.deal(seed=7, achievements=True)
+        >>> len(r.goals), r.claims
+        (5, (None, None, None, None, None))
+
+        :raises InvalidGoalError: for an ``achievements`` value that is not one of these.
         """
         if seed is None:
             seed = random.SystemRandom().randrange(2**63)
@@ -524,6 +556,8 @@ class Round:
         random.Random(seed).shuffle(deck)
         r = cls(deck, starter, var, max_turns=max_turns)
         r.seed = seed
+        if achievements is not None and achievements is not False:
+            r._set_goals(resolve_goals(achievements, seed))
         return r
 
     @classmethod
@@ -534,14 +568,19 @@ class Round:
         variant: str | Variant = CLASSIC,
         *,
         max_turns: int | None = None,
+        achievements: object = None,
     ) -> Round:
         """Deal ``deck`` in order: 8 cards to player 0, 8 to player 1, the rest is the draw
         pile, next card to be drawn first.
 
+        ``achievements`` as in :meth:`deal`; goals drawn from a pool (``True``, a
+        ``GoalSet``) are drawn by the deck's order, so the same deck draws the same goals.
+
         :raises InvalidDeckError: if ``deck`` is not exactly the variant's cards, saying
             what is missing or extra.
+        :raises InvalidGoalError: for a bad ``achievements`` value.
         """
-        return cls(deck, starter, variant, max_turns=max_turns)
+        return cls(deck, starter, variant, max_turns=max_turns, achievements=achievements)
 
     def copy(self, *, stack: bool = True) -> Round:
         """An independent copy; with ``stack=False`` it cannot :meth:`pop` past this point."""
@@ -566,6 +605,10 @@ class Round:
         else:
             r._stack = []
             r._hist0 = self.history
+        r._goals = self._goals
+        r._claims = self._claims[:]
+        r._gcount = [self._gcount[0][:], self._gcount[1][:]]
+        r._gstack = self._gstack[:] if stack else []
         return r
 
     # -- state -----------------------------------------------------------------------
@@ -644,6 +687,68 @@ class Round:
     def truncated(self) -> bool:
         """Whether the round was ended by the ``max_turns`` cap."""
         return self._termination is Termination.TURN_LIMIT
+
+    # -- the achievements variant ------------------------------------------------------
+
+    @property
+    def goals(self) -> tuple[Goal, ...]:
+        """The goal cards laid out (``()`` in the classic game)."""
+        return self._goals or ()
+
+    @property
+    def claims(self) -> tuple[int | None, ...]:
+        """Who holds each goal: race goals once claimed; end goals once the round is over
+        (a tie: ``None``)."""
+        goals = self._goals
+        if goals is None:
+            return ()
+        if self._termination is None:
+            return tuple(self._claims)
+        exps = self._exp
+        d, pd = self._gcount
+        return tuple(
+            decide_end(g, exps, d, pd) if g.kind == "end" else c
+            for g, c in zip(goals, self._claims, strict=True)
+        )
+
+    @property
+    def achievements(self) -> GoalBoard | None:
+        """The goals and claims (public), or ``None`` in the classic game."""
+        if self._goals is None:
+            return None
+        d, pd = self._gcount
+        return GoalBoard(
+            self._goals, self.claims, (d[0], d[1]), (pd[0], pd[1]), self._termination is not None
+        )
+
+    def goal_points(self, player: int) -> int:
+        """``player``'s points from claimed goals (10 each; 0 in the classic game)."""
+        return GOAL_POINTS * sum(1 for c in self.claims if c == player)
+
+    def _goal_turn(self, p: int, move: Move) -> None:
+        """After player ``p``'s turn in a goal game: count it, claim the race goals met."""
+        counts = self._gcount
+        if move.action is not _PLAY_ACTION:
+            counts[0][p] += 1
+        if move.draw is not None:
+            counts[1][p] += 1
+        claims = self._claims
+        exp = self._exp[p]
+        got = []
+        for i, g in enumerate(self._goals or ()):
+            if claims[i] is None and g.kind == "race" and g.met(exp, counts[0][p], counts[1][p]):
+                claims[i] = p
+                got.append(i)
+        self._gstack.append(tuple(got))
+
+    def _goal_undo(self, p: int, move: Move) -> None:
+        counts = self._gcount
+        if move.action is not _PLAY_ACTION:
+            counts[0][p] -= 1
+        if move.draw is not None:
+            counts[1][p] -= 1
+        for i in self._gstack.pop():
+            self._claims[i] = None
 
     # -- moves -----------------------------------------------------------------------
 
@@ -736,6 +841,8 @@ class Round:
             self._termination = Termination.TURN_LIMIT
         else:
             self._turn = p ^ 1
+        if self._goals is not None:
+            self._goal_turn(p, move)
 
     def pop(self) -> Move:
         """Undo the last move exactly and return it (after a forfeit, the forfeit too).
@@ -766,6 +873,8 @@ class Round:
             self._piles[c].pop()
         self._turn = p
         self._termination = None
+        if self._goals is not None:
+            self._goal_undo(p, move)
         return move
 
     def forfeit(self, player: int, reason: str = "") -> None:
@@ -781,7 +890,8 @@ class Round:
     # -- scores and views -----------------------------------------------------------------
 
     def scores(self) -> tuple[int, int]:
-        """Both players' points for their expeditions as they stand."""
+        """Both players' points for their expeditions as they stand, plus 10 per claimed
+        goal in the achievements variant (:meth:`goal_points`)."""
         out = [0, 0]
         for p in (0, 1):
             total = 0
@@ -796,6 +906,10 @@ class Round:
                             w += 1
                     total += raw_score(s, w, len(cards))
             out[p] = total
+        if self._goals is not None:
+            for c in self.claims:
+                if c is not None:
+                    out[c] += GOAL_POINTS
         return (out[0], out[1])
 
     def score_breakdown(self, player: int) -> ColorMap[ExpeditionScore]:
@@ -838,6 +952,7 @@ class Round:
             over=self._termination is not None,
             max_turns=self.max_turns,
             own_known=tuple(sorted(self._known[player])),
+            achievements=self.achievements,
         )
 
     def set_next_draw(self, card: Card) -> None:
@@ -929,6 +1044,16 @@ class Round:
         if view.over:  # the view does not say how it ended: as the rules would have
             r._termination = Termination.DRAW_PILE_EMPTY if not deck else Termination.TURN_LIMIT
         r._forfeit = None
+        board = view.achievements
+        if board is None:
+            r._set_goals(None)
+        else:
+            r._set_goals(
+                board.goals,
+                [None if g.kind == "end" else c for g, c in zip(board.goals, board.claims, strict=True)],
+                board.discards,
+                board.pile_draws,
+            )
         return r
 
     def __str__(self) -> str:
@@ -1027,6 +1152,9 @@ class PlayerView:
     """The automated turn cap, if any."""
     own_known: tuple[Card, ...] = ()
     """Cards of this player's hand that the opponent knows (taken from discard piles)."""
+    achievements: GoalBoard | None = None
+    """The achievements variant's goal cards and claims (public), ``None`` in the classic
+    game."""
 
     def legal_moves(self) -> LegalMoves:
         """The player's legal moves (none unless it is their turn)."""
@@ -1067,11 +1195,14 @@ class PlayerView:
         return self.variant.hand_size
 
     def scores(self) -> tuple[int, int]:
-        """Both players' points as the expeditions stand (public)."""
-        return (
-            sum(score_expedition(e, check=False).score for e in self.expeditions[0]),
-            sum(score_expedition(e, check=False).score for e in self.expeditions[1]),
-        )
+        """Both players' points as the expeditions stand, goals included (public)."""
+        a = sum(score_expedition(e, check=False).score for e in self.expeditions[0])
+        b = sum(score_expedition(e, check=False).score for e in self.expeditions[1])
+        board = self.achievements
+        if board is not None:
+            a += board.points(0)
+            b += board.points(1)
+        return (a, b)
 
     def unseen_cards(self) -> list[Card]:
         """Cards this player has not seen and cannot place: the opponent's unknown hand
@@ -1097,6 +1228,70 @@ class PlayerView:
     def sampler(self) -> WorldSampler:
         """The world sampler of this view (:class:`WorldSampler`)."""
         return WorldSampler(self)
+
+    def earlier_views(self) -> list[PlayerView]:
+        """The position before each move of the history, as the player who made it saw
+        it, but with an empty hand: item ``t`` is the view of the player to move at ply
+        ``t``, before move ``t``. Replayed from the public history alone (plays and
+        discards show their card, a card drawn from a discard pile is that pile's top), so
+        it holds nothing this view does not. The hands are the hidden part: to ask what a
+        player holding some cards would have done (inference about the opponent's hand),
+        give one with ``dataclasses.replace(v, hand=...)``. For a round in progress.
+
+        >>> r = Round.deal(seed=3)
+        >>> r.push(r.legal_moves()[0]); r.push(r.legal_moves()[-1])
+        >>> past = r.view(0).earlier_views()
+        >>> [(v.player, v.ply, v.hand, v.deck_size) for v in past]
+        [(0, 0, (), 44), (1, 1, (), 43)]
+        >>> from dataclasses import replace
+        >>> _ = r.pop()
+        >>> past[1] == replace(r.view(1), hand=())
+        True
+
+        :raises ValueError: for a view of a round that is over.
+        """
+        if self.over:
+            raise ValueError("earlier views: the round is over")
+        n = self.variant.num_colors
+        exps: list[list[list[Card]]] = [[[] for _ in range(n)] for _ in range(2)]
+        piles: list[list[Card]] = [[] for _ in range(n)]
+        known: list[list[Card]] = [[], []]
+        deck = self.deck_size + sum(1 for m in self.history if m.draw is None)
+        out: list[PlayerView] = []
+        last = len(self.history)
+        for t, move in enumerate(self.history):
+            p = self.to_move ^ ((last - t) & 1)
+            out.append(
+                PlayerView(
+                    variant=self.variant,
+                    player=p,
+                    hand=(),
+                    expeditions=(
+                        tuple(tuple(e) for e in exps[0]),
+                        tuple(tuple(e) for e in exps[1]),
+                    ),
+                    discard_piles=tuple(tuple(x) for x in piles),
+                    deck_size=deck,
+                    to_move=p,
+                    history=self.history[:t],
+                    opponent_known=tuple(sorted(known[p ^ 1])),
+                    ply=t,
+                    max_turns=self.max_turns,
+                    own_known=tuple(sorted(known[p])),
+                )
+            )
+            card = move.card
+            if move.action is _PLAY_ACTION:
+                exps[p][card.color].append(card)
+            else:
+                piles[card.color].append(card)
+            if card in known[p]:
+                known[p].remove(card)
+            if move.draw is None:
+                deck -= 1
+            else:
+                known[p].append(piles[move.draw].pop())
+        return out
 
     def __str__(self) -> str:
         hands: list[Sequence[Card] | None] = [None, None]
