@@ -14,14 +14,15 @@ import argparse
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lostcities.web import schemas
 from lostcities.web.deps import Settings
@@ -35,16 +36,83 @@ from lostcities.web.games import (
 from lostcities.web.routers import bots, calculator, games, pages, ws
 from lostcities.web.store import GameStore, normalize_db_url
 
-__all__ = ["cli_main", "create_app"]
+__all__ = ["MAX_BODY", "WS_TRANSPORT_MAX", "BodyLimit", "cli_main", "create_app"]
 
 log = logging.getLogger("lostcities.web")
 
 MAX_BODY = 64 * 1024
 """Larger HTTP request bodies are refused (413)."""
 
+WS_TRANSPORT_MAX = 16 * 1024 * 1024
+"""The largest WebSocket message the transport reads (``Settings.max_message_bytes``, the
+app's limit, is far lower): anything between the two is answered ``too_large`` and the
+socket stays open; over it the transport closes the socket with 1009, which the game page
+shows as "message too large"."""
+
 
 def _error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": code, "message": message}, status_code=status)
+
+
+class _BodyTooLarge(HTTPException):
+    """Raised out of ``receive`` once a request body passes the limit (an HTTP exception,
+    so that FastAPI's body reading passes it on instead of calling it a parse error)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(413, message, headers={"Connection": "close"})
+
+
+class BodyLimit:
+    """ASGI middleware: an HTTP request body over ``limit`` bytes is answered 413
+    (``too_large``) as soon as the bytes read pass the limit, whatever the framing (a
+    ``Content-Length`` over it is refused before reading; a chunked body is cut off);
+    the rest of the body is never read."""
+
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        message = f"request body too large (at most {self.limit} bytes)"
+        for name, value in scope["headers"]:
+            if name == b"content-length":
+                try:
+                    too_big = int(value) > self.limit
+                except ValueError:
+                    await _error(400, "bad_request", "invalid Content-Length")(scope, receive, send)
+                    return
+                if too_big:
+                    await _error(413, "too_large", message)(scope, receive, send)
+                    return
+        read = 0
+        started = False
+
+        async def limited() -> Message:
+            nonlocal read
+            msg = await receive()
+            if msg["type"] == "http.request":
+                read += len(msg.get("body", b""))
+                if read > self.limit:
+                    raise _BodyTooLarge(message)
+            return msg
+
+        async def tracked(msg: Message) -> None:
+            nonlocal started
+            if msg["type"] == "http.response.start":
+                started = True
+            await send(msg)
+
+        try:
+            await self.app(scope, limited, tracked)
+        except _BodyTooLarge:  # read outside a route (the routes' handler answers inside)
+            if started:  # pragma: no cover - a route that answers before reading its body
+                raise
+            response = _error(413, "too_large", message)
+            response.headers["connection"] = "close"
+            await response(scope, receive, send)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -107,19 +175,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.store = store
 
-    @app.middleware("http")
-    async def limit_body(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        length = request.headers.get("content-length")
-        if length is not None:
-            try:
-                too_big = int(length) > MAX_BODY
-            except ValueError:
-                return _error(400, "bad_request", "invalid Content-Length")
-            if too_big:
-                return _error(413, "too_large", f"request body too large (at most {MAX_BODY} bytes)")
-        return await call_next(request)
+    app.add_middleware(BodyLimit, limit=MAX_BODY)
 
     @app.exception_handler(GameError)
     async def game_error(_request: Request, exc: GameError) -> JSONResponse:
@@ -135,8 +191,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-        return _error(exc.status_code, code, str(exc.detail).lower())
+        code = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}.get(
+            exc.status_code, "http_error"
+        )
+        response = _error(exc.status_code, code, str(exc.detail).lower())
+        if exc.headers:
+            response.headers.update(exc.headers)
+        return response
 
     for r in (games.router, bots.router, calculator.router, ws.router, pages.router):
         app.include_router(r)
@@ -172,7 +233,7 @@ def cli_main(args: argparse.Namespace) -> int:
         port=args.port,
         log_level="warning",
         access_log=False,
-        ws_max_size=1024 * 1024,
+        ws_max_size=WS_TRANSPORT_MAX,
         ws_per_message_deflate=False,  # states are small; compressing each costs more CPU than it saves
         ws_ping_interval=20.0,
         ws_ping_timeout=20.0,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -356,3 +357,23 @@ def test_serve_with_a_bad_database_says_why(db: str, message: str) -> None:
     assert r.stderr.startswith("lostcities serve: error: ") and message in r.stderr
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert "hunter2" not in r.stderr
+
+
+def test_a_chunked_body_over_the_limit_is_refused_early(client: Any) -> None:
+    # issue 14, defect 2: only Content-Length was checked, so a chunked body of any size
+    # was read whole and parsed. Now at most MAX_BODY bytes are read, whatever the framing.
+    from lostcities.web.app import MAX_BODY
+
+    def chunks() -> Iterator[bytes]:
+        yield b'{"opponent": "friend", "name": "'
+        for _ in range(100):
+            yield b"x" * 10_000
+        yield b'"}'
+
+    r = client.post("/api/games", content=chunks(), headers={"Content-Type": "application/json"})
+    assert r.status_code == 413 and r.json()["error"] == "too_large"
+    assert str(MAX_BODY) in r.json()["message"]
+    ok = client.post(
+        "/api/games", content=iter([b'{"opponent": ', b'"friend"}']), headers={"Content-Type": "application/json"}
+    )
+    assert ok.status_code == 201  # a small chunked body is read as before

@@ -46,6 +46,7 @@
     ws.onclose = (ev) => {
       clearInterval(pingTimer);
       sending = false;
+      if (ev.code === 1009) LC.toast("The last message was too large for the server.", "error");
       if (stopped || ev.code === 4404 || ev.code === 4403) {
         setConn("disconnected", true);
         return;
