@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import ctypes
 import hmac
 import importlib
 import json
@@ -22,6 +23,9 @@ import multiprocessing
 import os
 import random
 import secrets
+import signal
+import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -57,6 +61,7 @@ __all__ = [
     "GameManager",
     "LiveGame",
     "bot_choose",
+    "die_with_parent",
     "prepare_search",
 ]
 
@@ -211,9 +216,43 @@ def prepare_search(progress: Callable[[str], None] | None = None) -> float:
     return warm_up(progress)
 
 
-def _prepare_worker(specs: tuple[str, ...]) -> None:
-    """Start-up of each bot worker process: load the compiled search and build each
-    level's bot once (the network's weights), before the worker takes its first move."""
+PR_SET_PDEATHSIG = 1
+"""Linux ``prctl`` option: the signal a process gets when its parent dies."""
+
+
+def die_with_parent(parent: int, poll: float = 1.0) -> None:
+    """Make this process end when process ``parent`` does (a bot worker must never outlive
+    the server, not even a ``kill -9`` of it, which runs no shutdown code).
+
+    Two layers: on Linux the kernel sends SIGKILL at the parent's death
+    (``prctl(PR_SET_PDEATHSIG)``, through ctypes); everywhere a daemon thread checks every
+    ``poll`` seconds that the parent is still this process's parent and ends the process
+    (``os._exit``) when it is not. A parent already gone at the call ends it at once.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):  # pragma: no cover - no prctl: the thread does it
+            pass
+    if os.getppid() != parent:  # it died before prctl took effect
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(poll)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="lostcities-parent-watch", daemon=True).start()
+
+
+def _prepare_worker(specs: tuple[str, ...], parent: int | None = None) -> None:
+    """Start-up of each bot worker process: die with the server (:func:`die_with_parent`),
+    load the compiled search and build each level's bot once (the network's weights),
+    before the worker takes its first move."""
+    if parent is not None:
+        die_with_parent(parent)
     try:
         prepare_search()
         for spec in specs:
@@ -248,7 +287,7 @@ class BotRunner:
                 ctx = multiprocessing.get_context("spawn")
                 self._pool = concurrent.futures.ProcessPoolExecutor(
                     self.workers, mp_context=ctx, initializer=_prepare_worker,
-                    initargs=(self.specs,),
+                    initargs=(self.specs, os.getpid()),
                 )
             else:
                 self._pool = concurrent.futures.ThreadPoolExecutor(
