@@ -124,6 +124,17 @@ def _add_serve(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_comments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("action", choices=["list", "hide", "unhide"], help="what to do")
+    p.add_argument("id", nargs="?", type=int, default=None, metavar="ID", help="comment id")
+    p.add_argument(
+        "--db",
+        default="sqlite:///lostcities.db",
+        metavar="URL",
+        help="the web app's database URL (default sqlite:///lostcities.db)",
+    )
+
+
 def _arena_args(p: argparse.ArgumentParser, deals: int, deals_help: str) -> None:
     """The options ``match`` and ``tournament`` share."""
     p.add_argument("--deals", type=_positive_int, default=deals, help=deals_help)
@@ -202,6 +213,7 @@ COMMANDS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None], str]] 
     ("replay", "check game records and print each game's result", _add_replay, "lostcities.cli:_replay"),
     ("play", "play in the terminal against a bot or hot-seat", _add_play, "lostcities.tui.app:cli_main"),
     ("serve", "run the web app (browser play, invites, replays)", _add_serve, "lostcities.web.app:cli_main"),
+    ("comments", "moderate the rules page's comments: list, hide ID, unhide ID", _add_comments, "lostcities.web.comments:cli_main"),
     ("match", "play two bots on duplicate deals and rate them", _add_match, "lostcities.arena.report:cli_match"),
     ("tournament", "round robin between bots with an Elo ladder", _add_tournament, "lostcities.arena.report:cli_tournament"),
     ("analyse", "evaluate every move of game records: mistakes, best moves, win chances", _add_analyse, "lostcities.review:cli_main"),

@@ -42,8 +42,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, TextIO
 
+from lostcities.achievements import Goal
 from lostcities.cards import CLASSIC, Card, Variant, get_variant, parse_cards
-from lostcities.errors import InvalidCardError, InvalidMoveError
+from lostcities.errors import InvalidCardError, InvalidGoalError, InvalidMoveError
 from lostcities.match import Match
 from lostcities.rules import Move, Round, Termination
 
@@ -61,7 +62,7 @@ RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 _TAG_RE = re.compile(r'^\[([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\]\s*$')
 _TOKEN_RE = re.compile(r"\{[^}]*\}|\S+")
 _FORFEIT_RE = re.compile(r"^forfeit by player ([01])(?::\s*(.*))?$", re.DOTALL)
-_ROUND_TAG_RE = re.compile(r"^(Starter|Deck|Score|Termination)([1-9][0-9]*)$")
+_ROUND_TAG_RE = re.compile(r"^(Starter|Deck|Score|Termination|Goals|Claims)([1-9][0-9]*)$")
 
 
 class RecordError(ValueError):
@@ -89,6 +90,10 @@ class RoundRecord:
     """``""`` for the normal end; ``turn limit``; ``forfeit by player N: reason``."""
     comments: list[tuple[int, str]] = field(default_factory=list)
     """``(ply, text)``: a comment written after the first ``ply`` moves."""
+    goals: tuple[Goal, ...] | None = None
+    """The achievements variant's goal cards of the round (``None``: classic)."""
+    claims: tuple[int | None, ...] | None = None
+    """The recorded claims, one per goal (``None`` where nobody holds it)."""
 
 
 @dataclass
@@ -133,6 +138,8 @@ class GameRecord:
         rec.tags["Result"] = match.result()
         if match.max_turns is not None:
             rec.tags["MaxTurns"] = str(match.max_turns)
+        if match.achievements is not None:
+            rec.tags["Achievements"] = match.achievements.name
         if match.tie_break != "draw":
             rec.tags["TieBreak"] = match.tie_break
             rec.tags["Younger"] = str(match.younger)
@@ -151,6 +158,8 @@ class GameRecord:
         rec.tags["Result"] = outcome.result() if outcome is not None else "*"
         if round.max_turns is not None:
             rec.tags["MaxTurns"] = str(round.max_turns)
+        if round.achievements is not None:
+            rec.tags["Achievements"] = "goals"
         rec.rounds = [_round_record(round)]
         _fill_scores(rec)
         return rec
@@ -184,6 +193,8 @@ class GameRecord:
                 max_turns=max_turns,
                 tie_break=self.tags.get("TieBreak", "draw"),
                 younger=younger,
+                achievements=any(rr.goals is not None for rr in self.rounds)
+                or "Achievements" in self.tags,
             )
         except ValueError as e:
             raise RecordError(str(e), self.line) from None
@@ -197,8 +208,10 @@ class GameRecord:
                     f"{expected} starts",
                     self.line,
                 )
+            if match.achievements is not None and rr.goals is None:
+                raise RecordError(f"round {k}: an achievements game with no Goals{k} tag", self.line)
             try:
-                r = match.new_round(rr.deck)
+                r = match.new_round(rr.deck, goals=rr.goals)
             except ValueError as e:
                 raise RecordError(f"round {k}: {e}", self.line) from None
             for i, move in enumerate(rr.moves):
@@ -222,6 +235,12 @@ class GameRecord:
                     )
             elif r.is_over():
                 raise RecordError(f"round {k}: is over but has no Score{k} tag", self.line)
+            if rr.claims is not None and rr.claims != r.claims:
+                raise RecordError(
+                    f"round {k}: recorded claims {_claims_text(rr.claims)!r}, but the moves "
+                    f"give {_claims_text(r.claims)!r}",
+                    self.line,
+                )
         result = self.tags.get("Result", "*")
         if result != match.result():
             raise RecordError(
@@ -240,6 +259,10 @@ class GameRecord:
                 lines.append(f'[Score{k} "{rr.scores[0]} {rr.scores[1]}"]')
             if rr.termination:
                 lines.append(f'[Termination{k} "{_escape(rr.termination)}"]')
+            if rr.goals is not None:
+                lines.append(f'[Goals{k} "{_escape(" ; ".join(map(str, rr.goals)))}"]')
+            if rr.claims is not None:
+                lines.append(f'[Claims{k} "{_claims_text(rr.claims)}"]')
         lines.append("")
         for k, rr in enumerate(self.rounds, 1):
             tokens = [f"R{k}:"]
@@ -271,6 +294,10 @@ class GameRecord:
             ],
             "errors": [str(e) for e in self.errors],
         }
+
+
+def _claims_text(claims: Sequence[int | None]) -> str:
+    return " ".join("-" if c is None else str(c) for c in claims)
 
 
 def _escape(value: str) -> str:
@@ -325,7 +352,11 @@ def _round_record(r: Round) -> RoundRecord:
             term = f"forfeit by player {loser}" + (f": {outcome.reason}" if outcome.reason else "")
         elif outcome.termination is Termination.TURN_LIMIT:
             term = Termination.TURN_LIMIT.value
-    return RoundRecord(r.starter, r.deal_order, list(r.history), scores, term)
+    rr = RoundRecord(r.starter, r.deal_order, list(r.history), scores, term)
+    if r.achievements is not None:
+        rr.goals = r.goals
+        rr.claims = r.claims
+    return rr
 
 
 def _fill_scores(rec: GameRecord) -> None:
@@ -384,6 +415,8 @@ def _read_one(rd: _Reader) -> GameRecord | None:
     decks: dict[int, tuple[str, int]] = {}
     scores: dict[int, tuple[str, int]] = {}
     terms: dict[int, str] = {}
+    goal_tags: dict[int, tuple[str, int]] = {}
+    claim_tags: dict[int, tuple[str, int]] = {}
 
     def error(msg: str, at: int | None = None) -> None:
         rec.errors.append(RecordError(msg, rd.lineno if at is None else at))
@@ -398,7 +431,13 @@ def _read_one(rd: _Reader) -> GameRecord | None:
             rm = _ROUND_TAG_RE.match(key)
             if rm:
                 kind, k = rm.group(1), int(rm.group(2))
-                target = {"Starter": starters, "Deck": decks, "Score": scores}.get(kind)
+                target = {
+                    "Starter": starters,
+                    "Deck": decks,
+                    "Score": scores,
+                    "Goals": goal_tags,
+                    "Claims": claim_tags,
+                }.get(kind)
                 if target is not None:
                     target[k] = (value, rd.lineno)
                 else:
@@ -443,9 +482,23 @@ def _read_one(rd: _Reader) -> GameRecord | None:
                 sc = (int(parts[0]), int(parts[1]))
             except ValueError:
                 error(f"Score{k} must be two whole numbers, not {text!r}", at)
-        rec.rounds.append(
-            RoundRecord(1 if st_text == "1" else 0, deck, [], sc, terms.get(k, ""))
-        )
+        rr = RoundRecord(1 if st_text == "1" else 0, deck, [], sc, terms.get(k, ""))
+        if k in goal_tags:
+            text, at = goal_tags[k]
+            try:
+                rr.goals = tuple(Goal.parse(part) for part in text.split(";"))
+            except InvalidGoalError as e:
+                error(f"Goals{k}: {e}", at)
+        if k in claim_tags:
+            text, at = claim_tags[k]
+            parts = text.split()
+            if not all(c in ("-", "0", "1") for c in parts) or (
+                rr.goals is not None and len(parts) != len(rr.goals)
+            ):
+                error(f"Claims{k} must be one of '-', '0', '1' per goal, not {text!r}", at)
+            else:
+                rr.claims = tuple(None if c == "-" else int(c) for c in parts)
+        rec.rounds.append(rr)
 
     # movetext, up to the result token
     current: RoundRecord | None = None

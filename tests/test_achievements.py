@@ -300,3 +300,14 @@ def test_bad_achievements_arguments_are_rejected() -> None:
         Round.deal(seed=1, achievements=[TRAIL, TRAIL])
     with pytest.raises(ValueError, match="not played with achievements"):
         Match(rounds=1, seed=1).new_round(goals=[TRAIL])
+
+
+def test_the_docs_list_every_default_goal_and_measure() -> None:
+    doc = (Path(__file__).parent.parent / "docs" / "achievements.md").read_text(encoding="utf-8")
+    for g in DEFAULT_GOALS:
+        assert f"| `{g.id}` | {g.name} | {g.kind} | `{g.condition}` |" in doc, g.id
+    for name in MEASURES:
+        assert f"| `{name}` |" in doc, name
+    # the example file in the docs parses
+    example = doc.split("```\n# id | kind")[1].split("```")[0]
+    assert len(GoalSet.parse("# id | kind" + example)) == 3

@@ -33,7 +33,7 @@ from lostcities.web.games import (
     ManagerSettings,
     prepare_search,
 )
-from lostcities.web.routers import bots, calculator, games, pages, ws
+from lostcities.web.routers import bots, calculator, comments, games, pages, ws
 from lostcities.web.store import GameStore, normalize_db_url
 
 __all__ = ["MAX_BODY", "WS_TRANSPORT_MAX", "BodyLimit", "cli_main", "create_app"]
@@ -199,7 +199,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             response.headers.update(exc.headers)
         return response
 
-    for r in (games.router, bots.router, calculator.router, ws.router, pages.router):
+    for r in (
+        games.router, bots.router, calculator.router, comments.router, ws.router, pages.router
+    ):
         app.include_router(r)
     static = Path(__file__).resolve().parent / "static"
     app.mount("/static", StaticFiles(directory=str(static)), name="static")
