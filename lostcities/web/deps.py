@@ -9,8 +9,10 @@ from fastapi import Request, WebSocket
 
 from lostcities.bots import parse_spec
 from lostcities.web.games import LEVELS, GameManager, Level
+from lostcities.web.limits import RateLimiter, new_salt
+from lostcities.web.store import GameStore
 
-__all__ = ["Settings", "get_manager", "get_settings"]
+__all__ = ["Settings", "comment_limiter", "get_manager", "get_settings", "get_store"]
 
 
 def _env_float(name: str, default: float | None) -> float | None:
@@ -47,6 +49,12 @@ class Settings:
     """The computer levels (bot spec per level)."""
     prepare_search: bool = True
     """Compile the search (or load it from numba's cache) at start-up, before any move."""
+    comment_burst: int = 5
+    """Comments one client may post at once (then one per ``comment_per / comment_burst`` s)."""
+    comment_per: float = 600.0
+    """The window of :attr:`comment_burst`, in seconds."""
+    client_salt: str = field(default_factory=new_salt)
+    """Salt of the hashed client addresses (``LOSTCITIES_CLIENT_SALT``; random per start)."""
 
     @classmethod
     def from_env(cls, db_url: str) -> Settings:
@@ -56,6 +64,9 @@ class Settings:
         :raises ValueError: for a bad value.
         """
         s = cls(db_url=db_url)
+        salt = os.environ.get("LOSTCITIES_CLIENT_SALT")
+        if salt:
+            s.client_salt = salt
         ex = os.environ.get("LOSTCITIES_BOT_EXECUTOR")
         if ex:
             if ex not in ("process", "thread"):
@@ -94,3 +105,19 @@ def ws_manager(ws: WebSocket) -> GameManager:
     """The game manager, from a WebSocket."""
     mgr: GameManager = ws.app.state.manager
     return mgr
+
+
+def get_store(request: Request) -> GameStore:
+    """The app's database."""
+    store: GameStore = request.app.state.store
+    return store
+
+
+def comment_limiter(request: Request) -> RateLimiter:
+    """The per-client limiter of posted comments (one per app, made on first use)."""
+    lim: RateLimiter | None = getattr(request.app.state, "comment_limiter", None)
+    if lim is None:
+        settings = get_settings(request)
+        lim = RateLimiter(settings.comment_burst, settings.comment_per)
+        request.app.state.comment_limiter = lim
+    return lim

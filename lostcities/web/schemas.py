@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
 from lostcities.cards import Color, Variant
 from lostcities.rules import PlayerView, Round, Termination
@@ -17,6 +17,9 @@ from lostcities.scoring import ExpeditionScore, score_expedition
 
 __all__ = [
     "ClientMessage",
+    "CommentIn",
+    "CommentOut",
+    "CommentsPage",
     "CreateGame",
     "CreatedGame",
     "ErrorOut",
@@ -52,6 +55,10 @@ class CreateGame(_In):
     variant: VariantName = "classic"
     rounds: Literal[1, 3] = 3
     name: Name = ""
+    tie_break: Literal["draw", "youngest"] = "draw"
+    """Equal match totals: a draw, or ``youngest`` (the :attr:`younger` seat wins)."""
+    younger: Literal[0, 1] | None = None
+    """With ``youngest``: the younger player's seat (0: you, the creator; 1: the other)."""
 
 
 class JoinGame(_In):
@@ -90,10 +97,34 @@ class LookupRequest(_In):
 
 
 class ScoreRequest(_In):
-    """``POST /api/score``: one player's expeditions, ``{"y": "x,2,5,10", ...}``."""
+    """``POST /api/score``: one player's expeditions, ``{"y": "x,2,5,10", ...}``, or their
+    totals (the quick mode), ``{"y": [31, 0, 5], ...}`` (number sum, wagers, cards
+    including wagers), and the achievements won (10 points each)."""
 
     variant: VariantName = "classic"
     expeditions: Annotated[dict[str, Annotated[str, Field(max_length=80)]], Field(max_length=6)] = {}
+    totals: Annotated[dict[str, tuple[int, int, int]], Field(max_length=6)] | None = None
+    """The quick mode: given, it replaces :attr:`expeditions`."""
+    achievements: Annotated[int, Field(ge=0, le=99)] = 0
+
+
+class CommentIn(_In):
+    """``POST /api/comments``: a comment on the rules page (plain text, never HTML)."""
+
+    nickname: Annotated[str, Field(min_length=1, max_length=40)]
+    kind: Literal["comment", "mistake", "tool request"]
+    text: Annotated[str, Field(min_length=1, max_length=2000)]
+
+    @field_validator("nickname", "text")
+    @classmethod
+    def _printable(cls, value: str, info: Any) -> str:
+        allowed = "\n\t" if info.field_name == "text" else ""
+        if info.field_name == "text":
+            value = value.replace("\r\n", "\n")
+        for ch in value:
+            if (ord(ch) < 32 or 0x7F <= ord(ch) < 0xA0) and ch not in allowed:
+                raise ValueError(f"control character {ch!r} is not allowed")
+        return value
 
 
 # -- HTTP responses ----------------------------------------------------------------------------
@@ -149,6 +180,8 @@ class ExpeditionOut(BaseModel):
     """One line of a score sheet (as ``lostcities score --json``)."""
 
     cards: list[str]
+    """The cards (empty for a score from totals)."""
+    num_cards: int
     number_sum: int
     minus_cost: int
     wagers: int
@@ -161,6 +194,7 @@ def expedition_out(e: ExpeditionScore) -> ExpeditionOut:
     """An :class:`~lostcities.ExpeditionScore` as JSON."""
     return ExpeditionOut(
         cards=[str(c) for c in e.cards],
+        num_cards=e.num_cards,
         number_sum=e.number_sum,
         minus_cost=e.minus_cost,
         wagers=e.wagers,
@@ -175,8 +209,32 @@ class ScoreResponse(BaseModel):
 
     variant: str
     expeditions: dict[str, ExpeditionOut]
+    achievements: int = 0
+    achievement_points: int = 0
     total: int
     table: str
+
+
+class CommentOut(BaseModel):
+    """A comment as the page shows it (as text)."""
+
+    id: int
+    nickname: str
+    kind: str
+    text: str
+    created_at: str
+    duplicate: bool = False
+    """``True`` when the same submission was already stored (this is that one)."""
+
+
+class CommentsPage(BaseModel):
+    """``GET /api/comments?page=N``: one page of comments, newest first."""
+
+    comments: list[CommentOut]
+    page: int
+    pages: int
+    per_page: int
+    total: int
 
 
 # -- live state ---------------------------------------------------------------------------------
@@ -226,6 +284,10 @@ class MatchOut(BaseModel):
     over: bool
     result: str
     winner: int | None
+    reason: str = ""
+    """Why the match ended so (``Match.reason``), e.g. ``tie broken: the younger player wins``."""
+    tie_break: str = "draw"
+    younger: int | None = None
 
 
 class StateOut(BaseModel):

@@ -21,6 +21,7 @@ from typing import Any
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     DateTime,
     Float,
     ForeignKey,
@@ -29,6 +30,7 @@ from sqlalchemy import (
     Text,
     create_engine,
     event,
+    func,
     insert,
     select,
     update,
@@ -39,7 +41,9 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sess
 from sqlalchemy.pool import StaticPool
 
 __all__ = [
+    "COMMENT_KINDS",
     "Base",
+    "CommentRow",
     "GameRow",
     "GameStore",
     "MoveRow",
@@ -126,6 +130,42 @@ class MoveRow(Base):
     ply: Mapped[int] = mapped_column(Integer, primary_key=True)
     move: Mapped[str] = mapped_column(String(8))
     created_at: Mapped[datetime.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+COMMENT_KINDS = ("comment", "mistake", "tool request")
+"""What a comment on the rules page is: a comment, a reported mistake, or a tool request."""
+
+
+class CommentRow(Base):
+    """A comment on the rules page. Only the nickname (unverified) and the text are personal;
+    the client's address is kept only as a salted hash (for the rate limit)."""
+
+    __tablename__ = "lc_comments"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    created_at: Mapped[datetime.datetime] = mapped_column(DateTime, default=utcnow, index=True)
+    nickname: Mapped[str] = mapped_column(String(40))
+    kind: Mapped[str] = mapped_column(String(16))
+    text: Mapped[str] = mapped_column(Text)
+    digest: Mapped[str] = mapped_column(String(64), unique=True)
+    """Hash of the nickname, kind and text: the same submission is stored once."""
+    client_hash: Mapped[str] = mapped_column(String(64))
+    """Salted hash of the client's address (never the address)."""
+    hidden: Mapped[bool] = mapped_column(Boolean, default=False, index=True)
+    """Hidden by a moderator (``lostcities comments hide ID``)."""
+
+
+def comment_digest(nickname: str, kind: str, text: str) -> str:
+    """What makes two submissions the same: the nickname (case and spacing aside), the
+    kind and the text (spacing aside).
+
+    >>> comment_digest("Ann ", "comment", "Nice  page") == comment_digest("ann", "comment", "Nice page")
+    True
+    """
+    norm = "\x1f".join(
+        (" ".join(nickname.split()).casefold(), kind, " ".join(text.split()))
+    )
+    return hashlib.sha256(norm.encode("utf-8")).hexdigest()
 
 
 @dataclass
@@ -433,6 +473,37 @@ class GameStore:
         with self._sessions() as s:
             return len(s.scalars(select(GameRow.id)).all())
 
+    # -- comments -----------------------------------------------------------------------
+
+    def comments_page_sync(
+        self, page: int, per_page: int, *, hidden: bool = False
+    ) -> tuple[list[CommentRow], int]:
+        """Page ``page`` (1-based) of the comments, newest first, and how many there are
+        (hidden ones only with ``hidden``)."""
+        with self._sessions() as s:
+            where = [] if hidden else [CommentRow.hidden.is_(False)]
+            total = s.scalar(select(func.count()).select_from(CommentRow).where(*where)) or 0
+            rows = list(
+                s.scalars(
+                    select(CommentRow)
+                    .where(*where)
+                    .order_by(CommentRow.created_at.desc(), CommentRow.id.desc())
+                    .offset((page - 1) * per_page)
+                    .limit(per_page)
+                ).all()
+            )
+            for r in rows:
+                s.expunge(r)
+        return rows, int(total)
+
+    def comment_by_digest_sync(self, digest: str) -> CommentRow | None:
+        """The stored comment with this :func:`comment_digest`, if any."""
+        with self._sessions() as s:
+            row = s.scalars(select(CommentRow).where(CommentRow.digest == digest)).first()
+            if row is not None:
+                s.expunge(row)
+            return row
+
 
 # -- write operations (run by the writer thread inside its transaction) ---------------------
 
@@ -555,6 +626,40 @@ def op_claim_seat(game_id: str, seat: int, invite: str, token_hash: str, name: s
                 {col.key: token_hash, name_col: name, "invite": None, "status": "active", "updated_at": utcnow()}
             )
         )
+        return int(res.rowcount or 0)  # type: ignore[attr-defined]
+
+    return fn
+
+
+def op_add_comment(
+    nickname: str, kind: str, text: str, client_hash: str
+) -> Callable[[Session], tuple[CommentRow, bool]]:
+    """Store a comment once: returns it and whether it is new (``False``: the same
+    submission was already stored, and that one is returned)."""
+    digest = comment_digest(nickname, kind, text)
+
+    def fn(s: Session) -> tuple[CommentRow, bool]:
+        old = s.scalars(select(CommentRow).where(CommentRow.digest == digest)).first()
+        if old is not None:
+            s.expunge(old)
+            return old, False
+        row = CommentRow(
+            created_at=utcnow(), nickname=nickname, kind=kind, text=text,
+            digest=digest, client_hash=client_hash, hidden=False,
+        )
+        s.add(row)
+        s.flush()
+        s.expunge(row)
+        return row, True
+
+    return fn
+
+
+def op_hide_comment(comment_id: int, hidden: bool) -> Callable[[Session], int]:
+    """Hide or show a comment again; returns the number of rows changed (0: no such id)."""
+
+    def fn(s: Session) -> int:
+        res = s.execute(update(CommentRow).where(CommentRow.id == comment_id).values(hidden=hidden))
         return int(res.rowcount or 0)  # type: ignore[attr-defined]
 
     return fn
