@@ -30,8 +30,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
+from lostcities.achievements import Goal, GoalBoard
 from lostcities.cards import Card, Variant, get_variant
-from lostcities.errors import InvalidCardError, InvalidMoveError
+from lostcities.errors import InvalidCardError, InvalidGoalError, InvalidMoveError
 from lostcities.rules import Move, PlayerView
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "PositionError",
     "PositionReader",
     "go_line",
+    "goal_lines",
     "handshake_lines",
     "move_line",
     "moved_line",
@@ -56,9 +58,22 @@ __all__ = [
 ]
 
 POSITION_KEYWORDS = frozenset(
-    {"ply", "deck", "hand", "expeditions", "discards", "known", "moves", "lastmove", "maxturns"}
+    {
+        "ply",
+        "deck",
+        "hand",
+        "expeditions",
+        "discards",
+        "known",
+        "moves",
+        "lastmove",
+        "maxturns",
+        "goal",
+        "tally",
+    }
 )
-"""The first words of the position lines."""
+"""The first words of the position lines (``goal`` and ``tally`` only in the achievements
+variant)."""
 COMMANDS = frozenset({"lcp", "isready", "newgame", "seed", "go", "moved", "quit"}) | POSITION_KEYWORDS
 """The first words of the referee's commands (a bot ignores any other)."""
 ANSWERS = frozenset({"id", "lcpok", "readyok", "move", "info"})
@@ -226,6 +241,15 @@ def position_lines(view: PlayerView) -> list[str]:
     moves +y7. -r9. -r6. +y10. -r7. -g8r
     lastmove -g8r
     maxturns none
+
+    In the achievements variant two more kinds of line follow: one ``goal <i> <holder>
+    <goal>`` per goal card (holder ``-``, ``0`` or ``1``; the goal in its file-line form)
+    and ``tally <discards of 0> <of 1> <pile draws of 0> <of 1>``:
+
+    >>> from lostcities.achievements import DEFAULT_GOALS
+    >>> v = Round.deal(seed=5, achievements=list(DEFAULT_GOALS[:1])).view(0)
+    >>> position_lines(v)[11:]
+    ['goal 0 - trailblazer | race | Trailblazer | expeditions >= 3 | Be first to have three expeditions started.', 'tally 0 0 0 0']
     """
     me = view.player
     last = "none"
@@ -243,7 +267,22 @@ def position_lines(view: PlayerView) -> list[str]:
         _line("moves", " ".join(str(m) for m in view.history)),
         f"lastmove {last}",
         f"maxturns {'none' if view.max_turns is None else view.max_turns}",
+        *goal_lines(view.achievements),
     ]
+
+
+def goal_lines(board: GoalBoard | None) -> list[str]:
+    """The achievements variant's position lines (none in the classic game): ``goal <i>
+    <holder> <goal line>`` for each goal card, then ``tally d0 d1 p0 p1`` (discards and
+    discard-pile draws of each seat, which some goals count)."""
+    if board is None:
+        return []
+    lines = [
+        f"goal {i} {'-' if c is None else c} {g}"
+        for i, (g, c) in enumerate(zip(board.goals, board.claims, strict=True))
+    ]
+    d, p = board.discards, board.pile_draws
+    return [*lines, f"tally {d[0]} {d[1]} {p[0]} {p[1]}"]
 
 
 class PositionReader:
@@ -307,6 +346,20 @@ class PositionReader:
                 f[keyword] = tuple(Move.parse(t) for t in rest)
             except InvalidMoveError as e:
                 raise PositionError(f"bad moves line: {e}") from None
+        elif keyword == "goal":
+            if len(rest) < 3 or not rest[0].isdigit() or rest[1] not in ("-", "0", "1"):
+                raise PositionError("bad goal line: expected goal <index> <holder> <goal>")
+            try:
+                goal = Goal.parse(line.split(None, 3)[3])
+            except InvalidGoalError as e:
+                raise PositionError(f"bad goal line: {e}") from None
+            goals = dict(f.get("goals", {}))
+            goals[int(rest[0])] = (goal, None if rest[1] == "-" else int(rest[1]))
+            f["goals"] = goals
+        elif keyword == "tally":
+            if len(rest) != 4 or not all(w.isdigit() for w in rest):
+                raise PositionError("bad tally line: expected four numbers")
+            f[keyword] = tuple(int(w) for w in rest)
         elif keyword == "lastmove":
             if rest != ["none"]:
                 try:
@@ -335,6 +388,18 @@ class PositionReader:
             return tuple(tuple(c for c in cards if c.color == col) for col in var.colors)
 
         history: tuple[Move, ...] = f.get("moves", ())
+        board: GoalBoard | None = None
+        if "goals" in f:
+            goals: dict[int, tuple[Goal, int | None]] = f["goals"]
+            if sorted(goals) != list(range(len(goals))):
+                raise PositionError("position incomplete before go: goal lines are not 0, 1, ...")
+            d0, d1, p0, p1 = f.get("tally", (0, 0, 0, 0))
+            board = GoalBoard(
+                tuple(goals[i][0] for i in range(len(goals))),
+                tuple(goals[i][1] for i in range(len(goals))),
+                (d0, d1),
+                (p0, p1),
+            )
         return PlayerView(
             variant=var,
             player=me,
@@ -349,4 +414,5 @@ class PositionReader:
             over=False,
             max_turns=f.get("maxturns"),
             own_known=tuple(sorted(f.get(f"known{me}", ()))),
+            achievements=board,
         )
