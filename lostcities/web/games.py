@@ -482,6 +482,9 @@ class LiveGame:
             over=m.is_over(),
             result=m.result(),
             winner=m.winner(),
+            reason=m.reason(),
+            tie_break=m.tie_break,
+            younger=m.younger,
         )
         msg = schemas.StateOut(
             game=self.summary(seat),
@@ -761,7 +764,14 @@ class GameManager:
         :raises ValueError: if the stored moves do not replay (a corrupt database).
         """
         row = stored.row
-        m = Match(row.num_rounds, variant=row.variant, seed=row.seed, starter=row.first_starter)
+        m = Match(
+            row.num_rounds,
+            variant=row.variant,
+            seed=row.seed,
+            starter=row.first_starter,
+            tie_break=row.tie_break or "draw",
+            younger=row.younger,
+        )
         for sr in stored.rounds:
             r = m.new_round(sr.deck)
             for mv in sr.moves:
@@ -849,7 +859,14 @@ class GameManager:
         if req.opponent == "computer":
             level = req.level
             bot, mistakes = self.resolve_level(level)
-        m = Match(req.rounds, variant=variant, seed=seed, starter=first_starter)
+        m = Match(
+            req.rounds,
+            variant=variant,
+            seed=seed,
+            starter=first_starter,
+            tie_break=req.tie_break,
+            younger=req.younger,
+        )
         r = m.new_round()
         token = new_token()
         invite = secrets.token_urlsafe(12) if bot is None else None
@@ -871,6 +888,8 @@ class GameManager:
             token1=None,
             invite=invite,
             rematch_of=rematch_of,
+            tie_break=None if m.tie_break == "draw" else m.tie_break,
+            younger=m.younger,
         )
         row.created_at = row.updated_at = utcnow()
         deck = " ".join(str(c) for c in r.deal_order)
@@ -936,12 +955,17 @@ class GameManager:
                     return other, 1, tok
                 raise SeatTakenError(f"the rematch was already created: game {other.id}")
             names = (g.row.name0, g.row.name1)
+            # the asker sits in seat 0 of the rematch: the younger player keeps being younger
+            old_younger = g.match.younger
+            younger = None if old_younger is None else (0 if old_younger == seat else 1)
             req = schemas.CreateGame(
                 opponent="computer" if g.row.bot1 else "friend",
                 level=g.row.level or "medium",  # type: ignore[arg-type]
                 variant=g.row.variant,  # type: ignore[arg-type]
                 rounds=g.row.num_rounds,  # type: ignore[arg-type]
                 name=names[seat],
+                tie_break=g.match.tie_break,
+                younger=younger,  # type: ignore[arg-type]
             )
             new, tok, _ = await self.create(req, rematch_of=g.id, first_starter=None)
             await self.store.write(op_update_game(g.id, rematch_id=new.id, rematch_by=seat))

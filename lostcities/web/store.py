@@ -32,6 +32,7 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    inspect,
     select,
     update,
 )
@@ -101,6 +102,10 @@ class GameRow(Base):
     rematch_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
     rematch_by: Mapped[int | None] = mapped_column(Integer, nullable=True)
     """The seat that created the rematch."""
+    tie_break: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    """``youngest`` when equal totals go to the :attr:`younger` seat; ``None``: a draw."""
+    younger: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """The seat marked as the younger player (with ``tie_break == "youngest"``)."""
 
 
 class RoundRow(Base):
@@ -280,10 +285,28 @@ class GameStore:
         """
         try:
             Base.metadata.create_all(self.engine)
+            self._add_missing_columns()
         except SQLAlchemyError as e:
             orig = getattr(e, "orig", None) or e
             reason = " ".join(str(orig).split("\n")[0].split()) or orig.__class__.__name__
             raise StorageError(f"cannot open database {self.safe_url!r}: {reason}") from None
+
+    def _add_missing_columns(self) -> None:
+        """Add the nullable columns a newer version defines to tables an older one made
+        (``create_all`` makes missing tables, never missing columns)."""
+        insp = inspect(self.engine)
+        for table in Base.metadata.sorted_tables:
+            if not insp.has_table(table.name):
+                continue
+            have = {c["name"] for c in insp.get_columns(table.name)}
+            for col in table.columns:
+                if col.name in have:
+                    continue
+                if not col.nullable:  # pragma: no cover - only nullable columns are ever added
+                    raise StorageError(f"table {table.name} lacks column {col.name}")
+                kind = col.type.compile(dialect=self.engine.dialect)
+                with self.engine.begin() as conn:
+                    conn.exec_driver_sql(f'ALTER TABLE {table.name} ADD COLUMN "{col.name}" {kind}')
 
     def start(self) -> None:
         """Start the writer thread (and, for SQLite, the WAL checkpointer)."""

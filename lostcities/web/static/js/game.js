@@ -140,7 +140,8 @@
       const t = S.match.totals;
       const w = S.match.winner;
       const res = w === null ? "a draw" : S.seat === null ? `${p[w].name} won` : w === S.seat ? "you won" : "you lost";
-      text = `Match over: ${res} (${t[me()]} : ${t[opp()]})`;
+      const why = S.match.reason && S.match.reason.startsWith("tie broken") ? `, ${S.match.reason}` : "";
+      text = `Match over: ${res} (${t[me()]} : ${t[opp()]}${why})`;
     } else if (S.game.status === "waiting" && !p[1].joined) {
       text = "Waiting for your friend to join";
     } else if (mine) {
@@ -436,6 +437,7 @@
       res = `${you} ${last.scores[me()]} : ${last.scores[opp()]} ${p[opp()].name}`;
     }
     if (last.termination === "forfeit") res += ` (${last.reason || "forfeit"})`;
+    else if (over && S.match.reason && S.match.reason.startsWith("tie broken")) res += ` (equal totals: ${S.match.reason})`;
     $("modal-result").textContent = res;
     $("modal-sheets").innerHTML =
       `<div><h3>${LC.esc(you)} · round ${last.index + 1}</h3>${LC.sheetTable(colors, last.breakdown[me()])}</div>` +

@@ -11,6 +11,8 @@
     document.getElementById("level-about").textContent = level ? level.dataset.about : "";
     document.getElementById("start").textContent =
       form.elements.opponent.value === "computer" ? "Start game" : "Create invite link";
+    document.getElementById("ties-them").textContent =
+      form.elements.opponent.value === "computer" ? "The computer is younger" : "My friend is younger";
   }
   form.addEventListener("change", sync);
   sync();
@@ -40,6 +42,8 @@
       variant: f.variant.value,
       rounds: Number(f.rounds.value),
       name: f.name.value.trim(),
+      tie_break: f.ties.value === "draw" ? "draw" : "youngest",
+      younger: f.ties.value === "draw" ? null : f.ties.value === "me" ? 0 : 1,
     };
     LC.setPlayerName(body.name);
     const btn = document.getElementById("start");
