@@ -46,7 +46,7 @@ from lostcities.achievements import Goal
 from lostcities.cards import CLASSIC, Card, Variant, get_variant, parse_cards
 from lostcities.errors import InvalidCardError, InvalidGoalError, InvalidMoveError
 from lostcities.match import Match
-from lostcities.rules import Move, Round, Termination
+from lostcities.rules import Move, Round, RoundOutcome, Termination
 
 __all__ = [
     "GameRecord",
@@ -66,12 +66,16 @@ _ROUND_TAG_RE = re.compile(r"^(Starter|Deck|Score|Termination|Goals|Claims)([1-9
 
 
 class RecordError(ValueError):
-    """A record that is malformed or does not replay; ``line`` is where (1-based)."""
+    """A record that is malformed or does not replay; ``line`` is where (1-based); ``move``
+    is ``(round, move)`` (both 1-based) for a move the rules refuse."""
 
-    def __init__(self, message: str, line: int | None = None) -> None:
+    def __init__(
+        self, message: str, line: int | None = None, move: tuple[int, int] | None = None
+    ) -> None:
         super().__init__(f"line {line}: {message}" if line is not None else message)
         self.line = line
         self.reason = message
+        self.move = move
 
 
 @dataclass
@@ -94,6 +98,9 @@ class RoundRecord:
     """The achievements variant's goal cards of the round (``None``: classic)."""
     claims: tuple[int | None, ...] | None = None
     """The recorded claims, one per goal (``None`` where nobody holds it)."""
+    tag_lines: dict[str, int] = field(default_factory=dict)
+    """The line each of the round's tags was read from (``"Starter"``, ``"Score"``, ...),
+    for errors that name the tag's line."""
 
 
 @dataclass
@@ -108,6 +115,8 @@ class GameRecord:
     """Problems found while reading (the reader collects rather than raises)."""
     line: int = 0
     """The line this record starts on in its file."""
+    tag_lines: dict[str, int] = field(default_factory=dict)
+    """The line each tag of :attr:`tags` was read from (empty for a record built here)."""
 
     @property
     def variant(self) -> Variant:
@@ -167,13 +176,46 @@ class GameRecord:
     # -- replay ------------------------------------------------------------------------
 
     def replay(self) -> Match:
-        """Replay every round with the rules and check the recorded starters, scores and
-        result.
+        """Replay every round with the rules and check the recorded starters, scores (the
+        ``ScoreN`` and ``Scores`` tags), claims and result.
 
-        :raises RecordError: naming the first problem (with its line when known).
+        :raises RecordError: naming the first problem (with its line when known: the
+            tag's line for a tag that disagrees with the moves, the move's line for an
+            illegal move).
         """
-        if self.errors:
-            raise self.errors[0]
+        match, error = self.replay_until_error()
+        if error is not None:
+            raise error
+        assert match is not None
+        return match
+
+    def replay_until_error(self) -> tuple[Match | None, RecordError | None]:
+        """Replay as :meth:`replay` does, but return ``(match, error)`` instead of raising:
+        on an error, ``match`` holds what replayed before it (the failing round with the
+        moves made before the bad one), or is ``None`` when the record could not be
+        replayed at all (malformed tags or notation)."""
+        structural = [e for e in self.errors if e.move is None]
+        if structural:
+            return None, structural[0]
+        deferred: dict[tuple[int, int], RecordError] = {}
+        for e in self.errors:
+            if e.move is not None:
+                deferred.setdefault(e.move, e)
+        holder: list[Match] = []
+        try:
+            match = self._replay(deferred, holder)
+        except RecordError as e:
+            return (holder[0] if holder else None), e
+        if deferred:  # pragma: no cover - the reader refused a move the replay allowed
+            return match, next(iter(deferred.values()))
+        return match, None
+
+    def _line(self, tag: str) -> int:
+        return self.tag_lines.get(tag, self.line)
+
+    def _replay(
+        self, deferred: dict[tuple[int, int], RecordError], holder: list[Match]
+    ) -> Match:
         try:
             num = int(self.tags.get("Rounds", str(len(self.rounds) or 1)))
             seed = int(self.tags["Seed"]) if self.tags.get("Seed", "?") != "?" else 0
@@ -198,6 +240,7 @@ class GameRecord:
             )
         except ValueError as e:
             raise RecordError(str(e), self.line) from None
+        holder.append(match)
         for k, rr in enumerate(self.rounds, 1):
             if match.is_over():
                 raise RecordError(f"round {k} recorded after the match was over", self.line)
@@ -206,7 +249,7 @@ class GameRecord:
                 raise RecordError(
                     f"round {k}: starter is player {rr.starter}, but the rules say player "
                     f"{expected} starts",
-                    self.line,
+                    rr.tag_lines.get("Starter", self.line),
                 )
             if match.achievements is not None and rr.goals is None:
                 raise RecordError(f"round {k}: an achievements game with no Goals{k} tag", self.line)
@@ -218,6 +261,9 @@ class GameRecord:
                 try:
                     r.push(move)
                 except ValueError as e:
+                    known = deferred.pop((k, i + 1), None)  # the reader has the move's line
+                    if known is not None:
+                        raise known from None
                     raise RecordError(f"round {k}, move {i + 1}: {e}", self.line) from None
             m = _FORFEIT_RE.match(rr.termination)
             if m:
@@ -225,13 +271,14 @@ class GameRecord:
             elif rr.termination == Termination.TURN_LIMIT.value and not r.truncated:
                 raise RecordError(f"round {k}: recorded as truncated but it is not", self.line)
             if rr.scores is not None:
+                at = rr.tag_lines.get("Score", self.line)
                 if not r.is_over():
-                    raise RecordError(f"round {k}: has a score but is not over", self.line)
+                    raise RecordError(f"round {k}: has a score but is not over", at)
                 if r.scores() != rr.scores:
                     raise RecordError(
                         f"round {k}: recorded score {rr.scores[0]} {rr.scores[1]}, but the "
                         f"moves score {r.scores()[0]} {r.scores()[1]}",
-                        self.line,
+                        at,
                     )
             elif r.is_over():
                 raise RecordError(f"round {k}: is over but has no Score{k} tag", self.line)
@@ -239,12 +286,24 @@ class GameRecord:
                 raise RecordError(
                     f"round {k}: recorded claims {_claims_text(rr.claims)!r}, but the moves "
                     f"give {_claims_text(r.claims)!r}",
-                    self.line,
+                    rr.tag_lines.get("Claims", self.line),
+                )
+        if "Scores" in self.tags:
+            given = self.tags["Scores"].split()
+            moves_give = [
+                f"{r.scores()[0]}:{r.scores()[1]}" if r.is_over() else "*" for r in match.rounds
+            ]
+            if given != moves_give:
+                raise RecordError(
+                    f"Scores is {self.tags['Scores']!r}, but the rounds give "
+                    f"{' '.join(moves_give)!r}",
+                    self._line("Scores"),
                 )
         result = self.tags.get("Result", "*")
         if result != match.result():
             raise RecordError(
-                f"Result is {result!r}, but the rounds give {match.result()!r}", self.line
+                f"Result is {result!r}, but the rounds give {match.result()!r}",
+                self._line("Result"),
             )
         return match
 
@@ -418,8 +477,8 @@ def _read_one(rd: _Reader) -> GameRecord | None:
     goal_tags: dict[int, tuple[str, int]] = {}
     claim_tags: dict[int, tuple[str, int]] = {}
 
-    def error(msg: str, at: int | None = None) -> None:
-        rec.errors.append(RecordError(msg, rd.lineno if at is None else at))
+    def error(msg: str, at: int | None = None, move: tuple[int, int] | None = None) -> None:
+        rec.errors.append(RecordError(msg, rd.lineno if at is None else at, move))
 
     # tag section
     while line is not None and line.strip().startswith("["):
@@ -446,6 +505,7 @@ def _read_one(rd: _Reader) -> GameRecord | None:
                 if key in rec.tags:
                     error(f"tag {key} given twice")
                 rec.tags[key] = value
+                rec.tag_lines[key] = rd.lineno
         line = rd.next_line()
     if "Variant" in rec.tags:
         try:
@@ -483,6 +543,12 @@ def _read_one(rd: _Reader) -> GameRecord | None:
             except ValueError:
                 error(f"Score{k} must be two whole numbers, not {text!r}", at)
         rr = RoundRecord(1 if st_text == "1" else 0, deck, [], sc, terms.get(k, ""))
+        for kind, tags in (
+            ("Starter", starters), ("Deck", decks), ("Score", scores),
+            ("Goals", goal_tags), ("Claims", claim_tags),
+        ):
+            if k in tags:
+                rr.tag_lines[kind] = tags[k][1]
         if k in goal_tags:
             text, at = goal_tags[k]
             try:
@@ -550,7 +616,8 @@ def _read_one(rd: _Reader) -> GameRecord | None:
                 try:
                     shadow.push(move)
                 except ValueError as e:
-                    error(f"round {round_no}, move {len(current.moves) + 1}: {e}")
+                    n = len(current.moves) + 1
+                    error(f"round {round_no}, move {n}: {e}", move=(round_no, n))
                     shadow = None
             current.moves.append(move)
         if not done:
@@ -558,6 +625,15 @@ def _read_one(rd: _Reader) -> GameRecord | None:
     if not done and not any("missing result" in str(e) for e in rec.errors):
         error("unexpected end of file (missing result token)")
     return rec
+
+
+def _round_text(r: Round) -> str:
+    """``12:-30``, with a forfeit named: ``0:0 forfeit by player 1``."""
+    text = f"{r.scores()[0]}:{r.scores()[1]}"
+    outcome = r.outcome()
+    if outcome is not None and outcome.termination is Termination.FORFEIT:
+        text += f" {_termination_text(outcome)}"
+    return text
 
 
 def _safe_variant(name: str) -> Variant:
@@ -590,8 +666,12 @@ def replay_files(paths: Iterable[str], *, as_json: bool = False, quiet: bool = F
             bad += 1
             continue
         try:
+            n = 0
             for n, rec in enumerate(read_records(stream), 1):
                 bad += _report(path, n, rec, as_json=as_json, quiet=quiet)
+            if n == 0:
+                print(f"{path}: error: no game record in the file", file=sys.stderr)
+                bad += 1
         except UnicodeDecodeError:
             print(f"{path}: error: not a UTF-8 text file", file=sys.stderr)
             bad += 1
@@ -601,18 +681,41 @@ def replay_files(paths: Iterable[str], *, as_json: bool = False, quiet: bool = F
     return 2 if bad else 0
 
 
+def _round_summary(r: Round | None) -> dict[str, object]:
+    """A replayed round as ``--json`` gives it: only what the replay reached."""
+    outcome = r.outcome() if r is not None else None
+    return {
+        "moves": r.ply if r is not None else 0,
+        "scores": list(r.scores()) if r is not None and outcome is not None else None,
+        "termination": _termination_text(outcome),
+    }
+
+
+def _termination_text(outcome: RoundOutcome | None) -> str | None:
+    if outcome is None:
+        return None
+    if outcome.termination is Termination.FORFEIT:
+        loser = 1 - outcome.winner if outcome.winner is not None else 0
+        return f"forfeit by player {loser}" + (f": {outcome.reason}" if outcome.reason else "")
+    text: str = outcome.termination.value
+    return text
+
+
 def _report(path: str, n: int, rec: GameRecord, *, as_json: bool, quiet: bool) -> int:
-    try:
-        match = rec.replay()
-        error = None
-    except RecordError as e:
-        match = None
-        error = e
+    match, error = rec.replay_until_error()
     if as_json:
         out = rec.to_dict()
         out["file"] = path
         out["game"] = n
         out["ok"] = error is None
+        replayed = match.rounds if match is not None else []
+        rounds: list[dict[str, object]] = []
+        for i, rr in enumerate(rec.rounds):
+            entry: dict[str, object] = {"starter": rr.starter}
+            entry.update(_round_summary(replayed[i] if i < len(replayed) else None))
+            entry["recorded_moves"] = len(rr.moves)
+            rounds.append(entry)
+        out["rounds"] = rounds
         if error is not None:
             out["errors"] = [str(error)]
         else:
@@ -627,7 +730,7 @@ def _report(path: str, n: int, rec: GameRecord, *, as_json: bool, quiet: bool) -
     if not quiet:
         assert match is not None
         a, b = rec.players
-        per_round = ", ".join(f"{r.scores()[0]}:{r.scores()[1]}" for r in match.rounds)
+        per_round = ", ".join(_round_text(r) for r in match.rounds)
         t = match.totals()
         print(
             f"{path}: game {n}: {a} vs {b}, {match.variant.name}, "
