@@ -150,6 +150,20 @@ def _arena_args(p: argparse.ArgumentParser, deals: int, deals_help: str) -> None
         metavar="SECONDS",
         help="per-move limit before a bot forfeits (10)",
     )
+    _achievements_arg(p)
+
+
+def _achievements_arg(p: argparse.ArgumentParser) -> None:
+    """``--achievements [FILE]``: the achievements variant (docs/achievements.md)."""
+    p.add_argument(
+        "--achievements",
+        nargs="?",
+        const="default",
+        default=None,
+        metavar="FILE",
+        help="play the achievements variant: 5 goals per round from the default pool, "
+        "or from the goal file FILE",
+    )
 
 
 def _add_match(p: argparse.ArgumentParser) -> None:

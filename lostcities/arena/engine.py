@@ -16,6 +16,7 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import IO
 
+from lostcities.achievements import DEFAULT_GOALS, GoalSet, load_goals
 from lostcities.arena.results import SPRT_MIN_DEALS, MatchResult, RoundResult, TournamentResult
 from lostcities.bots import Bot, make, parse_spec
 from lostcities.referee import DEFAULT_GRACE, Referee, forfeit_reason
@@ -28,6 +29,7 @@ __all__ = [
     "configure_logging",
     "deal_seed",
     "derive_seed",
+    "goal_pool",
     "play_match",
     "play_round",
     "play_tournament",
@@ -100,6 +102,8 @@ class MatchConfig:
     """Whether to keep each round's game record text."""
     verbose: bool = False
     """Whether worker processes print the protocol's warnings (bot misbehaviour)."""
+    achievements: GoalSet | None = None
+    """The achievements variant's goal pool (each deal draws 5 by its seed), or ``None``."""
 
 
 class _Players:
@@ -150,11 +154,15 @@ def _play_deal(players: _Players, deal: int) -> list[RoundResult]:
             for seat, side in enumerate(sides):
                 seats.append(players.get(side, derive_seed(cfg.seed, "bot", deal, seat)))
         except Exception as e:  # a bot that cannot even be made (an external one died)
-            rnd = Round.deal(seed, cfg.variant, starter, max_turns=cfg.max_turns)
+            rnd = Round.deal(
+                seed, cfg.variant, starter, max_turns=cfg.max_turns, achievements=cfg.achievements
+            )
             bad = len(seats)
             rnd.forfeit(bad, forfeit_reason(e))
         else:
-            rnd = Round.deal(seed, cfg.variant, starter, max_turns=cfg.max_turns)
+            rnd = Round.deal(
+                seed, cfg.variant, starter, max_turns=cfg.max_turns, achievements=cfg.achievements
+            )
             try:
                 referee = Referee(rnd, seats, time_limit=cfg.time_limit)
                 referee.play()
@@ -295,6 +303,24 @@ def _deal_results(
         pool.join()
 
 
+def goal_pool(achievements: bool | str | GoalSet | None) -> GoalSet | None:
+    """The goal pool of an ``achievements`` option: ``None``/``False`` (classic), ``True``
+    or ``"default"`` (the default pool), a goal file's path, or a ``GoalSet``.
+
+    >>> goal_pool("default").name, goal_pool(None)
+    ('default', None)
+
+    :raises InvalidGoalError: for a goal file that cannot be read, saying which line.
+    """
+    if achievements is None or achievements is False:
+        return None
+    if achievements is True or achievements == "default":
+        return DEFAULT_GOALS
+    if isinstance(achievements, GoalSet):
+        return achievements
+    return load_goals(achievements)
+
+
 def play_match(
     a: str,
     b: str,
@@ -309,6 +335,7 @@ def play_match(
     records: IO[str] | None = None,
     progress: Callable[[MatchResult], None] | None = None,
     verbose: bool = False,
+    achievements: bool | str | GoalSet | None = None,
 ) -> MatchResult:
     """Play bots ``a`` and ``b`` (specs) on ``deals`` duplicate deals.
 
@@ -327,12 +354,18 @@ def play_match(
             and after the last one).
         verbose: let worker processes log bot misbehaviour (unknown lines, undecodable
             bytes) to stderr; in this process logging is the caller's to configure.
+        achievements: play the achievements variant: ``True`` or ``"default"`` for the
+            default goal pool, a goal file's path, or a ``GoalSet``; each deal lays out
+            5 goals drawn by its seed (the same for both seatings).
 
     :raises BotSpecError: for a bad spec (before anything is played).
     :raises BotError: if an external bot fails its handshake.
     :raises ValueError: for a bad variant, deal count or SPRT.
+    :raises InvalidGoalError: for a goal file that cannot be read.
     """
     from lostcities.cards import get_variant
+
+    pool = goal_pool(achievements)
 
     var = get_variant(variant).name
     if deals < 1:
@@ -350,6 +383,7 @@ def play_match(
         time_limit=time_limit or None,
         records=records is not None,
         verbose=verbose,
+        achievements=pool,
     )
     start = time.perf_counter()
     games: list[RoundResult] = []
@@ -381,6 +415,7 @@ def play_match(
     finally:
         stream.close()
     result = MatchResult.from_rounds(a, b, games, variant=var, seed=seed, sprt=params)
+    result.achievements = None if pool is None else pool.name
     result.stopped_early = stopped and result.deals < deals
     result.seconds = time.perf_counter() - start
     return result
@@ -418,6 +453,7 @@ def play_tournament(
     max_turns: int | None = None,
     time_limit: float | None = 10.0,
     progress: Callable[[int, MatchResult], None] | None = None,
+    achievements: bool | str | GoalSet | None = None,
 ) -> TournamentResult:
     """Play every pairing of ``specs`` on the same ``deals`` duplicate deals and fit the
     Elo ladder. ``progress(pairing index, result so far)`` is called after every deal.
@@ -427,6 +463,7 @@ def play_tournament(
     if len(specs) < 2:
         raise ValueError("a tournament needs at least two bots")
     bots = unique_labels(specs)
+    pool = goal_pool(achievements)
     matches = []
     results = []
     pairs = [(i, j) for i in range(len(bots)) for j in range(i + 1, len(bots))]
@@ -442,6 +479,7 @@ def play_tournament(
             max_turns=max_turns,
             time_limit=time_limit,
             progress=cb,
+            achievements=pool,
         )
         m.a, m.b = bots[i], bots[j]
         matches.append(m)

@@ -16,6 +16,7 @@ from typing import IO, TYPE_CHECKING, Any
 from lostcities.arena.engine import (
     check_spec,
     configure_logging,
+    goal_pool,
     play_match,
     play_tournament,
     unique_labels,
@@ -187,6 +188,7 @@ def cli_match(args: argparse.Namespace) -> int:
     params = SprtParams.parse(args.sprt) if args.sprt else None
     verbose = bool(getattr(args, "verbose", False))
     configure_logging(verbose)
+    pool = goal_pool(getattr(args, "achievements", None))  # a bad goal file: before anything
     _check_specs([args.a, args.b])
     if args.records == "-" and args.json:
         raise ValueError("--records - and --json both want stdout; give --records a file")
@@ -210,6 +212,7 @@ def cli_match(args: argparse.Namespace) -> int:
             records=records,
             progress=update,
             verbose=verbose,
+            achievements=pool,
         )
     if args.json:
         print(json.dumps(result.to_dict()))
@@ -258,6 +261,7 @@ def cli_tournament(args: argparse.Namespace) -> int:
     if plot:
         _check_plot_path(plot)
         _require("matplotlib")
+    pool = goal_pool(getattr(args, "achievements", None))
     _check_specs(list(dict.fromkeys(args.bots)))
     n = len(args.bots)
     pairs = n * (n - 1) // 2
@@ -281,6 +285,7 @@ def cli_tournament(args: argparse.Namespace) -> int:
             max_turns=args.max_turns,
             time_limit=getattr(args, "time_limit", 10.0) or None,
             progress=update,
+            achievements=pool,
         )
     if plot:
         plot_ladder(result, plot)

@@ -104,6 +104,8 @@ class MatchResult:
     """The variant."""
     seed: int = 0
     """The match seed."""
+    achievements: str | None = None
+    """The goal pool's name when the achievements variant was played, else ``None``."""
     deals: int = 0
     """Deals played (each twice)."""
     rounds: int = 0
@@ -211,6 +213,7 @@ class MatchResult:
             "a": self.a,
             "b": self.b,
             "variant": self.variant,
+            "achievements": self.achievements,
             "seed": self.seed,
             "deals": self.deals,
             "rounds": self.rounds,
