@@ -211,3 +211,28 @@ def test_set_next_draw() -> None:
     with pytest.raises(ValueError, match="not in the draw pile"):
         r.set_next_draw(held)
     assert isinstance(held, Card)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(0, 80), st.sampled_from(["classic", "long"]))
+def test_earlier_views_are_the_past_views_without_hands(seed: int, plies: int, variant: str) -> None:
+    from dataclasses import replace
+
+    r = Round.deal(seed=seed, variant=variant, starter=seed % 2)
+    rng = random.Random(seed)
+    past = []
+    for _ in range(plies):
+        moves = r.legal_moves()
+        if r.deck_size <= 1:
+            break
+        past.append(replace(r.view(r.to_move), hand=()))
+        r.push(moves[rng.randrange(len(moves))])
+    for player in (0, 1):
+        assert r.view(player).earlier_views() == past
+
+
+def test_earlier_views_refuse_a_finished_round() -> None:
+    r = _played(5, 400)
+    assert r.is_over()
+    with pytest.raises(ValueError, match="round is over"):
+        r.view(0).earlier_views()

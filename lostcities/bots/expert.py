@@ -15,7 +15,12 @@ Options (``expert:time=0.5``, ``expert:iters=4000,top=4``):
 ``top``      candidates taken from the network (default 5);
 ``prior``    weight of ``log(probability)`` (default 0.05);
 ``scale``    points of margin that give a reward of tanh(1) (default 15);
-``weights``  a weights file instead of the shipped network.
+``weights``  a weights file instead of the shipped network;
+``infer``    the opponent's last moves read for inference about its hand (default 0: off):
+             the worlds' hidden hands are drawn in proportion to how likely the network
+             finds those moves with them (:mod:`lostcities.nn.inference`);
+``guesses``  hands weighed per move for that (default 64);
+``power``    the inference's temper, 0 .. 1 (default 1).
 
 >>> from lostcities import Round
 >>> r = Round.deal(seed=4)
@@ -35,7 +40,9 @@ import numpy as np
 from lostcities.bots.base import Bot, BotError, BotSpecError, SpecOptions
 from lostcities.bots.ismcts import fast_engine_available, flat_totals
 from lostcities.bots.net import load_network
+from lostcities.cards import Card
 from lostcities.nn import Network
+from lostcities.nn.inference import HandInference
 from lostcities.rules import Move, PlayerView
 
 __all__ = ["ExpertBot"]
@@ -57,6 +64,9 @@ class ExpertBot(Bot):
         scale: float = 15.0,
         weights: str | None = None,
         network: Network | None = None,
+        infer: int = 0,
+        guesses: int = 64,
+        power: float = 1.0,
     ) -> None:
         super().__init__(seed)
         if iters is None and time is None:
@@ -67,12 +77,20 @@ class ExpertBot(Bot):
             raise BotSpecError(f"invalid bot spec: expert time must be positive, not {time}")
         if top < 1 or prior < 0 or not scale > 0:
             raise BotSpecError("invalid bot spec: expert needs top >= 1, prior >= 0, scale > 0")
+        if infer < 0 or guesses < 1 or not 0 <= power <= 1:
+            raise BotSpecError(
+                "invalid bot spec: expert needs infer >= 0, guesses >= 1, 0 <= power <= 1"
+            )
         self.time = time
         self.iters = iters
         self.top = top
         self.prior = prior
         self.scale = scale
         self.network = network if network is not None else load_network(weights)
+        self.guesses = guesses
+        self.inference = (
+            HandInference(self.network, steps=infer, power=power) if infer > 0 else None
+        )
         self.last_iterations = 0
         """Playouts of the last search (for benchmarks)."""
 
@@ -82,7 +100,10 @@ class ExpertBot(Bot):
 
         :raises BotSpecError: for an unknown option or a bad value.
         """
-        o = SpecOptions("expert", options, ("time", "iters", "top", "prior", "scale", "weights"))
+        o = SpecOptions(
+            "expert", options,
+            ("time", "iters", "top", "prior", "scale", "weights", "infer", "guesses", "power"),
+        )
         t = o.number("time", math.nan)
         top = o.whole("top", 5, minimum=1)
         assert top is not None
@@ -94,6 +115,9 @@ class ExpertBot(Bot):
             prior=o.number("prior", 0.05, minimum=0),
             scale=o.number("scale", 15.0),
             weights=o.text("weights", None),
+            infer=o.whole("infer", 0, minimum=0) or 0,
+            guesses=o.whole("guesses", 64, minimum=1) or 64,
+            power=o.number("power", 1.0, minimum=0),
         )
 
     def candidates(self, view: PlayerView) -> tuple[list[Move], list[float]]:
@@ -101,6 +125,23 @@ class ExpertBot(Bot):
         moves, probs = self.network.policy(view)
         order = np.argsort(-probs, kind="stable")[: self.top]
         return [moves[i] for i in order], [float(probs[i]) for i in order]
+
+    def inferred_hands(self, view: PlayerView) -> list[list[Card]] | None:
+        """Guesses of the opponent's hidden cards, drawn in proportion to their likelihood
+        (``infer``), or ``None`` to deal them uniformly."""
+        if self.inference is None or not view.history:
+            return None
+        sampler = view.sampler()
+        n = self.guesses
+        rng = self.rng
+        hands = [rng.sample(sampler.unseen, sampler.hidden) for _ in range(n)]
+        logw = self.inference.log_weights(view, hands, rng)
+        w = np.exp(logw - logw.max())
+        cum = np.cumsum(w / w.sum())
+        picks = np.searchsorted(cum, (rng.random() + np.arange(n)) / n)  # systematic
+        out = [hands[min(int(i), n - 1)] for i in picks]
+        rng.shuffle(out)
+        return out
 
     def choose(self, view: PlayerView, time_limit: float | None = None) -> Move:
         start = time.perf_counter()
@@ -124,7 +165,10 @@ class ExpertBot(Bot):
         if fast_engine_available():
             from lostcities.fast.search import FlatSearch
 
-            search = FlatSearch(view, cands, scale=self.scale, rollout="smart", rng=self.rng)
+            search = FlatSearch(
+                view, cands, scale=self.scale, rollout="smart", rng=self.rng,
+                hands=self.inferred_hands(view),
+            )
             if deadline == math.inf:
                 search.run(max_worlds or 1)
             else:

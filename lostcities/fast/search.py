@@ -41,8 +41,9 @@ import numpy.typing as npt
 
 from lostcities.errors import IllegalMoveError
 from lostcities.fast import kernels as K
-from lostcities.fast.smart import MersenneState, flat_smart_kernel
+from lostcities.fast.smart import MersenneState, flat_hands_kernel, flat_smart_kernel
 from lostcities.fast.state import state_from_round
+from lostcities.cards import Card
 from lostcities.rules import Move, PlayerView
 from lostcities.scoring import MARGIN_SCALE
 
@@ -67,11 +68,15 @@ class FlatSearch:
     ``ismcts`` bot does with this generator, which advances as if Python had drawn them
     (without it, ``"smart"`` draws from ``random.Random(seed)`` and ``"cheap"`` from a
     compiled xorshift generator seeded with ``seed``).
+    ``hands``: the opponent's hidden cards (besides those it is known to hold) of each
+    world, cycled in order, the rest of the unseen cards shuffled into the draw pile (for
+    worlds weighted by inference about the opponent's hand; needs ``rng``).
     """
 
     def __init__(
         self, view: PlayerView, candidates: Sequence[Move], *, scale: float = MARGIN_SCALE,
         seed: int | None = None, rollout: str = "cheap", rng: random.Random | None = None,
+        hands: Sequence[Sequence[Card]] | None = None,
     ) -> None:
         if rollout not in ("cheap", "smart"):
             raise ValueError(f"flat search: rollout must be cheap or smart, not {rollout!r}")
@@ -111,6 +116,13 @@ class FlatSearch:
             self.rng = np.zeros(2, np.uint64)
         self._py_rng = rng
         self._mt = MersenneState(rng) if rng is not None else None
+        self.hands: npt.NDArray[np.int64] | None = None
+        """The opponent's hidden cards of each world, cycled (``hands=``), or ``None``."""
+        self._rests = np.zeros((0, 0), np.int64)
+        if hands is not None:
+            if self._mt is None:
+                raise ValueError("flat search: given hands need a Mersenne Twister rng (rng=)")
+            self.hands, self._rests = _hands_and_rests(sampler.unseen, sampler.hidden, hands)
         self.worlds = 0
         """Worlds played so far."""
         self.value_sums = np.zeros(len(self.candidates), np.float64)
@@ -123,6 +135,16 @@ class FlatSearch:
         if worlds <= 0:
             return
         mt = self._mt
+        if mt is not None and self.hands is not None:
+            assert self._py_rng is not None
+            flat_hands_kernel(
+                self.template, self.opp, self.first, self.hands, self._rests,
+                self.worlds % len(self.hands), self.actions, worlds, mt.mt, mt.pos, self.me,
+                self.scale, self.rollout == "smart", self.value_sums, self.margin_sums,
+            )
+            mt.store(self._py_rng)
+            self.worlds += worlds
+            return
         if mt is not None:
             assert self._py_rng is not None
             flat_smart_kernel(
@@ -165,6 +187,28 @@ class FlatSearch:
         if self.worlds == 0:
             return [0.0] * len(self.candidates)
         return [float(x) / self.worlds for x in self.value_sums]
+
+
+def _hands_and_rests(
+    unseen: Sequence[Card], hidden: int, hands: Sequence[Sequence[Card]]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The given hidden hands as card numbers, and for each the other unseen cards."""
+    if not hands:
+        raise ValueError("flat search: no hands given")
+    hs = np.empty((len(hands), hidden), np.int64)
+    rests = np.empty((len(hands), len(unseen) - hidden), np.int64)
+    for i, hand in enumerate(hands):
+        rest = list(unseen)
+        if len(hand) != hidden:
+            raise ValueError(f"flat search: a given hand has {len(hand)} cards, not {hidden}")
+        for j, c in enumerate(hand):
+            try:
+                rest.remove(c)
+            except ValueError:
+                raise ValueError(f"flat search: {c} of a given hand is not unseen") from None
+            hs[i, j] = c.index
+        rests[i] = [c.index for c in rest]
+    return hs, rests
 
 
 def flat_values(

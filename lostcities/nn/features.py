@@ -31,13 +31,15 @@ block                   size   what
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import numpy.typing as npt
 
 from lostcities.rules import PLAYABLE, PlayerView
 from lostcities.scoring import score_expedition
 
-__all__ = ["FEATURES_VERSION", "NUM_FEATURES", "features", "features_batch"]
+__all__ = ["FEATURES_VERSION", "NUM_FEATURES", "features", "features_batch", "hand_affine"]
 
 FEATURES_VERSION = 1
 """Bumped whenever the layout changes (weights record the version they were trained on)."""
@@ -149,3 +151,39 @@ def features_batch(views: list[PlayerView]) -> npt.NDArray[np.float64]:
     for i, v in enumerate(views):
         features(v, out[i])
     return out
+
+
+def hand_affine(view: PlayerView) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """The features as a function of the viewer's hand: ``f0`` (``(608,)``) and ``A``
+    (``(608, 60)``) with ``features(replace(view, hand=h)) == f0 + A @ counts(h)`` for any
+    hand ``h`` of the view's unseen cards (``counts``: cards per kind), the rest of the view
+    unchanged. Inference about a hidden hand evaluates many guesses this way.
+
+    >>> from dataclasses import replace
+    >>> from lostcities import Round
+    >>> v = Round.deal(seed=1).view(0)
+    >>> f0, a = hand_affine(replace(v, hand=()))
+    >>> counts = np.zeros(60); _ = [np.add.at(counts, c.index, 1) for c in v.hand]
+    >>> bool(np.allclose(f0 + a @ counts, features(v)))
+    True
+    """
+    f0 = features(replace(view, hand=()))
+    a = np.zeros((NUM_FEATURES, _KINDS), np.float64)
+    me = view.player
+    ncol = view.variant.num_colors
+    tops = [
+        [max((c.rank for c in e), default=0) for e in view.expeditions[side]] for side in (0, 1)
+    ]
+    base = 9 * _KINDS
+    for k in range(ncol * 10):
+        col = k // 10
+        r = _RANK[k]
+        a[k, k] = 1.0  # hand
+        a[360 + k, k] = -1.0  # no longer unseen
+        if PLAYABLE[r][tops[me][col]]:
+            a[420 + k, k] = 1.0
+            a[base + col * _PER_COLOUR + 8, k] = r / 50.0
+            a[base + col * _PER_COLOUR + 9, k] = -r / 50.0
+        if PLAYABLE[r][tops[me ^ 1][col]]:
+            a[480 + k, k] = -1.0
+    return f0, a

@@ -1,0 +1,163 @@
+"""Inference about the opponent's hand: how likely a guessed hand makes the moves the
+opponent was seen to make, under the policy network.
+
+A search that deals the opponent's hidden cards at random (:class:`~lostcities.WorldSampler`)
+treats a hand that could never have produced the opponent's last discards like any other.
+:class:`HandInference` weights a guessed hand by the product, over the opponent's last
+``steps`` moves, of the network's probability of the move it made, with the hand it held
+then reconstructed from the guess: walking back from now, a move's drawn card leaves the
+hand (a discard-pile draw is known; a draw-pile card is one of the cards the viewer does not
+know, picked at random, which is an unbiased sample of the draw's hidden identity) and its
+played or discarded card returns. ``power`` tempers the product (the opponent is not the
+network). The positions come from :meth:`lostcities.PlayerView.earlier_views`, so only
+public information and the guess are used.
+
+The features of a view are an affine function of the hand's card counts, so the
+network's first layer is folded once per past position into a table of 60 columns, and a
+guessed hand costs a sum of eight columns and the rest of the network.
+
+>>> import random
+>>> from lostcities import Round
+>>> from lostcities.nn import Network
+>>> r = Round.deal(seed=4)
+>>> for _ in range(6):
+...     r.push(r.legal_moves()[0])
+>>> view = r.view(0)
+>>> inf = HandInference(Network.random(hidden=(16,), seed=1), steps=3)
+>>> s = view.sampler()
+>>> hands = [random.Random(i).sample(s.unseen, s.hidden) for i in range(4)]
+>>> w = inf.log_weights(view, hands, random.Random(1))
+>>> w.shape, bool((w <= 0).all())
+((4,), True)
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+import numpy.typing as npt
+
+from lostcities.cards import ALL_CARDS, Card
+from lostcities.nn.features import hand_affine
+from lostcities.nn.model import Network
+from lostcities.rules import NUM_MOVES, PlayerView
+
+__all__ = ["HandInference"]
+
+_KINDS = 60
+_CARD_OF_KIND: list[Card] = [next(c for c in ALL_CARDS if c.index == k) for k in range(_KINDS)]
+_KIND_OF_MOVE = np.array([(i // 7) % _KINDS for i in range(NUM_MOVES)], np.int64)
+
+
+class _Step:
+    """One past decision of the opponent, prepared: the first layer folded over the
+    hand's counts, the moves legal with each card, the move made."""
+
+    __slots__ = ("bias", "drawn", "known", "legal", "move", "played", "table")
+
+    def __init__(self, net: Network, view: PlayerView, move_index: int) -> None:
+        w1, b1 = net.trunk[0]
+        f0, cols = hand_affine(view)
+        every = tuple(c for c in _CARD_OF_KIND if c.color < view.variant.num_colors)
+        legal = np.zeros(NUM_MOVES, np.bool_)  # a move's legality needs only its own card
+        legal[[m.index for m in replace(view, hand=every).legal_moves()]] = True
+        self.table = (w1 @ cols).T.astype(np.float32)  # (60, hidden): one row per kind
+        self.bias = (w1 @ f0 + b1).astype(np.float32)
+        self.legal = legal
+        self.move = move_index
+        self.played = move_index // 7 % _KINDS
+        d = move_index % 7
+        # the kind of the card drawn from a discard pile (its top before the move), else -1
+        self.drawn = view.discard_piles[d - 1][-1].index if d else -1
+        self.known = [c.index for c in view.own_known]
+        """The kinds of the cards the viewer knew the opponent held before the move."""
+
+
+class HandInference:
+    """Weights guessed opponent hands by the network's likelihood of the opponent's last
+    ``steps`` moves (module docs). One instance serves a whole game: the prepared past
+    positions are kept while the history grows."""
+
+    def __init__(self, network: Network, *, steps: int = 4, power: float = 1.0) -> None:
+        if steps < 1 or not power >= 0:
+            raise ValueError("hand inference needs steps >= 1 and power >= 0")
+        self.network = network
+        self.steps = steps
+        self.power = power
+        self._cache: dict[tuple[object, ...], _Step] = {}
+        self._net32 = [(w.astype(np.float32), b.astype(np.float32)) for w, b in network.trunk[1:]]
+        self._policy32 = (
+            network.policy_head[0].astype(np.float32),
+            network.policy_head[1].astype(np.float32),
+        )
+
+    def _steps(self, view: PlayerView) -> list[_Step]:
+        """The opponent's last decisions, newest first."""
+        opp = view.player ^ 1
+        history = view.history
+        ts = [t for t in range(len(history) - 1, -1, -1) if view.to_move ^ ((len(history) - t) & 1) == opp]
+        ts = ts[: self.steps]
+        if not ts:
+            return []
+        earlier: list[PlayerView] | None = None
+        out = []
+        keep: dict[tuple[object, ...], _Step] = {}
+        for t in ts:
+            key = (view.variant.name, history[: t + 1])
+            step = self._cache.get(key)
+            if step is None:
+                if earlier is None:
+                    earlier = view.earlier_views()
+                step = _Step(self.network, earlier[t], history[t].index)
+            keep[key] = step
+            out.append(step)
+        self._cache = keep
+        return out
+
+    def log_weights(
+        self, view: PlayerView, hidden_hands: Sequence[Sequence[Card]], rng: random.Random
+    ) -> npt.NDArray[np.float64]:
+        """``power`` times the log-likelihood of the opponent's last moves for each guess
+        of the opponent's unknown cards (``hidden_hands[i]``: the cards besides those it is
+        known to hold). ``rng`` picks the unknown identity of draw-pile cards."""
+        n = len(hidden_hands)
+        out = np.zeros(n, np.float64)
+        steps = self._steps(view)
+        if not steps or n == 0 or self.power == 0:
+            return out
+        known_now = [c.index for c in view.opponent_known]
+        rows: list[list[list[int]]] = [[] for _ in steps]
+        for hidden in hidden_hands:
+            hand = known_now + [c.index for c in hidden]
+            known = known_now
+            for j, step in enumerate(steps):
+                if step.drawn >= 0:
+                    hand.remove(step.drawn)
+                else:  # a draw-pile card: one of the cards not known, at random
+                    pool = list(hand)
+                    for k in known:
+                        pool.remove(k)
+                    hand.remove(pool[rng.randrange(len(pool))])
+                hand.append(step.played)
+                rows[j].append(list(hand))
+                known = step.known
+        for j, step in enumerate(steps):
+            counts = np.zeros((n, _KINDS), np.float32)
+            for i, hand in enumerate(rows[j]):
+                for k in hand:
+                    counts[i, k] += 1.0
+            h = counts @ step.table + step.bias
+            np.maximum(h, 0.0, out=h)
+            for w, b in self._net32:
+                h = h @ w.T + b
+                np.maximum(h, 0.0, out=h)
+            logits = h @ self._policy32[0].T + self._policy32[1]
+            mask = step.legal[None, :] & (counts[:, _KIND_OF_MOVE] > 0)
+            logits = np.where(mask, logits, -np.inf)
+            top = logits.max(axis=1, keepdims=True)
+            lse = np.log(np.exp(logits - top).sum(axis=1)) + top[:, 0]
+            out += logits[:, step.move].astype(np.float64) - lse
+        return self.power * out
