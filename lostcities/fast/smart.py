@@ -55,7 +55,10 @@ from lostcities.fast.kernels import (
 
 __all__ = [
     "MersenneState",
+    "flat_hands_kernel",
     "flat_smart_kernel",
+    "mt_next",
+    "mt_randbelow",
     "mt_shuffle",
     "smart_action",
     "smart_playout",
@@ -256,6 +259,13 @@ def mt_shuffle(x: np.ndarray, mt: np.ndarray, pos: np.ndarray) -> None:
         x[j] = t
 
 
+mt_next = _mt_u32
+"""The next 32-bit output of a Mersenne Twister state (``mt``, ``pos``): ``getrandbits(32)``."""
+mt_randbelow = _randbelow
+"""``random.Random.randrange(n)`` for ``0 < n < 2**32`` on a Mersenne Twister state (``mt``,
+``pos``): what the ``random`` bot draws (:mod:`lostcities.envs.vector` replays it)."""
+
+
 class MersenneState:
     """A :class:`random.Random`'s state as arrays for the kernels, and back.
 
@@ -317,16 +327,54 @@ def flat_smart_kernel(
         for i in range(nd):
             world[DECK + nd - 1 - i] = cards[h + i]
         world[NDECK] = nd
-        for j in range(actions.shape[0]):
-            t[:] = world
-            apply(t, actions[j])
-            if smart:
-                _playout(t, sc)
-            else:
-                K.playout(t)
-            m = score(t, me) - score(t, 1 - me)
-            margins[j] += m
-            totals[j] += math.tanh(m / scale)
+        _play_candidates(world, t, sc, actions, me, scale, smart, totals, margins)
+
+
+@njit(cache=True)
+def _play_candidates(
+    world: np.ndarray, t: np.ndarray, sc: np.ndarray, actions: np.ndarray, me: int,
+    scale: float, smart: bool, totals: np.ndarray, margins: np.ndarray,
+) -> None:
+    """Each candidate action in ``world``, played out (``t``, ``sc``: scratch)."""
+    for j in range(actions.shape[0]):
+        t[:] = world
+        apply(t, actions[j])
+        if smart:
+            _playout(t, sc)
+        else:
+            K.playout(t)
+        m = score(t, me) - score(t, 1 - me)
+        margins[j] += m
+        totals[j] += math.tanh(m / scale)
+
+
+@njit(cache=True)
+def flat_hands_kernel(
+    template: np.ndarray, opp: int, first: int, hands: np.ndarray, rests: np.ndarray,
+    start: int, actions: np.ndarray, worlds: int, mt: np.ndarray, pos: np.ndarray, me: int,
+    scale: float, smart: bool, totals: np.ndarray, margins: np.ndarray,
+) -> None:
+    """:func:`flat_smart_kernel` with the opponent's hidden cards given: world ``w`` deals
+    ``hands[(start + w) % len(hands)]`` into the opponent's slots ``first..7`` and that
+    row of ``rests`` (the other unseen cards), shuffled, into the draw pile."""
+    n = hands.shape[0]
+    h = hands.shape[1]
+    nd = rests.shape[1]
+    cards = np.empty(nd, rests.dtype)
+    world = np.empty_like(template)
+    t = np.empty_like(template)
+    sc = np.empty(30, np.int64)
+    for w in range(worlds):
+        i = (start + w) % n
+        cards[:] = rests[i]
+        mt_shuffle(cards, mt, pos)
+        world[:] = template
+        for s in range(h):
+            world[HAND + 8 * opp + first + s] = hands[i, s]
+        for s in range(nd):
+            world[DECK + nd - 1 - s] = cards[s]
+        world[NDECK] = nd
+        _play_candidates(world, t, sc, actions, me, scale, smart, totals, margins)
 
 
 # -- numba's cache and kernels.py --------------------------------------------------------------
@@ -343,7 +391,7 @@ def _kernels_stamp() -> str:
 K.guard_cache(
     (
         _smart_action, smart_action, _playout, smart_playout, smart_playout_scores, _mt_u32,
-        _randbelow, mt_shuffle, flat_smart_kernel,
+        _randbelow, mt_shuffle, flat_smart_kernel, _play_candidates, flat_hands_kernel,
     ),
     _kernels_stamp(),
     "smart.kernels",
