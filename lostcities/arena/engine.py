@@ -199,7 +199,9 @@ def _round_result(
             rnd,
             players=names,
             Event="lostcities match",
+            Seed=str(cfg.seed),  # the match seed (docs/records.md); DealSeed the shuffle's
             Deal=str(deal + 1),
+            DealSeed=str(rnd.seed if rnd.seed is not None else "?"),
             Swapped="no" if a_seat == 0 else "yes",
         )
         record = str(rec)

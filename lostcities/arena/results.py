@@ -230,7 +230,7 @@ class MatchResult:
             "a_forfeits": self.a_forfeits,
             "b_forfeits": self.b_forfeits,
             "forfeit_reasons": [
-                {"deal": g.deal, "a_seat": g.a_seat, "by": g.forfeit, "reason": g.reason}
+                {"deal": g.deal + 1, "a_seat": g.a_seat, "by": g.forfeit, "reason": g.reason}
                 for g in self.games
                 if g.forfeit
             ],
