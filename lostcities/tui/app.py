@@ -20,6 +20,7 @@ from lostcities.tui.screens.help import ConfirmQuit, HelpScreen
 from lostcities.tui.screens.match_end import MatchEndScreen
 from lostcities.tui.screens.privacy import PrivacyScreen
 from lostcities.tui.screens.round_end import RoundEndScreen
+from lostcities.tui.screens.ties import TieBreakScreen
 from lostcities.tui.session import Session
 
 __all__ = [
@@ -65,6 +66,17 @@ class LostCitiesApp(App[int]):
         """Whether the finished match's record has been written."""
 
     def on_mount(self) -> None:
+        if self.session.tie_break_pending:
+            self.push_screen(TieBreakScreen(self.session.names), self._tie_break_chosen)
+            return
+        self._begin()
+
+    def _tie_break_chosen(self, choice: tuple[str, int | None] | None) -> None:
+        tie_break, younger = choice or ("draw", None)
+        self.session.set_tie_break(tie_break, younger)
+        self._begin()
+
+    def _begin(self) -> None:
         m = self.session.match
         if not m.rounds or (m.rounds[-1].is_over() and not m.is_over()):
             self.session.start_round()

@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from lostcities.bots import Bot, make
 from lostcities.errors import IllegalMoveError, InvalidMoveError, UndoError
-from lostcities.match import Match
+from lostcities.match import Match, check_tie_break
 from lostcities.referee import Referee
 from lostcities.rules import Move, PlayerView, Round, Termination
 
@@ -53,11 +53,14 @@ class Session:
         rounds: rounds in the match.
         seed: the match seed (deals and the bot's randomness); ``None`` draws one.
         hotseat: two people at one keyboard instead of a person against a bot.
+        tie_break: ``draw`` or ``youngest`` (the ``younger`` seat wins equal totals);
+            ``None``: a draw, and a hot-seat game asks at set-up (:attr:`tie_break_pending`).
+        younger: with ``youngest``, the younger player's seat (0 or 1).
         bot_factory: builds the bot from ``(spec, seed)`` (default :func:`lostcities.bots.make`).
 
     Raises:
         BotSpecError: for an opponent spec that names no bot (raised here, before any screen).
-        ValueError: for a bad variant or number of rounds.
+        ValueError: for a bad variant, number of rounds or tie-break.
     """
 
     def __init__(
@@ -69,8 +72,14 @@ class Session:
         seed: int | None = None,
         hotseat: bool = False,
         bot_factory: Callable[[str, int | None], Bot] = make,
+        tie_break: str | None = None,
+        younger: int | None = None,
     ) -> None:
-        self.match = Match(rounds, variant=variant, seed=seed)
+        self.match = Match(
+            rounds, variant=variant, seed=seed, tie_break=tie_break or "draw", younger=younger
+        )
+        self.tie_break_pending = hotseat and tie_break is None
+        """Whether the set-up still has to ask who is younger (hot-seat games ask)."""
         self.hotseat = hotseat
         self.opponent = opponent
         self._bot_factory = bot_factory
@@ -130,6 +139,18 @@ class Session:
             and not self.referee.is_over()
             and self.referee.to_move == BOT_SEAT
         )
+
+    def set_tie_break(self, tie_break: str, younger: int | None = None) -> None:
+        """Set how equal match totals end (the set-up's answer), before the first round.
+
+        Raises:
+            TieBreakError: for a bad setting.
+            ValueError: once a round has been dealt.
+        """
+        if self.match.rounds:
+            raise ValueError("the tie-break is set before the first round")
+        self.match.tie_break, self.match.younger = check_tie_break(tie_break, younger)
+        self.tie_break_pending = False
 
     # -- playing ---------------------------------------------------------------------------
 

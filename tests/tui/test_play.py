@@ -243,7 +243,7 @@ async def test_undo_only_before_the_bot_replies_and_recorded(
 
 @pytest.mark.asyncio
 async def test_hotseat_privacy_screen_between_turns() -> None:
-    session = Session(rounds=1, seed=2, hotseat=True)
+    session = Session(rounds=1, seed=2, hotseat=True, tie_break="draw")
     app = LostCitiesApp(session)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -386,3 +386,43 @@ async def test_a_crashing_bot_forfeits_the_round() -> None:
         summary = text_of(app, "#round-summary")
         assert "forfeit" in summary and "out of cheese" in summary
         assert session.match.is_over() and session.match.winner() == 0
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("key", "expected"), [("2", ("youngest", 1)), ("1", ("youngest", 0)), ("d", ("draw", None))])
+async def test_hotseat_asks_who_is_younger_before_the_first_deal(
+    key: str, expected: tuple[str, int | None]
+) -> None:
+    from lostcities.tui.screens.ties import TieBreakScreen
+
+    session = Session(rounds=1, seed=2, hotseat=True)
+    assert session.tie_break_pending
+    app = LostCitiesApp(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, TieBreakScreen) and not session.match.rounds
+        assert "youngest player wins a tie" in str(app.screen.query_one("#ties-box", Static).content)
+        await pilot.press(key)
+        await pilot.pause()
+        assert (session.match.tie_break, session.match.younger) == expected
+        assert not session.tie_break_pending
+        assert isinstance(app.screen, PrivacyScreen) and len(session.match.rounds) == 1
+    # a game against the bot does not ask (the tie-break can still be given)
+    assert not Session(rounds=1, seed=2, opponent="random").tie_break_pending
+
+
+def test_a_tied_hotseat_match_says_the_younger_player_won() -> None:
+    from lostcities.tui.records import build_record, write
+    from lostcities.tui.screens.match_end import match_summary
+
+    session = Session(rounds=1, seed=2, hotseat=True)
+    session.set_tie_break("youngest", 1)
+    r = session.start_round()
+    while not r.is_over():  # both only discard: 0 - 0
+        session.human_move(next(m for m in r.legal_moves() if m.action is Action.DISCARD and m.draw is None))
+    assert session.match.result() == "0-1"
+    text = match_summary(session)
+    assert "Player 2 wins the match" in text and "Tie broken: the younger player wins (player 2)." in text
+    assert '[TieBreak "youngest"]' in write(build_record(session))
+    with pytest.raises(ValueError, match="before the first round"):
+        session.set_tie_break("draw")

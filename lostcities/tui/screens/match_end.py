@@ -11,6 +11,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
+from lostcities.match import TIE_BROKEN
 from lostcities.tui.session import Session
 
 __all__ = ["MatchEndScreen", "match_summary"]
@@ -28,6 +29,8 @@ def match_summary(session: Session) -> str:
         verdict = f"{names[w].capitalize()} win{'' if names[w] == 'you' else 's'} the match"
     width = max(len(names[0]), len(names[1]), 5)
     lines = [f"[b]{verdict}  {a} – {b}  ({m.result()})[/b]", ""]
+    if m.reason() == TIE_BROKEN:
+        lines.insert(1, f"{TIE_BROKEN[0].upper()}{TIE_BROKEN[1:]} ({names[w or 0]}).")
     lines.append(f"{'round':<7}{names[0]:>{width}}  {names[1]:>{width}}")
     for i, r in enumerate(m.rounds, 1):
         s = r.scores()
