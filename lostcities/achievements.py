@@ -289,6 +289,28 @@ class Goal:
                 return False
         return True
 
+    def progress(self, expeditions: Expeditions, discards: int = 0, pile_draws: int = 0) -> float:
+        """How near a player is to a race goal, ``0.0 .. 1.0`` (1: met): the least of its
+        clauses', a ``>=``/``>`` clause counting ``value / target``, any other 0 or 1.
+        For an end goal, 0 (who leads is :func:`decide_end`'s). For bots and observations.
+
+        >>> g = Goal.parse("t | race | T | expeditions >= 4 | Four.")
+        >>> g.progress([[Card.parse("y2")], [Card.parse("b3")]])
+        0.5
+        """
+        if self.kind != "race":
+            return 0.0
+        out = 1.0
+        for c in self.conditions:
+            v = MEASURES[c.measure][1](expeditions, discards, pile_draws)
+            if c.op in (">=", ">"):
+                target = c.value + (1 if c.op == ">" else 0)
+                p = 1.0 if target <= 0 else max(0.0, min(1.0, v / target))
+            else:
+                p = 1.0 if _OPS[c.op](v, c.value) else 0.0
+            out = min(out, p)
+        return out
+
     def __str__(self) -> str:
         return f"{self.id} | {self.kind} | {self.name} | {self.condition} | {self.text}"
 

@@ -33,6 +33,13 @@ wagers of a colour are one card kind, so identical moves are one action.
 >>> mask = enc.action_mask(r.view(0))
 >>> int(mask.sum()) == len(r.legal_moves())
 True
+
+**The achievements variant** has its own, longer layout: ``get_encoding(variant,
+achievements=True)`` appends :data:`GOAL_FEATURES` entries for each of the 5 goal slots
+after the classic sections, which keep their places (docs/rl.md):
+
+>>> get_encoding("classic", achievements=True).observation_size
+506
 """
 
 from __future__ import annotations
@@ -44,11 +51,13 @@ from functools import cache, lru_cache
 import numpy as np
 import numpy.typing as npt
 
+from lostcities.achievements import GOALS_PER_ROUND, decide_end
 from lostcities.cards import Card, Variant, get_variant
 from lostcities.rules import NUM_MOVES, Action, LegalMoves, Move, PlayerView
 from lostcities.scoring import score_expedition
 
 __all__ = [
+    "GOAL_FEATURES",
     "Encoding",
     "InvalidActionError",
     "Section",
@@ -69,6 +78,22 @@ _SCALARS = (
     "capped",
     "turns_left",
 )
+
+
+GOAL_FEATURES = (
+    "present",
+    "race",
+    "held_by_me",
+    "held_by_opponent",
+    "my_progress",
+    "opponent_progress",
+    "i_lead",
+    "opponent_leads",
+)
+"""The entries of one goal slot (achievements variant): a goal is laid out there; it is a
+race goal (else an end goal); who holds it; for a race goal each player's progress
+(:meth:`lostcities.achievements.Goal.progress`, 1 = met); for an end goal who would take
+it if the round ended now (both 0: a tie)."""
 
 
 class InvalidActionError(ValueError):
@@ -112,10 +137,13 @@ class Encoding:
     """The observation's slices, in order."""
     observation_size: int
     """Length of the flat observation vector."""
+    achievements: bool
+    """Whether the layout has the achievements variant's goal slots."""
 
-    def __init__(self, variant: str | Variant) -> None:
+    def __init__(self, variant: str | Variant, achievements: bool = False) -> None:
         var = get_variant(variant)
         self.variant = var
+        self.achievements = achievements
         k = 10 * var.num_colors
         s = 1 + var.num_colors
         self.num_card_kinds = k
@@ -149,6 +177,7 @@ class Encoding:
             ("last_move_card", k, 1.0),
             ("last_move_source", s, 1.0),
             *((name, 1, 1.0) for name in _SCALARS),
+            *((f"goal_{i}", len(GOAL_FEATURES), 1.0) for i in range(GOALS_PER_ROUND) if achievements),
         ]
         sections = []
         start = 0
@@ -323,6 +352,27 @@ class Encoding:
             obs[sec["capped"].start] = 1.0
             left = max(view.max_turns - view.ply, 0)
             obs[sec["turns_left"].start] = left / view.max_turns
+        board = view.achievements
+        if self.achievements and board is not None:
+            exps = view.expeditions
+            d, pd = board.discards, board.pile_draws
+            start = sec["goal_0"].start
+            n = len(GOAL_FEATURES)
+            for i, (g, holder) in enumerate(zip(board.goals, board.claims, strict=True)):
+                if i >= GOALS_PER_ROUND:
+                    break  # a hand-laid set of more than 5: the first 5 are encoded
+                f = start + i * n
+                obs[f] = 1.0
+                obs[f + 2] = float(holder == me)
+                obs[f + 3] = float(holder == me ^ 1)
+                if g.kind == "race":
+                    obs[f + 1] = 1.0
+                    obs[f + 4] = g.progress(exps[me], d[me], pd[me])
+                    obs[f + 5] = g.progress(exps[me ^ 1], d[me ^ 1], pd[me ^ 1])
+                else:
+                    lead = decide_end(g, exps, d, pd)
+                    obs[f + 6] = float(lead == me)
+                    obs[f + 7] = float(lead == me ^ 1)
         return obs
 
     def section(self, name: str) -> Section:
@@ -350,13 +400,14 @@ def _scores(view: PlayerView) -> tuple[int, int]:
 
 
 @cache
-def _encoding(name: str) -> Encoding:
-    return Encoding(name)
+def _encoding(name: str, achievements: bool) -> Encoding:
+    return Encoding(name, achievements)
 
 
-def get_encoding(variant: str | Variant = "classic") -> Encoding:
-    """The (cached) :class:`Encoding` of a variant.
+def get_encoding(variant: str | Variant = "classic", achievements: bool = False) -> Encoding:
+    """The (cached) :class:`Encoding` of a variant (with the goal slots of the
+    achievements variant when ``achievements``).
 
     :raises lostcities.UnknownVariantError: for a name other than ``classic`` or ``long``.
     """
-    return _encoding(get_variant(variant).name)
+    return _encoding(get_variant(variant).name, bool(achievements))

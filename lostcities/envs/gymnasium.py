@@ -49,6 +49,7 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
+from lostcities.achievements import GoalSet
 from lostcities.bots import Bot, make
 from lostcities.cards import Card, Variant, get_variant
 from lostcities.envs.encoding import Encoding, get_encoding
@@ -76,6 +77,9 @@ class LostCitiesEnv(gymnasium.Env[Obs, np.int64]):
         reward: ``result`` (+1/-1/0 at the end) or ``margin`` (the score margin at the end).
         illegal: ``forfeit`` (an illegal action loses the round) or ``raise``.
         render_mode: ``ansi`` (``render()`` returns text), ``human`` (prints it) or ``None``.
+        achievements: ``True`` or a :class:`~lostcities.GoalSet` for the achievements
+            variant (5 goals per round, 10 points each held; the observation ends with
+            the goal slots, docs/rl.md); ``False``: the classic game and layout.
 
     :raises lostcities.bots.BotSpecError: for an unknown bot spec.
     :raises ValueError: for any other bad argument.
@@ -92,6 +96,7 @@ class LostCitiesEnv(gymnasium.Env[Obs, np.int64]):
         reward: Literal["result", "margin"] = "result",
         illegal: Literal["forfeit", "raise"] = "forfeit",
         render_mode: str | None = None,
+        achievements: bool | GoalSet = False,
     ) -> None:
         var = get_variant(variant)
         if seat not in (None, 0, 1):
@@ -114,7 +119,9 @@ class LostCitiesEnv(gymnasium.Env[Obs, np.int64]):
         self.reward_mode = reward
         self.illegal = illegal
         self.render_mode = render_mode
-        self.encoding: Encoding = get_encoding(var)
+        self.achievements = achievements or None
+        """The goal pool (``True``: the default one), ``None`` for the classic game."""
+        self.encoding: Encoding = get_encoding(var, achievements=self.achievements is not None)
         enc = self.encoding
         self.action_space = spaces.Discrete(enc.num_actions)
         self.observation_space = spaces.Dict(  # type: ignore[assignment]
@@ -157,10 +164,16 @@ class LostCitiesEnv(gymnasium.Env[Obs, np.int64]):
         deck: Sequence[Card | str] | None = options.get("deck")
         if deck is None:
             r = Round.deal(
-                seed=deal_seed, variant=self.variant, starter=starter, max_turns=self.max_turns
+                seed=deal_seed,
+                variant=self.variant,
+                starter=starter,
+                max_turns=self.max_turns,
+                achievements=self.achievements,
             )
         else:
-            r = Round.from_deck(deck, starter, self.variant, max_turns=self.max_turns)
+            r = Round.from_deck(
+                deck, starter, self.variant, max_turns=self.max_turns, achievements=self.achievements
+            )
         if self.bot is not None:
             self.bot.close()
         self.bot = make(self.opponent_spec, seed=bot_seed)

@@ -45,13 +45,17 @@ Arguments
     then truncated and scored as it stands, ``truncations`` set instead of ``terminations``),
     ``starter`` (0, 1, or ``None`` to draw it from the reset seed), ``render_mode``
     (``'ansi'``: :meth:`raw_env.render` returns the whole table as text, both hands shown,
-    for spectators and debugging only; ``'human'`` prints it).
+    for spectators and debugging only; ``'human'`` prints it), ``achievements`` (``True``
+    or a :class:`~lostcities.GoalSet`: the achievements variant, 5 goals per round, each
+    held worth 10 points; the observation then ends with the goal slots, ``(506,)``
+    classic, ``(597,)`` long; the default ``False`` is the classic game and layout).
 
 ``reset(seed=...)`` seeds the deal (and the starter when it is drawn): the same seed gives
 the same round. ``reset(options={"deck": [...], "starter": 0})`` deals a given deck instead.
 
 Version History
-    * v0: first release (lostcities 0.1.0).
+    * v0: first release (lostcities 0.1.0). The ``achievements`` option came later; it
+      leaves the classic observation as it was.
 
 >>> e = env(max_turns=20)
 >>> e.reset(seed=1)
@@ -73,6 +77,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from lostcities.achievements import GoalSet
 from lostcities.cards import Variant, get_variant
 from lostcities.envs.encoding import Encoding, get_encoding
 from lostcities.rules import Round
@@ -113,9 +118,10 @@ class raw_env(AECEnv, EzPickle):
         max_turns: int | None = None,
         starter: int | None = None,
         render_mode: str | None = None,
+        achievements: bool | GoalSet = False,
     ) -> None:
         var = get_variant(variant)
-        EzPickle.__init__(self, var.name, max_turns, starter, render_mode)
+        EzPickle.__init__(self, var.name, max_turns, starter, render_mode, achievements)
         super().__init__()
         if max_turns is not None and (not isinstance(max_turns, int) or max_turns < 1):
             raise ValueError(f"invalid max_turns: {max_turns!r} (expected a positive number)")
@@ -129,7 +135,9 @@ class raw_env(AECEnv, EzPickle):
         self.max_turns = max_turns
         self.starter = starter
         self.render_mode = render_mode
-        self.encoding: Encoding = get_encoding(var)
+        self.achievements = achievements or None
+        """The goal pool (``True``: the default one), ``None`` for the classic game."""
+        self.encoding: Encoding = get_encoding(var, achievements=self.achievements is not None)
         enc = self.encoding
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
@@ -177,10 +185,16 @@ class raw_env(AECEnv, EzPickle):
         deck = options.get("deck")
         if deck is None:
             self.round = Round.deal(
-                seed=deal_seed, variant=self.variant, starter=starter, max_turns=self.max_turns
+                seed=deal_seed,
+                variant=self.variant,
+                starter=starter,
+                max_turns=self.max_turns,
+                achievements=self.achievements,
             )
         else:
-            self.round = Round.from_deck(deck, starter, self.variant, max_turns=self.max_turns)
+            self.round = Round.from_deck(
+                deck, starter, self.variant, max_turns=self.max_turns, achievements=self.achievements
+            )
         self._reset_bookkeeping()
 
     def _reset_bookkeeping(self) -> None:
