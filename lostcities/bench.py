@@ -417,8 +417,47 @@ def machine() -> str:
 STEPS = ("start", "python", "python legal", "fast", "batch kernel", "batch api", "memory", "ismcts", "flat", "c")
 
 
-def run_bench(seconds: float, report: Report | None = None) -> dict[str, Any]:
-    """Run every measurement (about ``seconds`` each) and return the results with ratios."""
+NOISY = 0.10
+"""A spread between repeats above this (10%) is called out in the report."""
+
+
+def repeated(repeat: int, measure: Callable[[], dict[str, Any] | None]) -> dict[str, Any] | None:
+    """Run ``measure`` ``repeat`` times: the median run's figures (by ``turns_per_s``; the
+    lower middle one for an even count), with ``runs`` (every run's turns per second) and
+    ``spread`` ((max - min) / median, how noisy the figure is). A run that gives no figure
+    (``None``, or an ``error``) is returned as it is.
+
+    >>> it = iter([3.0, 1.0, 2.0])
+    >>> r = repeated(3, lambda: {"turns_per_s": next(it)})
+    >>> r["turns_per_s"], r["runs"], r["spread"]
+    (2.0, [3.0, 1.0, 2.0], 1.0)
+    """
+    runs: list[dict[str, Any]] = []
+    for _ in range(repeat):
+        r = measure()
+        if r is None or "turns_per_s" not in r:
+            return r
+        runs.append(r)
+    ordered = sorted(runs, key=lambda r: float(r["turns_per_s"]))
+    out = dict(ordered[(len(ordered) - 1) // 2])
+    values = [float(r["turns_per_s"]) for r in runs]
+    out["runs"] = values
+    mid = float(out["turns_per_s"])
+    out["spread"] = (max(values) - min(values)) / mid if mid > 0 else 0.0
+    return out
+
+
+def run_bench(seconds: float, report: Report | None = None, repeat: int = 3) -> dict[str, Any]:
+    """Run every measurement (about ``seconds`` each) and return the results with ratios.
+    The engine figures (python, fast, batch, C) are each run ``repeat`` times and give
+    the median with the spread (:func:`repeated`).
+
+    :raises ValueError: for ``seconds`` not positive or ``repeat`` under 1.
+    """
+    if not 0 < seconds < float("inf"):
+        raise ValueError(f"invalid seconds: {seconds!r} (expected a positive number)")
+    if repeat < 1:
+        raise ValueError(f"invalid repeat: {repeat!r} (expected at least 1)")
     say = report or (lambda _: None)
     out: dict[str, Any] = {
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
@@ -428,6 +467,7 @@ def run_bench(seconds: float, report: Report | None = None) -> dict[str, Any]:
         "numba": numba.__version__,
         "python_version": platform.python_version(),
         "seconds_per_measurement": seconds,
+        "repeat": repeat,
         "policy": "uniform random (benchmarks/c/playout.c), classic",
     }
     say("start")
@@ -435,16 +475,16 @@ def run_bench(seconds: float, report: Report | None = None) -> dict[str, Any]:
     out["fast_first_start_s"] = first
     out["fast_start_s"] = fast_start_time()
     say("python")
-    out["python"] = bench_python(seconds)
+    out["python"] = repeated(repeat, lambda: bench_python(seconds))
     say("python legal")
-    out["python_legal"] = bench_python_legal(seconds)
+    out["python_legal"] = repeated(repeat, lambda: bench_python_legal(seconds))
     say("fast")
-    out["fast"] = bench_fast(seconds)
+    out["fast"] = repeated(repeat, lambda: bench_fast(seconds))
     say("batch kernel")
     batch: dict[str, Any] = {"games": BATCH_GAMES, "threads": numba.get_num_threads()}
-    batch["kernel"] = bench_batch_kernel(seconds)
+    batch["kernel"] = repeated(repeat, lambda: bench_batch_kernel(seconds))
     say("batch api")
-    batch["api"] = bench_batch_api(seconds)
+    batch["api"] = repeated(repeat, lambda: bench_batch_api(seconds))
     out["batch"] = batch
     say("memory")
     out["batch_memory_mib"] = batch_memory()
@@ -453,7 +493,7 @@ def run_bench(seconds: float, report: Report | None = None) -> dict[str, Any]:
     say("flat")
     out["flat"] = bench_flat(seconds)
     say("c")
-    c = bench_c(seconds)
+    c = repeated(repeat, lambda: bench_c(seconds))
     out["c"] = c
     ratios: dict[str, float] = {
         "fast_over_python": out["fast"]["rounds_per_s"] / out["python"]["rounds_per_s"],
@@ -485,10 +525,17 @@ def run_bench(seconds: float, report: Report | None = None) -> dict[str, Any]:
 def format_report(res: dict[str, Any]) -> str:
     """The human-readable table of :func:`run_bench`'s results."""
 
-    def row(name: str, r: dict[str, float] | None, note: str = "") -> str:
+    def row(name: str, r: dict[str, Any] | None, note: str = "") -> str:
         if r is None or "rounds_per_s" not in r:
-            return f"{name:<28} {'-':>12} {'-':>14}  {note}"
-        return f"{name:<28} {r['rounds_per_s']:>12,.0f} {r['turns_per_s']:>14,.0f}  {note}"
+            return f"{name:<28} {'-':>12} {'-':>14} {'':>7}  {note}"
+        spread = f"{100 * r['spread']:.0f}%" if "spread" in r else ""
+        return (
+            f"{name:<28} {r['rounds_per_s']:>12,.0f} {r['turns_per_s']:>14,.0f} {spread:>7}  {note}"
+        )
+
+    timed = [res["python"], res["python_legal"], res["fast"], res["batch"]["kernel"],
+             res["batch"]["api"], res["c"]]
+    worst = max((r["spread"] for r in timed if r and "spread" in r), default=0.0)
 
     c = res["c"]
     ratios = res["ratios"]
@@ -506,8 +553,10 @@ def format_report(res: dict[str, Any]) -> str:
         f"machine: {res['machine']} ({res['cpus']} CPUs, numba threads {res['numba_threads']}),"
         f" {res['date']}",
         f"policy: {res['policy']}; about {res['seconds_per_measurement']:g} s per figure",
+        f"each engine figure: the median of {res.get('repeat', 1)} repeats; spread ="
+        " (max - min) / median of their turns/s",
         "",
-        f"{'':<28} {'rounds/s':>12} {'turns/s':>14}",
+        f"{'':<28} {'rounds/s':>12} {'turns/s':>14} {'spread':>7}",
         row("python (Round, public API)", res["python"], vs_c("python_over_c")),
         row(
             "python, legal_moves()+push() *",
@@ -536,6 +585,11 @@ def format_report(res: dict[str, Any]) -> str:
             else ""
         ),
     ]
+    if worst > NOISY:
+        lines.append(
+            f"noisy run: figures differ by up to {100 * worst:.0f}% between repeats (a busy"
+            " machine or too few --seconds); compare ratios with care"
+        )
     ism = res["ismcts"]
     if ism is None:
         lines.append("ismcts: not available")
@@ -596,10 +650,10 @@ def _progress(enabled: bool) -> Iterator[Report]:
 
 
 def cli_main(args: argparse.Namespace) -> int:
-    """``lostcities bench [--json] [--seconds S]``."""
+    """``lostcities bench [--json] [--seconds S] [--repeat N]``."""
     seconds = float(args.seconds)
     with _progress(enabled=True) as report:
-        res = run_bench(seconds, report)
+        res = run_bench(seconds, report, repeat=int(getattr(args, "repeat", 3)))
     if args.json:
         print(json.dumps(res))
     else:

@@ -53,6 +53,16 @@ def _non_negative_float(text: str) -> float:
     return value
 
 
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid number: {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text!r}")
+    return value
+
+
 def _variant_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--variant",
@@ -197,7 +207,11 @@ def _add_warmup(p: argparse.ArgumentParser) -> None:
 def _add_bench(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
-        "--seconds", type=_non_negative_float, default=3.0, help="time per measurement (3)"
+        "--seconds", type=_positive_float, default=3.0, help="time per measurement (3)"
+    )
+    p.add_argument(
+        "--repeat", type=_positive_int, default=3,
+        help="runs of each timed figure: the median is shown with the spread (3)",
     )
 
 

@@ -18,7 +18,7 @@ from lostcities import bench
 @pytest.fixture(scope="module")
 def result() -> dict[str, object]:
     out = subprocess.run(
-        [sys.executable, "-m", "lostcities.cli", "bench", "--json", "--seconds", "0"],
+        [sys.executable, "-m", "lostcities.cli", "bench", "--json", "--seconds", "0.02", "--repeat", "2"],
         capture_output=True,
         text=True,
         timeout=240,
@@ -74,13 +74,37 @@ def test_the_c_reference_ships_with_the_repository() -> None:
     assert "rounds_per_s" in bench.C_SOURCE.read_text()
 
 
-def test_bad_seconds_is_a_usage_error() -> None:
+@pytest.mark.parametrize(
+    "args", [["--seconds", "-1"], ["--seconds", "0"], ["--seconds", "nan"], ["--repeat", "0"]]
+)
+def test_bad_seconds_is_a_usage_error(args: list[str]) -> None:
+    # issue 14, defect 7: --seconds 0 was accepted, and then one round against thousands of
+    # C rounds made the fast path look faster than C
     out = subprocess.run(
-        [sys.executable, "-m", "lostcities.cli", "bench", "--seconds", "-1"],
+        [sys.executable, "-m", "lostcities.cli", "bench", *args],
         capture_output=True,
         text=True,
     )
     assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "must be" in out.stderr
+
+
+def test_every_timed_figure_says_how_noisy_it_was(result: dict[str, object]) -> None:
+    assert result["repeat"] == 2
+    figures = [result["python"], result["python_legal"], result["fast"]]
+    batch = result["batch"]
+    assert isinstance(batch, dict)
+    figures += [batch["kernel"], batch["api"]]
+    if result.get("c"):
+        figures.append(result["c"])
+    for fig in figures:
+        assert isinstance(fig, dict)
+        runs = fig["runs"]
+        assert len(runs) == 2 and all(r > 0 for r in runs)
+        assert fig["turns_per_s"] in runs  # the median run's figures (the lower of two)
+        assert fig["spread"] == pytest.approx((max(runs) - min(runs)) / fig["turns_per_s"])
+    text = bench.format_report(result)
+    assert "spread" in text and "repeats" in text
 
 
 def test_without_numba_the_command_says_which_extra_to_install() -> None:
