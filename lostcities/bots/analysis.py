@@ -293,9 +293,9 @@ def analyse(
     """:meth:`Bot.analyse <lostcities.bots.Bot.analyse>`: evaluate ``bot``'s candidates for
     ``view`` (plus ``played``, when given and not among them). The budget: ``worlds`` when
     given (capped by ``time_limit`` seconds when both are), else ``time_limit`` seconds, else
-    the bot's own (``iters`` playouts spread over the moves, or ``time`` seconds). The worlds
-    are drawn from ``random.Random(seed)`` when a seed is given, else from the bot's
-    generator.
+    the bot's own (``iters`` playouts spread over the moves, or ``time`` seconds). With a
+    ``seed`` the bot is reseeded first (its candidates' tie-breaks and the worlds then depend
+    on the view and the seed alone), else its generator goes on.
 
     :raises BotError: for a bot that does not search, or a view with no legal move.
     :raises IllegalMoveError: if ``played`` is not legal in ``view``.
@@ -305,6 +305,8 @@ def analyse(
         raise BotError(f"{bot.name}: no legal move to analyse (not this player's turn?)")
     if played is not None and not view.is_legal(played):
         raise IllegalMoveError(f"illegal move: {str(played)!r} ({view.why_illegal(played)})")
+    if seed is not None:
+        bot.reseed(seed)
     setup = _setup(bot, view)
     cands = list(setup.candidates) if len(moves) > 1 else [moves[0]]
     if played is not None and played not in cands:
@@ -316,9 +318,8 @@ def analyse(
             worlds = -(-setup.iters // len(cands))
         else:
             deadline = start + (setup.time if setup.time is not None else 1.0)
-    rng = bot.rng if seed is None else random.Random(seed)
     return evaluate(
-        view, cands, worlds=worlds, deadline=deadline, rng=rng, scale=setup.scale,
+        view, cands, worlds=worlds, deadline=deadline, rng=bot.rng, scale=setup.scale,
         rollout=setup.rollout, engine=setup.engine,
     )
 

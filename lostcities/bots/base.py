@@ -37,6 +37,12 @@ class Bot(abc.ABC):
         self.seed = seed
         self.rng = random.Random(seed)
 
+    def reseed(self, seed: int | None) -> None:
+        """Start the bot's random numbers afresh from ``seed`` (analysis does, so that its
+        figures depend only on the view and the seed)."""
+        self.seed = seed
+        self.rng.seed(seed)
+
     @classmethod
     def from_options(cls, options: dict[str, str], seed: int | None = None) -> Bot:
         """Build the bot from spec options (``{'time': '0.5'}``). Subclasses that take options
@@ -73,8 +79,9 @@ class Bot(abc.ABC):
         search's candidate moves (plus ``played`` when given) with its expected final margin
         and win probability of the round, best first (:mod:`lostcities.bots.analysis`).
         Search bots (``ismcts``, ``expert``) analyse; the budget is ``worlds`` sampled
-        deals, else ``time_limit`` seconds, else the bot's own ``iters`` or ``time``; the
-        worlds come from ``random.Random(seed)`` when given, else the bot's generator.
+        deals, else ``time_limit`` seconds, else the bot's own ``iters`` or ``time``. With a
+        ``seed`` the bot is :meth:`reseed`-ed first (the figures are then a function of the
+        view and the seed); else its generator goes on.
 
         >>> from lostcities import Round
         >>> from lostcities.bots import make

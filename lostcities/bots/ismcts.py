@@ -46,7 +46,9 @@ Options (spec ``ismcts:time=0.5``, ``ismcts:iters=2000,mode=tree,c=0.7``):
              :data:`lostcities.scoring.MARGIN_SCALE`, as for the compiled search);
 ``engine``   ``fast`` (default when numba is installed: the flat search runs compiled in
              :mod:`lostcities.fast.search`, about 25 times the rollouts per second, the
-             same moves for the same ``iters`` and seed) or ``python``.
+             same moves for the same ``iters`` and seed) or ``python``. In the
+             achievements variant the search always runs in Python (the compiled engine
+             knows no goals), so its rollouts claim goals and its rewards count them.
 
 A single legal move is returned at once.
 
@@ -420,6 +422,12 @@ class IsmctsBot(Bot):
             engine=options["engine"].lower() if "engine" in options else None,
         )
 
+    def reseed(self, seed: int | None) -> None:
+        """Start the bot's random numbers (the search's and the heuristic's that ranks the
+        candidates) afresh from ``seed``."""
+        super().reseed(seed)
+        self._heuristic.reseed(seed)
+
     # -- search ------------------------------------------------------------------------
 
     def search_candidates(self, view: PlayerView) -> list[Move]:
@@ -499,7 +507,9 @@ class IsmctsBot(Bot):
         if k == 1:
             self.last_iterations = 0
             return candidates[0]
-        if self.engine == "fast":
+        # the compiled engine plays the classic game: goal games search in Python, whose
+        # rollouts claim goals and score them
+        if self.engine == "fast" and view.achievements is None:
             from lostcities.fast.search import FlatSearch
 
             search = FlatSearch(view, candidates, scale=self.scale, rollout=self.rollout, rng=self.rng)
