@@ -6,13 +6,19 @@
   const KEY = "lostcities.calculator";
   const RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10"];
   const blank = () => [[{}, {}, {}], [{}, {}, {}]];
+  const zeros = () => [[0, 0, 0], [0, 0, 0]];
   let st;
   try { st = JSON.parse(localStorage.getItem(KEY)) || null; } catch { st = null; }
   if (!st || !st.entries) st = { variant: "classic", player: 0, round: 0, entries: blank() };
+  if (!st.totals) st.totals = blank();
+  if (!st.ach) st.ach = zeros();
+  if (st.mode !== "totals") st.mode = "cards";
   const cache = new Map();
   const save = () => localStorage.setItem(KEY, JSON.stringify(st));
   const colors = () => (st.variant === "long" ? ["y", "b", "w", "g", "r", "p"] : ["y", "b", "w", "g", "r"]);
   const cur = () => st.entries[st.player][st.round];
+  const curTotals = () => st.totals[st.player][st.round];
+  const entry = (p, r) => ({ mode: st.mode, cards: st.entries[p][r], totals: st.totals[p][r], ach: st.ach[p][r] || 0 });
 
   document.querySelector(`input[name=variant][value=${st.variant}]`).checked = true;
   document.querySelector(`input[name=player][value="${st.player}"]`).checked = true;
@@ -20,6 +26,14 @@
   document.querySelectorAll("input[name=variant]").forEach((i) => i.addEventListener("change", () => { st.variant = i.value; save(); build(); update(); }));
   document.querySelectorAll("input[name=player]").forEach((i) => i.addEventListener("change", () => { st.player = Number(i.value); save(); build(); update(); }));
   document.querySelectorAll("input[name=round]").forEach((i) => i.addEventListener("change", () => { st.round = Number(i.value); save(); build(); update(); }));
+  document.querySelector(`input[name=mode][value=${st.mode}]`).checked = true;
+  document.querySelectorAll("input[name=mode]").forEach((i) => i.addEventListener("change", () => { st.mode = i.value; save(); build(); update(); }));
+  const achInput = $("achievements");
+  achInput.addEventListener("input", () => {
+    const n = Number(achInput.value);
+    st.ach[st.player][st.round] = Number.isInteger(n) ? n : achInput.value;
+    save(); schedule();
+  });
 
   // text <-> keys: "x,x,3,5" <-> {wagers: 2, ranks: {3, 5}} (only when the text is in order)
   function parse(text) {
@@ -38,9 +52,47 @@
     return out.join(",");
   }
 
+  function buildTotals(rows) {
+    const labels = [["sum", "number sum"], ["wagers", "wagers"], ["cards", "cards (incl. wagers)"]];
+    for (const c of colors()) {
+      const vals = curTotals()[c] || [0, 0, 0];
+      const row = document.createElement("div");
+      row.className = "calc-row";
+      row.dataset.color = c;
+      row.innerHTML = `<div class="calc-badge c-${c}" title="${LC.NAMES[c]}">${LC.symbol(c)}</div><div><div class="calc-quick"></div><div class="calc-line"><span class="detail muted"></span><span class="score">0</span></div></div>`;
+      const box = row.querySelector(".calc-quick");
+      labels.forEach(([name, label], k) => {
+        const l = document.createElement("label");
+        l.textContent = label;
+        const input = document.createElement("input");
+        input.type = "number";
+        input.inputMode = "numeric";
+        input.min = "0";
+        input.name = `${c}-${name}`;
+        input.value = String(vals[k]);
+        input.setAttribute("aria-label", `${LC.NAMES[c]} ${label}`);
+        input.addEventListener("input", () => {
+          const t = (curTotals()[c] || [0, 0, 0]).slice();
+          const n = Number(input.value);
+          t[k] = input.value === "" ? 0 : Number.isInteger(n) ? n : input.value;
+          curTotals()[c] = t;
+          save();
+          schedule();
+        });
+        l.appendChild(input);
+        box.appendChild(l);
+      });
+      rows.appendChild(row);
+    }
+  }
+
   function build() {
     const rows = $("rows");
     rows.innerHTML = "";
+    achInput.value = String(st.ach[st.player][st.round] || 0);
+    document.querySelectorAll(".mode-totals").forEach((el) => el.classList.toggle("hidden", st.mode !== "totals"));
+    document.querySelectorAll(".mode-cards").forEach((el) => el.classList.toggle("hidden", st.mode === "totals"));
+    if (st.mode === "totals") { buildTotals(rows); return; }
     for (const c of colors()) {
       const text = cur()[c] || "";
       const { wagers, ranks } = parse(text);
@@ -84,9 +136,15 @@
     update();
   }
 
-  async function score(entry) {
-    const body = { variant: st.variant, expeditions: {} };
-    for (const c of colors()) if (entry[c]) body.expeditions[c] = entry[c];
+  async function score(e) {
+    const body = { variant: st.variant, achievements: e.ach };
+    if (e.mode === "totals") {
+      body.totals = {};
+      for (const c of colors()) if (e.totals[c]) body.totals[c] = e.totals[c];
+    } else {
+      body.expeditions = {};
+      for (const c of colors()) if (e.cards[c]) body.expeditions[c] = e.cards[c];
+    }
     const key = JSON.stringify(body);
     if (cache.has(key)) return cache.get(key);
     const p = LC.api("POST", "/api/score", body).then((r) => ({ ok: true, r }), (e) => ({ ok: false, error: e.message }));
@@ -98,7 +156,7 @@
   function schedule() { clearTimeout(timer); timer = setTimeout(update, 150); }
 
   async function update() {
-    const res = await score(cur());
+    const res = await score(entry(st.player, st.round));
     $("calc-error").textContent = res.ok ? "" : res.error;
     if (res.ok) {
       for (const c of colors()) {
@@ -106,12 +164,13 @@
         const row = document.querySelector(`.calc-row[data-color=${c}]`);
         if (!row) continue;
         row.querySelector(".score").textContent = e.score;
-        row.querySelector(".detail").textContent = e.cards.length
+        row.querySelector(".detail").textContent = e.num_cards
           ? `(${e.number_sum} − 20) × ${e.multiplier}${e.bonus ? " + 20" : ""}`
           : "not started";
       }
       $("calc-total").textContent = res.r.total;
-      $("breakdown").innerHTML = LC.sheetTable(colors(), colors().map((c) => res.r.expeditions[c]));
+      $("breakdown").innerHTML = LC.sheetTable(colors(), colors().map((c) => res.r.expeditions[c]))
+        + (res.r.achievements ? `<p>Achievements: ${res.r.achievements} × 10 = ${res.r.achievement_points}</p>` : "");
     } else {
       $("calc-total").textContent = "–";
     }
@@ -122,7 +181,7 @@
     const totals = [[null, null, null], [null, null, null]];
     for (let p = 0; p < 2; p++) {
       for (let r = 0; r < 3; r++) {
-        const res = await score(st.entries[p][r]);
+        const res = await score(entry(p, r));
         totals[p][r] = res.ok ? res.r.total : null;
       }
     }
@@ -137,10 +196,17 @@
     $("sheet").innerHTML = html;
   }
 
-  $("clear").addEventListener("click", () => { st.entries[st.player][st.round] = {}; save(); build(); update(); });
+  $("clear").addEventListener("click", () => {
+    st.entries[st.player][st.round] = {};
+    st.totals[st.player][st.round] = {};
+    st.ach[st.player][st.round] = 0;
+    save(); build(); update();
+  });
   $("reset").addEventListener("click", () => {
     if (!confirm("Clear the whole score sheet?")) return;
     st.entries = blank();
+    st.totals = blank();
+    st.ach = zeros();
     save(); build(); update();
   });
   build();

@@ -115,10 +115,11 @@ const LC = (() => {
     const rows = colors.map((c, i) => {
       const e = lines[i];
       total += e.score;
-      if (!e.cards.length) {
+      const n = e.num_cards ?? e.cards.length;
+      if (!n) {
         return `<tr><td><span class="row" style="gap:.3rem">${symbol(c)}<span>${NAMES[c]}</span></span></td><td class="cards">-</td><td></td><td></td><td></td><td></td><td>0</td></tr>`;
       }
-      return `<tr><td><span class="row" style="gap:.3rem">${symbol(c)}<span>${NAMES[c]}</span></span></td><td class="cards">${e.cards.join(" ")}</td><td>${e.number_sum}</td><td>${e.minus_cost}</td><td>x${e.multiplier}</td><td>${e.bonus ? "+" + e.bonus : ""}</td><td>${e.score}</td></tr>`;
+      return `<tr><td><span class="row" style="gap:.3rem">${symbol(c)}<span>${NAMES[c]}</span></span></td><td class="cards">${e.cards.length ? e.cards.join(" ") : `${n} cards`}</td><td>${e.number_sum}</td><td>${e.minus_cost}</td><td>x${e.multiplier}</td><td>${e.bonus ? "+" + e.bonus : ""}</td><td>${e.score}</td></tr>`;
     });
     return `<div class="sheet-wrap"><table class="sheet"><thead><tr><th></th><th style="text-align:left">cards</th><th>sum</th><th>-20</th><th>x</th><th>bonus</th><th>score</th></tr></thead><tbody>${rows.join("")}<tr class="total"><td>total</td><td></td><td></td><td></td><td></td><td></td><td>${total}</td></tr></tbody></table></div>`;
   }
