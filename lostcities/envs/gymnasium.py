@@ -6,7 +6,8 @@ Registered on import as ``lostcities/LostCities-v0``::
     import lostcities.envs.gymnasium  # registers the id
     env = gym.make("lostcities/LostCities-v0", opponent="random")
     # or, without the import: gym.make("lostcities.envs.gymnasium:lostcities/LostCities-v0")
-    envs = gym.make_vec("lostcities/LostCities-v0", num_envs=8)   # SyncVectorEnv
+    envs = gym.make_vec("lostcities/LostCities-v0", num_envs=8, vectorization_mode="sync")
+    envs = gym.make_vec("lostcities/LostCities-v0", num_envs=4096)  # native, compiled
 
 The agent plays one seat of a round; the other seat is a bot named by a spec string
 (``random``, ``discard``, ``heuristic``, ``ismcts:iters=200``, any built-in spec), seeded from
@@ -293,4 +294,8 @@ def make_vec(
 
 
 if ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=ENV_ID, entry_point="lostcities.envs.gymnasium:LostCitiesEnv")
+    gymnasium.register(
+        id=ENV_ID,
+        entry_point="lostcities.envs.gymnasium:LostCitiesEnv",
+        vector_entry_point="lostcities.envs.vector:LostCitiesVectorEnv",
+    )
