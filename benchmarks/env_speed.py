@@ -12,6 +12,10 @@ the figures include the action choice, which is the same cheap NumPy call everyw
 - ``openspiel``: ``apply_action`` + ``legal_actions`` at every node (chance nodes included,
   counted as steps), no observation;
 - ``openspiel + obs``: the same plus ``observation_tensor`` for the player to move;
+- ``native vector xN``: :class:`lostcities.envs.vector.LostCitiesVectorEnv` of N envs against
+  ``random`` (observations and masks included), the agent's actions from
+  ``sample_legal_actions()`` (compiled: a NumPy choice per env would cost more than the step);
+  steps counted per env, with the memory per env;
 - ``core Round``: the rules core alone (``legal_moves`` + ``push``), the floor under all of
   them, to read the others as ratios on a loaded machine.
 
@@ -125,6 +129,25 @@ def bench_vector(seconds: float, num_envs: int) -> float:
     return steps / took
 
 
+_BYTES_PER_ENV: dict[str, float] = {}
+
+
+def bench_native_vector(seconds: float, num_envs: int, opponent: str | None) -> float:
+    from lostcities.envs.vector import LostCitiesVectorEnv
+
+    envs = LostCitiesVectorEnv(num_envs, opponent=opponent)
+    envs.reset(seed=0)
+    envs.step(envs.sample_legal_actions())  # compiled (or loaded from numba's cache) now
+    _BYTES_PER_ENV[str(opponent or "self-play")] = envs.nbytes / num_envs
+
+    def batch() -> int:
+        envs.step(envs.sample_legal_actions())
+        return num_envs
+
+    steps, took = _timed(batch, seconds)
+    return steps / took
+
+
 def bench_openspiel(seconds: float, observe: bool) -> float:
     import pyspiel
 
@@ -157,6 +180,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="RL env steps per second")
     ap.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
     ap.add_argument("--vector-envs", type=int, default=8)
+    ap.add_argument("--native-envs", type=int, default=4096, help="envs of the native vector env")
+    ap.add_argument("--only-native", action="store_true", help="skip the Python envs")
     ap.add_argument(
         "--repeat", type=int, default=1, help="measure each N times, report the best (noisy hosts)"
     )
@@ -174,11 +199,21 @@ def main(argv: list[str] | None = None) -> int:
         ("openspiel (no observation)", lambda: bench_openspiel(args.seconds, observe=False)),
         ("openspiel + observation_tensor", lambda: bench_openspiel(args.seconds, observe=True)),
     ]
+    n = args.native_envs
+    native: list[tuple[str, Callable[[], float]]] = [
+        (f"native vector x{n} vs random", lambda: bench_native_vector(args.seconds, n, "random")),
+        (f"native vector x{n} vs rollout", lambda: bench_native_vector(args.seconds, n, "rollout")),
+        (f"native vector x{n} self-play", lambda: bench_native_vector(args.seconds, n, None)),
+    ]
+    rows = native if args.only_native else rows[:1] + native + rows[1:]
     results = [(name, max(fn() for _ in range(max(args.repeat, 1)))) for name, fn in rows]
     print(
         f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
     )
+    if _BYTES_PER_ENV:
+        mem = ", ".join(f"{k} {v:,.0f}" for k, v in _BYTES_PER_ENV.items())
+        print(f"# native vector env memory, bytes per env: {mem}")
     if args.markdown:
         print("| API | steps/s |\n|---|---:|")
         for name, v in results:
