@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 from lostcities.bots import Bot, BotSpecError, make, parse_spec
-from lostcities.bots.analysis import MoveReview, Position, positions, review, summary
+from lostcities.bots.analysis import MoveReview, Position, positions, report, review
 from lostcities.presentation import format_analysis
 from lostcities.record import GameRecord, RecordError, read_records
 
@@ -103,18 +103,11 @@ def game_report(
     worlds: int | None, time: float | None,
 ) -> dict[str, object]:
     """The JSON object of one analysed game: where it is, its players, the bot and budget,
-    ``"moves"`` (each :meth:`MoveReview.to_dict`) and ``"summary"`` (one
-    :func:`~lostcities.bots.analysis.summary` per player)."""
+    and :func:`~lostcities.bots.analysis.report`'s ``"players"``, ``"moves"`` and
+    ``"summary"``."""
     return {
-        "file": file,
-        "game": game,
-        "players": list(rec.players),
-        "result": rec.result,
-        "bot": bot,
-        "worlds": worlds,
-        "time": time,
-        "moves": [m.to_dict() for m in reviews],
-        "summary": [summary(reviews, p) for p in (0, 1)],
+        "file": file, "game": game, "result": rec.result, "bot": bot, "worlds": worlds,
+        "time": time, **report(reviews, rec.players),
     }
 
 

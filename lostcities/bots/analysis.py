@@ -59,6 +59,7 @@ __all__ = [
     "mark",
     "position_seed",
     "positions",
+    "report",
     "review",
     "summary",
 ]
@@ -464,4 +465,15 @@ def summary(reviews: Sequence[MoveReview], player: int) -> dict[str, object]:
         "inaccuracies": marks.count("inaccuracy"),
         "mistakes": marks.count("mistake"),
         "blunders": marks.count("blunder"),
+    }
+
+
+def report(reviews: Sequence[MoveReview], players: Sequence[str]) -> dict[str, object]:
+    """A reviewed game as JSON: ``players``, ``moves`` (each :meth:`MoveReview.to_dict`) and
+    ``summary`` (one :func:`summary` per player), as ``lostcities analyse --json`` prints
+    it (which adds where the game is from and the budget) and the web app stores it."""
+    return {
+        "players": list(players),
+        "moves": [m.to_dict() for m in reviews],
+        "summary": [summary(reviews, p) for p in (0, 1)],
     }

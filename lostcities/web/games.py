@@ -29,11 +29,12 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from sqlalchemy.exc import IntegrityError
 
 from lostcities.bots import BotSpecError, make
+from lostcities.bots.analysis import MoveReview, Position, positions, report, review
 from lostcities.cards import get_variant
 from lostcities.match import Match, round_seed
 from lostcities.referee import Referee
@@ -49,6 +50,7 @@ from lostcities.web.store import (
     op_forfeit,
     op_insert_game,
     op_move,
+    op_save_analysis,
     op_update_game,
     utcnow,
 )
@@ -60,12 +62,18 @@ __all__ = [
     "GameError",
     "GameManager",
     "LiveGame",
+    "ANALYSIS_BOT",
+    "ANALYSIS_WORLDS",
+    "HINT_WORLDS",
     "bot_choose",
+    "bot_hint",
+    "bot_review",
     "die_with_parent",
     "prepare_search",
 ]
 
 log = logging.getLogger("lostcities.web")
+T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Level:
@@ -162,6 +170,13 @@ class IllegalMoveRequestError(GameError):
     status = 422
 
 
+class HintNotAllowedError(GameError):
+    """A hint asked for in a game between people, or for the computer's seat."""
+
+    code = "hint_not_allowed"
+    status = 403
+
+
 class NotFinishedError(GameError):
     """Replays and records exist only for finished games."""
 
@@ -195,6 +210,33 @@ def bot_choose(
     try:
         bot.restart(view.variant, view.player)
         return str(bot.choose(view, time_limit))
+    finally:
+        bot.close()
+
+
+ANALYSIS_BOT = "ismcts"
+"""The bot behind hints and the analysis page (:meth:`lostcities.bots.Bot.analyse`)."""
+HINT_WORLDS = 1000
+"""Sampled worlds per hint (about 0.1 s with numba)."""
+ANALYSIS_WORLDS = 1000
+"""Sampled worlds per move of a game's analysis (``lostcities analyse``'s default)."""
+
+
+def bot_hint(spec: str, seed: int, view: PlayerView, worlds: int) -> dict[str, object]:
+    """What a worker runs for a hint: the analysis of ``view`` (its only input) by the bot
+    of ``spec`` (:meth:`Analysis.to_dict <lostcities.bots.analysis.Analysis.to_dict>`)."""
+    bot = make(spec, seed)
+    try:
+        return bot.analyse(view, worlds=worlds, seed=seed).to_dict()
+    finally:
+        bot.close()
+
+
+def bot_review(spec: str, pos: Position, worlds: int) -> MoveReview:
+    """What a worker runs for one move of a game's analysis (from the mover's view)."""
+    bot = make(spec, 0)
+    try:
+        return review(bot, pos, worlds=worlds)
     finally:
         bot.close()
 
@@ -325,6 +367,20 @@ class BotRunner:
             text = await loop.run_in_executor(self._executor(), bot_choose, *args)
         return Move.parse(text)
 
+    async def run(self, fn: Callable[..., T], *args: object) -> T:
+        """``fn(*args)`` in a worker (hints, analyses), with :meth:`choose`'s restart of a
+        broken pool.
+
+        :raises Exception: whatever ``fn`` raised.
+        """
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._executor(), fn, *args)
+        except concurrent.futures.BrokenExecutor:
+            log.warning("bot worker pool broke; restarting it")
+            self.close()
+            return await loop.run_in_executor(self._executor(), fn, *args)
+
     def close(self) -> None:
         """Stop the workers."""
         if self._pool is not None:
@@ -448,6 +504,8 @@ class LiveGame:
             your_turn=seat is not None and to_move == seat,
             updated_at=row.updated_at.isoformat() + "Z" if row.updated_at else None,
             rematch_id=row.rematch_id,
+            assisted=bool(row.hints),
+            hints=row.hints or 0,
         )
 
     def _illegal(self, seat: int) -> dict[str, str]:
@@ -707,6 +765,10 @@ class GameManager:
         self._loading: dict[str, asyncio.Future[LiveGame | None]] = {}
         self._availability: dict[str, str | None] = {}
         self.clock: Callable[[], float] = time.monotonic
+        self.analyses: dict[str, asyncio.Task[None]] = {}
+        """Analyses being computed, by game id."""
+        self.analysis_progress: dict[str, tuple[int, int]] = {}
+        """Moves analysed and to analyse, by game id (while computing)."""
 
     # -- levels --------------------------------------------------------------------------
 
@@ -1022,11 +1084,81 @@ class GameManager:
             Event="lostcities web game",
             Site=f"game {g.id}",
             Date=g.row.created_at.strftime("%Y.%m.%d") if g.row.created_at else "????.??.??",
+            **({"Assisted": f"{g.row.hints} hints"} if g.row.hints else {}),
         )
         return str(rec)
 
+    # -- hints and analysis ----------------------------------------------------------------
+
+    async def hint(self, g: LiveGame, seat: int) -> schemas.HintOut:
+        """The engine's move for ``seat``'s position (a game against the computer, the seat
+        to move); the game is marked assisted (:attr:`GameRow.hints`, its record's
+        ``Assisted`` tag).
+
+        :raises GameError: for a game without a computer seat, or not this seat's turn.
+        """
+        if g.row.bot0 is None and g.row.bot1 is None:
+            raise HintNotAllowedError("hints are for games against the computer")
+        if g.bot_spec(seat) is not None:
+            raise HintNotAllowedError("that seat is the computer's")
+        if g.is_over() or g.round.is_over():
+            raise GameOverError("the round is over")
+        if g.round.to_move != seat:
+            raise NotYourTurnError("it is not your turn")
+        view = g.round.view(seat)
+        ri, ply = g.round_index, g.round.ply
+        seed = random.Random(f"hint:{self.match_seed(g)}:{ri}:{ply}").randrange(2**31)
+        out = await self.bots.run(bot_hint, ANALYSIS_BOT, seed, view, HINT_WORLDS)
+        hints = (g.row.hints or 0) + 1
+        await self.store.write(op_update_game(g.id, hints=hints))
+        g.row.hints = hints
+        return schemas.HintOut(round=ri, ply=ply, **out)  # type: ignore[arg-type]
+
+    @staticmethod
+    def match_seed(g: LiveGame) -> int:
+        """The match's seed (hints and analyses draw their worlds from it)."""
+        return g.match.seed or 0
+
+    async def analysis(self, g: LiveGame) -> schemas.AnalysisOut:
+        """The analysis of a finished game: stored, or started now in the worker pool (one
+        move at a time, so bot moves of other games never wait long) and reported as
+        running with its progress.
+
+        :raises NotFinishedError: while the game goes on.
+        """
+        if not g.is_over():
+            raise NotFinishedError("the analysis is available once the game is over")
+        text = await asyncio.to_thread(self.store.analysis_sync, g.id)
+        if text is not None:
+            return schemas.AnalysisOut(status="done", **json.loads(text))
+        task = self.analyses.get(g.id)
+        if task is None or (task.done() and task.exception() is not None):
+            if task is not None:
+                log.warning("analysis of game %s failed: %s; retrying", g.id, task.exception())
+            self.analyses[g.id] = asyncio.create_task(self._analyse(g))
+        done, total = self.analysis_progress.get(g.id, (0, 0))
+        return schemas.AnalysisOut(status="running", done=done, total=total)
+
+    async def _analyse(self, g: LiveGame) -> None:
+        items = positions(g.match.rounds)
+        self.analysis_progress[g.id] = (0, len(items))
+        reviews: list[MoveReview] = []
+        try:
+            for p in items:
+                reviews.append(await self.bots.run(bot_review, ANALYSIS_BOT, p, ANALYSIS_WORLDS))
+                self.analysis_progress[g.id] = (len(reviews), len(items))
+            data = {"bot": ANALYSIS_BOT, "worlds": ANALYSIS_WORLDS,
+                    **report(reviews, (g.row.name0, g.row.name1))}
+            await self.store.write(op_save_analysis(g.id, ANALYSIS_BOT, json.dumps(data)))
+        finally:
+            self.analysis_progress.pop(g.id, None)
+            if self.analyses.get(g.id) is asyncio.current_task():
+                del self.analyses[g.id]
+
     async def close(self) -> None:
-        """Cancel bot turns."""
+        """Cancel bot turns and analyses."""
+        for t in list(self.analyses.values()):
+            t.cancel()
         for g in list(self.games.values()):
             if g.bot_task is not None:
                 g.bot_task.cancel()

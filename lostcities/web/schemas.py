@@ -174,6 +174,51 @@ class GameSummary(BaseModel):
     your_turn: bool = False
     updated_at: str | None = None
     rematch_id: str | None = None
+    assisted: bool = False
+    """Whether the human player asked the engine for hints."""
+    hints: int = 0
+    """How many."""
+
+
+class MoveEvalOut(BaseModel):
+    """One evaluated move (:class:`lostcities.bots.analysis.MoveEval`)."""
+
+    move: str
+    margin: float
+    """Expected final margin of the round (points, the mover's side)."""
+    win: float
+    """The mover's probability of winning the round."""
+    value: float
+
+
+class HintOut(BaseModel):
+    """The engine's suggestion for the player to move."""
+
+    round: int
+    ply: int
+    player: int
+    worlds: int
+    best: str
+    """The suggested move."""
+    moves: list[MoveEvalOut]
+    """Every evaluated move, best first."""
+
+
+class AnalysisOut(BaseModel):
+    """A finished game's analysis (``lostcities analyse --json``'s fields), or its progress."""
+
+    status: Literal["running", "done"]
+    done: int = 0
+    """Moves analysed so far (while running)."""
+    total: int = 0
+    """Moves to analyse (while running)."""
+    bot: str | None = None
+    worlds: int | None = None
+    players: list[str] = []
+    moves: list[dict[str, Any]] = []
+    """One item per move: round, ply, player, move, best, loss, mark, win, ..."""
+    summary: list[dict[str, Any]] = []
+    """Per player: moves, average_loss, accuracy, inaccuracies, mistakes, blunders."""
 
 
 class ExpeditionOut(BaseModel):

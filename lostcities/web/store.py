@@ -43,6 +43,7 @@ from sqlalchemy.pool import StaticPool
 
 __all__ = [
     "COMMENT_KINDS",
+    "AnalysisRow",
     "Base",
     "CommentRow",
     "GameRow",
@@ -106,6 +107,22 @@ class GameRow(Base):
     """``youngest`` when equal totals go to the :attr:`younger` seat; ``None``: a draw."""
     younger: Mapped[int | None] = mapped_column(Integer, nullable=True)
     """The seat marked as the younger player (with ``tie_break == "youngest"``)."""
+    hints: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """Hints the human seat asked the engine for (any: the game is *assisted*)."""
+
+
+class AnalysisRow(Base):
+    """The analysis of a finished game (``lostcities analyse --json``'s object), computed
+    once and kept."""
+
+    __tablename__ = "lc_analyses"
+
+    game_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("lc_games.id", ondelete="CASCADE"), primary_key=True
+    )
+    created_at: Mapped[datetime.datetime] = mapped_column(DateTime, default=utcnow)
+    bot: Mapped[str] = mapped_column(String(80))
+    data: Mapped[str] = mapped_column(Text)
 
 
 class RoundRow(Base):
@@ -469,6 +486,12 @@ class GameStore:
         """:meth:`load_sync` in a worker thread."""
         return await asyncio.to_thread(self.load_sync, game_id)
 
+    def analysis_sync(self, game_id: str) -> str | None:
+        """The stored analysis of a game (JSON text), or ``None``."""
+        with self._sessions() as s:
+            row = s.get(AnalysisRow, game_id)
+            return None if row is None else row.data
+
     def summaries_sync(self, ids: Sequence[str]) -> list[GameRow]:
         """The game rows of ``ids`` (unknown ids are left out)."""
         if not ids:
@@ -632,6 +655,19 @@ def op_update_game(game_id: str, **values: Any) -> Callable[[Session], int]:
         values.setdefault("updated_at", utcnow())
         res = s.execute(update(GameRow).where(GameRow.id == game_id).values(**values))
         return int(res.rowcount or 0)  # type: ignore[attr-defined]
+
+    return fn
+
+
+def op_save_analysis(game_id: str, bot: str, data: str) -> Callable[[Session], bool]:
+    """Store a game's analysis once; returns whether it was new (a second save changes
+    nothing)."""
+
+    def fn(s: Session) -> bool:
+        if s.get(AnalysisRow, game_id) is not None:
+            return False
+        s.add(AnalysisRow(game_id=game_id, bot=bot, data=data))
+        return True
 
     return fn
 

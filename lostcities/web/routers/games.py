@@ -1,4 +1,5 @@
-"""``/api/games``: create, join, look up, move over HTTP, resign, rematch, replay, record."""
+"""``/api/games``: create, join, look up, move over HTTP, resign, rematch, replay, record,
+hints and analysis."""
 
 from __future__ import annotations
 
@@ -116,3 +117,26 @@ async def record(game_id: str, mgr: GameManager = Depends(get_manager)) -> Plain
         text,
         headers={"Content-Disposition": f'attachment; filename="lostcities-{g.id}.txt"'},
     )
+
+
+@router.post("/{game_id}/hint", response_model=schemas.HintOut)
+async def hint(
+    game_id: str, req: schemas.TokenRequest, mgr: GameManager = Depends(get_manager)
+) -> schemas.HintOut:
+    """The engine's move for your position (games against the computer; the game is then
+    marked assisted)."""
+    g = await mgr.get(game_id)
+    seat = g.seat_for(req.token)
+    if seat is None:
+        raise InvalidTokenError("a seat token is needed for a hint")
+    out = await mgr.hint(g, seat)
+    await g.broadcast()
+    return out
+
+
+@router.get("/{game_id}/analysis", response_model=schemas.AnalysisOut)
+async def analysis(game_id: str, mgr: GameManager = Depends(get_manager)) -> schemas.AnalysisOut:
+    """The analysis of a finished game (computed once, in the bot workers): ``status``
+    ``running`` with its progress until it is ``done``."""
+    g = await mgr.get(game_id)
+    return await mgr.analysis(g)

@@ -44,6 +44,13 @@ async def replay(request: Request, game_id: str) -> HTMLResponse:
     return _page(request, "replay.html", game_id=game_id)
 
 
+@router.get("/analysis/{game_id}", response_class=HTMLResponse)
+async def analysis(request: Request, game_id: str) -> HTMLResponse:
+    """A finished game's analysis: the win-probability curve, the marked moves, each
+    position with the better move."""
+    return _page(request, "replay.html", game_id=game_id, analysis=True)
+
+
 @router.get("/calculator", response_class=HTMLResponse)
 async def calculator(request: Request) -> HTMLResponse:
     """The score calculator."""

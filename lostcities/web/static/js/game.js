@@ -20,6 +20,7 @@
   let sendTimer = null;
   let shownRound = -1;
   let rematchOffer = null;
+  let engineHint = null; // the position ({round, ply}) the shown engine hint is for
 
   // -- connection ---------------------------------------------------------------------------
   function setConn(text, bad = false) {
@@ -127,6 +128,10 @@
 
   function render(keepHint = false) {
     const v = S.view;
+    if (engineHint && (engineHint.round !== S.round || engineHint.ply !== v.ply)) {
+      engineHint = null;
+      $("engine-hint").textContent = "";
+    }
     const colors = S.game.colors;
     document.documentElement.style.setProperty("--ncol", colors.length);
     renderNames();
@@ -395,6 +400,19 @@
       box.appendChild(button("Resign", "small danger", () => {
         if (confirm("Resign this match?")) send({ type: "resign" });
       }));
+      if (S.game.players[opp()].kind === "bot") {
+        const hb = button("Hint", "small", askHint);
+        hb.id = "hint-button";
+        hb.title = "Ask the engine for a move (the game is then marked assisted)";
+        box.appendChild(hb);
+      }
+    }
+    if (S.game.assisted) {
+      const tag = document.createElement("span");
+      tag.className = "muted small";
+      tag.id = "assisted";
+      tag.textContent = `assisted (${S.game.hints} hint${S.game.hints === 1 ? "" : "s"})`;
+      box.appendChild(tag);
     }
     if (S.match.over) {
       if (S.seat !== null) box.appendChild(button(rematchOffer || S.game.rematch_id ? "Join rematch" : "Rematch", "small primary", rematch));
@@ -403,6 +421,11 @@
       a.href = `/replay/${gameId}`;
       a.textContent = "Replay";
       box.appendChild(a);
+      const an = document.createElement("a");
+      an.className = "btn small";
+      an.href = `/analysis/${gameId}`;
+      an.textContent = "Analysis";
+      box.appendChild(an);
       const d = document.createElement("a");
       d.className = "btn small";
       d.href = `/api/games/${gameId}/record`;
@@ -457,6 +480,11 @@
       a.href = `/replay/${gameId}`;
       a.textContent = "Replay";
       btns.appendChild(a);
+      const an = document.createElement("a");
+      an.className = "btn";
+      an.href = `/analysis/${gameId}`;
+      an.textContent = "Analysis";
+      btns.appendChild(an);
       btns.appendChild(button("Close", "", hideModal));
     }
     $("modal").classList.remove("hidden");
@@ -465,6 +493,21 @@
     void force;
   }
   function hideModal() { $("modal").classList.add("hidden"); }
+
+  async function askHint() {
+    const b = $("hint-button");
+    if (b) b.disabled = true;
+    try {
+      const h = await LC.api("POST", `/api/games/${gameId}/hint`, { token });
+      const best = h.moves[0];
+      engineHint = { round: h.round, ply: h.ply };
+      $("engine-hint").textContent = `Hint: ${h.best} (expected margin ${best.margin >= 0 ? "+" : ""}${best.margin.toFixed(1)}, ${Math.round(100 * best.win)}% to win the round)`;
+    } catch (e) {
+      hint(e.message, true);
+    } finally {
+      if (b) b.disabled = false;
+    }
+  }
 
   async function rematch() {
     try {

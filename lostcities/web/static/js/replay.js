@@ -50,6 +50,7 @@
   function show() {
     const r = data.rounds[ri];
     const f = r.frames[k];
+    document.dispatchEvent(new CustomEvent("replay:show", { detail: { round: ri, frame: k } }));
     [...tabs.children].forEach((b, i) => b.classList.toggle("primary", i === ri));
     $("slider").max = r.frames.length - 1;
     $("slider").value = k;
@@ -97,5 +98,8 @@
     else if (e.key === "Home") { k = 0; show(); }
     else if (e.key === "End") { k = data.rounds[ri].frames.length - 1; show(); }
   });
+  // the analysis page (analysis.js) moves to a position with this
+  window.LCReplay = { goto(r, frame) { ri = r; k = frame; show(); }, data };
+  document.dispatchEvent(new CustomEvent("replay:ready"));
   show();
 })();

@@ -1,0 +1,104 @@
+// The analysis page: the replay (replay.js) plus the engine's review of every move: the
+// win-probability curve of each round, the marked moves, and, for the position shown, the
+// move played against the better one. The server computes it once, in its bot workers.
+"use strict";
+(() => {
+  const root = document.getElementById("replay");
+  const id = root.dataset.game;
+  const $ = (x) => document.getElementById(x);
+  const SIGN = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+  const COLOR = { inaccuracy: "#d9a400", mistake: "#e06c00", blunder: "#c00000" };
+  let A = null;
+  let ready = !!window.LCReplay;
+  document.addEventListener("replay:ready", () => { ready = true; draw(); });
+  document.addEventListener("replay:show", (e) => select(e.detail.round, e.detail.frame));
+
+  async function poll() {
+    let a;
+    try {
+      a = await LC.api("GET", `/api/games/${encodeURIComponent(id)}/analysis`);
+    } catch (e) {
+      $("analysis-status").textContent = e.message;
+      return;
+    }
+    if (a.status !== "done") {
+      $("analysis-status").textContent = `Analysing the game… ${a.done} of ${a.total || "?"} moves`;
+      setTimeout(poll, 1000);
+      return;
+    }
+    A = a;
+    $("analysis-status").textContent = `Each move tried in ${a.worlds} sampled deals by the ${a.bot} engine, from the mover's view only.`;
+    draw();
+  }
+
+  function draw() {
+    if (!A || !ready) return;
+    const names = A.players;
+    let t = `<table class="sheet"><thead><tr><th>player</th><th>accuracy</th><th>avg loss</th><th>?!</th><th>?</th><th>??</th></tr></thead><tbody>`;
+    for (const s of A.summary) {
+      t += `<tr><td>${LC.esc(names[s.player])}</td><td>${s.accuracy.toFixed(1)}%</td><td>${s.average_loss.toFixed(1)}</td><td>${s.inaccuracies}</td><td>${s.mistakes}</td><td>${s.blunders}</td></tr>`;
+    }
+    $("analysis-summary").innerHTML = t + "</tbody></table>";
+    const curves = $("analysis-curves");
+    curves.innerHTML = "";
+    const rounds = [...new Set(A.moves.map((m) => m.round))];
+    const W = 600, H = 110;
+    for (const rnd of rounds) {
+      const ms = A.moves.filter((m) => m.round === rnd);
+      const x = (ply) => 4 + (W - 8) * (ply + 1) / (ms.length + 1);
+      const y = (p) => 4 + (H - 8) * (1 - p);
+      const p0 = (m) => (m.player === 0 ? m.win : 1 - m.win);
+      const pts = ms.map((m) => `${x(m.ply).toFixed(1)},${y(p0(m)).toFixed(1)}`).join(" ");
+      let svg = `<svg viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="round ${rnd}: ${LC.esc(names[0])}'s chance to win the round after each move" class="curve" data-round="${rnd}">`;
+      svg += `<line x1="0" x2="${W}" y1="${y(0.5)}" y2="${y(0.5)}" stroke="#999" stroke-dasharray="4 3"/>`;
+      svg += `<polyline fill="none" stroke="#1f5fa8" stroke-width="1.6" points="${pts}"/>`;
+      for (const m of ms) {
+        if (!m.mark) continue;
+        svg += `<circle class="mark-dot" data-round="${rnd}" data-ply="${m.ply}" cx="${x(m.ply).toFixed(1)}" cy="${y(p0(m)).toFixed(1)}" r="4" fill="${COLOR[m.mark]}"><title>${LC.esc(names[m.player])} ${m.move}: ${m.mark}</title></circle>`;
+      }
+      svg += "</svg>";
+      const h = document.createElement("div");
+      h.innerHTML = `<small class="muted">Round ${rnd}: ${LC.esc(names[0])}'s chance to win the round</small>${svg}`;
+      curves.appendChild(h);
+    }
+    curves.querySelectorAll(".mark-dot").forEach((c) => {
+      c.style.cursor = "pointer";
+      c.addEventListener("click", () => go(Number(c.dataset.round), Number(c.dataset.ply)));
+    });
+    const list = $("analysis-moves");
+    list.innerHTML = "";
+    for (const m of A.moves) {
+      const row = document.createElement("button");
+      row.type = "button";
+      row.className = `analysis-row${m.mark ? " " + m.mark : ""}`;
+      row.dataset.round = m.round;
+      row.dataset.ply = m.ply;
+      row.style.cssText = "display:block;width:100%;text-align:left;background:none;border:0;padding:.1rem .3rem;cursor:pointer;font:inherit";
+      if (m.mark) row.style.color = COLOR[m.mark];
+      row.textContent = `R${m.round} ${m.ply + 1}. ${names[m.player]} ${m.move}${m.mark ? " " + SIGN[m.mark] + " " + m.mark + ` (-${m.loss.toFixed(1)}, better ${m.best})` : ""}`;
+      row.addEventListener("click", () => go(m.round, m.ply));
+      list.appendChild(row);
+    }
+  }
+
+  // show the position before the move (the replay's frame number = the ply)
+  function go(rnd, ply) { window.LCReplay.goto(rnd - 1, ply); }
+
+  function select(ri, frame) {
+    if (!A) return;
+    const m = A.moves.find((x) => x.round === ri + 1 && x.ply === frame);
+    document.querySelectorAll(".analysis-row").forEach((r) => {
+      r.classList.toggle("selected", Number(r.dataset.round) === ri + 1 && Number(r.dataset.ply) === frame);
+      r.style.fontWeight = r.classList.contains("selected") ? "bold" : "";
+    });
+    const el = $("analysis-move");
+    if (!m) { el.textContent = ""; return; }
+    const who = A.players[m.player];
+    const pct = (p) => `${Math.round(100 * p)}%`;
+    el.textContent = m.move === m.best
+      ? `${who} to move: played ${m.move}, the engine's choice too (${pct(m.win)} to win the round).`
+      : `${who} to move: played ${m.move} (${pct(m.win)} to win the round); better ${m.best} (${pct(m.best_win)}), ${m.loss.toFixed(1)} points more expected${m.mark ? " — " + m.mark : ""}.`;
+  }
+
+  poll();
+})();
