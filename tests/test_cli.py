@@ -132,7 +132,10 @@ def test_unknown_command_and_flags() -> None:
 def test_every_command_names_its_handler() -> None:
     from lostcities.cli import COMMANDS, build_parser
 
-    needed = {"replay": ["-"], "match": ["a", "b"], "tournament": ["a", "b"], "bot": ["random"]}
+    needed = {
+        "replay": ["-"], "match": ["a", "b"], "tournament": ["a", "b"], "bot": ["random"],
+        "comments": ["list"],
+    }
     parser = build_parser()
     for name, _, _, target in COMMANDS:
         assert parser.parse_args([name, *needed.get(name, [])]).handler == target
