@@ -1067,6 +1067,13 @@ class Round:
             self.scores(),
         )
 
+    def _repr_svg_(self) -> str:
+        """The round as an SVG picture, both hands face up (notebooks show it;
+        :func:`lostcities.svg.position`)."""
+        from lostcities import svg  # only when drawn, as python-chess imports chess.svg
+
+        return svg.position(self)
+
     def __repr__(self) -> str:
         state = "over" if self._termination is not None else f"player {self._turn} to move"
         return f"<Round {self.variant.name} ply {self.ply}, {state}, deck {len(self._deck)}>"
@@ -1301,6 +1308,13 @@ class PlayerView:
             self.variant, exps, self.discard_piles, self.deck_size, self.to_move, hands,
             self.scores(),
         )
+
+    def _repr_svg_(self) -> str:
+        """The view as an SVG picture, the opponent's hand as card backs (notebooks show it;
+        :func:`lostcities.svg.position`)."""
+        from lostcities import svg  # only when drawn, as python-chess imports chess.svg
+
+        return svg.position(self)
 
 
 class RoundTables(NamedTuple):
