@@ -19,6 +19,7 @@ from typing import IO
 from lostcities.achievements import DEFAULT_GOALS, GoalSet, load_goals
 from lostcities.arena.results import SPRT_MIN_DEALS, MatchResult, RoundResult, TournamentResult
 from lostcities.bots import Bot, make, parse_spec
+from lostcities.bots.base import one_core_per_bot
 from lostcities.referee import DEFAULT_GRACE, Referee, forfeit_reason
 from lostcities.rules import Round, Termination
 from lostcities.stats import SprtParams, fit_ladder, sprt_decision, sprt_llr
@@ -285,6 +286,7 @@ def _deal_results(
         finally:
             players.close()
         return
+    one_core_per_bot()
     ctx = multiprocessing.get_context("spawn")
     pool = ctx.Pool(jobs, initializer=_worker_init, initargs=(config,))
     pending: dict[int, multiprocessing.pool.AsyncResult[list[RoundResult]]] = {}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import abc
 import math
+import os
 import random
 from typing import TYPE_CHECKING
 
@@ -167,3 +168,16 @@ class SpecOptions:
     def text(self, key: str, default: str | None) -> str | None:
         """The option as given (``default`` when absent)."""
         return self.options.get(key, default)
+
+
+BLAS_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+"""The variables that set how many threads NumPy's linear algebra starts."""
+
+
+def one_core_per_bot() -> None:
+    """Make the worker processes started from now on (the arena's, self-play's, the web
+    app's bot pool) use one thread each for NumPy's linear algebra, unless the variables
+    are already set: a network bot's matrix products otherwise start a thread per core in
+    every worker, and many workers on few cores slow each other tenfold."""
+    for name in BLAS_THREAD_VARIABLES:
+        os.environ.setdefault(name, "1")

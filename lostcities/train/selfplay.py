@@ -49,6 +49,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lostcities.arena import derive_seed
+from lostcities.bots.base import one_core_per_bot
 from lostcities.bots.heuristic import HeuristicBot
 from lostcities.nn import NUM_FEATURES, Network, features
 from lostcities.rules import Move, PlayerView, Round
@@ -345,6 +346,7 @@ def _rounds(
         for i in todo:
             yield play_round(teacher, config, seed, iteration, i)
         return
+    one_core_per_bot()
     ctx = multiprocessing.get_context("spawn")
     pool = ctx.Pool(min(jobs, len(todo)), initializer=_worker_init, initargs=(teacher, config, seed, iteration))
     finished = False

@@ -127,3 +127,16 @@ def test_strength_benchmark_statistics() -> None:
     assert all(g.b_score == 0 for g in res.games)  # discard never scores
     text = mod.report(res)
     assert "6 rounds (3 deals)" in text and "win rate" in text
+
+
+def test_one_core_per_bot_sets_the_blas_threads_unless_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    from lostcities.bots.base import BLAS_THREAD_VARIABLES, one_core_per_bot
+
+    for name in BLAS_THREAD_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MKL_NUM_THREADS", "3")
+    one_core_per_bot()
+    import os
+
+    assert os.environ["OMP_NUM_THREADS"] == "1" and os.environ["OPENBLAS_NUM_THREADS"] == "1"
+    assert os.environ["MKL_NUM_THREADS"] == "3"
