@@ -5,7 +5,7 @@
 #   2. pip install -e '.[dev]'
 #   3. start a throwaway PostgreSQL cluster (if the server binaries exist) and
 #      export LOSTCITIES_TEST_POSTGRES_URL
-#   4. ruff check lostcities tests; mypy lostcities; pytest
+#   4. ruff check lostcities tests; mypy lostcities; the wheel (scripts/check_wheel.sh); pytest
 #
 # Every check runs even if an earlier one fails; the script exits non-zero if
 # any step failed (pytest exit code 5, "no tests collected", counts as failure).
@@ -127,6 +127,7 @@ run_check() {
 run_check "compile the numba kernels once" "$PYTHON" scripts/warm_numba.py
 run_check "ruff check" "$PYTHON" -m ruff check lostcities tests
 run_check "mypy" "$PYTHON" -m mypy lostcities
+run_check "wheel and sdist (fresh venvs)" env PYTHON="$PYTHON" bash scripts/check_wheel.sh
 eval "pytest_args=($PYTEST_ARGS)"
 run_check "pytest" "$PYTHON" -m pytest "${pytest_args[@]}" "$@"
 
