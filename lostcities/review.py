@@ -18,7 +18,15 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 from lostcities.bots import Bot, BotSpecError, make, parse_spec
-from lostcities.bots.analysis import MoveReview, Position, positions, report, review
+from lostcities.bots.analysis import (
+    DEFAULT_BOT,
+    DEFAULT_WORLDS,
+    MoveReview,
+    Position,
+    positions,
+    report,
+    review,
+)
 from lostcities.presentation import format_analysis
 from lostcities.record import GameRecord, RecordError, read_records
 
@@ -34,13 +42,6 @@ __all__ = [
     "game_report",
     "plot_games",
 ]
-
-DEFAULT_BOT = "ismcts"
-"""The analysing bot (its candidates: the heuristic's three best card actions, each with two
-draws; the smart rollouts, compiled)."""
-DEFAULT_WORLDS = 1000
-"""Sampled worlds per move by default (a 3-round match in about 15 s on one core with numba)."""
-
 
 @dataclass(frozen=True)
 class _Task:

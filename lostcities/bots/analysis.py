@@ -46,6 +46,8 @@ if TYPE_CHECKING:
 __all__ = [
     "ACCURACY_SCALE",
     "BLUNDER",
+    "DEFAULT_BOT",
+    "DEFAULT_WORLDS",
     "INACCURACY",
     "MARKS",
     "MISTAKE",
@@ -64,6 +66,11 @@ __all__ = [
     "summary",
 ]
 
+DEFAULT_BOT = "ismcts"
+"""The analysing bot of ``lostcities analyse``, the web app and the TUI (its candidates: the
+heuristic's three best card actions, each with two draws; the smart rollouts, compiled)."""
+DEFAULT_WORLDS = 1000
+"""Sampled worlds per move by default (about 40 ms a move with numba, on one core)."""
 INACCURACY = 4.0
 """Expected points lost against the best move from which a move is an inaccuracy."""
 MISTAKE = 8.0

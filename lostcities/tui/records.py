@@ -1,5 +1,6 @@
 """The game record of a terminal match: :mod:`lostcities.record`'s format, with every undo
-kept as a ``{undo MOVE}`` comment where the undone move was made.
+kept as a ``{undo MOVE}`` comment where the undone move was made, and an ``Assisted`` tag
+when the person asked for hints.
 
 >>> s = Session(rounds=1, seed=2, opponent="random")
 >>> r = s.start_round()
@@ -20,6 +21,8 @@ def build_record(session: Session) -> GameRecord:
     tags = {"Event": "Hot-seat game" if session.hotseat else "Terminal game"}
     if not session.hotseat:
         tags["Opponent"] = session.opponent
+    if session.hints:
+        tags["Assisted"] = f"{session.hints} hints"
     rec = GameRecord.from_match(session.match, players=session.names, **tags)
     for u in session.undos:
         rec.rounds[u.round_index].comments.append((u.ply, f"undo {u.move}"))

@@ -89,6 +89,9 @@ class Session:
         """The match's referee: people's seats are ``None`` (their moves are submitted),
         the bot sits in :data:`BOT_SEAT` (told every move, restarted every round)."""
         self.undos: list[UndoRecord] = []
+        self.hints = 0
+        """Hints the person asked the engine for (any: the game is assisted, as its record
+        says)."""
         if hotseat:
             self.names: tuple[str, str] = ("player 1", "player 2")
         else:

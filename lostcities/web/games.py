@@ -34,7 +34,16 @@ from typing import Protocol, TypeVar
 from sqlalchemy.exc import IntegrityError
 
 from lostcities.bots import BotSpecError, make
-from lostcities.bots.analysis import MoveReview, Position, positions, report, review
+from lostcities.bots.analysis import (
+    DEFAULT_BOT,
+    DEFAULT_WORLDS,
+    MoveReview,
+    Position,
+    positions,
+    report,
+    review,
+)
+from lostcities.bots.base import one_core_per_bot
 from lostcities.cards import get_variant
 from lostcities.match import Match, round_seed
 from lostcities.referee import Referee
@@ -214,11 +223,11 @@ def bot_choose(
         bot.close()
 
 
-ANALYSIS_BOT = "ismcts"
+ANALYSIS_BOT = DEFAULT_BOT
 """The bot behind hints and the analysis page (:meth:`lostcities.bots.Bot.analyse`)."""
-HINT_WORLDS = 1000
+HINT_WORLDS = DEFAULT_WORLDS
 """Sampled worlds per hint (about 0.1 s with numba)."""
-ANALYSIS_WORLDS = 1000
+ANALYSIS_WORLDS = DEFAULT_WORLDS
 """Sampled worlds per move of a game's analysis (``lostcities analyse``'s default)."""
 
 
@@ -326,6 +335,7 @@ class BotRunner:
     def _executor(self) -> concurrent.futures.Executor:
         if self._pool is None:
             if self.kind == "process":
+                one_core_per_bot()
                 ctx = multiprocessing.get_context("spawn")
                 self._pool = concurrent.futures.ProcessPoolExecutor(
                     self.workers, mp_context=ctx, initializer=_prepare_worker,
@@ -733,6 +743,21 @@ def new_id() -> str:
     return secrets.token_urlsafe(9)
 
 
+def new_invite() -> str:
+    """A fresh invite code: 128 random bits from the OS's CSPRNG (``secrets``), URL-safe;
+    only its hash (:func:`~lostcities.web.store.hash_token`) is stored."""
+    return secrets.token_urlsafe(16)
+
+
+def invite_matches(stored: str, invite: str) -> bool:
+    """Whether ``invite`` is the code whose stored form is ``stored``, compared in
+    constant time (``hmac.compare_digest``). Rows written before invites were hashed hold
+    the code itself (16 characters, never 64 hex digits like a hash): still accepted."""
+    if len(stored) == 64:
+        return hmac.compare_digest(stored, hash_token(invite))
+    return hmac.compare_digest(stored.encode(), invite.encode())
+
+
 def new_token() -> str:
     """A seat token (256 bits)."""
     return secrets.token_urlsafe(32)
@@ -931,7 +956,7 @@ class GameManager:
         )
         r = m.new_round()
         token = new_token()
-        invite = secrets.token_urlsafe(12) if bot is None else None
+        invite = new_invite() if bot is None else None
         row = GameRow(
             id=new_id(),
             variant=variant.name,
@@ -948,7 +973,7 @@ class GameManager:
             bot1=bot,
             token0=hash_token(token),
             token1=None,
-            invite=invite,
+            invite=hash_token(invite) if invite is not None else None,  # stored hashed
             rematch_of=rematch_of,
             tie_break=None if m.tie_break == "draw" else m.tie_break,
             younger=m.younger,
@@ -968,16 +993,23 @@ class GameManager:
 
         :raises SeatTakenError: if the seat is already taken (or the code is wrong).
         """
+        return await self._join(game_id, name, invite=invite)
+
+    async def _join(
+        self, game_id: str, name: str, *, invite: str | None = None
+    ) -> tuple[LiveGame, str]:
+        # invite None: the server's own rematch seats the other player (no code to check)
         g = await self.get(game_id)
         async with g.lock:
             if g.row.token1 is not None or g.row.bot1 is not None:
                 raise SeatTakenError("this invite was already used: the seat is taken")
-            if g.row.invite is None or not hmac.compare_digest(g.row.invite, invite):
+            stored = g.row.invite
+            if stored is None or (invite is not None and not invite_matches(stored, invite)):
                 raise InvalidTokenError("invalid invite code for this game")
             token = new_token()
             h = hash_token(token)
             pname = name or "Player 2"
-            changed = await self.store.write(op_claim_seat(g.id, 1, invite, h, pname))
+            changed = await self.store.write(op_claim_seat(g.id, 1, stored, h, pname))
             if not changed:
                 raise SeatTakenError("this invite was already used: the seat is taken")
             g.row.token1 = h
@@ -1013,7 +1045,7 @@ class GameManager:
                     and other.row.invite
                 ):
                     name = g.row.name1 if seat == 1 else g.row.name0
-                    _, tok = await self.join(other.id, other.row.invite, name)
+                    _, tok = await self._join(other.id, name)
                     return other, 1, tok
                 raise SeatTakenError(f"the rematch was already created: game {other.id}")
             names = (g.row.name0, g.row.name1)

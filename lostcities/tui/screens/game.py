@@ -7,6 +7,8 @@ Keys (all work without a mouse):
 - then the draw source: ``.`` or space for the draw pile, a colour letter for the top of
   that discard pile (Enter: the draw pile); Esc goes back;
 - ``:`` (or ``+``/``-``) types a whole move in notation, such as ``+y7.`` or ``-r10b``;
+- ``h`` asks the engine for a hint (games against a bot only; the game is then marked
+  assisted in its record);
 - ``u`` undoes your last move while the bot is still thinking (games against a bot only;
   never a move that drew from the draw pile, whose card you have seen: Esc before the draw
   changes a card action);
@@ -28,7 +30,8 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
-from lostcities.bots import Bot
+from lostcities.bots import Bot, make
+from lostcities.bots.analysis import DEFAULT_BOT, DEFAULT_WORLDS
 from lostcities.cards import RANKS, Card, Color
 from lostcities.errors import IllegalMoveError, InvalidMoveError
 from lostcities.rules import Action, Move, PlayerView
@@ -67,6 +70,7 @@ class GameScreen(Screen[None]):
         Binding("d", "key('d')", "discard"),
         Binding("full_stop", "key('.')", "draw pile", key_display="."),
         Binding("u", "undo", "undo"),
+        Binding("h", "hint", "hint"),
         Binding("colon", "type_move", "type move", key_display=":"),
         Binding("question_mark", "help", "help", key_display="?"),
         Binding("q", "quit_game", "quit"),
@@ -83,6 +87,15 @@ class GameScreen(Screen[None]):
             self.bot = bot
             self.move = move
             self.error = error
+
+    class HintReady(Message):
+        """The hint's worker finished (``text``: the hint in words, or why there is none)."""
+
+        def __init__(self, key: tuple[int, int], text: str, ok: bool) -> None:
+            super().__init__()
+            self.key = key
+            self.text = text
+            self.ok = ok
 
     def __init__(self, session: Session) -> None:
         super().__init__()
@@ -332,8 +345,8 @@ class GameScreen(Screen[None]):
                 event.stop()
             return
         ch = event.character
-        if ch == "u" and self.session.hotseat:
-            self.action_undo()
+        if ch in ("u", "h") and self.session.hotseat:
+            self.action_undo() if ch == "u" else self.action_hint()
             event.stop()
         elif event.key in ("enter", "space", "escape", "backspace"):
             self.press(event.key)
@@ -341,7 +354,7 @@ class GameScreen(Screen[None]):
         elif event.key in ("plus", "minus") and ch:
             self.action_type_move(ch)
             event.stop()
-        elif ch and ch.isprintable() and ch not in "p.d:?qu":
+        elif ch and ch.isprintable() and ch not in "p.d:?quh":
             self.press(ch.lower())
             event.stop()
 
@@ -523,6 +536,41 @@ class GameScreen(Screen[None]):
         self.set_prompt(self.pick_prompt())
         self.redraw()
 
+    def action_hint(self) -> None:
+        """``h``: the engine's move for the person's position, worked out on a thread."""
+        s = self.session
+        if s.hotseat:
+            self.set_prompt("no hints in hot-seat games", error=True)
+            return
+        if self.phase not in ("pick", "draw"):
+            self.set_prompt("a hint is for your turn", error=True)
+            return
+        self.set_prompt("asking the engine…")
+        self.find_hint(s.view(), (s.round_index, s.round.ply))
+
+    @work(thread=True, exclusive=True, group="hint", exit_on_error=False)
+    def find_hint(self, view: PlayerView, key: tuple[int, int]) -> None:
+        """The analysis of ``view`` (the person's own view only) on a thread."""
+        try:
+            a = make(DEFAULT_BOT).analyse(view, worlds=DEFAULT_WORLDS, seed=key[0] * 1000 + key[1])
+        except Exception as e:  # never break the game over a hint
+            self.post_message(self.HintReady(key, f"no hint: {e}", False))
+            return
+        best = a.moves[0]
+        text = (
+            f"hint: {a.best}  (expected margin {best.margin:+.1f},"
+            f" {100 * best.win:.0f}% to win the round)"
+        )
+        self.post_message(self.HintReady(key, text, True))
+
+    def on_game_screen_hint_ready(self, msg: GameScreen.HintReady) -> None:
+        s = self.session
+        if msg.key != (s.round_index, s.round.ply) or self.phase not in ("pick", "draw"):
+            return  # the position moved on
+        if msg.ok:
+            s.hints += 1
+        self.set_prompt(msg.text, error=not msg.ok)
+
     def action_help(self) -> None:
         self.app.action_show_help()  # type: ignore[attr-defined]
 
@@ -530,6 +578,6 @@ class GameScreen(Screen[None]):
         self.app.action_confirm_quit()  # type: ignore[attr-defined]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # no undo in hot-seat: not in the footer (on_key says why when pressed)
-        return not (action == "undo" and self.session.hotseat)
+        # no undo or hint in hot-seat: not in the footer (on_key says why when pressed)
+        return not (action in ("undo", "hint") and self.session.hotseat)
 

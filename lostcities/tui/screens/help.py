@@ -26,6 +26,7 @@ def help_text() -> str:
         "  y b w g r p  ...or take the top card of that discard pile\n"
         "  Esc          go back\n"
         "  : + -        type a whole move: +y7. (play y7, draw pile), -r10b\n"
+        "  h            a hint: the engine's move (the game is then marked assisted)\n"
         "  u            undo your move while the bot thinks (not in hot-seat,\n"
         "               not after a draw from the draw pile: you saw the card)\n"
         "  q quit   ? this help   (long variant: p then a rank picks a purple card)\n"

@@ -1,17 +1,23 @@
-"""End of the match: the result, every round's scores, and the game record (saved where
-``--save`` says, or offered)."""
+"""End of the match: the result, every round's scores, the game record (saved where
+``--save`` says, or offered) and, on ``a``, the engine's analysis of every move (the table of
+``lostcities analyse``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
+from lostcities.bots import make
+from lostcities.bots.analysis import DEFAULT_BOT, DEFAULT_WORLDS, positions, report, review
 from lostcities.match import TIE_BROKEN
+from lostcities.presentation import format_analysis
 from lostcities.tui.session import Session
 
 __all__ = ["MatchEndScreen", "match_summary"]
@@ -48,7 +54,17 @@ class MatchEndScreen(Screen[None]):
         Binding("enter", "done", "quit"),
         Binding("q", "done", "quit", show=False),
         Binding("s", "offer_save", "save record"),
+        Binding("a", "analyse", "analysis"),
     ]
+
+    class Analysed(Message):
+        """Progress of the analysis worker (``table`` once it is done)."""
+
+        def __init__(self, done: int, total: int, table: str | None) -> None:
+            super().__init__()
+            self.done = done
+            self.total = total
+            self.table = table
 
     def __init__(
         self, session: Session, saved: str, save: Callable[[str], str]
@@ -57,13 +73,43 @@ class MatchEndScreen(Screen[None]):
         self.session = session
         self.saved = saved
         self.save = save
+        self.analysing = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="match-end"):
             yield Static(match_summary(self.session), id="match-summary")
             yield Static(self.saved, id="save-status")
             yield Input(placeholder="file name for the record", id="save-input")
+            with VerticalScroll(id="analysis-box"):
+                yield Static("a: the engine's analysis of every move", id="analysis")
         yield Footer()
+
+    def action_analyse(self) -> None:
+        if isinstance(self.focused, Input) or self.analysing:
+            return
+        self.analysing = True
+        self.query_one("#analysis", Static).update("analysing…")
+        self.analyse_match()
+
+    @work(thread=True, exclusive=True, group="analysis", exit_on_error=False)
+    def analyse_match(self) -> None:
+        """Every move, from its mover's view, on a thread (a 3-round match: seconds)."""
+        bot = make(DEFAULT_BOT)
+        items = positions(self.session.match.rounds)
+        reviews = []
+        for k, p in enumerate(items):
+            reviews.append(review(bot, p, worlds=DEFAULT_WORLDS))
+            if k % 10 == 0:
+                self.post_message(self.Analysed(k, len(items), None))
+        table = format_analysis(report(reviews, self.session.names), only_marked=True)
+        self.post_message(self.Analysed(len(items), len(items), table))
+
+    def on_match_end_screen_analysed(self, msg: MatchEndScreen.Analysed) -> None:
+        box = self.query_one("#analysis", Static)
+        if msg.table is None:
+            box.update(f"analysing… {msg.done} of {msg.total} moves")
+        else:
+            box.update("The marked moves (?! inaccuracy, ? mistake, ?? blunder):\n\n" + msg.table)
 
     def action_offer_save(self) -> None:
         box = self.query_one("#save-input", Input)
