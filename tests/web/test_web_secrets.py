@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_web_server import create_friend_game, play_friend_game
+from test_web_server import play_friend_game
 from wsclient import Client
 
 from lostcities.web import games
