@@ -40,10 +40,10 @@ from dataclasses import replace
 import numpy as np
 import numpy.typing as npt
 
-from lostcities.cards import ALL_CARDS, Card
+from lostcities.cards import ALL_CARDS, Card, Variant
 from lostcities.nn.features import hand_affine
 from lostcities.nn.model import Network
-from lostcities.rules import NUM_MOVES, PlayerView
+from lostcities.rules import NUM_MOVES, Move, PlayerView
 
 __all__ = ["HandInference"]
 
@@ -56,9 +56,12 @@ class _Step:
     """One past decision of the opponent, prepared: the first layer folded over the
     hand's counts, the moves legal with each card, the move made."""
 
-    __slots__ = ("bias", "drawn", "known", "legal", "move", "played", "table")
+    __slots__ = ("bias", "drawn", "head", "kinds", "known", "move", "played", "table")
 
-    def __init__(self, net: Network, view: PlayerView, move_index: int) -> None:
+    def __init__(
+        self, net: Network, head: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]],
+        view: PlayerView, move_index: int,
+    ) -> None:
         w1, b1 = net.trunk[0]
         f0, cols = hand_affine(view)
         every = tuple(c for c in _CARD_OF_KIND if c.color < view.variant.num_colors)
@@ -66,8 +69,11 @@ class _Step:
         legal[[m.index for m in replace(view, hand=every).legal_moves()]] = True
         self.table = (w1 @ cols).T.astype(np.float32)  # (60, hidden): one row per kind
         self.bias = (w1 @ f0 + b1).astype(np.float32)
-        self.legal = legal
-        self.move = move_index
+        can = np.flatnonzero(legal)  # the policy head cut to the moves that can be legal
+        self.head = (head[0][can], head[1][can])
+        self.kinds = _KIND_OF_MOVE[can]
+        self.move = int(np.searchsorted(can, move_index))
+        """The move made, as a column of :attr:`head`."""
         self.played = move_index // 7 % _KINDS
         d = move_index % 7
         # the kind of the card drawn from a discard pile (its top before the move), else -1
@@ -87,7 +93,9 @@ class HandInference:
         self.network = network
         self.steps = steps
         self.power = power
-        self._cache: dict[tuple[object, ...], _Step] = {}
+        self._cache: dict[int, _Step] = {}
+        self._history: tuple[Move, ...] = ()
+        self._variant: Variant | None = None
         self._net32 = [(w.astype(np.float32), b.astype(np.float32)) for w, b in network.trunk[1:]]
         self._policy32 = (
             network.policy_head[0].astype(np.float32),
@@ -103,18 +111,23 @@ class HandInference:
         if not ts:
             return []
         earlier: list[PlayerView] | None = None
+        # the steps prepared for this round so far, kept while the history grows
+        n = len(self._history)
+        if not (n <= len(history) and history[:n] == self._history and view.variant is self._variant):
+            self._cache = {}
+        self._history = history
+        self._variant = view.variant
         out = []
-        keep: dict[tuple[object, ...], _Step] = {}
         for t in ts:
-            key = (view.variant.name, history[: t + 1])
-            step = self._cache.get(key)
+            step = self._cache.get(t)
             if step is None:
                 if earlier is None:
                     earlier = view.earlier_views()
-                step = _Step(self.network, earlier[t], history[t].index)
-            keep[key] = step
+                step = _Step(self.network, self._policy32, earlier[t], history[t].index)
+                self._cache[t] = step
             out.append(step)
-        self._cache = keep
+        for t in [t for t in self._cache if t < ts[-1]]:
+            del self._cache[t]
         return out
 
     def log_weights(
@@ -144,19 +157,18 @@ class HandInference:
                 hand.append(step.played)
                 rows[j].append(list(hand))
                 known = step.known
-        for j, step in enumerate(steps):
-            counts = np.zeros((n, _KINDS), np.float32)
-            for i, hand in enumerate(rows[j]):
-                for k in hand:
-                    counts[i, k] += 1.0
-            h = counts @ step.table + step.bias
+        counts = np.zeros((len(steps), n, _KINDS), np.float32)
+        for j, hands in enumerate(rows):
+            idx = np.array(hands, np.int64)  # (n, hand size)
+            np.add.at(counts[j], (np.arange(n)[:, None], idx), 1.0)
+        h = np.concatenate([counts[j] @ step.table + step.bias for j, step in enumerate(steps)])
+        np.maximum(h, 0.0, out=h)
+        for w, b in self._net32:
+            h = h @ w.T + b
             np.maximum(h, 0.0, out=h)
-            for w, b in self._net32:
-                h = h @ w.T + b
-                np.maximum(h, 0.0, out=h)
-            logits = h @ self._policy32[0].T + self._policy32[1]
-            mask = step.legal[None, :] & (counts[:, _KIND_OF_MOVE] > 0)
-            logits = np.where(mask, logits, -np.inf)
+        for j, step in enumerate(steps):
+            logits = h[j * n : (j + 1) * n] @ step.head[0].T + step.head[1]
+            logits[counts[j][:, step.kinds] == 0] = -np.inf
             top = logits.max(axis=1, keepdims=True)
             lse = np.log(np.exp(logits - top).sum(axis=1)) + top[:, 0]
             out += logits[:, step.move].astype(np.float64) - lse
