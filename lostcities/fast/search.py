@@ -39,11 +39,11 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from lostcities.cards import Card
 from lostcities.errors import IllegalMoveError
 from lostcities.fast import kernels as K
 from lostcities.fast.smart import MersenneState, flat_hands_kernel, flat_smart_kernel
 from lostcities.fast.state import state_from_round
-from lostcities.cards import Card
 from lostcities.rules import Move, PlayerView
 from lostcities.scoring import MARGIN_SCALE
 
