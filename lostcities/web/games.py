@@ -511,7 +511,8 @@ class LiveGame:
             totals=list(self.match.totals()),
             to_move=to_move,
             seat=seat,
-            your_turn=seat is not None and to_move == seat,
+            # a game still waiting for the friend is nobody's turn yet
+            your_turn=seat is not None and to_move == seat and row.status != "waiting",
             updated_at=row.updated_at.isoformat() + "Z" if row.updated_at else None,
             rematch_id=row.rematch_id,
             assisted=bool(row.hints),
@@ -614,8 +615,9 @@ class LiveGame:
             r = self.round
             if round_index != self.round_index or ply != r.ply:
                 raise StaleMoveError(
-                    f"stale move: made at round {round_index + 1} ply {ply}, but the game is at "
-                    f"round {self.round_index + 1} ply {r.ply} (state re-sent)"
+                    # rounds and plies counted from 0, as the API's ``round`` and ``ply`` are
+                    f"stale move: made at round {round_index} ply {ply}, but the game is at "
+                    f"round {self.round_index} ply {r.ply} (state re-sent)"
                 )
             if r.to_move != seat:
                 raise NotYourTurnError("it is not your turn")
@@ -634,7 +636,7 @@ class LiveGame:
             except IntegrityError:
                 # another server process stored this ply first: ours is stale
                 raise StaleMoveError(
-                    f"stale move: round {round_index + 1} ply {ply} was already played"
+                    f"stale move: round {round_index} ply {ply} was already played"
                 ) from None
             self.referee.submit(move, player=seat)
             if next_deck is not None:
@@ -1001,7 +1003,10 @@ class GameManager:
         # invite None: the server's own rematch seats the other player (no code to check)
         g = await self.get(game_id)
         async with g.lock:
-            if g.row.token1 is not None or g.row.bot1 is not None:
+            if g.row.bot1 is not None:
+                # a game against the computer never had an invite: the code is simply wrong
+                raise InvalidTokenError("invalid invite code for this game")
+            if g.row.token1 is not None:
                 raise SeatTakenError("this invite was already used: the seat is taken")
             stored = g.row.invite
             if stored is None or (invite is not None and not invite_matches(stored, invite)):

@@ -319,6 +319,9 @@ class RoundSummaryOut(BaseModel):
     termination: str
     reason: str = ""
     breakdown: list[list[ExpeditionOut]]
+    discard_piles: list[list[str]] = []
+    """The final board's discard piles (bottom first), shown with the expeditions in the
+    round's review."""
 
 
 class MatchOut(BaseModel):
@@ -396,6 +399,7 @@ def round_summary(index: int, r: Round) -> RoundSummaryOut:
         termination=outcome.termination.value,
         reason=outcome.reason if outcome.termination is Termination.FORFEIT else "",
         breakdown=[[expedition_out(e) for e in r.score_breakdown(p).values()] for p in (0, 1)],
+        discard_piles=[[str(c) for c in r.discard_piles[color]] for color in r.variant.colors],
     )
 
 
