@@ -344,7 +344,8 @@ def play_match(
     """Play bots ``a`` and ``b`` (specs) on ``deals`` duplicate deals.
 
     Args:
-        a, b: bot specs (``random``, ``ismcts:time=0.5``, ``cmd:./mybot``).
+        a: the first bot's spec (``random``, ``ismcts:time=0.5``, ``cmd:./mybot``).
+        b: the second bot's spec.
         deals: deals to play, each twice with the seats swapped.
         seed: the match seed (deals, starters and bot seeds derive from it).
         jobs: worker processes (default: all cores; 1 plays in this process).

@@ -155,8 +155,11 @@
   let timer = null;
   function schedule() { clearTimeout(timer); timer = setTimeout(update, 150); }
 
+  let updates = 0;
   async function update() {
+    const n = ++updates;
     const res = await score(entry(st.player, st.round));
+    if (n !== updates) return; // a later edit is being scored: never show an older answer
     $("calc-error").textContent = res.ok ? "" : res.error;
     if (res.ok) {
       for (const c of colors()) {
@@ -172,7 +175,13 @@
       $("breakdown").innerHTML = LC.sheetTable(colors(), colors().map((c) => res.r.expeditions[c]))
         + (res.r.achievements ? `<p>Achievements: ${res.r.achievements} × 10 = ${res.r.achievement_points}</p>` : "");
     } else {
+      // invalid input: no stale figures stay on screen
       $("calc-total").textContent = "–";
+      $("breakdown").innerHTML = "";
+      for (const row of document.querySelectorAll(".calc-row")) {
+        row.querySelector(".score").textContent = "–";
+        row.querySelector(".detail").textContent = "";
+      }
     }
     sheet();
   }

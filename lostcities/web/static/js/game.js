@@ -14,6 +14,11 @@
   let pingTimer = null;
   let S = null; // last state message
   let sel = null; // selected card
+  let selIdx = -1; // its place in the hand (two equal wagers are two cards)
+  let connected = false; // the socket is open and the server has sent the state
+  let showNotation = localStorage.getItem("lostcities.notation") === "1";
+  let reviewing = false; // the final board of the last round is shown on the table
+  const reducedMotion = () => window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
   let action = null; // "+" or "-" once chosen
   let sending = false;
   let msgId = 0;
@@ -27,6 +32,15 @@
     const el = $("conn");
     el.textContent = text;
     el.classList.toggle("bad", bad);
+  }
+  // lost connection: a banner that cannot be missed, and no moves until the state is back
+  function setConnected(ok, text = "") {
+    connected = ok;
+    const b = $("conn-banner");
+    b.classList.toggle("hidden", ok);
+    if (!ok) $("conn-banner-text").textContent = text || "Connection lost: reconnecting… Moves are disabled until the table is back.";
+    document.body.classList.toggle("offline", !ok);
+    if (S) render(true);
   }
   function connect() {
     const proto = location.protocol === "https:" ? "wss" : "ws";
@@ -50,9 +64,11 @@
       if (ev.code === 1009) LC.toast("The last message was too large for the server.", "error");
       if (stopped || ev.code === 4404 || ev.code === 4403) {
         setConn("disconnected", true);
+        setConnected(false, "Disconnected from the table.");
         return;
       }
       setConn("reconnecting…", true);
+      if (S) setConnected(false);
       setTimeout(connect, backoff);
       backoff = Math.min(backoff * 2, 8000);
     };
@@ -70,11 +86,15 @@
 
   function onMessage(m) {
     if (m.type === "state") {
+      const before = S;
       S = m;
+      if (!connected) { connected = true; $("conn-banner").classList.add("hidden"); document.body.classList.remove("offline"); }
       if (m.ack !== null && m.ack !== undefined) sending = false;
-      if (!sending) { sel = null; action = null; }
+      if (!sending) { sel = null; selIdx = -1; action = null; }
       clearTimeout(sendTimer);
+      const fly = before ? flightsFrom(before, m) : null;
       render();
+      if (fly) animate(fly);
     } else if (m.type === "error") {
       sending = false;
       clearTimeout(sendTimer);
@@ -99,7 +119,7 @@
   // -- helpers ------------------------------------------------------------------------------
   const me = () => (S.seat === null ? 0 : S.seat);
   const opp = () => 1 - me();
-  const myTurn = () => S.seat !== null && !S.match.over && !S.view.over && S.view.to_move === S.seat;
+  const myTurn = () => connected && S.seat !== null && !S.match.over && !S.view.over && S.view.to_move === S.seat;
   function legalFor(act, card) {
     return S.view.legal.filter((m) => m[0] === act && m.slice(1, -1) === card).map((m) => m.slice(-1));
   }
@@ -116,6 +136,72 @@
     const draw = src === "." ? "drew from the draw pile" : `took the top of the ${colorName(src)} pile`;
     return `${act} ${LC.cardLabel(card)} and ${draw}`;
   }
+  // the log in words: "Ana plays green 10 and draws from the deck"
+  function sentence(who, m) {
+    const you = S.seat !== null && who === S.seat;
+    const name = you ? "You" : S.game.players[who].name;
+    const s = you ? "" : "s";
+    const card = LC.cardLabel(m.slice(1, -1));
+    const src = m.slice(-1);
+    const act = m[0] === "+" ? `play${s} ${card}` : `discard${s} ${card}`;
+    const draw = src === "." ? `draw${s} from the deck` : `take${s} the top of the ${colorName(src)} pile`;
+    return `${name} ${act} and ${draw}`;
+  }
+
+  // -- motion: a card flies from where it was to where it lands (both players' moves) ----------
+  // Positions are read before the table is redrawn; the animations only move the new
+  // elements (transform), last 260 ms, are cancelled by the next redraw, and are skipped
+  // when the browser asks for reduced motion.
+  function rectOf(el) { return el ? el.getBoundingClientRect() : null; }
+  function flightsFrom(before, after) {
+    if (reducedMotion() || before.round !== after.round) return null;
+    const h0 = before.view.history.length, h1 = after.view.history.length;
+    if (h1 !== h0 + 1) return null;
+    const m = after.view.history[h1 - 1];
+    const who = (after.starter + h1 - 1) % 2;
+    const mineMove = after.seat !== null && who === after.seat;
+    const card = m.slice(1, -1), src = m.slice(-1);
+    const from = mineMove
+      ? rectOf($("hand").querySelector(`.card.selected`) || $("hand").querySelector(`.card[data-card="${card}"]`))
+      : rectOf((after.seat === null && who === 0 ? $("my-backs") : $("opp-hand")).lastElementChild);
+    const drawFrom = src === "." ? rectOf($("drawpile").querySelector(".card")) : rectOf($("piles").querySelector(`.pile[data-color="${src}"] .card`));
+    return { m, who, mineMove, card, src, from, drawFrom, hand: before.view.hand ? [...before.view.hand] : null };
+  }
+  function fly(el, from) {
+    if (!el || !from || !el.animate) return;
+    const to = el.getBoundingClientRect();
+    const dx = from.left - to.left, dy = from.top - to.top;
+    if (Math.abs(dx) + Math.abs(dy) < 2) return;
+    el.classList.add("flying");
+    const a = el.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "none" }], { duration: 260, easing: "cubic-bezier(.2,.7,.3,1)" });
+    a.onfinish = a.oncancel = () => el.classList.remove("flying");
+  }
+  function animate(f) {
+    if (reducedMotion()) return;
+    const mineMove = f.mineMove;
+    let landed;
+    if (f.m[0] === "+") {
+      const box = mineMove || (S.seat === null && f.who === 0) ? $("my-exps") : $("opp-exps");
+      const chips = box.querySelectorAll(`.exp[data-color="${f.card[0]}"] [data-card="${f.card}"]`);
+      landed = chips[chips.length - 1];
+    } else {
+      landed = $("piles").querySelector(`.pile[data-color="${f.card[0]}"] .card`);
+    }
+    fly(landed, f.from);
+    // the drawn card: into my hand (the new one) or onto the opponent's backs
+    if (mineMove && f.hand && S.view.hand) {
+      const rest = [...f.hand];
+      rest.splice(rest.indexOf(f.card), 1);
+      let newIdx = -1;
+      S.view.hand.forEach((c, i) => { const k = rest.indexOf(c); if (k >= 0) rest.splice(k, 1); else if (newIdx < 0) newIdx = i; });
+      if (newIdx >= 0) fly($("hand").children[newIdx], f.drawFrom);
+    } else if (!mineMove) {
+      fly(S.seat === null && f.who === 0 ? $("my-backs").lastElementChild : $("opp-hand").lastElementChild, f.drawFrom);
+    }
+  }
+  function stopMotion() {
+    for (const el of document.querySelectorAll(".flying")) for (const a of el.getAnimations()) a.cancel();
+  }
 
   // -- rendering ----------------------------------------------------------------------------
   function renderNames() {
@@ -127,6 +213,7 @@
   }
 
   function render(keepHint = false) {
+    stopMotion();
     const v = S.view;
     if (engineHint && (engineHint.round !== S.round || engineHint.ply !== v.ply)) {
       engineHint = null;
@@ -152,12 +239,15 @@
     } else if (mine) {
       text = action ? "Your turn: now draw a card" : "Your turn: play or discard a card";
     } else if (S.seat === null) {
-      text = `${p[v.to_move].name} to move`;
+      text = `Spectating: ${p[v.to_move].name} to move`;
     } else {
       text = p[opp()].kind === "bot" ? `${p[opp()].name} is thinking…` : `Waiting for ${p[opp()].name}`;
     }
+    if (S.seat === null && S.match.over) text = `Spectating: ${text}`;
+    if (!connected) text = "Not connected: reconnecting…";
     $("status-text").textContent = text;
     status.classList.toggle("mine", mine);
+    status.classList.toggle("spectating", S.seat === null);
     document.title = mine ? "● Your turn · Lost Cities" : S.match.over ? "Game over · Lost Cities" : "Lost Cities";
 
     // invite panel
@@ -175,6 +265,18 @@
       const b = document.createElement("div");
       b.className = "card back";
       oh.appendChild(b);
+    }
+    // a spectator sees both hands as backs (and the known cards of each)
+    const mb = $("my-backs");
+    mb.classList.toggle("hidden", S.seat !== null);
+    mb.innerHTML = "";
+    if (S.seat === null) {
+      for (const c of v.known[me()]) mb.appendChild(LC.cardEl(c, "known-card"));
+      for (let i = v.known[me()].length; i < 8; i++) {
+        const b = document.createElement("div");
+        b.className = "card back";
+        mb.appendChild(b);
+      }
     }
 
     // expeditions
@@ -306,26 +408,28 @@
     if (!v.hand) return;
     const mine = myTurn();
     const knownMine = [...v.known[me()]];
-    for (const card of v.hand) {
+    v.hand.forEach((card, idx) => {
       const playable = legalFor("+", card).length > 0;
       let extra = "";
       if (mine) extra = playable ? "legal" : "dim";
-      if (card === sel) extra += " selected";
+      if (idx === selIdx && card === sel) extra += " selected";
       const k = knownMine.indexOf(card);
       if (k >= 0) { extra += " known"; knownMine.splice(k, 1); }
       const el = LC.cardEl(card, extra);
       el.tabIndex = 0;
       el.setAttribute("role", "button");
+      el.dataset.idx = String(idx);
+      el.setAttribute("aria-pressed", idx === selIdx ? "true" : "false");
       el.draggable = mine && !sending;
-      el.addEventListener("click", () => onHandCard(card));
-      el.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); onHandCard(card); } });
+      el.addEventListener("click", () => onHandCard(card, idx));
+      el.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); onHandCard(card, idx); } });
       el.addEventListener("dragstart", (ev) => {
-        sel = card; action = null;
+        sel = card; selIdx = idx; action = null;
         ev.dataTransfer.setData("text/plain", card);
         ev.dataTransfer.effectAllowed = "move";
       });
       hand.appendChild(el);
-    }
+    });
     // action buttons
     const acts = $("actions");
     acts.innerHTML = "";
@@ -369,9 +473,11 @@
     const v = S.view;
     log.innerHTML = "";
     const rows = [];
+    log.classList.toggle("with-notation", showNotation);
     v.history.forEach((m, i) => {
       const who = (S.starter + i) % 2;
-      rows.push(`<span class="n">${i + 1}.</span><span class="${who === me() && S.seat !== null ? "me" : ""}">${who === me() && S.seat !== null ? "you" : LC.esc(S.game.players[who].name)}</span><span>${LC.esc(m)}</span>`);
+      const mine = who === me() && S.seat !== null;
+      rows.push(`<span class="n">${i + 1}.</span><span class="say${mine ? " me" : ""}">${LC.esc(sentence(who, m))}</span><span class="nota" title="notation">${LC.esc(m)}</span>`);
     });
     log.innerHTML = rows.join("") || '<span></span><span class="muted">no moves yet</span><span></span>';
     log.scrollTop = log.scrollHeight;
@@ -406,6 +512,12 @@
         hb.title = "Ask the engine for a move (the game is then marked assisted)";
         box.appendChild(hb);
       }
+    }
+    if (S.match.rounds.length && !S.match.over) {
+      const rb = button("Last round", "small", () => showModal(true));
+      rb.id = "last-round";
+      rb.title = "the final board and score sheets of the last finished round";
+      box.appendChild(rb);
     }
     if (S.game.assisted) {
       const tag = document.createElement("span");
@@ -444,12 +556,34 @@
     box.appendChild(h);
   }
 
-  function showModal(force) {
-    if (!S || !S.match.rounds.length) return;
-    const last = S.match.rounds[S.match.rounds.length - 1];
+  // the final board of a finished round: both players' expeditions and the discard piles
+  function finalBoard(r) {
     const p = S.game.players;
     const colors = S.game.colors;
-    const over = S.match.over;
+    const you = S.seat === null ? p[0].name : "You";
+    const side = (player, label) => {
+      const cols = colors.map((c, i) => {
+        const cards = r.breakdown[player][i].cards;
+        return `<div class="exp" aria-label="${LC.esc(label)}: ${colorName(c)} expedition, ${cards.length} cards">${cards.map((x) => LC.chipEl(x).outerHTML).join("")}</div>`;
+      }).join("");
+      return `<div class="side-label"><b>${LC.esc(label)}</b></div><div class="cols">${cols}</div>`;
+    };
+    const piles = colors.map((c, i) => {
+      const pile = (r.discard_piles || [])[i] || [];
+      const top = pile.length ? LC.cardEl(pile[pile.length - 1]).outerHTML : `<div class="slot">${LC.symbol(c)}</div>`;
+      return `<div class="pile" aria-label="${colorName(c)} discard pile, ${pile.length} cards">${top}<span class="count">${pile.length}</span></div>`;
+    }).join("");
+    return `<h3>Final board · round ${r.index + 1}</h3><div class="table review">${side(opp(), p[opp()].name)}<div class="cols piles">${piles}</div>${side(me(), you)}</div>`;
+  }
+
+  function showModal(force, index) {
+    if (!S || !S.match.rounds.length) return;
+    const k = index === undefined ? S.match.rounds.length - 1 : index;
+    const last = S.match.rounds[k];
+    const latest = k === S.match.rounds.length - 1;
+    const p = S.game.players;
+    const colors = S.game.colors;
+    const over = S.match.over && latest;
     $("modal-title").textContent = over ? "Match over" : `Round ${last.index + 1} of ${S.game.num_rounds} is over`;
     const you = S.seat === null ? p[0].name : "You";
     let res;
@@ -462,6 +596,7 @@
     if (last.termination === "forfeit") res += ` (${last.reason || "forfeit"})`;
     else if (over && S.match.reason && S.match.reason.startsWith("tie broken")) res += ` (equal totals: ${S.match.reason})`;
     $("modal-result").textContent = res;
+    $("modal-board").innerHTML = finalBoard(last);
     $("modal-sheets").innerHTML =
       `<div><h3>${LC.esc(you)} · round ${last.index + 1}</h3>${LC.sheetTable(colors, last.breakdown[me()])}</div>` +
       `<div><h3>${LC.esc(p[opp()].name)} · round ${last.index + 1}</h3>${LC.sheetTable(colors, last.breakdown[opp()])}</div>`;
@@ -471,8 +606,18 @@
     $("modal-match").innerHTML = mt;
     const btns = $("modal-buttons");
     btns.innerHTML = "";
+    if (S.match.rounds.length > 1) {
+      const prev = button("◂ Round", "small", () => showModal(true, k - 1));
+      prev.disabled = k === 0;
+      prev.setAttribute("aria-label", "previous round");
+      btns.appendChild(prev);
+      const next = button("Round ▸", "small", () => showModal(true, k + 1));
+      next.disabled = latest;
+      next.setAttribute("aria-label", "next finished round");
+      btns.appendChild(next);
+    }
     if (!over) {
-      btns.appendChild(button("Next round", "primary", hideModal));
+      btns.appendChild(button(S.match.over || !latest ? "Close" : "Next round", "primary", hideModal));
     } else {
       if (S.seat !== null) btns.appendChild(button(rematchOffer || S.game.rematch_id ? "Join rematch" : "Rematch", "primary", rematch));
       const a = document.createElement("a");
@@ -520,19 +665,21 @@
   }
 
   // -- input ----------------------------------------------------------------------------------
-  function onHandCard(card) {
+  function onHandCard(card, idx) {
     if (!S || S.seat === null) return;
+    if (!connected) { hint("Not connected: wait until the table is back.", true); return; }
     if (!myTurn()) {
       hint(S.match.over ? "The game is over." : "It is not your turn yet.", true);
       return;
     }
     if (sending) return;
-    if (sel === card && !action) { cancel(); return; }
+    if (selIdx === idx && !action) { cancel(); return; }
     sel = card;
+    selIdx = idx;
     action = null;
     render();
   }
-  function cancel() { sel = null; action = null; render(); }
+  function cancel() { sel = null; selIdx = -1; action = null; render(); }
 
   function choose(act) {
     if (!sel || !myTurn() || sending) return;
@@ -604,7 +751,7 @@
       el.classList.remove("drop");
       const card = ev.dataTransfer.getData("text/plain") || sel;
       if (!card || !myTurn()) return;
-      sel = card;
+      if (sel !== card) { sel = card; selIdx = S.view.hand.indexOf(card); }
       action = null;
       if (card[0] !== c) {
         render(true);
@@ -623,6 +770,12 @@
     }
   });
   $("modal").addEventListener("click", (ev) => { if (ev.target === $("modal")) hideModal(); });
+  $("show-notation").checked = showNotation;
+  $("show-notation").addEventListener("change", () => {
+    showNotation = $("show-notation").checked;
+    localStorage.setItem("lostcities.notation", showNotation ? "1" : "0");
+    if (S) renderLog();
+  });
   $("copy-invite").addEventListener("click", async () => {
     try { await navigator.clipboard.writeText($("invite-url").value); LC.toast("Invite link copied"); }
     catch { $("invite-url").select(); }

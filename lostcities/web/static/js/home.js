@@ -13,6 +13,8 @@
       form.elements.opponent.value === "computer" ? "Start game" : "Create invite link";
     document.getElementById("ties-them").textContent =
       form.elements.opponent.value === "computer" ? "The computer is younger" : "My friend is younger";
+    const hero = document.getElementById("hero-text");
+    hero.textContent = form.elements.variant.value === "long" ? hero.dataset.long : hero.dataset.classic;
   }
   form.addEventListener("change", sync);
   sync();
@@ -91,8 +93,9 @@
     }
     const order = new Map(mine.map((g, i) => [g.id, i]));
     games.sort((a, b) => {
-      const ka = a.status === "finished" ? 2 : a.your_turn ? 0 : 1;
-      const kb = b.status === "finished" ? 2 : b.your_turn ? 0 : 1;
+      // your turn first, then games waiting on the other player or a friend, finished last
+      const rank = (g) => (g.status === "finished" ? 2 : g.status !== "waiting" && g.your_turn ? 0 : 1);
+      const ka = rank(a), kb = rank(b);
       return ka - kb || order.get(a.id) - order.get(b.id);
     });
     list.innerHTML = "";
@@ -116,7 +119,7 @@
       const score = `${g.totals[seat]} : ${g.totals[1 - seat]}`;
       const link = g.status === "finished"
         ? `<a class="btn small" href="/replay/${g.id}">Replay</a><a class="btn small" href="/game/${g.id}">Table</a>`
-        : `<a class="btn small primary" href="/game/${g.id}">${g.your_turn ? "Play" : "Open"}</a>`;
+        : `<a class="btn small${g.your_turn && g.status !== "waiting" ? " primary" : ""}" href="/game/${g.id}">${g.your_turn && g.status !== "waiting" ? "Play" : "Open"}</a>`;
       li.innerHTML = `<div><div class="who">vs ${LC.esc(opp.name)} ${badge}</div>
         <div class="meta">${g.variant} · ${g.num_rounds === 1 ? "1 round" : `round ${Math.min(g.round + 1, g.num_rounds)} of ${g.num_rounds}`} · ${score}</div></div>
         <div class="go row">${link}</div>`;

@@ -1,0 +1,245 @@
+"""The table as a new player meets it, in real headless Chromium at 1280x800 and 375x740:
+the hand, the buttons and the message line stay on screen in every state, a lost connection
+shows a banner and stops moves, one of two equal wagers is selected alone, the log reads as
+sentences, spectators are told so, the round's final board is reviewed, and the home,
+rules and calculator pages' defects are gone."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.web.test_web_e2e import ARGS, CHROMIUM, shot, wait_my_turn_or_end
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs /usr/bin/chromium")
+
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 375, "height": 740}
+
+
+@pytest.fixture(scope="module")
+def browser() -> Any:
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield b
+        b.close()
+
+
+def on_screen(page: Any, selector: str) -> None:
+    """``selector`` is laid out and wholly inside the viewport."""
+    vp = page.viewport_size
+    box = page.locator(selector).bounding_box()
+    assert box is not None, f"{selector} is not shown"
+    assert box["y"] >= 0 and box["y"] + box["height"] <= vp["height"] + 0.5, (selector, box, vp)
+    assert box["x"] >= 0 and box["x"] + box["width"] <= vp["width"] + 0.5, (selector, box, vp)
+
+
+def table_on_screen(page: Any, state: str) -> None:
+    for sel in ("#hand", "#hint"):
+        on_screen(page, sel)
+    if page.locator("#actions > *").count():
+        on_screen(page, "#actions")
+    shot(page, f"table-{page.viewport_size['width']}-{state}")
+
+
+def new_game(page: Any, url: str, opponent: str = "computer") -> None:
+    page.goto(url + "/")
+    if opponent == "friend":
+        page.click("label:has(input[value=friend])")
+    else:
+        page.click("label:has(input[value=easy])")
+    page.click("label:has(input[name=rounds][value=\"1\"])")
+    page.fill("input[name=name]", "Ana")
+    page.click("#start")
+    if opponent == "friend":
+        page.wait_for_selector("#invite-box:not(.hidden)")
+        page.click("#to-table")
+    page.wait_for_url(re.compile(r"/game/"))
+    page.wait_for_selector("#hand .card")
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280x800", "375x740"])
+def test_hand_buttons_and_message_line_stay_on_screen(browser: Any, server: Any, viewport: dict[str, int]) -> None:
+    ctx = browser.new_context(viewport=viewport)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    # a friend game, the invite panel shown: the hand is not pushed below the fold
+    new_game(page, server.url, "friend")
+    page.wait_for_selector("#invite-panel:not(.hidden)")
+    table_on_screen(page, "invite")
+    # against the computer: every state of a turn, an illegal attempt included
+    new_game(page, server.url)
+    assert wait_my_turn_or_end(page) == "turn"
+    table_on_screen(page, "turn")
+    dim = page.locator("#hand .card.dim")
+    for _ in range(8):
+        if dim.count():
+            break
+        # no unplayable card yet: play a turn and look again
+        page.locator("#hand .card").first.click()
+        page.click("#actions [data-act=discard]")
+        page.click("#drawpile")
+        assert wait_my_turn_or_end(page) == "turn"
+    if dim.count():
+        dim.first.click()
+        page.click("#actions [data-act=play]")
+        assert "Cannot play" in page.locator("#hint").inner_text()
+        table_on_screen(page, "illegal")
+        page.click("#actions >> text=Cancel")
+    page.locator("#hand .card").first.click()
+    table_on_screen(page, "selected")
+    page.click("#actions [data-act=discard]")
+    table_on_screen(page, "draw")
+    page.click("#drawpile")
+    page.wait_for_function("() => !document.querySelector('#status').classList.contains('mine') || document.querySelector('#hint').textContent.startsWith('You')")
+    table_on_screen(page, "after-move")
+    assert not errors, errors
+    ctx.close()
+
+
+def test_connection_lost_banner_and_no_moves_until_back(browser: Any, server: Any) -> None:
+    ctx = browser.new_context(viewport=DESKTOP)
+    page = ctx.new_page()
+    new_game(page, server.url)
+    assert wait_my_turn_or_end(page) == "turn"
+    assert page.locator("#conn-banner").is_hidden()
+    port = server.port
+    server.kill()
+    page.wait_for_selector("#conn-banner:not(.hidden)")
+    assert "Connection lost" in page.locator("#conn-banner").inner_text()
+    on_screen(page, "#conn-banner")
+    assert "Your turn" not in page.locator("#status-text").inner_text()
+    shot(page, "table-connection-lost")
+    # moves are disabled: a card cannot even be selected
+    page.locator("#hand .card").first.click()
+    assert page.locator("#hand .card.selected").count() == 0
+    assert page.locator("#actions > *").count() == 0
+    server.start_on(port)
+    page.wait_for_selector("#conn-banner.hidden", state="attached", timeout=20000)
+    assert wait_my_turn_or_end(page) == "turn"
+    page.locator("#hand .card").first.click()
+    assert page.locator("#hand .card.selected").count() == 1
+    ctx.close()
+
+
+def test_one_of_two_equal_wagers_is_selected_alone(browser: Any, server: Any) -> None:
+    """The server's state is rewritten on the way (Playwright's WebSocket routing) so that the
+    hand holds two yellow wagers; selecting one highlights that one only."""
+    status, created = server.request("POST", "/api/games", {"opponent": "friend", "rounds": 1, "name": "Ana"})
+    assert status == 201
+    ctx = browser.new_context(viewport=DESKTOP)
+    page = ctx.new_page()
+    page.goto(server.url + "/")
+    page.evaluate("(g) => LC.remember({id: g.id, token: g.token, seat: 0})", created)
+
+    def patch(text: str) -> str:
+        m = json.loads(text)
+        if m.get("type") == "state" and m["view"]["hand"]:
+            v = m["view"]
+            v["hand"][:2] = ["yx", "yx"]
+            v["to_move"] = m["seat"]
+            v["legal"] = sorted(set(v["legal"]) | {"+yx.", "-yx."})
+            m["game"]["status"] = "active"
+            m["game"]["players"][1]["joined"] = True
+        return json.dumps(m)
+
+    def route(ws: Any) -> None:
+        server_ws = ws.connect_to_server()
+        server_ws.on_message(lambda msg: ws.send(patch(msg) if isinstance(msg, str) else msg))
+
+    page.route_web_socket(re.compile(r".*/ws/games/.*"), route)
+    page.goto(server.url + f"/game/{created['id']}")
+    page.wait_for_selector("#hand .card[data-card=yx]")
+    assert page.locator("#hand .card[data-card=yx]").count() == 2
+    page.locator("#hand .card[data-card=yx]").nth(1).click()
+    assert page.locator("#hand .card.selected").count() == 1
+    assert page.locator("#hand .card[data-card=yx]").nth(1).get_attribute("aria-pressed") == "true"
+    assert page.locator("#hand .card[data-card=yx]").nth(0).get_attribute("aria-pressed") == "false"
+    ctx.close()
+
+
+def test_log_in_words_spectator_and_final_board(browser: Any, server: Any) -> None:
+    ctx = browser.new_context(viewport=DESKTOP)
+    page = ctx.new_page()
+    new_game(page, server.url)
+    game_url = page.url
+    # a spectator (no seat in this browser) is told so and sees both hands as backs
+    spec = browser.new_context(viewport=DESKTOP).new_page()
+    spec.goto(game_url)
+    spec.wait_for_function("() => document.querySelector('#status-text').textContent.startsWith('Spectating')")
+    assert spec.locator("#my-backs .card").count() == 8 and spec.locator("#opp-hand .card").count() == 8
+    assert spec.locator("#hand-wrap").is_hidden()
+    shot(spec, "table-spectator")
+    spec.context.close()
+    # the log reads as sentences; the notation is beside it on demand
+    turns = 0
+    while wait_my_turn_or_end(page) == "turn":
+        if page.locator("#modal").is_visible():
+            page.keyboard.press("Escape")
+        n = page.locator("#log .n").count()
+        legal = page.locator("#hand .card.legal")
+        (legal.first if legal.count() else page.locator("#hand .card").first).click()
+        page.click("#actions [data-act=play]" if legal.count() else "#actions [data-act=discard]")
+        page.click("#drawpile")
+        page.wait_for_function(f"() => document.querySelectorAll('#log .n').length > {n}")
+        turns += 1
+        if turns == 2:
+            says = page.locator("#log .say").all_inner_texts()
+            assert any(re.fullmatch(r"You (play|discard) \w+ (\d+|wager) and draw from the deck", s) for s in says), says
+            assert any(re.match(r"Computer \(Easy\) (plays|discards) ", s) for s in says), says
+            assert page.locator("#log .nota").first.is_hidden()
+            page.check("#show-notation")
+            assert re.fullmatch(r"[+-][ybwgrp](\d+|x)[.ybwgrp]", page.locator("#log .nota").first.inner_text())
+    # the round's review: the final board beside the score sheets
+    page.wait_for_selector("#modal:not(.hidden)")
+    board = page.locator("#modal-board")
+    assert "Final board" in board.inner_text()
+    assert board.locator(".pile").count() == 5 and board.locator(".cols:not(.piles) .exp").count() == 10
+    assert board.locator(".chip").count() > 0
+    shot(page, "table-final-board")
+    ctx.close()
+
+
+def test_home_rules_and_calculator(browser: Any, server: Any) -> None:
+    ctx = browser.new_context(viewport=DESKTOP)
+    page = ctx.new_page()
+    page.goto(server.url + "/")
+    assert page.locator("#hero-text").inner_text().startswith("Five expeditions")
+    page.click("label:has(input[name=variant][value=long])")
+    assert page.locator("#hero-text").inner_text().startswith("Six expeditions")
+    # a game waiting for a friend is listed after one where it is your turn, and says Open
+    _, friend = server.request("POST", "/api/games", {"opponent": "friend", "rounds": 1})
+    _, bot = server.request("POST", "/api/games", {"opponent": "computer", "level": "easy", "rounds": 1})
+    for g in (bot, friend):  # the friend game is remembered last, so it comes first by age
+        page.evaluate("(g) => LC.remember({id: g.id, token: g.token, seat: 0})", g)
+    page.reload()
+    page.wait_for_selector("#games li")
+    items = page.locator("#games li")
+    ids = [items.nth(i).get_attribute("data-game") for i in range(items.count())]
+    waiting = page.locator(f"#games li[data-game='{friend['id']}']")
+    assert "waiting for friend" in waiting.inner_text()
+    assert waiting.locator("a").inner_text() == "Open"
+    your_turn = page.locator(f"#games li[data-game='{bot['id']}']")
+    if "your turn" in your_turn.inner_text():
+        assert ids.index(bot["id"]) < ids.index(friend["id"])
+    # the rules page uses the desktop's width
+    page.goto(server.url + "/rules")
+    width = page.locator("article.prose").bounding_box()["width"]
+    assert width > 0.8 * (min(1180, DESKTOP["width"]) - 40), width
+    # the calculator drops its breakdown once the input is invalid
+    page.goto(server.url + "/calculator")
+    page.fill(".calc-row[data-color=y] input", "x,3,5")
+    page.wait_for_function("() => document.querySelector('#breakdown').textContent.includes('total')")
+    page.fill(".calc-row[data-color=y] input", "x,5,3")
+    page.wait_for_function("() => document.querySelector('#calc-error').textContent.includes('lower than')")
+    assert page.locator("#breakdown").inner_text().strip() == ""
+    assert page.locator("#calc-total").inner_text() == "–"
+    assert page.locator(".calc-row[data-color=y] .score").inner_text() == "–"
+    ctx.close()
