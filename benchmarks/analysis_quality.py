@@ -25,6 +25,8 @@ from lostcities.bots.analysis import INACCURACY, positions, review
 from lostcities.referee import Referee
 
 DEFAULT = ("ismcts", 1000)
+ROWS: list[dict[str, object]] = []
+"""Every calibration position (``--rows FILE`` writes them)."""
 
 
 def play_round(a: str, b: str, seed: int) -> Round:
@@ -52,6 +54,9 @@ def calibration(scale: float) -> dict[str, object]:
                 me = p.view.player
                 final = s[me] - s[me ^ 1]
                 rows.append((m.win, 1.0 if final > 0 else 0.5 if final == 0 else 0.0, m.margin, final))
+                ROWS.append({"kind": f"{a}/{b}", "seed": 1000 + k, "ply": p.ply,
+                             "deck": p.view.deck_size, "raw_win": m.win, "outcome": rows[-1][1],
+                             "margin": m.margin, "final": final})
     cpu = time.process_time() - t0
     bins = []
     for i in range(10):
@@ -138,6 +143,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--rows", default=None, help="write every calibration position here (JSON)")
     ap.add_argument("--only", default="speed,random,self,calibration")
     args = ap.parse_args()
     out: dict[str, object] = {}
@@ -157,6 +163,9 @@ def main() -> None:
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:
             json.dump(out, f, indent=1)
+    if args.rows:
+        with open(args.rows, "w", encoding="utf-8") as f:
+            json.dump(ROWS, f)
 
 
 if __name__ == "__main__":
