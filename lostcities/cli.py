@@ -150,6 +150,7 @@ def _arena_args(p: argparse.ArgumentParser, deals: int, deals_help: str) -> None
     p.add_argument("--deals", type=_positive_int, default=deals, help=deals_help)
     p.add_argument("--seed", type=int, default=0, help="seed for the deals (0)")
     p.add_argument("--jobs", type=_positive_int, default=None, help="worker processes (all cores)")
+    _backend_args(p)
     p.add_argument("--max-turns", type=_positive_int, default=None, help="turn cap per round")
     _variant_arg(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -161,6 +162,24 @@ def _arena_args(p: argparse.ArgumentParser, deals: int, deals_help: str) -> None
         help="per-move limit before a bot forfeits (10)",
     )
     _achievements_arg(p)
+
+
+def _backend_args(p: argparse.ArgumentParser) -> None:
+    """``--backend local|ray`` and ``--address ADDR`` (docs/scaling.md)."""
+    p.add_argument(
+        "--backend",
+        choices=["local", "ray"],
+        default="local",
+        help="where the deals run: local worker processes (default) or a Ray cluster"
+        " (pip install 'lostcities[ray]')",
+    )
+    p.add_argument(
+        "--address",
+        default=None,
+        metavar="ADDR",
+        help="with --backend ray: the cluster's host:port, or auto (the cluster of `ray start`"
+        " on this machine); default: a Ray of this machine's cores, started for the run",
+    )
 
 
 def _achievements_arg(p: argparse.ArgumentParser) -> None:

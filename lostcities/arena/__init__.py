@@ -2,7 +2,8 @@
 
 Each deal ``i`` of a match is dealt from a seed derived from the match seed and ``i`` (the
 starter too) and played twice, the bots swapping seats, so the luck of the deal cancels.
-Deals run in worker processes; bots are made inside the workers from their specs, with
+Deals run in worker processes, on this machine or on a Ray cluster
+(:mod:`~lostcities.arena.cluster`); bots are made inside the workers from their specs, with
 seeds derived from the match seed, the deal and the seat, so the same seed and bots give
 the same results whatever the number of workers (bots limited by time excepted).
 
@@ -28,10 +29,12 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from lostcities.arena.cluster import LOCAL, Backend, ClusterError
 from lostcities.arena.engine import (
     MatchConfig,
     check_spec,
     configure_logging,
+    deal_pair,
     deal_seed,
     derive_seed,
     goal_pool,
@@ -51,7 +54,10 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "LOCAL",
     "SPRT_MIN_DEALS",
+    "Backend",
+    "ClusterError",
     "MatchConfig",
     "MatchResult",
     "MissingDependencyError",
@@ -61,6 +67,7 @@ __all__ = [
     "cli_match",
     "cli_tournament",
     "configure_logging",
+    "deal_pair",
     "deal_seed",
     "derive_seed",
     "goal_pool",

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import IO
 
 from lostcities.achievements import DEFAULT_GOALS, GoalSet, load_goals
+from lostcities.arena.cluster import LOCAL, Backend, ray_ordered, ray_session
 from lostcities.arena.results import SPRT_MIN_DEALS, MatchResult, RoundResult, TournamentResult
 from lostcities.bots import Bot, make, parse_spec
 from lostcities.bots.base import one_core_per_bot
@@ -28,6 +29,7 @@ __all__ = [
     "MatchConfig",
     "check_spec",
     "configure_logging",
+    "deal_pair",
     "deal_seed",
     "derive_seed",
     "goal_pool",
@@ -261,6 +263,21 @@ def _worker_deal(deal: int) -> list[RoundResult]:
     return _play_deal(_WORKER_PLAYERS, deal)
 
 
+def deal_pair(config: MatchConfig, deal: int) -> list[RoundResult]:
+    """Both rounds of deal ``deal`` of a match, with bots of their own (closed after, or
+    killed if the pair is interrupted): the unit a Ray worker plays."""
+    one_core_per_bot()
+    configure_logging(config.verbose)
+    players = _Players(config)
+    try:
+        return _play_deal(players, deal)
+    except BaseException:  # cancelled (KeyboardInterrupt in the worker): no bot outlives it
+        players.kill()
+        raise
+    finally:
+        players.close()
+
+
 # -- running a match ---------------------------------------------------------------------------
 
 
@@ -275,9 +292,15 @@ def check_spec(spec: str) -> None:
 
 
 def _deal_results(
-    config: MatchConfig, deals: int, jobs: int
+    config: MatchConfig, deals: int, jobs: int | None, backend: Backend = LOCAL
 ) -> Generator[list[RoundResult], None, None]:
     """Yield each deal's results in deal order; closing the iterator stops the work."""
+    if backend.kind == "ray":
+        yield from ray_ordered(
+            deal_pair, config, range(deals), jobs=jobs, describe=lambda d: f"deal {d + 1}"
+        )
+        return
+    jobs = min(jobs or os.cpu_count() or 1, deals)
     if jobs <= 1:
         players = _Players(config)
         try:
@@ -340,6 +363,7 @@ def play_match(
     progress: Callable[[MatchResult], None] | None = None,
     verbose: bool = False,
     achievements: bool | str | GoalSet | None = None,
+    backend: Backend = LOCAL,
 ) -> MatchResult:
     """Play bots ``a`` and ``b`` (specs) on ``deals`` duplicate deals.
 
@@ -348,7 +372,8 @@ def play_match(
         b: the second bot's spec.
         deals: deals to play, each twice with the seats swapped.
         seed: the match seed (deals, starters and bot seeds derive from it).
-        jobs: worker processes (default: all cores; 1 plays in this process).
+        jobs: worker processes (default: all cores; 1 plays in this process); on Ray,
+            deal pairs in flight are at most twice this (default: the cluster's CPUs).
         variant: ``classic`` or ``long``.
         max_turns: a turn cap per round; a capped round is scored as it stands.
         time_limit: seconds per move; a bot over it forfeits the round (``None``: none).
@@ -362,11 +387,14 @@ def play_match(
         achievements: play the achievements variant: ``True`` or ``"default"`` for the
             default goal pool, a goal file's path, or a ``GoalSet``; each deal lays out
             5 goals drawn by its seed (the same for both seatings).
+        backend: where the deal pairs are played (:class:`~lostcities.arena.cluster.Backend`:
+            local worker processes, or a Ray cluster); the results are the same on both.
 
     :raises BotSpecError: for a bad spec (before anything is played).
     :raises BotError: if an external bot fails its handshake.
     :raises ValueError: for a bad variant, deal count or SPRT.
     :raises InvalidGoalError: for a goal file that cannot be read.
+    :raises ClusterError: when the Ray cluster cannot be used or loses a deal pair.
     """
     from lostcities.cards import get_variant
 
@@ -378,7 +406,6 @@ def play_match(
     params = SprtParams.parse(sprt) if isinstance(sprt, str) else sprt
     for spec in (a, b):
         check_spec(spec)
-    workers = min(jobs or os.cpu_count() or 1, deals)
     config = MatchConfig(
         a=a,
         b=b,
@@ -395,30 +422,31 @@ def play_match(
     pair_points: list[float] = []
     shown = 0.0
     stopped = False
-    stream = _deal_results(config, deals, workers)
-    try:
-        for done, pair in enumerate(stream, 1):
-            games.extend(pair)
-            pair_points.append(sum(g.a_points for g in pair) / len(pair))
-            if records is not None:
-                for g in pair:
-                    assert g.record is not None
-                    records.write(g.record)
-                    records.write("\n")
-                records.flush()
-            if params is not None and done >= SPRT_MIN_DEALS:
-                llr = sprt_llr(pair_points, params.elo0, params.elo1)
-                stopped = sprt_decision(llr, params.alpha, params.beta) is not None
-            now = time.perf_counter()
-            if progress is not None and (stopped or done == deals or now - shown >= 0.1):
-                shown = now
-                partial = MatchResult.from_rounds(a, b, games, variant=var, seed=seed, sprt=params)
-                partial.seconds = now - start
-                progress(partial)
-            if stopped:
-                break
-    finally:
-        stream.close()
+    with ray_session(backend, verbose=verbose):
+        stream = _deal_results(config, deals, jobs, backend)
+        try:  # the one reduction, in deal order, whatever the backend
+            for done, pair in enumerate(stream, 1):
+                games.extend(pair)
+                pair_points.append(sum(g.a_points for g in pair) / len(pair))
+                if records is not None:
+                    for g in pair:
+                        assert g.record is not None
+                        records.write(g.record)
+                        records.write("\n")
+                    records.flush()
+                if params is not None and done >= SPRT_MIN_DEALS:
+                    llr = sprt_llr(pair_points, params.elo0, params.elo1)
+                    stopped = sprt_decision(llr, params.alpha, params.beta) is not None
+                now = time.perf_counter()
+                if progress is not None and (stopped or done == deals or now - shown >= 0.1):
+                    shown = now
+                    partial = MatchResult.from_rounds(a, b, games, variant=var, seed=seed, sprt=params)
+                    partial.seconds = now - start
+                    progress(partial)
+                if stopped:
+                    break
+        finally:
+            stream.close()
     result = MatchResult.from_rounds(a, b, games, variant=var, seed=seed, sprt=params)
     result.achievements = None if pool is None else pool.name
     result.stopped_early = stopped and result.deals < deals
@@ -459,9 +487,11 @@ def play_tournament(
     time_limit: float | None = 10.0,
     progress: Callable[[int, MatchResult], None] | None = None,
     achievements: bool | str | GoalSet | None = None,
+    backend: Backend = LOCAL,
 ) -> TournamentResult:
     """Play every pairing of ``specs`` on the same ``deals`` duplicate deals and fit the
-    Elo ladder. ``progress(pairing index, result so far)`` is called after every deal.
+    Elo ladder. ``progress(pairing index, result so far)`` is called after every deal;
+    ``backend`` is :func:`play_match`'s (one connection to a Ray cluster for all pairings).
 
     :raises ValueError: for fewer than two bots, or as :func:`play_match` does.
     """
@@ -472,22 +502,24 @@ def play_tournament(
     matches = []
     results = []
     pairs = [(i, j) for i in range(len(bots)) for j in range(i + 1, len(bots))]
-    for k, (i, j) in enumerate(pairs):
-        cb = None if progress is None else (lambda r, k=k: progress(k, r))
-        m = play_match(
-            _strip_label(bots[i]),
-            _strip_label(bots[j]),
-            deals=deals,
-            seed=seed,
-            jobs=jobs,
-            variant=variant,
-            max_turns=max_turns,
-            time_limit=time_limit,
-            progress=cb,
-            achievements=pool,
-        )
-        m.a, m.b = bots[i], bots[j]
-        matches.append(m)
-        results.append((i, j, m.a_wins + m.draws / 2, float(m.rounds)))
+    with ray_session(backend):
+        for k, (i, j) in enumerate(pairs):
+            cb = None if progress is None else (lambda r, k=k: progress(k, r))
+            m = play_match(
+                _strip_label(bots[i]),
+                _strip_label(bots[j]),
+                deals=deals,
+                seed=seed,
+                jobs=jobs,
+                variant=variant,
+                max_turns=max_turns,
+                time_limit=time_limit,
+                progress=cb,
+                achievements=pool,
+                backend=backend,
+            )
+            m.a, m.b = bots[i], bots[j]
+            matches.append(m)
+            results.append((i, j, m.a_wins + m.draws / 2, float(m.rounds)))
     ratings = fit_ladder(len(bots), results, anchor=0)
     return TournamentResult(bots=bots, matches=matches, ratings=ratings)

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any
 
+from lostcities.arena.cluster import Backend
 from lostcities.arena.engine import (
     check_spec,
     configure_logging,
@@ -180,11 +181,17 @@ def _check_specs(specs: Sequence[str]) -> None:
             raise BotSpecError(f"bot {spec!r} failed to start: {e}") from None
 
 
+def _backend(args: argparse.Namespace) -> Backend:
+    """The ``--backend``/``--address`` options (a bad pair fails before any work)."""
+    return Backend.parse(getattr(args, "backend", None), getattr(args, "address", None))
+
+
 def cli_match(args: argparse.Namespace) -> int:
     """``lostcities match A B ...``: play, show progress, print the table (or JSON)."""
     from rich.console import Console
 
     _require("rich")
+    backend = _backend(args)
     params = SprtParams.parse(args.sprt) if args.sprt else None
     verbose = bool(getattr(args, "verbose", False))
     configure_logging(verbose)
@@ -213,6 +220,7 @@ def cli_match(args: argparse.Namespace) -> int:
             progress=update,
             verbose=verbose,
             achievements=pool,
+            backend=backend,
         )
     if args.json:
         print(json.dumps(result.to_dict()))
@@ -261,6 +269,7 @@ def cli_tournament(args: argparse.Namespace) -> int:
     if plot:
         _check_plot_path(plot)
         _require("matplotlib")
+    backend = _backend(args)
     pool = goal_pool(getattr(args, "achievements", None))
     _check_specs(list(dict.fromkeys(args.bots)))
     n = len(args.bots)
@@ -286,6 +295,7 @@ def cli_tournament(args: argparse.Namespace) -> int:
             time_limit=getattr(args, "time_limit", 10.0) or None,
             progress=update,
             achievements=pool,
+            backend=backend,
         )
     if plot:
         plot_ladder(result, plot)

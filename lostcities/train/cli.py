@@ -57,6 +57,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", metavar="RUNDIR", default=None, help="the run directory (required)")
     p.add_argument("--resume", action="store_true", help="continue the run in RUNDIR where it stopped")
     p.add_argument("--jobs", metavar="J", default=None, help="self-play and match worker processes (all cores)")
+    p.add_argument(
+        "--backend", metavar="local|ray", default=None,
+        help="where self-play and the matches run: local worker processes (default) or a Ray cluster",
+    )
+    p.add_argument(
+        "--address", metavar="ADDR", default=None,
+        help="with --backend ray: the cluster's host:port or auto (default: a Ray of this machine's cores)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument(
         "--stop-after", metavar="STAGE", default=None,
@@ -139,6 +147,9 @@ def cli_main(args: argparse.Namespace) -> int:
         if text is not None:
             overrides[name] = _reader(kind, flag)(text)
     jobs = None if args.jobs is None else _reader("int>=1", "--jobs")(args.jobs)
+    from lostcities.arena import Backend
+
+    backend = Backend.parse(args.backend, args.address)
     stages = ("selfplay", "train", "gate", "reference")
     if args.stop_after is not None and args.stop_after not in stages:
         raise TrainOptionError(f"invalid --stop-after: {args.stop_after!r} ({', '.join(stages)})")
@@ -151,7 +162,7 @@ def cli_main(args: argparse.Namespace) -> int:
         config = RunConfig(**{**_defaults(), **overrides})
     log = run(
         Path(args.out), config, resume=args.resume, overrides=_as_json(overrides), jobs=jobs,
-        progress=not args.no_progress, stop_after=args.stop_after,
+        progress=not args.no_progress, stop_after=args.stop_after, backend=backend,
     )
     out = Path(args.out)
     if args.stop_after is not None:

@@ -45,7 +45,8 @@ from typing import Any
 
 import numpy as np
 
-from lostcities.arena import derive_seed, play_match
+from lostcities.arena import LOCAL, Backend, derive_seed, play_match
+from lostcities.arena.cluster import ray_session
 from lostcities.arena.results import MatchResult
 from lostcities.stats import mean_ci, score_to_elo, wilson_ci
 from lostcities.train.data import Positions, atomic_path, atomic_write_text
@@ -300,6 +301,7 @@ class _Context:
     jobs: int | None
     progress: bool
     echo: Echo
+    backend: Backend = LOCAL
 
 
 def _champion_after(ctx: _Context, t: int) -> str | None:
@@ -330,7 +332,7 @@ def _selfplay(ctx: _Context, t: int, champion: str | None) -> dict[str, Any]:
     with progress_bar(f"iter {t} self-play", ctx.progress) as bar:
         paths = generate(
             d / "data", teacher, cfg.selfplay(), rounds=cfg.rounds, seed=cfg.seed,
-            iteration=t, jobs=ctx.jobs, progress=bar,
+            iteration=t, jobs=ctx.jobs, progress=bar, backend=ctx.backend,
         )
     positions = 0
     for p in paths:
@@ -426,7 +428,10 @@ def _match(
     for variant in ctx.config.variants:
         seed = derive_seed(ctx.config.seed, *seed_parts, variant)
         with _match_bar(f"{label} {variant}", deals, ctx.progress) as bar:
-            res = play_match(a, b, deals=deals, seed=seed, jobs=ctx.jobs, variant=variant, progress=bar)
+            res = play_match(
+                a, b, deals=deals, seed=seed, jobs=ctx.jobs, variant=variant, progress=bar,
+                backend=ctx.backend,
+            )
         per_variant[variant] = _summary(res)
         by_deal: dict[int, list[float]] = {}
         by_deal_m: dict[int, list[int]] = {}
@@ -561,8 +566,13 @@ def run(
     progress: bool = True,
     echo: Echo | None = None,
     stop_after: str | None = None,
+    backend: Backend = LOCAL,
 ) -> dict[str, Any]:
     """Run (or, with ``resume``, continue) the training in ``out``; returns the log.
+
+    ``jobs`` and ``backend``: the self-play and the matches' worker processes, on this
+    machine or on a Ray cluster (:class:`~lostcities.arena.Backend`; one connection for
+    the whole run); the run is the same on either.
 
     ``overrides``: on resume, the options given again (see :func:`prepare`).
     ``stop_after``: ``"selfplay"``, ``"train"``, ``"gate"`` or ``"reference"``: return
@@ -574,7 +584,13 @@ def run(
     """
     out = Path(out)
     cfg = prepare(out, config or RunConfig(), overrides or {}, resume)
-    ctx = _Context(out, cfg, jobs, progress, echo or (lambda s: print(s, file=sys.stderr)))
+    ctx = _Context(out, cfg, jobs, progress, echo or (lambda s: print(s, file=sys.stderr)), backend)
+    with ray_session(backend):
+        return _iterations(ctx, stop_after)
+
+
+def _iterations(ctx: _Context, stop_after: str | None) -> dict[str, Any]:
+    out, cfg = ctx.out, ctx.config
     log = _log(ctx)
     for t in range(1, cfg.iterations + 1):
         d = _iter_dir(out, t)

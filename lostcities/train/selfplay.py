@@ -24,7 +24,7 @@ side (:mod:`lostcities.train.data` has the arrays and the targets).
 
 Everything derives from the seed: round ``i`` of iteration ``t`` is dealt and searched
 from ``derive_seed(seed, "selfplay", t, i)``, so the data is the same whatever the number
-of worker processes. Shards of ``shard_rounds`` consecutive rounds are written atomically
+of worker processes, on this machine or on a Ray cluster (``backend``). Shards of ``shard_rounds`` consecutive rounds are written atomically
 (``shard-00000.npz`` holds rounds 0 .. shard_rounds - 1); :func:`generate` skips the shards
 already written (a shard of other rounds, e.g. the last one after ``rounds`` changed, or an
 unreadable one is played again), so an interrupted run resumes where it stopped.
@@ -48,7 +48,8 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from lostcities.arena import derive_seed
+from lostcities.arena import LOCAL, Backend, derive_seed
+from lostcities.arena.cluster import ray_ordered, ray_session
 from lostcities.bots.base import one_core_per_bot
 from lostcities.bots.heuristic import HeuristicBot
 from lostcities.nn import NUM_FEATURES, Network, features
@@ -69,6 +70,7 @@ __all__ = [
     "play_round",
     "progress_bar",
     "round_seed",
+    "selfplay_round",
     "shard_path",
 ]
 
@@ -338,10 +340,26 @@ def _worker_round(index: int) -> Positions:
     return play_round(teacher, config, seed, iteration, index)
 
 
+def selfplay_round(work: tuple[Teacher, SelfPlayConfig, int, int], index: int) -> Positions:
+    """Round ``index`` of the self-play ``work`` (teacher, config, seed, iteration): the
+    unit a Ray worker plays (:func:`play_round`)."""
+    one_core_per_bot()
+    teacher, config, seed, iteration = work
+    return play_round(teacher, config, seed, iteration, index)
+
+
 def _rounds(
-    teacher: Teacher, config: SelfPlayConfig, seed: int, iteration: int, todo: list[int], jobs: int
+    teacher: Teacher, config: SelfPlayConfig, seed: int, iteration: int, todo: list[int],
+    jobs: int | None, backend: Backend = LOCAL,
 ) -> Generator[Positions, None, None]:
     """Each round of ``todo``'s positions, in order."""
+    if backend.kind == "ray":
+        yield from ray_ordered(
+            selfplay_round, (teacher, config, seed, iteration), todo, jobs=jobs,
+            describe=lambda i: f"self-play round {i}",
+        )
+        return
+    jobs = min(jobs or os.cpu_count() or 1, max(len(todo), 1))
     if jobs <= 1 or len(todo) <= 1:
         for i in todo:
             yield play_round(teacher, config, seed, iteration, i)
@@ -375,11 +393,18 @@ def generate(
     iteration: int,
     jobs: int | None = None,
     progress: Progress | None = None,
+    backend: Backend = LOCAL,
 ) -> list[Path]:
     """Play ``rounds`` self-play rounds of ``iteration`` into shards in ``directory``
     (created if needed), skipping the shards already there; returns every shard's path.
 
+    ``jobs``: worker processes (all cores by default); ``backend``: where the rounds are
+    played (:class:`~lostcities.arena.Backend`), the data is the same on either. On a Ray
+    cluster a :class:`GuidedTeacher`'s weights file must be at the same path on every
+    node; the shards are written here.
+
     :raises ValueError: for a round count below 1.
+    :raises ClusterError: when the Ray cluster cannot be used or loses a round.
     """
     if rounds < 1:
         raise TrainOptionError(f"invalid rounds: {rounds!r} (must be at least 1)")
@@ -397,7 +422,6 @@ def generate(
     positions = 0
     if progress is not None:
         progress(done, rounds, positions)
-    workers = min(jobs or os.cpu_count() or 1, max(len(todo), 1))
     meta: dict[str, Any] = {
         "config": asdict(config),
         "teacher": {"kind": type(teacher).__name__, **_describe(teacher)},
@@ -405,22 +429,23 @@ def generate(
         "iteration": iteration,
     }
     block: list[Positions] = []
-    stream = _rounds(teacher, config, seed, iteration, todo, workers)
-    try:
-        for i, pos in zip(todo, stream, strict=True):
-            block.append(pos)
-            positions += len(pos)
-            done += 1
-            first = i - i % config.shard_rounds
-            if i + 1 == min(first + config.shard_rounds, rounds):
-                Positions.concat(block).save(
-                    shard_path(out, first), {**meta, "rounds": [first, i + 1]}
-                )
-                block = []
-            if progress is not None:
-                progress(done, rounds, positions)
-    finally:
-        stream.close()
+    with ray_session(backend):
+        stream = _rounds(teacher, config, seed, iteration, todo, jobs, backend)
+        try:
+            for i, pos in zip(todo, stream, strict=True):
+                block.append(pos)
+                positions += len(pos)
+                done += 1
+                first = i - i % config.shard_rounds
+                if i + 1 == min(first + config.shard_rounds, rounds):
+                    Positions.concat(block).save(
+                        shard_path(out, first), {**meta, "rounds": [first, i + 1]}
+                    )
+                    block = []
+                if progress is not None:
+                    progress(done, rounds, positions)
+        finally:
+            stream.close()
     return paths
 
 
