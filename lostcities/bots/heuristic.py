@@ -31,6 +31,14 @@ How it decides (one turn = a card action, then a draw):
   from the draw pile, so every round it plays ends, even against itself (the rules set
   no turn limit).
 
+* **Goals** (the achievements variant only): a move that meets an unclaimed race goal is
+  worth a share of its 10 points (:attr:`HeuristicBot.goal_race`), a step towards one a
+  smaller share (:attr:`HeuristicBot.goal_progress` x the progress gained), and an end
+  goal a share of the 10 points it would swing if the round ended now, more as the end
+  nears (:attr:`HeuristicBot.goal_end`). The shares are below 1 because the cards a goal
+  takes cost more than the estimate sees (tuned in arena matches against ``goals=off``,
+  docs/performance.md). The classic game never computes this.
+
 Deterministic given its seed (the seed only breaks exact ties).
 
 >>> from lostcities import Round
@@ -46,11 +54,12 @@ from __future__ import annotations
 
 import math
 
+from lostcities.achievements import GOAL_POINTS, GoalBoard, decide_end
 from lostcities.bots.base import Bot, BotError, BotSpecError
 from lostcities.cards import Card, Color
 from lostcities.rules import PLAYABLE, Action, Move, PlayerView, playable
 
-__all__ = ["HeuristicBot", "MAX_STALLS", "STALL_PLY_LIMIT"]
+__all__ = ["HeuristicBot", "MAX_STALLS", "STALL_PLY_LIMIT", "goals_option"]
 
 MAX_STALLS = 6
 """Discard-pile draws per round after which the bot no longer stalls (takes a discard-pile
@@ -133,18 +142,35 @@ class HeuristicBot(Bot):
     """Weight of the tempo term (draw-pile draws when ahead, discard-pile draws when behind)."""
     tempo_horizon = 20.0
     """Draw-pile size below which tempo starts to count."""
+    goal_progress = 0.05
+    """Share of a race goal's points a step towards it is worth (achievements variant)."""
+    goal_race = 0.5
+    """Share of a race goal's points that meeting it now is worth (the cards it takes
+    usually cost something the estimate does not see)."""
+    goal_end = 0.3
+    """Share of an end goal's swing (10 each way) that leading it now is worth, at the end
+    of the round (less before: :attr:`goal_end` x (0.3 + 0.7 x the share of the draw pile
+    drawn))."""
     """Discount on unseen cards: even if drawn they may come too late to play."""
+
+    goals = True
+    """Whether the bot values the goals of the achievements variant (spec ``goals=off``:
+    it plays as in the classic game, for measuring what goal-aware play is worth)."""
 
     @classmethod
     def from_options(cls, options: dict[str, str], seed: int | None = None) -> Bot:
-        """No options besides ``seed`` (handled by :func:`lostcities.bots.make`).
+        """One option besides ``seed`` (handled by :func:`lostcities.bots.make`):
+        ``goals=on|off``.
 
-        :raises BotSpecError: for any option.
+        :raises BotSpecError: for any other option or value.
         """
-        if options:
-            bad = ", ".join(sorted(options))
-            raise BotSpecError(f"invalid bot spec: 'heuristic' takes no option {bad}")
-        return cls(seed=seed)
+        rest = {k: v for k, v in options.items() if k != "goals"}
+        if rest:
+            bad = ", ".join(sorted(rest))
+            raise BotSpecError(f"invalid bot spec: 'heuristic' takes no option {bad} (only goals)")
+        bot = cls(seed=seed)
+        bot.goals = goals_option("heuristic", options)
+        return bot
 
     # -- the estimate ------------------------------------------------------------------
 
@@ -264,6 +290,61 @@ class HeuristicBot(Bot):
             total += (t.s[opp][c] + known + extra - 20) * (t.w[opp][c] + 1)
         return total
 
+    # -- goals (the achievements variant) ----------------------------------------------
+
+    def _goal_value(
+        self,
+        board: GoalBoard,
+        view: PlayerView,
+        mine: list[list[Card]],
+        discards: int,
+        pile_draws: int,
+    ) -> float:
+        """What the unclaimed goals are worth to the bot (its points minus the opponent's)
+        with its expeditions ``mine`` and its counts after a move."""
+        me = view.player
+        opp = view.expeditions[me ^ 1]
+        d = [0, 0]
+        pd = [0, 0]
+        d[me], d[me ^ 1] = discards, board.discards[me ^ 1]
+        pd[me], pd[me ^ 1] = pile_draws, board.pile_draws[me ^ 1]
+        exps: list[object] = [None, None]
+        exps[me], exps[me ^ 1] = mine, opp
+        initial = view.variant.deck_size - 2 * view.variant.hand_size
+        lateness = 1.0 - view.deck_size / initial
+        total = 0.0
+        for g, holder in zip(board.goals, board.claims, strict=True):
+            if holder is not None:
+                continue
+            if g.kind == "race":
+                if g.met(mine, discards, pile_draws):
+                    total += self.goal_race * GOAL_POINTS
+                else:
+                    total += self.goal_progress * GOAL_POINTS * g.progress(mine, discards, pile_draws)
+            else:
+                lead = decide_end(g, exps, d, pd)  # type: ignore[arg-type]
+                if lead is not None:
+                    w = self.goal_end * (0.3 + 0.7 * lateness) * GOAL_POINTS
+                    total += w if lead == me else -w
+        return total
+
+    def _goal_terms(
+        self, view: PlayerView, board: GoalBoard, action: Action, card: Card
+    ) -> tuple[float, float]:
+        """The goal value gained by playing or discarding ``card``, and the further gain
+        of then drawing from a discard pile rather than the draw pile."""
+        me = view.player
+        mine = [list(e) for e in view.expeditions[me]]
+        disc, draws = board.discards[me], board.pile_draws[me]
+        before = self._goal_value(board, view, mine, disc, draws)
+        if action is Action.PLAY:
+            mine[card.color].append(card)
+        else:
+            disc += 1
+        after = self._goal_value(board, view, mine, disc, draws)
+        pile = self._goal_value(board, view, mine, disc, draws + 1) - after
+        return after - before, pile
+
     # -- the decision ------------------------------------------------------------------
 
     def choose(self, view: PlayerView, time_limit: float | None = None) -> Move:
@@ -293,6 +374,7 @@ class HeuristicBot(Bot):
         may_stall = stalls < MAX_STALLS and view.ply < STALL_PLY_LIMIT
         # tempo matters once the end is in sight
         tempo = self.tempo_weight * max(0.0, 1.0 - deck / self.tempo_horizon)
+        board = view.achievements if self.goals else None
 
         scored: list[tuple[float, Move]] = []
         seen_actions: set[tuple[Action, Card]] = set()
@@ -320,6 +402,10 @@ class HeuristicBot(Bot):
                 score -= self._opponent_gain(t, card)
             after = self._evaluate(t, new_hand, s, w, cnt, top, turns_after, deck - 1)
             score += after
+            pile_goal = 0.0
+            if board is not None:
+                goal_gain, pile_goal = self._goal_terms(view, board, move.action, card)
+                score += goal_gain
             # the draw: the draw pile, or a discard-pile top
             best_draw: float = 0.0
             best_src: Color | None = None
@@ -340,6 +426,7 @@ class HeuristicBot(Bot):
                     t, new_hand, s, w, cnt, top, turns_after + 1, deck
                 )
                 gain -= self.deck_draw_value
+                gain += pile_goal
                 useful = gain > 0
                 denial = self._opponent_gain(t, top_card)
                 if denial >= 3:
@@ -369,6 +456,17 @@ class HeuristicBot(Bot):
     def _playable(hand: list[Card], top: list[int]) -> list[Card]:
         ok = PLAYABLE
         return [c for c in hand if ok[c.rank][top[c.color]]]
+
+
+def goals_option(bot: str, options: dict[str, str]) -> bool:
+    """The ``goals=on|off`` spec option of the goal-aware bots (``on`` by default).
+
+    :raises BotSpecError: for another value.
+    """
+    text = options.get("goals", "on").lower()
+    if text not in ("on", "off"):
+        raise BotSpecError(f"invalid bot spec: {bot} goals must be on or off, not {text!r}")
+    return text == "on"
 
 
 def _move(action: Action, card: Card, src: Color | None) -> Move:

@@ -44,6 +44,8 @@ Options (spec ``ismcts:time=0.5``, ``ismcts:iters=2000,mode=tree,c=0.7``):
 ``widen``    progressive-widening exponent (default 0.5; 0 turns widening off);
 ``scale``    points of margin that give a reward of tanh(1) (default 15,
              :data:`lostcities.scoring.MARGIN_SCALE`, as for the compiled search);
+``goals``    ``on`` (default) or ``off``: ``off`` searches as if the round had no goals
+             (goal-blind play, for measuring what valuing them is worth);
 ``engine``   ``fast`` (default when numba is installed: the flat search runs compiled in
              :mod:`lostcities.fast.search`, about 25 times the rollouts per second, the
              same moves for the same ``iters`` and seed) or ``python``. In the
@@ -62,6 +64,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import math
 import random
@@ -70,7 +73,7 @@ import warnings
 from collections.abc import Callable
 
 from lostcities.bots.base import Bot, BotError, BotSpecError, SpecOptions
-from lostcities.bots.heuristic import HeuristicBot
+from lostcities.bots.heuristic import HeuristicBot, goals_option
 from lostcities.bots.rollout import MOVES, playout
 from lostcities.cards import ALL_CARDS
 from lostcities.rules import PLAYABLE, Action, Move, PlayerView, Round, WorldSampler, playable
@@ -344,6 +347,7 @@ class IsmctsBot(Bot):
         top: int = 3,
         mode: str = "flat",
         engine: str | None = None,
+        goals: bool = True,
     ) -> None:
         super().__init__(seed)
         if iters is None and time is None:
@@ -388,6 +392,8 @@ class IsmctsBot(Bot):
                 "invalid bot spec: ismcts engine=fast needs numba (pip install 'lostcities[fast]')"
             )
         self.engine = engine
+        self.goals = goals
+        """Whether the search values the achievements variant's goals (``goals=off``: not)."""
         self._playout = smart_playout if rollout == "smart" else playout
         self._heuristic = HeuristicBot(seed=seed)
         self.last_iterations = 0
@@ -402,7 +408,8 @@ class IsmctsBot(Bot):
         o = SpecOptions(
             "ismcts",
             options,
-            ("time", "iters", "c", "depth", "widen", "scale", "rollout", "top", "mode", "engine"),
+            ("time", "iters", "c", "depth", "widen", "scale", "rollout", "top", "mode", "engine",
+             "goals"),
         )
         time_ = o.number("time", math.nan)
         depth = o.whole("depth", 8)
@@ -420,6 +427,7 @@ class IsmctsBot(Bot):
             top=top,
             mode=options.get("mode", "flat").lower(),
             engine=options["engine"].lower() if "engine" in options else None,
+            goals=goals_option("ismcts", options),
         )
 
     def reseed(self, seed: int | None) -> None:
@@ -449,6 +457,8 @@ class IsmctsBot(Bot):
         return candidates
 
     def choose(self, view: PlayerView, time_limit: float | None = None) -> Move:
+        if view.achievements is not None and not self.goals:
+            view = dataclasses.replace(view, achievements=None)
         moves = view.legal_moves()
         if not moves:
             raise BotError("ismcts: no legal move (not this bot's turn?)")
