@@ -165,8 +165,9 @@ def ray_ordered(
     :func:`ray_session`) and yield the results in the order of ``units``.
 
     ``fn`` must be importable by name on the workers (a module-level function of
-    lostcities); ``shared`` is sent to the cluster once. At most ``2 * jobs`` units are in
-    flight (``jobs``: the cluster's CPUs by default), one CPU each. Closing the generator
+    lostcities); ``shared`` is sent to the cluster once. Each unit takes one CPU; at most
+    ``jobs`` units are in flight (so ``jobs`` workers busy), or by default twice the
+    cluster's CPUs (every CPU busy, the next units queued). Closing the generator
     cancels the units in flight: each gets :data:`CANCEL_GRACE` seconds to stop (a
     ``KeyboardInterrupt`` in the worker, so its bots are closed), then its worker is
     killed.
@@ -178,7 +179,7 @@ def ray_ordered(
     from lostcities import __version__
 
     remote = ray.remote(num_cpus=1, max_retries=RETRIES, retry_exceptions=False)(_run_unit)
-    window = 2 * (jobs or cluster_cpus())
+    window = jobs or 2 * cluster_cpus()
     shared_ref = ray.put(shared)
     pending: dict[int, Any] = {}
     next_submit = 0

@@ -373,7 +373,7 @@ def play_match(
         deals: deals to play, each twice with the seats swapped.
         seed: the match seed (deals, starters and bot seeds derive from it).
         jobs: worker processes (default: all cores; 1 plays in this process); on Ray,
-            deal pairs in flight are at most twice this (default: the cluster's CPUs).
+            the deal pairs in flight, so the workers busy (default: all the cluster's CPUs).
         variant: ``classic`` or ``long``.
         max_turns: a turn cap per round; a capped round is scored as it stands.
         time_limit: seconds per move; a bot over it forfeits the round (``None``: none).
