@@ -96,6 +96,17 @@ class Match:
     seed), or ``None`` for the classic game."""
     rounds: list[Round]
     """The rounds dealt so far, the current one last."""
+    forfeit_ends_match: bool
+    """Whether a forfeited round ends the match, lost by the forfeiting player (the
+    default). ``False``: a forfeit ends only its round (won by the other player, scored as
+    the expeditions stand, as the arena scores it) and the match goes on; the winner is
+    then decided by the totals.
+
+    >>> m = Match(rounds=2, seed=1, forfeit_ends_match=False)
+    >>> m.new_round().forfeit(1, "the bot crashed")
+    >>> m.is_over(), m.forfeited_by(), len(m.rounds)
+    (False, None, 1)
+    """
 
     def __init__(
         self,
@@ -108,6 +119,7 @@ class Match:
         tie_break: str = "draw",
         younger: int | None = None,
         achievements: bool | GoalSet | Sequence[Goal] | None = None,
+        forfeit_ends_match: bool = True,
     ) -> None:
         if rounds < 1:
             raise ValueError(f"invalid number of rounds: {rounds!r} (expected at least 1)")
@@ -128,6 +140,7 @@ class Match:
         elif achievements is not None and not isinstance(achievements, GoalSet):
             achievements = GoalSet(achievements)  # a list of goals: the pool
         self.achievements = achievements
+        self.forfeit_ends_match = forfeit_ends_match
         self.rounds = []
 
     @property
@@ -202,7 +215,10 @@ class Match:
         return r
 
     def forfeited_by(self) -> int | None:
-        """The player who forfeited a round (and so the match), if any."""
+        """The player who forfeited a round (and so the match), if any; always ``None``
+        when a forfeit ends only its round (:attr:`forfeit_ends_match`)."""
+        if not self.forfeit_ends_match:
+            return None
         for r in self.rounds:
             o = r.outcome()
             if o is not None and o.termination is Termination.FORFEIT:

@@ -12,11 +12,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from textual import events
 from textual.app import App
 
 from lostcities.bots import BotSpecError, parse_spec
 from lostcities.tui.screens.game import GameScreen
-from lostcities.tui.screens.help import ConfirmQuit, HelpScreen
+from lostcities.tui.screens.help import MIN_SIZE, ConfirmQuit, HelpScreen, TooSmallScreen
 from lostcities.tui.screens.match_end import MatchEndScreen
 from lostcities.tui.screens.privacy import PrivacyScreen
 from lostcities.tui.screens.round_end import RoundEndScreen
@@ -65,6 +66,30 @@ class LostCitiesApp(App[int]):
         self.saved = False
         """Whether the finished match's record has been written."""
 
+    too_small: TooSmallScreen | None = None
+    """The "terminal too small" screen while it is shown."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.check_size((event.size.width, event.size.height))
+
+    def check_size(self, size: tuple[int, int]) -> None:
+        """Cover everything with a message while the terminal is below :data:`MIN_SIZE`."""
+        if self.game is None:
+            return  # not yet: the game screen checks once it is shown
+        small = size[0] < MIN_SIZE[0] or size[1] < MIN_SIZE[1]
+        if small and self.too_small is None:
+            self.too_small = TooSmallScreen(size)
+            self.push_screen(self.too_small)
+        elif small and self.too_small is not None:
+            self.too_small.show_size(size)
+        elif not small and self.too_small is not None:
+            screen, self.too_small = self.too_small, None
+            if self.screen is screen:
+                self.pop_screen()
+
+    def _check_now(self) -> None:
+        self.check_size((self.size.width, self.size.height))
+
     def on_mount(self) -> None:
         if self.session.tie_break_pending:
             self.push_screen(TieBreakScreen(self.session.names), self._tie_break_chosen)
@@ -82,6 +107,7 @@ class LostCitiesApp(App[int]):
             self.session.start_round()
         self.game = GameScreen(self.session)
         self.push_screen(self.game)
+        self.call_after_refresh(self._check_now)  # started in a small terminal: say so
 
     # -- called by the game screen -------------------------------------------------------
 

@@ -16,6 +16,7 @@ the screens on a worker thread and handed in with :meth:`Session.bot_move`.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 
 from lostcities.bots import Bot, make
@@ -24,7 +25,7 @@ from lostcities.match import Match, check_tie_break
 from lostcities.referee import Referee
 from lostcities.rules import Move, PlayerView, Round, Termination
 
-__all__ = ["BOT_SEAT", "HUMAN_SEAT", "Session", "UndoError", "UndoRecord"]
+__all__ = ["BOT_SEAT", "HUMAN_SEAT", "Session", "UndoError", "UndoRecord", "bot_name", "number_players"]
 
 HUMAN_SEAT = 0
 """The person's seat in a game against a bot."""
@@ -42,6 +43,28 @@ class UndoRecord:
     """The ply the undone move had (0-based): it was the ``ply + 1``-th move."""
     move: Move
     """The move that was taken back."""
+
+
+def bot_name(bot: Bot) -> str:
+    """What the screens call a bot: the name a program gave in its ``id name`` line, else
+    the bot's own name.
+
+    >>> bot_name(make("random"))
+    'random'
+    """
+    given = getattr(bot, "id", None)
+    if isinstance(given, dict) and str(given.get("name", "")).strip():
+        return str(given["name"]).strip()
+    return bot.name
+
+
+def number_players(text: str) -> str:
+    """A core message with its players numbered from 1, as the screens number them.
+
+    >>> number_players("it is player 0's turn, not player 1's")
+    "it is player 1's turn, not player 2's"
+    """
+    return re.sub(r"\bplayer ([01])\b", lambda m: f"player {int(m.group(1)) + 1}", text)
 
 
 class Session:
@@ -75,8 +98,15 @@ class Session:
         tie_break: str | None = None,
         younger: int | None = None,
     ) -> None:
+        # a bot that forfeits (crashes, times out, moves illegally) loses only that round,
+        # scored as the expeditions stand, as the arena scores it; the match goes on
         self.match = Match(
-            rounds, variant=variant, seed=seed, tie_break=tie_break or "draw", younger=younger
+            rounds,
+            variant=variant,
+            seed=seed,
+            tie_break=tie_break or "draw",
+            younger=younger,
+            forfeit_ends_match=False,
         )
         self.tie_break_pending = hotseat and tie_break is None
         """Whether the set-up still has to ask who is younger (hot-seat games ask)."""
@@ -96,7 +126,7 @@ class Session:
             self.names: tuple[str, str] = ("player 1", "player 2")
         else:
             assert self._bot is not None
-            self.names = ("you", self._bot.name)
+            self.names = ("you", bot_name(self._bot))
 
     # -- who is who ----------------------------------------------------------------------
 

@@ -139,7 +139,7 @@ async def test_typed_move_mouse_and_illegal_attempts_say_why() -> None:
         # a typed move with a card not in hand
         missing = next(c for c in r.variant.deck() if c not in r.hands[0] and not c.is_wager)
         await pilot.press("colon", *f"-{missing}.", "enter")
-        assert f"{missing} is not in player 0's hand" in text_of(app, "#status")
+        assert f"{missing} is not in player 1's hand" in text_of(app, "#status")
         await pilot.press("escape")
         # discard onto a pile, then try to take it straight back
         ply = r.ply
@@ -385,7 +385,22 @@ async def test_a_crashing_bot_forfeits_the_round() -> None:
         assert isinstance(app.screen, RoundEndScreen)
         summary = text_of(app, "#round-summary")
         assert "forfeit" in summary and "out of cheese" in summary
-        assert session.match.is_over() and session.match.winner() == 0
+        # the forfeit ends only the round (won by the person, scored as it stands): the
+        # match goes on, as in the arena
+        assert session.match.rounds[0].outcome().winner == 0  # type: ignore[union-attr]
+        assert not session.match.is_over() and session.match.forfeited_by() is None
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.pause()
+        assert len(session.match.rounds) == 2
+        if isinstance(app.screen, GameScreen):  # the person starts round 2: one move first
+            await pilot.press("plus", *str(session.round.legal_moves()[0])[1:], "enter")
+            await settle(pilot)
+            await pilot.pause()
+        assert isinstance(app.screen, RoundEndScreen)  # round 2 forfeited too
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, MatchEndScreen) and session.match.is_over()
 
 
 @pytest.mark.asyncio

@@ -72,12 +72,15 @@ def test_an_illegal_bot_move_and_a_crash_forfeit() -> None:
     outcome = r.outcome()
     assert outcome is not None and outcome.termination is Termination.FORFEIT
     assert outcome.winner == HUMAN_SEAT and outcome.reason == reason
-    assert s.match.is_over()
+    # only the round is lost (as the arena scores it): the match goes on
+    assert not s.match.is_over() and s.match.forfeited_by() is None
+    assert s.match.totals() == outcome.scores
     s2 = session()
     r2 = s2.start_round()
     s2.human_move(r2.legal_moves()[0])
     assert s2.bot_failed(RuntimeError("boom")) == "the bot failed: boom"
-    assert r2.outcome() is not None and s2.match.winner() == HUMAN_SEAT
+    o2 = r2.outcome()
+    assert o2 is not None and o2.winner == HUMAN_SEAT and not s2.match.is_over()
 
 
 def test_undo_replaces_the_bot_and_keeps_the_log() -> None:

@@ -3,7 +3,8 @@
 Keys (all work without a mouse):
 
 - ``←``/``→`` pick a card of the hand, or type it (``y7``, ``bx``, ``r10``);
-- ``p`` (or Enter) plays it onto its expedition, ``d`` discards it;
+- Enter (or ``↑``) plays it onto its expedition, ``d`` (or ``↓``) discards it; in the
+  classic game ``p`` plays too (it has no purple);
 - then the draw source: ``.`` or space for the draw pile, a colour letter for the top of
   that discard pile (Enter: the draw pile); Esc goes back;
 - ``:`` (or ``+``/``-``) types a whole move in notation, such as ``+y7.`` or ``-r10b``;
@@ -14,8 +15,11 @@ Keys (all work without a mouse):
   changes a card action);
 - ``?`` help, ``q`` quit.
 
-In the long variant ``p`` is also purple: ``p`` then a rank picks a purple card, and when
-you hold a purple card, ``pp`` or Enter plays.
+In the long variant ``p`` is purple only (``p7`` picks purple 7, ``p`` in the draw step
+takes the purple pile): Enter or ``↑`` plays, so no key means two things.
+
+A rejected move (typed or keyed) says why on the status line until the next key, or for a
+few seconds, and then the "to move" prompt comes back.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from lostcities.bots.analysis import DEFAULT_BOT, DEFAULT_WORLDS
 from lostcities.cards import RANKS, Card, Color
 from lostcities.errors import IllegalMoveError, InvalidMoveError
 from lostcities.rules import Action, Move, PlayerView
-from lostcities.tui.session import BOT_SEAT, Session, UndoError
+from lostcities.tui.session import BOT_SEAT, Session, UndoError, number_players
 from lostcities.tui.widgets.board import Board, set_text
 from lostcities.tui.widgets.cards import card_label
 from lostcities.tui.widgets.hand import Hand
@@ -44,6 +48,8 @@ from lostcities.tui.widgets.score import TopBar
 __all__ = ["GameScreen"]
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+ERROR_SECONDS = 4.0
+"""How long an error stays on the status line before the step's prompt comes back."""
 
 Phase = Literal["pick", "draw", "bot", "wait", "over"]
 
@@ -66,8 +72,11 @@ class GameScreen(Screen[None]):
     BINDINGS = [
         Binding("left", "cursor(-1)", "pick", key_display="←→"),
         Binding("right", "cursor(1)", "pick", show=False),
-        Binding("p", "key('p')", "play"),
+        Binding("enter", "key('enter')", "play", key_display="↵"),
+        Binding("up", "key('enter')", "play", show=False),
+        Binding("p", "key('p')", "play", show=False),
         Binding("d", "key('d')", "discard"),
+        Binding("down", "key('d')", "discard", show=False),
         Binding("full_stop", "key('.')", "draw pile", key_display="."),
         Binding("u", "undo", "undo"),
         Binding("h", "hint", "hint"),
@@ -205,7 +214,7 @@ class GameScreen(Screen[None]):
         name = s.names[BOT_SEAT]
         if msg.error is not None or msg.move is None:
             reason = s.bot_failed(msg.error or RuntimeError("no move"))
-            self.last_line = f"{name} forfeits: {reason}"
+            self.last_line = number_players(f"{name} forfeits the round: {reason}")
         else:
             pile = s.round.discard_piles[msg.move.draw] if msg.move.draw is not None else ()
             top = pile[-1] if pile else None
@@ -213,7 +222,7 @@ class GameScreen(Screen[None]):
             if forfeit is None:
                 self.note_move(name, msg.move, top)
             else:
-                self.last_line = f"{name} forfeits: {forfeit}"
+                self.last_line = number_players(f"{name} forfeits the round: {forfeit}")
         self.begin_turn()
 
     def commit(self, move: Move) -> None:
@@ -246,8 +255,8 @@ class GameScreen(Screen[None]):
         who = "Your move" if not s.hotseat else f"{s.names[s.round.to_move].capitalize()} to move"
         card = self.selected_card()
         if card is None:
-            return f"{who}: pick a card (←→ or type it: y7), then p play · d discard"
-        return f"{who}: {card_label(card)} – p play · d discard  (←→ or type a card: y7)"
+            return f"{who}: pick a card (←→ or type it: y7), then ↵ play · d discard"
+        return f"{who}: {card_label(card)} – ↵ play · d discard  (←→ or type a card: y7)"
 
     def draw_prompt(self) -> str:
         assert self.pending is not None
@@ -261,10 +270,25 @@ class GameScreen(Screen[None]):
         return "  ".join(parts) + "  (esc back)"
 
     def set_prompt(self, text: str, *, error: bool = False) -> None:
-        self.prompt = text
+        self.prompt = number_players(text)
         self.error = error
         if self.is_mounted:
             self._show_status()
+            if error:
+                shown = self.prompt
+                self.set_timer(ERROR_SECONDS, lambda: self._error_seen(shown))
+
+    def _error_seen(self, shown: str | None = None) -> None:
+        """An error has been read (a key pressed, or its time is up): the prompt of the
+        current step comes back."""
+        if not self.error or (shown is not None and shown != self.prompt):
+            return
+        if self.phase == "pick":
+            self.set_prompt(self.pick_prompt())
+        elif self.phase == "draw" and self.pending is not None:
+            self.set_prompt(self.draw_prompt())
+        else:
+            self.set_prompt("")
 
     def _show_status(self) -> None:
         status = self.query_one("#status", Static)
@@ -339,8 +363,11 @@ class GameScreen(Screen[None]):
         self.press(ch)
 
     def on_key(self, event: events.Key) -> None:
+        if self.error:
+            self._error_seen()
         if isinstance(self.focused, Input):
             if event.key == "escape":
+                self.query_one("#move-input", Input).value = ""
                 self.query_one("#hand").focus()
                 event.stop()
             return
@@ -396,15 +423,9 @@ class GameScreen(Screen[None]):
             self.set_prompt(self.pick_prompt())
             self.redraw()
             return
-        if key == "p":
-            purple = Color.PURPLE
-            holds_purple = any(c.color == purple for c in hand)
-            if buf == "p" or not (purple in variant.colors and holds_purple):
-                self.buffer = ""
-                self.choose_action(Action.PLAY)
-                return
-            self.buffer = "p"
-            self.set_prompt("p: type a rank for a purple card, or p / Enter to play")
+        if key == "p" and Color.PURPLE not in variant.colors:
+            self.buffer = ""
+            self.choose_action(Action.PLAY)  # no purple in this game: p plays
             return
         self.buffer = ""
         if key == "enter":
@@ -501,16 +522,17 @@ class GameScreen(Screen[None]):
         if not text:
             self.query_one("#hand").focus()
             return
+        # the box is emptied and left whatever happens: ':' opens a fresh one
+        event.input.value = ""
+        self.query_one("#hand").focus()
         if self.phase not in ("pick", "draw"):
             self.set_prompt("wait for your turn", error=True)
             return
         try:
             move = self.session.round.parse_move(text)
         except (IllegalMoveError, InvalidMoveError) as e:
-            self.set_prompt(str(e), error=True)
+            self.set_prompt(f"{e}  (: to type another)", error=True)
             return
-        event.input.value = ""
-        self.query_one("#hand").focus()
         self.pending = None
         self.phase = "pick"
         self.commit(move)

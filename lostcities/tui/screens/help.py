@@ -10,7 +10,10 @@ from textual.widgets import Static
 
 from lostcities.tui.widgets.cards import SYMBOLS
 
-__all__ = ["ConfirmQuit", "HelpScreen", "help_text"]
+__all__ = ["MIN_SIZE", "ConfirmQuit", "HelpScreen", "TooSmallScreen", "help_text"]
+
+MIN_SIZE = (80, 24)
+"""The smallest terminal (columns, lines) the board is drawn in."""
 
 
 def help_text() -> str:
@@ -20,8 +23,8 @@ def help_text() -> str:
     return (
         "[b]Keys[/b]\n"
         "  ←/→          pick a card of your hand (or type it: y7, bx, r10)\n"
-        "  p or Enter   play the card onto your expedition\n"
-        "  d            discard it onto its colour's pile\n"
+        "  Enter or ↑   play the card onto your expedition (p too, classic only)\n"
+        "  d or ↓       discard it onto its colour's pile\n"
         "  . or space   then draw from the draw pile (Enter too)\n"
         "  y b w g r p  ...or take the top card of that discard pile\n"
         "  Esc          go back\n"
@@ -29,7 +32,7 @@ def help_text() -> str:
         "  h            a hint: the engine's move (the game is then marked assisted)\n"
         "  u            undo your move while the bot thinks (not in hot-seat,\n"
         "               not after a draw from the draw pile: you saw the card)\n"
-        "  q quit   ? this help   (long variant: p then a rank picks a purple card)\n"
+        "  q quit   ? this help   (long variant: p is purple: p7, or the p pile)\n"
         "[b]Mouse[/b]  click a card, then your expedition (play) or its pile\n"
         "(discard), then the draw pile or a discard pile.\n"
         "[b]Board[/b]  opponent's expeditions on top, yours below, the discard\n"
@@ -76,3 +79,27 @@ class ConfirmQuit(ModalScreen[bool]):
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
+
+
+class TooSmallScreen(ModalScreen[None]):
+    """Shown while the terminal is smaller than :data:`MIN_SIZE`; it goes away by itself
+    once the terminal is large enough."""
+
+    def __init__(self, size: tuple[int, int]) -> None:
+        super().__init__()
+        self.size_now = size
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.message(self.size_now), id="too-small")
+
+    @staticmethod
+    def message(size: tuple[int, int]) -> str:
+        """``terminal too small: 70x20, at least 80x24 needed``."""
+        w, h = MIN_SIZE
+        return f"terminal too small: {size[0]}x{size[1]}, at least {w}x{h} needed"
+
+    def show_size(self, size: tuple[int, int]) -> None:
+        """Say the new size."""
+        self.size_now = size
+        if self.is_mounted:
+            self.query_one("#too-small", Static).update(self.message(size))

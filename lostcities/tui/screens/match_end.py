@@ -34,7 +34,8 @@ def match_summary(session: Session) -> str:
     else:
         verdict = f"{names[w].capitalize()} win{'' if names[w] == 'you' else 's'} the match"
     width = max(len(names[0]), len(names[1]), 5)
-    lines = [f"[b]{verdict}  {a} – {b}  ({m.result()})[/b]", ""]
+    hi, lo = (b, a) if w == 1 else (a, b)  # the winner's score first
+    lines = [f"[b]{verdict}  {hi} – {lo}  ({m.result()})[/b]", ""]
     if m.reason() == TIE_BROKEN:
         lines.insert(1, f"{TIE_BROKEN[0].upper()}{TIE_BROKEN[1:]} ({names[w or 0]}).")
     lines.append(f"{'round':<7}{names[0]:>{width}}  {names[1]:>{width}}")

@@ -10,7 +10,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from lostcities.rules import Termination
-from lostcities.tui.session import Session
+from lostcities.tui.session import Session, number_players
 from lostcities.tui.widgets.score import Breakdown
 
 __all__ = ["RoundEndScreen", "round_summary"]
@@ -30,7 +30,7 @@ def round_summary(session: Session) -> str:
         verdict = f"{w} win{'' if w == 'you' else 's'} the round"
     how = out.termination.value
     if out.termination is Termination.FORFEIT and out.reason:
-        how = f"forfeit: {out.reason}"
+        how = number_players(f"forfeit: {out.reason}")
     return (
         f"Round {session.round_index + 1}/{session.match.num_rounds} over ({how}): "
         f"{names[0]} {a}, {names[1]} {b} — {verdict}"

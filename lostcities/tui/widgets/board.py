@@ -26,8 +26,13 @@ def _ranks(cards: tuple[Card, ...]) -> str:
     return " ".join(rank_text(c) for c in cards)
 
 
+WIDE = 98
+"""From this board width (a 100-column terminal) the name gutter is wide."""
+
+
 def _short(name: str, width: int = 6) -> str:
-    name = name.replace("player ", "pl. ")
+    if width <= 6:
+        name = name.replace("player ", "pl. ")
     return name if len(name) <= width else name[: width - 1] + "…"
 
 
@@ -105,7 +110,18 @@ class Board(Horizontal):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.variant = variant
         self.names = names
+        self.name_width = 6
+        """Characters of a name shown in the gutter: 6 at 80 columns; from 100 columns the
+        gutter widens and names of up to three lines of 14 are shown whole."""
         self.add_class(f"colors-{variant.num_colors}")
+        self._view: PlayerView | None = None
+
+    def on_resize(self, event: events.Resize) -> None:
+        wide = event.size.width >= WIDE
+        self.set_class(wide, "-wide")
+        self.name_width = 42 if wide else 6
+        if self._view is not None:
+            self.show(self._view)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="gutter"):
@@ -125,10 +141,11 @@ class Board(Horizontal):
 
     def show(self, view: PlayerView) -> None:
         """Draw ``view``: only what its player may see."""
+        self._view = view
         me = view.player
         totals = view.scores()
-        set_text(self.query_one("#opp-name", Static), _short(self.names[me ^ 1]))
-        set_text(self.query_one("#my-name", Static), _short(self.names[me]))
+        set_text(self.query_one("#opp-name", Static), _short(self.names[me ^ 1], self.name_width))
+        set_text(self.query_one("#my-name", Static), _short(self.names[me], self.name_width))
         set_text(self.query_one("#opp-total", Static), f"Σ{_signed(totals[me ^ 1]):>4}")
         set_text(self.query_one("#my-total", Static), f"Σ{_signed(totals[me]):>4}")
         for col in self.query(ExpeditionColumn):
