@@ -243,3 +243,33 @@ def test_home_rules_and_calculator(browser: Any, server: Any) -> None:
     assert page.locator("#calc-total").inner_text() == "–"
     assert page.locator(".calc-row[data-color=y] .score").inner_text() == "–"
     ctx.close()
+
+
+WATCH_FLIGHTS = """() => {
+  window.__flights = 0;
+  new MutationObserver((ms) => ms.forEach((m) => {
+    if (m.target.classList && m.target.classList.contains('flying')) window.__flights += 1;
+  })).observe(document.body, { attributes: true, subtree: true, attributeFilter: ['class'] });
+}"""
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_cards_move_unless_reduced_motion_is_asked(browser: Any, server: Any, motion: str) -> None:
+    ctx = browser.new_context(viewport=DESKTOP, reduced_motion=motion)
+    page = ctx.new_page()
+    new_game(page, server.url)
+    assert wait_my_turn_or_end(page) == "turn"
+    page.evaluate(WATCH_FLIGHTS)
+    n = page.locator("#log .n").count()
+    page.locator("#hand .card").first.click()
+    page.click("#actions [data-act=discard]")
+    page.click("#drawpile")
+    # my move and the bot's reply are both told
+    page.wait_for_function(f"() => document.querySelectorAll('#log .n').length >= {n + 2}")
+    assert wait_my_turn_or_end(page) == "turn"
+    flights = page.evaluate("() => window.__flights")
+    if motion == "reduce":
+        assert flights == 0
+    else:
+        assert flights >= 2  # the card played and the card drawn (and the bot's)
+    ctx.close()
