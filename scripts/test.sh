@@ -5,7 +5,8 @@
 #   2. pip install -e '.[dev]'
 #   3. start a throwaway PostgreSQL cluster (if the server binaries exist) and
 #      export LOSTCITIES_TEST_POSTGRES_URL
-#   4. ruff check lostcities tests; mypy lostcities; the wheel (scripts/check_wheel.sh); pytest
+#   4. ruff check lostcities tests; mypy lostcities; the wheel (scripts/check_wheel.sh);
+#      the docs site (mkdocs build --strict); pytest
 #
 # Every check runs even if an earlier one fails; the script exits non-zero if
 # any step failed (pytest exit code 5, "no tests collected", counts as failure).
@@ -132,6 +133,12 @@ run_check "mypy" "$PYTHON" -m mypy lostcities
 # database can be reached, unless LOSTCITIES_AUDIT_STRICT=1 (scripts/audit.py)
 run_check "pip-audit" "$PYTHON" scripts/audit.py
 run_check "wheel and sdist (fresh venvs)" env PYTHON="$PYTHON" bash scripts/check_wheel.sh
+# the documentation site, strict: a broken link, a page left out of the nav, an unresolved
+# reference or a docstring griffe cannot read fails (mkdocs.yml); the built site is thrown away
+docs_site="$(mktemp -d)"
+run_check "docs site (mkdocs build --strict)" "$PYTHON" -m mkdocs build --strict --quiet \
+    --site-dir "$docs_site"
+rm -rf "$docs_site"
 eval "pytest_args=($PYTEST_ARGS)"
 run_check "pytest" "$PYTHON" -m pytest "${pytest_args[@]}" "$@"
 
