@@ -132,6 +132,13 @@ def _add_serve(p: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="database URL: sqlite:///FILE (default sqlite:///lostcities.db) or postgresql://...",
     )
+    p.add_argument(
+        "--workers",
+        type=_positive_int,
+        default=1,
+        metavar="N",
+        help="server processes sharing the port (1); above 1 needs PostgreSQL (docs/deploy.md)",
+    )
 
 
 def _add_comments(p: argparse.ArgumentParser) -> None:

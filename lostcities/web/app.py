@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -33,10 +34,11 @@ from lostcities.web.games import (
     ManagerSettings,
     prepare_search,
 )
+from lostcities.web.peers import SWEEP_SECONDS, peers_for
 from lostcities.web.routers import bots, calculator, comments, games, pages, ws
 from lostcities.web.store import GameStore, normalize_db_url
 
-__all__ = ["CSP", "MAX_BODY", "SECURITY_HEADERS", "WS_TRANSPORT_MAX", "BodyLimit", "SecurityHeaders", "cli_main", "create_app"]
+__all__ = ["CSP", "MAX_BODY", "SECURITY_HEADERS", "WS_TRANSPORT_MAX", "BodyLimit", "SecurityHeaders", "cli_main", "create_app", "serve_app"]
 
 log = logging.getLogger("lostcities.web")
 
@@ -182,8 +184,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 unload_after=settings.unload_after,
             ),
             settings.levels,
+            peers_for(settings.db_url),
         )
         app.state.manager = mgr
+        await mgr.peers.start(mgr.on_change)  # moves made on the other processes
         if settings.bot_executor == "process":
             await runner.warm_up()  # the workers load the search before the first game
         if settings.resume_on_start:
@@ -192,9 +196,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 log.info("resumed %d unfinished games with a bot", n)
 
         async def sweep() -> None:
+            waited = 0.0
             while True:
-                await asyncio.sleep(60)
-                mgr.unload_idle()
+                step = SWEEP_SECONDS if mgr.peers.shared else 60.0
+                await asyncio.sleep(step)
+                waited += step
+                if mgr.peers.shared:
+                    mgr.sweep_bots()  # a bot whose process died is taken over
+                if waited >= 60.0:
+                    waited = 0.0
+                    mgr.unload_idle()
 
         sweeper = asyncio.create_task(sweep())
         try:
@@ -248,6 +259,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     return app
 
 
+SERVE_DB_ENV = "LOSTCITIES_SERVE_DB"
+"""How ``lostcities serve --workers N`` hands the database URL to its worker processes."""
+
+
+def serve_app() -> FastAPI:
+    """The app of one ``lostcities serve --workers N`` process (uvicorn's factory): the
+    settings from the environment, the database URL from :data:`SERVE_DB_ENV`."""
+    return create_app(Settings.from_env(os.environ[SERVE_DB_ENV]))
+
+
 def cli_main(args: argparse.Namespace) -> int:
     """``lostcities serve``: run the app with uvicorn until interrupted.
 
@@ -258,6 +279,12 @@ def cli_main(args: argparse.Namespace) -> int:
     url = normalize_db_url(args.db)
     if not 0 < args.port < 65536:
         raise ValueError(f"invalid port: {args.port!r} (expected 1..65535)")
+    workers = int(getattr(args, "workers", 1) or 1)
+    if workers > 1 and not url.startswith("postgresql"):
+        raise ValueError(
+            f"--workers {workers} needs a PostgreSQL database (--db postgresql://...): "
+            "SQLite has one writer, so one process serves it"
+        )
     settings = Settings.from_env(url)
     app = create_app(settings)
     # fail early (before "running on") if the database cannot be opened
@@ -268,9 +295,16 @@ def cli_main(args: argparse.Namespace) -> int:
     host = args.host
     shown = f"[{host}]" if ":" in host else host
     db = app.state.store.safe_url
-    print(f"Lost Cities: http://{shown}:{args.port}/  (database {db}; Ctrl+C stops)", flush=True)
+    procs = f"; {workers} processes" if workers > 1 else ""
+    print(f"Lost Cities: http://{shown}:{args.port}/  (database {db}{procs}; Ctrl+C stops)", flush=True)
+    target: object = app
+    if workers > 1:  # each worker process builds its own app (its games, its listener)
+        os.environ[SERVE_DB_ENV] = url
+        target = "lostcities.web.app:serve_app"
     uvicorn.run(
-        app,
+        target,  # type: ignore[arg-type]
+        factory=workers > 1,
+        workers=workers if workers > 1 else None,
         host=host,
         port=args.port,
         log_level="warning",

@@ -27,7 +27,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
@@ -49,6 +49,7 @@ from lostcities.match import Match, round_seed
 from lostcities.referee import Referee
 from lostcities.rules import Move, PlayerView, Round
 from lostcities.web import schemas
+from lostcities.web.peers import Peers, SingleProcess
 from lostcities.web.store import (
     GameRow,
     GameStore,
@@ -191,6 +192,13 @@ class NotFinishedError(GameError):
 
     code = "not_finished"
     status = 409
+
+
+class PositionNotFoundError(GameError):
+    """The game has no such round, or the round no such ply."""
+
+    code = "no_such_position"
+    status = 404
 
 
 # -- bots --------------------------------------------------------------------------------------
@@ -635,6 +643,7 @@ class LiveGame:
                 )
             except IntegrityError:
                 # another server process stored this ply first: ours is stale
+                self.manager.background(self.refresh())
                 raise StaleMoveError(
                     f"stale move: round {round_index} ply {ply} was already played"
                 ) from None
@@ -688,6 +697,22 @@ class LiveGame:
             self.row.status = "finished"
             self.row.result = result
 
+    async def refresh(self) -> bool:
+        """Take the game as the database has it, if another server process changed it (a
+        move, a forfeit, a seat claimed), and send every connection its state; returns
+        whether anything changed."""
+        async with self.lock:
+            stored = await self.manager.store.load(self.id)
+            if stored is None:
+                return False
+            match = self.manager.build(stored)
+            if _signature(stored.row, match) == _signature(self.row, self.match):
+                return False
+            self.row, self.match, self.referee = stored.row, match, Referee(match)
+        await self.broadcast()
+        self.schedule_bot()
+        return True
+
     # -- bots ----------------------------------------------------------------------------
 
     def schedule_bot(self) -> None:
@@ -703,6 +728,10 @@ class LiveGame:
     async def _bot_turn(self, seat: int, spec: str) -> None:
         mgr = self.manager
         try:
+            if not await mgr.peers.own_bots(self.id):
+                return  # another server process runs this game's bots
+            if self.is_over() or self.round.to_move != seat:
+                return  # the game moved on meanwhile
             t0 = time.monotonic()
             r = self.round
             ri, ply = self.round_index, r.ply
@@ -735,6 +764,15 @@ class LiveGame:
         """A bot that cannot move loses the match."""
         with contextlib.suppress(GameOverError):
             await self.resign(seat, reason)
+
+
+def _signature(row: GameRow, match: Match) -> tuple[object, ...]:
+    """What other processes can change of a game: its moves, forfeits, seats and status."""
+    rounds = tuple((len(r.history), r.is_over()) for r in match.rounds)
+    return (
+        rounds, match.is_over(), row.status, row.result, row.token0, row.token1, row.name0,
+        row.name1, row.rematch_id, row.hints,
+    )
 
 
 # -- the manager -------------------------------------------------------------------------------
@@ -783,8 +821,12 @@ class GameManager:
         bots: BotRunner,
         settings: ManagerSettings,
         levels: dict[str, Level] | None = None,
+        peers: Peers | None = None,
     ) -> None:
         self.levels = dict(LEVELS if levels is None else levels)
+        self.peers: Peers = SingleProcess() if peers is None else peers
+        """The other server processes sharing the database (:mod:`lostcities.web.peers`)."""
+        self._background: set[asyncio.Task[object]] = set()
         self.store = store
         self.bots = bots
         self.settings = settings
@@ -925,7 +967,29 @@ class GameManager:
         ]
         for gid in drop:
             del self.games[gid]
+            if self.peers.shared:
+                self.background(self.peers.release(gid))
         return len(drop)
+
+    def on_change(self, game_id: str) -> None:
+        """Another server process (or this one) committed a change of ``game_id``: refresh
+        it if it is in memory here (``"*"``: every game, after listening again)."""
+        games = list(self.games.values()) if game_id == "*" else [self.games.get(game_id)]
+        for g in games:
+            if g is not None:
+                self.background(g.refresh())
+
+    def background(self, work: Coroutine[object, object, object]) -> None:
+        """Run ``work`` in its own task, kept until it ends."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def sweep_bots(self) -> None:
+        """Start the bot of every game in memory whose bot is to move and not running (the
+        process that ran it may have died)."""
+        for g in list(self.games.values()):
+            g.schedule_bot()
 
     # -- creating and joining --------------------------------------------------------------
 
@@ -1106,6 +1170,32 @@ class GameManager:
             )
         return schemas.ReplayOut(game=g.summary(None), rounds=rounds)
 
+    def position_svg(self, g: LiveGame, round_number: int, ply: int) -> str:
+        """The picture (:func:`lostcities.svg.position`, both hands shown, as the replay
+        shows them) of a finished game's round ``round_number`` (from 1) after ``ply`` moves.
+
+        :raises NotFinishedError: while the game goes on (hands are secret until the end).
+        :raises PositionNotFoundError: for a round or ply the game does not have.
+        """
+        from lostcities.svg import position
+
+        if not g.is_over():
+            raise NotFinishedError("positions are available once the game is over")
+        rounds = g.match.rounds
+        if not 1 <= round_number <= len(rounds):
+            raise PositionNotFoundError(
+                f"no round {round_number} in this game (it has {len(rounds)})"
+            )
+        r = rounds[round_number - 1]
+        if not 0 <= ply <= len(r.history):
+            raise PositionNotFoundError(
+                f"no ply {ply} in round {round_number} (it has 0..{len(r.history)})"
+            )
+        x = Round.from_deck(r.deal_order, r.starter, r.variant)
+        for mv in r.history[:ply]:
+            x.push(mv)
+        return position(x)
+
     def record_text(self, g: LiveGame) -> str:
         """The game record (PGN-like) of a finished game.
 
@@ -1193,7 +1283,8 @@ class GameManager:
                 del self.analyses[g.id]
 
     async def close(self) -> None:
-        """Cancel bot turns and analyses."""
+        """Cancel bot turns and analyses; stop listening to the other processes."""
+        await self.peers.close()
         for t in list(self.analyses.values()):
             t.cancel()
         for g in list(self.games.values()):

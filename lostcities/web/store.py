@@ -52,8 +52,10 @@ __all__ = [
     "RoundRow",
     "StoredGame",
     "StorageError",
+    "NOTIFY_CHANNEL",
     "hash_token",
     "normalize_db_url",
+    "notify_change",
 ]
 
 
@@ -411,6 +413,7 @@ class GameStore:
                     session.execute(
                         update(GameRow).where(GameRow.id.in_(touched)).values(updated_at=now)
                     )
+                    notify_change(session, touched)
                 for i, (fn, _) in enumerate(batch):
                     if not isinstance(fn, MoveWrite):
                         results[i] = fn(session)
@@ -554,6 +557,22 @@ class GameStore:
 # -- write operations (run by the writer thread inside its transaction) ---------------------
 
 
+NOTIFY_CHANNEL = "lostcities_games"
+"""The PostgreSQL channel on which a committed change of a game is announced (the payload
+is the game id), so that every server process sharing the database refreshes its copy
+(:mod:`lostcities.web.peers`)."""
+
+
+def notify_change(s: Session, game_ids: Iterable[str]) -> None:
+    """Announce a change of ``game_ids`` to the other server processes: a PostgreSQL
+    ``NOTIFY`` in the write's own transaction, so it is delivered only if, and once, the
+    change is committed (nothing on SQLite: one process)."""
+    if s.get_bind().dialect.name != "postgresql":
+        return
+    for game_id in sorted(set(game_ids)):
+        s.execute(select(func.pg_notify(NOTIFY_CHANNEL, game_id)))
+
+
 def op_insert_game(row: GameRow, rounds: Iterable[RoundRow]) -> Callable[[Session], None]:
     """Insert a new game and its first round."""
 
@@ -606,6 +625,7 @@ class MoveWrite:
         now = utcnow()
         s.execute(insert(MoveRow), [self.row(now)])
         self.extras(s, now)
+        notify_change(s, [self.game_id])
 
 
 def op_move(
@@ -644,6 +664,7 @@ def op_forfeit(
             .where(GameRow.id == game_id)
             .values(status=status, result=result, updated_at=utcnow())
         )
+        notify_change(s, [game_id])
 
     return fn
 
@@ -654,6 +675,7 @@ def op_update_game(game_id: str, **values: Any) -> Callable[[Session], int]:
     def fn(s: Session) -> int:
         values.setdefault("updated_at", utcnow())
         res = s.execute(update(GameRow).where(GameRow.id == game_id).values(**values))
+        notify_change(s, [game_id])
         return int(res.rowcount or 0)  # type: ignore[attr-defined]
 
     return fn
@@ -685,6 +707,7 @@ def op_claim_seat(game_id: str, seat: int, invite: str, token_hash: str, name: s
                 {col.key: token_hash, name_col: name, "invite": None, "status": "active", "updated_at": utcnow()}
             )
         )
+        notify_change(s, [game_id])
         return int(res.rowcount or 0)  # type: ignore[attr-defined]
 
     return fn
