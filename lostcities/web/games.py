@@ -201,6 +201,13 @@ class PositionNotFoundError(GameError):
     status = 404
 
 
+class PositionNotFoundError(GameError):
+    """The game has no such round, or the round no such ply."""
+
+    code = "no_such_position"
+    status = 404
+
+
 # -- bots --------------------------------------------------------------------------------------
 
 
@@ -1169,6 +1176,32 @@ class GameManager:
                 )
             )
         return schemas.ReplayOut(game=g.summary(None), rounds=rounds)
+
+    def position_svg(self, g: LiveGame, round_number: int, ply: int) -> str:
+        """The picture (:func:`lostcities.svg.position`, both hands shown, as the replay
+        shows them) of a finished game's round ``round_number`` (from 1) after ``ply`` moves.
+
+        :raises NotFinishedError: while the game goes on (hands are secret until the end).
+        :raises PositionNotFoundError: for a round or ply the game does not have.
+        """
+        from lostcities.svg import position
+
+        if not g.is_over():
+            raise NotFinishedError("positions are available once the game is over")
+        rounds = g.match.rounds
+        if not 1 <= round_number <= len(rounds):
+            raise PositionNotFoundError(
+                f"no round {round_number} in this game (it has {len(rounds)})"
+            )
+        r = rounds[round_number - 1]
+        if not 0 <= ply <= len(r.history):
+            raise PositionNotFoundError(
+                f"no ply {ply} in round {round_number} (it has 0..{len(r.history)})"
+            )
+        x = Round.from_deck(r.deal_order, r.starter, r.variant)
+        for mv in r.history[:ply]:
+            x.push(mv)
+        return position(x)
 
     def position_svg(self, g: LiveGame, round_number: int, ply: int) -> str:
         """The picture (:func:`lostcities.svg.position`, both hands shown, as the replay

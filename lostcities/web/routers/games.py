@@ -119,6 +119,22 @@ async def record(game_id: str, mgr: GameManager = Depends(get_manager)) -> Plain
     )
 
 
+@router.get("/{game_id}/position.svg")
+async def position_svg(
+    game_id: str, round: int = 1, ply: int = 0, mgr: GameManager = Depends(get_manager)
+) -> Response:
+    """A finished game's position as an SVG picture (``round`` from 1, after ``ply``
+    moves; both hands shown, as the replay shows them), to download."""
+    g = await mgr.get(game_id)
+    svg = mgr.position_svg(g, round, ply)
+    name = f"lostcities-{g.id}-round{round}-ply{ply}.svg"
+    return Response(
+        svg,
+        media_type="image/svg+xml",
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
+
+
 @router.post("/{game_id}/hint", response_model=schemas.HintOut)
 async def hint(
     game_id: str, req: schemas.TokenRequest, mgr: GameManager = Depends(get_manager)

@@ -18,6 +18,7 @@
   $("replay-title").textContent = `${g.players[0].name} vs ${g.players[1].name}`;
   $("replay-info").textContent = `${g.variant} · ${g.num_rounds === 1 ? "1 round" : g.num_rounds + " rounds"} · result ${g.result} · totals ${g.totals[0]} : ${g.totals[1]}`;
   $("replay-body").classList.remove("hidden");
+  $("download-svg").classList.remove("hidden");
   $("r-name0").textContent = g.players[0].name;
   $("r-name1").textContent = g.players[1].name;
   let ri = 0;
@@ -57,6 +58,7 @@
     const mover = f.move === null ? null : (r.starter + k - 1) % 2;
     $("ply-label").textContent = k === 0 ? "Deal" : `Move ${k} of ${r.frames.length - 1}:`;
     $("move-now").textContent = f.move ? `${g.players[mover].name} ${f.move}` : "";
+    $("download-svg").href = `/api/games/${encodeURIComponent(id)}/position.svg?round=${ri + 1}&ply=${k}`;
     hand($("r-hand0"), f.hands[0]);
     hand($("r-hand1"), f.hands[1]);
     exps($("r-exps0"), f, 0, false);
