@@ -201,13 +201,6 @@ class PositionNotFoundError(GameError):
     status = 404
 
 
-class PositionNotFoundError(GameError):
-    """The game has no such round, or the round no such ply."""
-
-    code = "no_such_position"
-    status = 404
-
-
 # -- bots --------------------------------------------------------------------------------------
 
 
@@ -569,6 +562,7 @@ class LiveGame:
             reason=m.reason(),
             tie_break=m.tie_break,
             younger=m.younger,
+            achievements=m.achievements is not None,
         )
         msg = schemas.StateOut(
             game=self.summary(seat),
@@ -909,6 +903,7 @@ class GameManager:
             starter=row.first_starter,
             tie_break=row.tie_break or "draw",
             younger=row.younger,
+            achievements=row.achievements == "default",
         )
         for sr in stored.rounds:
             r = m.new_round(sr.deck)
@@ -1026,6 +1021,7 @@ class GameManager:
             starter=first_starter,
             tie_break=req.tie_break,
             younger=req.younger,
+            achievements=req.achievements,
         )
         r = m.new_round()
         token = new_token()
@@ -1050,6 +1046,7 @@ class GameManager:
             rematch_of=rematch_of,
             tie_break=None if m.tie_break == "draw" else m.tie_break,
             younger=m.younger,
+            achievements="default" if req.achievements else None,
         )
         row.created_at = row.updated_at = utcnow()
         deck = " ".join(str(c) for c in r.deal_order)
@@ -1136,6 +1133,7 @@ class GameManager:
                 name=names[seat],
                 tie_break=g.match.tie_break,
                 younger=younger,  # type: ignore[arg-type]
+                achievements=g.match.achievements is not None,
             )
             new, tok, _ = await self.create(req, rematch_of=g.id, first_starter=None)
             await self.store.write(op_update_game(g.id, rematch_id=new.id, rematch_by=seat))
@@ -1176,32 +1174,6 @@ class GameManager:
                 )
             )
         return schemas.ReplayOut(game=g.summary(None), rounds=rounds)
-
-    def position_svg(self, g: LiveGame, round_number: int, ply: int) -> str:
-        """The picture (:func:`lostcities.svg.position`, both hands shown, as the replay
-        shows them) of a finished game's round ``round_number`` (from 1) after ``ply`` moves.
-
-        :raises NotFinishedError: while the game goes on (hands are secret until the end).
-        :raises PositionNotFoundError: for a round or ply the game does not have.
-        """
-        from lostcities.svg import position
-
-        if not g.is_over():
-            raise NotFinishedError("positions are available once the game is over")
-        rounds = g.match.rounds
-        if not 1 <= round_number <= len(rounds):
-            raise PositionNotFoundError(
-                f"no round {round_number} in this game (it has {len(rounds)})"
-            )
-        r = rounds[round_number - 1]
-        if not 0 <= ply <= len(r.history):
-            raise PositionNotFoundError(
-                f"no ply {ply} in round {round_number} (it has 0..{len(r.history)})"
-            )
-        x = Round.from_deck(r.deal_order, r.starter, r.variant)
-        for mv in r.history[:ply]:
-            x.push(mv)
-        return position(x)
 
     def position_svg(self, g: LiveGame, round_number: int, ply: int) -> str:
         """The picture (:func:`lostcities.svg.position`, both hands shown, as the replay

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
+from lostcities.achievements import GoalBoard
 from lostcities.cards import Color, Variant
 from lostcities.rules import PlayerView, Round, Termination
 from lostcities.scoring import ExpeditionScore, score_expedition
@@ -59,6 +60,9 @@ class CreateGame(_In):
     """Equal match totals: a draw, or ``youngest`` (the :attr:`younger` seat wins)."""
     younger: Literal[0, 1] | None = None
     """With ``youngest``: the younger player's seat (0: you, the creator; 1: the other)."""
+    achievements: bool = False
+    """The achievements variant: 5 goal cards per round from the default pool, 10 points
+    each held (docs/achievements.md)."""
 
 
 class JoinGame(_In):
@@ -285,6 +289,29 @@ class CommentsPage(BaseModel):
 # -- live state ---------------------------------------------------------------------------------
 
 
+class GoalOut(BaseModel):
+    """One goal card of the achievements variant (public)."""
+
+    id: str
+    name: str
+    kind: Literal["race", "end"]
+    """``race``: the first to meet it claims it; ``end``: decided when the round ends."""
+    condition: str
+    text: str
+    claimed_by: int | None
+    """The seat holding it (race goals once claimed; end goals once the round is over)."""
+
+
+def goals_out(board: GoalBoard | None) -> list[GoalOut]:
+    """The goal cards of a round (``[]`` in the classic game)."""
+    if board is None:
+        return []
+    return [
+        GoalOut(id=g.id, name=g.name, kind=g.kind, condition=g.condition, text=g.text, claimed_by=c)
+        for g, c in zip(board.goals, board.claims, strict=True)
+    ]
+
+
 class ViewOut(BaseModel):
     """The current round as one seat (or a spectator) may see it."""
 
@@ -302,7 +329,12 @@ class ViewOut(BaseModel):
     """``[player]``: cards each player is publicly known to hold (taken from discard piles)."""
     history: list[str]
     scores: list[int]
+    """Both players' points as the round stands, goals held included."""
     expedition_scores: list[list[int]]
+    goals: list[GoalOut] = []
+    """The achievements variant's goal cards and who holds each (``[]``: classic)."""
+    goal_points: list[int] = [0, 0]
+    """Each player's points from goals held (10 each)."""
     legal: list[str]
     """The seat's legal moves in notation (empty unless it is the seat's turn)."""
     illegal: dict[str, str]
@@ -322,6 +354,8 @@ class RoundSummaryOut(BaseModel):
     discard_piles: list[list[str]] = []
     """The final board's discard piles (bottom first), shown with the expeditions in the
     round's review."""
+    goals: list[GoalOut] = []
+    """The round's goal cards and who took each (achievements variant)."""
 
 
 class MatchOut(BaseModel):
@@ -336,6 +370,8 @@ class MatchOut(BaseModel):
     """Why the match ended so (``Match.reason``), e.g. ``tie broken: the younger player wins``."""
     tie_break: str = "draw"
     younger: int | None = None
+    achievements: bool = False
+    """Whether the match plays the achievements variant."""
 
 
 class StateOut(BaseModel):
@@ -380,8 +416,12 @@ def view_out(
         discard_piles=[[str(c) for c in pile] for pile in view.discard_piles],
         known=known,
         history=[str(m) for m in view.history],
-        scores=[sum(exp_scores[0]), sum(exp_scores[1])],
+        scores=list(view.scores()),
         expedition_scores=exp_scores,
+        goals=goals_out(view.achievements),
+        goal_points=[
+            view.achievements.points(p) if view.achievements is not None else 0 for p in (0, 1)
+        ],
         legal=legal,
         illegal=dict(illegal or {}) if reveal_hand else {},
     )
@@ -400,6 +440,7 @@ def round_summary(index: int, r: Round) -> RoundSummaryOut:
         reason=outcome.reason if outcome.termination is Termination.FORFEIT else "",
         breakdown=[[expedition_out(e) for e in r.score_breakdown(p).values()] for p in (0, 1)],
         discard_piles=[[str(c) for c in r.discard_piles[color]] for color in r.variant.colors],
+        goals=goals_out(r.achievements),
     )
 
 

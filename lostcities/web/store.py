@@ -111,6 +111,9 @@ class GameRow(Base):
     """The seat marked as the younger player (with ``tie_break == "youngest"``)."""
     hints: Mapped[int | None] = mapped_column(Integer, nullable=True)
     """Hints the human seat asked the engine for (any: the game is *assisted*)."""
+    achievements: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    """``default`` for the achievements variant (goals from the default pool, drawn by each
+    round's seed, so the rounds rebuild exactly); ``None``: the classic game."""
 
 
 class AnalysisRow(Base):

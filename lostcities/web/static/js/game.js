@@ -26,6 +26,7 @@
   let shownRound = -1;
   let rematchOffer = null;
   let engineHint = null; // the position ({round, ply}) the shown engine hint is for
+  let goalClaims = null; // "round:goal id" -> holder, as last shown (to animate new claims)
 
   // -- connection ---------------------------------------------------------------------------
   function setConn(text, bad = false) {
@@ -327,6 +328,8 @@
       piles.appendChild(el);
     });
 
+    renderGoals(v.goals || []);
+
     // draw pile
     $("deck-n").textContent = v.deck_size;
     $("drawpile").classList.toggle("drawable", drawSources.includes("."));
@@ -366,6 +369,37 @@
         sessionStorage.setItem(key, String(finished - 1));
       }
       shownRound = finished - 1;
+    }
+  }
+
+  // the achievements variant: the goal cards, face up, and who holds each; a new claim
+  // is animated (not on the first render, nor with reduced motion)
+  function renderGoals(goals) {
+    const box = $("goals");
+    box.classList.toggle("hidden", !goals.length);
+    box.innerHTML = "";
+    const p = S.game.players;
+    const seen = goalClaims;
+    goalClaims = {};
+    for (const g of goals) {
+      const key = `${S.round}:${g.id}`;
+      goalClaims[key] = g.claimed_by;
+      const el = document.createElement("div");
+      el.className = `goal ${g.kind}`;
+      el.setAttribute("role", "listitem");
+      el.dataset.goal = g.id;
+      const holder = g.claimed_by === null ? "" : g.claimed_by === me() && S.seat !== null ? "you" : p[g.claimed_by].name;
+      if (g.claimed_by !== null) el.classList.add(g.claimed_by === me() ? "mine" : "theirs");
+      el.title = `${g.text} (${g.condition})`;
+      el.innerHTML =
+        `<span class="goal-kind">${g.kind === "race" ? "race" : "end of round"}</span>` +
+        `<b class="goal-name">${LC.esc(g.name)}</b>` +
+        `<span class="goal-text">${LC.esc(g.text)}</span>` +
+        `<span class="goal-holder">${holder ? `+10 ${LC.esc(holder)}` : "10 points"}</span>`;
+      el.setAttribute("aria-label", `${g.name}, ${g.kind === "race" ? "race goal" : "end goal"}: ${g.text}` +
+        (holder ? `; held by ${holder}` : "; nobody holds it"));
+      if (seen && g.claimed_by !== null && seen[key] === null && !reducedMotion()) el.classList.add("claimed-now");
+      box.appendChild(el);
     }
   }
 
@@ -597,6 +631,12 @@
     else if (over && S.match.reason && S.match.reason.startsWith("tie broken")) res += ` (equal totals: ${S.match.reason})`;
     $("modal-result").textContent = res;
     $("modal-board").innerHTML = finalBoard(last);
+    if (last.goals && last.goals.length) {
+      const who = (g) => g.claimed_by === null ? "nobody" : g.claimed_by === me() && S.seat !== null ? "you" : p[g.claimed_by].name;
+      $("modal-board").innerHTML += `<ul class="goal-results" aria-label="goals">` +
+        last.goals.map((g) => `<li><b>${LC.esc(g.name)}</b> (${g.kind}): ${LC.esc(who(g))}${g.claimed_by === null ? "" : " +10"}</li>`).join("") +
+        `</ul>`;
+    }
     $("modal-sheets").innerHTML =
       `<div><h3>${LC.esc(you)} · round ${last.index + 1}</h3>${LC.sheetTable(colors, last.breakdown[me()])}</div>` +
       `<div><h3>${LC.esc(p[opp()].name)} · round ${last.index + 1}</h3>${LC.sheetTable(colors, last.breakdown[opp()])}</div>`;

@@ -46,6 +46,7 @@
       name: f.name.value.trim(),
       tie_break: f.ties.value === "draw" ? "draw" : "youngest",
       younger: f.ties.value === "draw" ? null : f.ties.value === "me" ? 0 : 1,
+      achievements: f.goals.value === "on",
     };
     LC.setPlayerName(body.name);
     const btn = document.getElementById("start");
