@@ -162,7 +162,9 @@ class ExpertBot(Bot):
             self.last_iterations = 0
             return cands[0]
         max_worlds = None if self.iters is None else -(-self.iters // k)
-        if fast_engine_available():
+        # the compiled engine plays the classic game: goal games are played out in Python,
+        # whose rollouts claim and score the goals (the network's candidates know none)
+        if fast_engine_available() and view.achievements is None:
             from lostcities.fast.search import FlatSearch
 
             search = FlatSearch(
