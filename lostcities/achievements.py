@@ -61,6 +61,7 @@ __all__ = [
     "GoalKind",
     "GoalSet",
     "decide_end",
+    "goal_pool",
     "load_goals",
     "measure",
     "resolve_goals",
@@ -530,3 +531,21 @@ def resolve_goals(achievements: object, seed: int | str) -> tuple[Goal, ...] | N
     raise InvalidGoalError(
         f"invalid achievements: {achievements!r} (expected True, a GoalSet or a list of goals)"
     )
+
+
+def goal_pool(achievements: bool | str | GoalSet | None) -> GoalSet | None:
+    """The goal pool of an ``achievements`` option: ``None``/``False`` (classic), ``True``
+    or ``"default"`` (the default pool), a goal file's path, or a ``GoalSet``.
+
+    >>> goal_pool("default").name, goal_pool(None)
+    ('default', None)
+
+    :raises InvalidGoalError: for a goal file that cannot be read, saying which line.
+    """
+    if achievements is None or achievements is False:
+        return None
+    if achievements is True or achievements == "default":
+        return DEFAULT_GOALS
+    if isinstance(achievements, GoalSet):
+        return achievements
+    return load_goals(achievements)

@@ -121,6 +121,7 @@ def _add_play(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=None, help="seed for the deals")
     p.add_argument("--hotseat", action="store_true", help="two people at one keyboard")
     p.add_argument("--save", metavar="FILE", default=None, help="save the game record here")
+    _achievements_arg(p)
 
 
 def _add_serve(p: argparse.ArgumentParser) -> None:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import IO
 
-from lostcities.achievements import DEFAULT_GOALS, GoalSet, load_goals
+from lostcities.achievements import GoalSet, goal_pool
 from lostcities.arena.cluster import LOCAL, Backend, ray_ordered, ray_session
 from lostcities.arena.results import SPRT_MIN_DEALS, MatchResult, RoundResult, TournamentResult
 from lostcities.bots import Bot, make, parse_spec
@@ -328,24 +328,6 @@ def _deal_results(
         else:  # stopped early or interrupted: the deals in flight are not wanted
             pool.terminate()
         pool.join()
-
-
-def goal_pool(achievements: bool | str | GoalSet | None) -> GoalSet | None:
-    """The goal pool of an ``achievements`` option: ``None``/``False`` (classic), ``True``
-    or ``"default"`` (the default pool), a goal file's path, or a ``GoalSet``.
-
-    >>> goal_pool("default").name, goal_pool(None)
-    ('default', None)
-
-    :raises InvalidGoalError: for a goal file that cannot be read, saying which line.
-    """
-    if achievements is None or achievements is False:
-        return None
-    if achievements is True or achievements == "default":
-        return DEFAULT_GOALS
-    if isinstance(achievements, GoalSet):
-        return achievements
-    return load_goals(achievements)
 
 
 def play_match(

@@ -15,6 +15,7 @@ from pathlib import Path
 from textual import events
 from textual.app import App
 
+from lostcities.achievements import goal_pool
 from lostcities.bots import BotSpecError, parse_spec
 from lostcities.tui.screens.game import GameScreen
 from lostcities.tui.screens.help import MIN_SIZE, ConfirmQuit, HelpScreen, TooSmallScreen
@@ -207,6 +208,7 @@ def _session(args: argparse.Namespace, opponent: str) -> Session:
         rounds=args.rounds,
         seed=args.seed,
         hotseat=args.hotseat,
+        achievements=goal_pool(getattr(args, "achievements", None)),
     )
 
 

@@ -19,6 +19,7 @@ import dataclasses
 import re
 from collections.abc import Callable
 
+from lostcities.achievements import GoalSet
 from lostcities.bots import Bot, make
 from lostcities.errors import IllegalMoveError, InvalidMoveError, UndoError
 from lostcities.match import Match, check_tie_break
@@ -79,6 +80,8 @@ class Session:
         tie_break: ``draw`` or ``youngest`` (the ``younger`` seat wins equal totals);
             ``None``: a draw, and a hot-seat game asks at set-up (:attr:`tie_break_pending`).
         younger: with ``youngest``, the younger player's seat (0 or 1).
+        achievements: the achievements variant: ``True`` (the default goal pool) or a
+            ``GoalSet`` (5 goals per round, 10 points each held); ``None``: classic.
         bot_factory: builds the bot from ``(spec, seed)`` (default :func:`lostcities.bots.make`).
 
     Raises:
@@ -97,6 +100,7 @@ class Session:
         bot_factory: Callable[[str, int | None], Bot] = make,
         tie_break: str | None = None,
         younger: int | None = None,
+        achievements: bool | GoalSet | None = None,
     ) -> None:
         # a bot that forfeits (crashes, times out, moves illegally) loses only that round,
         # scored as the expeditions stand, as the arena scores it; the match goes on
@@ -107,6 +111,7 @@ class Session:
             tie_break=tie_break or "draw",
             younger=younger,
             forfeit_ends_match=False,
+            achievements=achievements,
         )
         self.tie_break_pending = hotseat and tie_break is None
         """Whether the set-up still has to ask who is younger (hot-seat games ask)."""

@@ -64,6 +64,28 @@ def describe(move: Move, pile_top: Card | None = None) -> str:
     return f"{verb} {card_label(move.card)}, drew from {src}"
 
 
+
+def goals_line(view: PlayerView, names: tuple[str, str]) -> str:
+    """The achievements variant's goal cards in one line (``""`` in the classic game): each
+    goal's name, ``(end)`` for an end goal, and its holder: ``★`` the viewer, ``✦`` the
+    other player, ``☆`` nobody yet.
+
+    >>> from lostcities import Round
+    >>> from lostcities.achievements import DEFAULT_GOALS
+    >>> r = Round.deal(seed=1, achievements=[DEFAULT_GOALS[0], DEFAULT_GOALS[-1]])
+    >>> goals_line(r.view(0), ("you", "bot"))
+    'goals +10: ☆ Trailblazer  ☆ Deep Pockets (end)'
+    """
+    board = view.achievements
+    if board is None:
+        return ""
+    parts = []
+    for g, holder in zip(board.goals, board.claims, strict=True):
+        mark = "☆" if holder is None else "★" if holder == view.player else "✦"
+        who = "" if holder is None else f" {names[holder]}"
+        parts.append(f"{mark} {g.name}{' (end)' if g.kind == 'end' else ''}{who}")
+    return "goals +10: " + "  ".join(parts)
+
 class GameScreen(Screen[None]):
     """Plays the session's match round after round until the match is over."""
 
@@ -126,6 +148,7 @@ class GameScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         s = self.session
         yield TopBar(id="topbar")
+        yield Static("", id="goals")  # the achievements variant's goal cards (hidden in classic)
         yield Board(s.match.variant, s.names, id="board")
         with Vertical(id="bottom"):
             yield Hand(s.match.variant.hand_size, id="hand")
@@ -313,6 +336,11 @@ class GameScreen(Screen[None]):
         view = s.view()
         board = self.query_one(Board)
         board.show(view)
+        goals = self.query_one("#goals", Static)
+        line = goals_line(view, s.names)
+        goals.set_class(bool(line), "-on")
+        board.set_class(bool(line), "-goals")
+        set_text(goals, line)
         playable: frozenset[Card] = frozenset()
         if self.phase in ("pick", "draw"):
             playable = frozenset(view.legal_moves().cards(Action.PLAY))
