@@ -79,3 +79,14 @@ def test_the_search_values_a_free_goal() -> None:
 def test_bad_goal_options_are_spec_errors(spec: str) -> None:
     with pytest.raises(BotSpecError):
         make(spec)
+
+
+def test_the_expert_plays_goal_games_out_in_python() -> None:
+    from lostcities.bots.expert import ExpertBot
+
+    view = _view([GRAB])
+    a = ExpertBot(iters=60, seed=1).choose(view)  # type: ignore[arg-type]
+    assert a == ExpertBot(iters=60, seed=1).choose(view)  # type: ignore[arg-type]
+    assert a in view.legal_moves()  # type: ignore[attr-defined]
+    # (its candidates come from the network, which knows no goals: here it does not even
+    # propose the free goal's pile draw; the rollouts score goals among the candidates)
