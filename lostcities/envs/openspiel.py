@@ -25,7 +25,10 @@ The game:
 Parameters: ``variant`` (``"classic"`` or ``"long"``), ``max_turns`` (a cap on moves, needed
 because OpenSpiel wants a finite ``max_game_length``: the official rules have none, and
 players who keep taking from discard piles can go on for ever; at the cap the round is scored
-as it stands; default 400, far above the ~50-150 moves of real rounds), ``starter`` (0 or 1).
+as it stands; default 400, far above the ~50-150 moves of real rounds), ``starter`` (0 or 1),
+``achievements`` (``True``: the achievements variant, the 5 goals of
+``DEFAULT_GOALS.draw(goal_seed)`` laid out in every round of the game, 10 points each held in
+the returns; the observation then has the goal slots of docs/rl.md) and ``goal_seed`` (0).
 
 Actions are :mod:`lostcities.envs.encoding`'s action numbers (:attr:`lostcities.Move.index`
 packed to the variant's colours: the index itself in ``long``); the observation tensor is its
@@ -46,6 +49,7 @@ import numpy as np
 import numpy.typing as npt
 import pyspiel
 
+from lostcities.achievements import DEFAULT_GOALS, GOAL_POINTS, GOALS_PER_ROUND, Goal
 from lostcities.cards import ALL_CARDS, Card, Variant, get_variant
 from lostcities.envs.encoding import Encoding, get_encoding
 from lostcities.rules import Action, Move, PlayerView, Round
@@ -61,6 +65,8 @@ _DEFAULT_PARAMS: dict[str, Any] = {
     "variant": "classic",
     "max_turns": _DEFAULT_MAX_TURNS,
     "starter": 0,
+    "achievements": False,
+    "goal_seed": 0,
 }
 
 # ------------------------------------------------------------------------------- GameType
@@ -85,14 +91,15 @@ _GAME_TYPE = pyspiel.GameType(
 # ------------------------------------------------------------------------------- GameInfo
 
 
-def _game_info(variant: Variant, max_turns: int) -> pyspiel.GameInfo:
-    enc = get_encoding(variant)
+def _game_info(variant: Variant, max_turns: int, achievements: bool = False) -> pyspiel.GameInfo:
+    enc = get_encoding(variant, achievements=achievements)
+    bound = enc.max_score_margin + (GOAL_POINTS * GOALS_PER_ROUND if achievements else 0)
     return pyspiel.GameInfo(
         num_distinct_actions=enc.num_actions,
         max_chance_outcomes=enc.num_card_kinds,
         num_players=_NUM_PLAYERS,
-        min_utility=-float(enc.max_score_margin),
-        max_utility=float(enc.max_score_margin),
+        min_utility=-float(bound),
+        max_utility=float(bound),
         utility_sum=0.0,
         max_game_length=max_turns,
     )
@@ -119,10 +126,15 @@ class LostCitiesGame(pyspiel.Game):
             raise ValueError(f"invalid starter: {starter!r} (expected 0 or 1)")
         self.max_turns = max_turns
         self.starter = starter
-        self.encoding: Encoding = get_encoding(self.variant)
+        achievements = bool(p["achievements"])
+        self.goals: tuple[Goal, ...] | None = (
+            DEFAULT_GOALS.draw(int(p["goal_seed"])) if achievements else None
+        )
+        """The goal cards of every round (achievements variant), else ``None``."""
+        self.encoding: Encoding = get_encoding(self.variant, achievements=achievements)
         self.deck_counts: Counter[Card] = Counter(self.variant.deck())
         """How many of each card kind the deck holds."""
-        super().__init__(_GAME_TYPE, _game_info(self.variant, max_turns), p)
+        super().__init__(_GAME_TYPE, _game_info(self.variant, max_turns, achievements), p)
 
     def new_initial_state(self) -> LostCitiesState:
         """The state before the deal (a chance node)."""
@@ -312,7 +324,11 @@ class LostCitiesState(pyspiel.State):
             rest = hint
         game = self._d.game
         r = Round.from_deck(
-            [*self.dealt, *self.draws, *rest], game.starter, self.variant, max_turns=game.max_turns
+            [*self.dealt, *self.draws, *rest],
+            game.starter,
+            self.variant,
+            max_turns=game.max_turns,
+            achievements=game.goals,
         )
         for _, move, _ in self.log:
             r.push_unchecked(move)  # replaying moves that were legal when made

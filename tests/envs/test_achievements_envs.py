@@ -80,3 +80,28 @@ def test_gymnasium_passes_check_env_with_goals() -> None:
     obs, _ = env.reset(seed=2)
     assert obs["observation"].shape == (506,)
     assert env.round is not None and len(env.round.goals) == 5
+
+
+def test_openspiel_plays_the_variant_with_the_goals_in_its_returns() -> None:
+    import pyspiel
+
+    import lostcities.envs.openspiel  # noqa: F401  (registers the game)
+
+    classic = pyspiel.load_game("lost_cities")
+    assert classic.observation_tensor_size() == 466 and classic.max_utility() == 1180
+    game = pyspiel.load_game("lost_cities", {"achievements": True, "max_turns": 200})
+    assert game.observation_tensor_size() == 506 and game.max_utility() == 1230
+    pyspiel.random_sim_test(game, num_sims=2, serialize=False, verbose=False)
+    rng = random.Random(4)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(rng.choices(outcomes, probs)[0])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    r = state.round
+    assert r is not None and len(r.goals) == 5
+    s0, s1 = r.scores()
+    assert state.returns() == [s0 - s1, s1 - s0]
+    assert r.goal_points(0) + r.goal_points(1) > 0  # goals were taken and count
