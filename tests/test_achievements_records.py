@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lostcities import Match
 from lostcities.achievements import GoalSet
@@ -98,3 +100,20 @@ def test_lostcities_replay_checks_the_goals(tmp_path: Path) -> None:
     out = subprocess.run([*run, str(bad)], capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "recorded score" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+@given(st.integers(min_value=0, max_value=2**32), st.sampled_from(["classic", "long"]),
+       st.integers(min_value=1, max_value=3))
+@settings(max_examples=25, deadline=None)
+def test_goal_game_records_replay_exactly(seed: int, variant: str, rounds: int) -> None:
+    m = Match(rounds=rounds, seed=seed, variant=variant, achievements=True, max_turns=120)
+    rng = random.Random(seed)
+    while not m.is_over():
+        r = m.new_round()
+        while not r.is_over():
+            r.push(rng.choice(list(r.legal_moves())))
+    text = str(GameRecord.from_match(m))
+    again = _reread(text).replay()
+    assert [(r.goals, r.claims, r.scores()) for r in again.rounds] == [
+        (r.goals, r.claims, r.scores()) for r in m.rounds
+    ]
