@@ -34,6 +34,7 @@ from lostcities.web.games import (
     ManagerSettings,
     prepare_search,
 )
+from lostcities.web.limits import ClientLimits, RateLimitedError, retry_after_header
 from lostcities.web.peers import SWEEP_SECONDS, peers_for
 from lostcities.web.routers import bots, calculator, comments, games, pages, ws
 from lostcities.web.store import GameStore, normalize_db_url
@@ -224,9 +225,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.store = store
+    app.state.limits = ClientLimits(settings.limits)
 
     app.add_middleware(BodyLimit, limit=MAX_BODY)
     app.add_middleware(SecurityHeaders)  # outermost: on the body limit's answers too
+
+    @app.exception_handler(RateLimitedError)
+    async def rate_limited(_request: Request, exc: RateLimitedError) -> JSONResponse:
+        response = _error(429, "rate_limited", str(exc))
+        response.headers["Retry-After"] = retry_after_header(exc.retry_after)
+        return response
 
     @app.exception_handler(GameError)
     async def game_error(_request: Request, exc: GameError) -> JSONResponse:

@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fastapi import Request, WebSocket
 
 from lostcities.bots import parse_spec
 from lostcities.web.games import LEVELS, GameManager, Level
-from lostcities.web.limits import RateLimiter, new_salt
+from lostcities.web.limits import ClientLimits, Limits, RateLimiter, client_key, new_salt
 from lostcities.web.store import GameStore
 
-__all__ = ["Settings", "comment_limiter", "get_manager", "get_settings", "get_store"]
+__all__ = [
+    "Settings",
+    "comment_limiter",
+    "get_limits",
+    "get_manager",
+    "get_settings",
+    "get_store",
+    "rate_limit",
+]
 
 
 def _env_float(name: str, default: float | None) -> float | None:
@@ -55,6 +64,9 @@ class Settings:
     """The window of :attr:`comment_burst`, in seconds."""
     client_salt: str = field(default_factory=new_salt)
     """Salt of the hashed client addresses (``LOSTCITIES_CLIENT_SALT``; random per start)."""
+    limits: Limits = field(default_factory=Limits)
+    """Per-client limits on games, joins, moves, WebSocket messages and sockets
+    (``LOSTCITIES_LIMITS``: ``off`` or ``create=30/600,sockets=32``...; docs/web.md)."""
 
     @classmethod
     def from_env(cls, db_url: str) -> Settings:
@@ -64,6 +76,9 @@ class Settings:
         :raises ValueError: for a bad value.
         """
         s = cls(db_url=db_url)
+        limits = os.environ.get("LOSTCITIES_LIMITS")
+        if limits:
+            s.limits = Limits.parse(limits)
         salt = os.environ.get("LOSTCITIES_CLIENT_SALT")
         if salt:
             s.client_salt = salt
@@ -121,3 +136,27 @@ def comment_limiter(request: Request) -> RateLimiter:
         lim = RateLimiter(settings.comment_burst, settings.comment_per)
         request.app.state.comment_limiter = lim
     return lim
+
+
+def get_limits(conn: Request | WebSocket) -> ClientLimits:
+    """The app's per-client limiters."""
+    limits: ClientLimits = conn.app.state.limits
+    return limits
+
+
+_WHAT = {"create": "new games", "join": "joins", "moves": "moves"}
+
+
+def rate_limit(kind: str) -> Callable[[Request], None]:
+    """A route dependency charging the client one ``kind`` (``create``, ``join``,
+    ``moves``) of its :class:`~lostcities.web.limits.Limits`.
+
+    :raises RateLimitedError: over the limit (answered 429 with ``Retry-After``).
+    """
+
+    def charge(request: Request) -> None:
+        limits = get_limits(request)
+        key = client_key(request, get_settings(request).client_salt)
+        ClientLimits.check(getattr(limits, kind), key, _WHAT[kind])
+
+    return charge

@@ -63,6 +63,9 @@ class Server:
                 "LOSTCITIES_BOT_DELAY": "0",
                 "LOSTCITIES_BOT_EXECUTOR": "thread",
                 "LOSTCITIES_LEVEL_EASY": "random",
+                # scripted clients play hundreds of moves a minute from one address: no
+                # per-client limits here (tests/web/test_web_limits.py tests them)
+                "LOSTCITIES_LIMITS": "off",
             }
         )
         env.update(self.extra_env)
@@ -186,6 +189,7 @@ def client(tmp_path: Path) -> Iterator[Any]:
     from lostcities.web.app import create_app
     from lostcities.web.deps import Settings
     from lostcities.web.games import LEVELS, Level
+    from lostcities.web.limits import Limits
 
     levels = {**LEVELS, "easy": Level("random", "Easy")}
     settings = Settings(
@@ -193,6 +197,7 @@ def client(tmp_path: Path) -> Iterator[Any]:
         bot_executor="thread",
         bot_min_delay=0.0,
         levels=levels,
+        limits=Limits.off(),  # scripted play is fast (the limits: test_web_limits.py)
     )
     with TestClient(create_app(settings)) as c:
         yield c

@@ -60,6 +60,7 @@ def app_client(tmp_path: Path) -> Iterator[Any]:
     from lostcities.web.app import create_app
     from lostcities.web.deps import Settings
     from lostcities.web.games import LEVELS, Level
+    from lostcities.web.limits import Limits
 
     settings_ = Settings(
         db_url=f"sqlite:///{tmp_path / 'fuzz.db'}",
@@ -67,6 +68,7 @@ def app_client(tmp_path: Path) -> Iterator[Any]:
         bot_min_delay=0.0,
         levels={**LEVELS, "easy": Level("random", "Easy")},
         prepare_search=False,
+        limits=Limits.off(),  # one client sends thousands of requests (limits: test_web_limits)
     )
     with TestClient(create_app(settings_)) as c:
         yield c

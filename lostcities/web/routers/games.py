@@ -7,7 +7,7 @@ from fastapi import APIRouter, Depends, Header, Request
 from fastapi.responses import PlainTextResponse, Response
 
 from lostcities.web import schemas
-from lostcities.web.deps import get_manager
+from lostcities.web.deps import get_manager, rate_limit
 from lostcities.web.games import GameManager, InvalidTokenError
 
 router = APIRouter(prefix="/api/games", tags=["games"])
@@ -17,7 +17,9 @@ def _base(request: Request) -> str:
     return str(request.base_url).rstrip("/")
 
 
-@router.post("", response_model=schemas.CreatedGame, status_code=201)
+@router.post(
+    "", response_model=schemas.CreatedGame, status_code=201, dependencies=[Depends(rate_limit("create"))]
+)
 async def create_game(
     req: schemas.CreateGame, request: Request, mgr: GameManager = Depends(get_manager)
 ) -> schemas.CreatedGame:
@@ -42,7 +44,9 @@ async def game_summary(game_id: str, mgr: GameManager = Depends(get_manager)) ->
     return g.summary(None)
 
 
-@router.post("/{game_id}/join", response_model=schemas.CreatedGame)
+@router.post(
+    "/{game_id}/join", response_model=schemas.CreatedGame, dependencies=[Depends(rate_limit("join"))]
+)
 async def join_game(
     game_id: str, req: schemas.JoinGame, mgr: GameManager = Depends(get_manager)
 ) -> schemas.CreatedGame:
@@ -63,7 +67,7 @@ async def game_state(
     return Response(g.state(seat), media_type="application/json")
 
 
-@router.post("/{game_id}/moves")
+@router.post("/{game_id}/moves", dependencies=[Depends(rate_limit("moves"))])
 async def make_move(
     game_id: str, req: schemas.MoveRequest, mgr: GameManager = Depends(get_manager)
 ) -> Response:
@@ -78,7 +82,7 @@ async def make_move(
     return Response(g.state(seat), media_type="application/json")
 
 
-@router.post("/{game_id}/resign")
+@router.post("/{game_id}/resign", dependencies=[Depends(rate_limit("moves"))])
 async def resign(
     game_id: str, req: schemas.TokenRequest, mgr: GameManager = Depends(get_manager)
 ) -> Response:
@@ -92,7 +96,9 @@ async def resign(
     return Response(g.state(seat), media_type="application/json")
 
 
-@router.post("/{game_id}/rematch", response_model=schemas.CreatedGame)
+@router.post(
+    "/{game_id}/rematch", response_model=schemas.CreatedGame, dependencies=[Depends(rate_limit("create"))]
+)
 async def rematch(
     game_id: str, req: schemas.TokenRequest, mgr: GameManager = Depends(get_manager)
 ) -> schemas.CreatedGame:

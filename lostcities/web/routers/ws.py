@@ -15,8 +15,21 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 
 from lostcities.web import schemas
-from lostcities.web.deps import ws_manager
-from lostcities.web.games import Conn, GameError, InvalidTokenError, LiveGame, StaleMoveError
+from lostcities.web.deps import get_limits, ws_manager
+from lostcities.web.games import (
+    Conn,
+    GameError,
+    GameManager,
+    InvalidTokenError,
+    LiveGame,
+    StaleMoveError,
+)
+from lostcities.web.limits import (
+    CLOSE_RATE_LIMITED,
+    ClientLimits,
+    RateLimitedError,
+    client_key,
+)
 
 router = APIRouter(tags=["ws"])
 log = logging.getLogger("lostcities.web")
@@ -37,7 +50,26 @@ async def game_socket(ws: WebSocket, game_id: str) -> None:
     """One client of one game."""
     mgr = ws_manager(ws)
     limit: int = ws.app.state.settings.max_message_bytes
+    limits = get_limits(ws)
+    key = client_key(ws, ws.app.state.settings.client_salt)
     await ws.accept()
+    if not limits.open_socket(key):
+        await ws.send_text(
+            error_message(
+                "rate_limited", f"too many open connections (at most {limits.limits.sockets})"
+            )
+        )
+        await ws.close(code=CLOSE_RATE_LIMITED)
+        return
+    try:
+        await _serve(ws, game_id, mgr, limit, limits, key)
+    finally:
+        limits.close_socket(key)
+
+
+async def _serve(
+    ws: WebSocket, game_id: str, mgr: GameManager, limit: int, limits: ClientLimits, key: str
+) -> None:
     try:
         g = await mgr.get(game_id)
     except GameError as e:
@@ -49,6 +81,12 @@ async def game_socket(ws: WebSocket, game_id: str) -> None:
         while True:
             raw = await ws.receive()
             if raw["type"] == "websocket.disconnect":
+                break
+            try:
+                ClientLimits.check(limits.messages, key, "messages")
+            except RateLimitedError as e:  # a flood: answered once, then the socket closes
+                await ws.send_text(error_message("rate_limited", str(e)))
+                await ws.close(code=CLOSE_RATE_LIMITED)
                 break
             data = raw.get("text")
             if data is None:
@@ -99,7 +137,11 @@ async def game_socket(ws: WebSocket, game_id: str) -> None:
                     await ws.send_text(error_message("spectator", "spectators cannot resign"))
                     continue
                 try:
+                    ClientLimits.check(limits.moves, key, "moves")
                     await g.resign(conn.seat)
+                except RateLimitedError as e:
+                    await ws.send_text(error_message("rate_limited", str(e)))
+                    continue
                 except GameError as e:
                     await ws.send_text(error_message(e.code, str(e)))
                     continue
@@ -109,7 +151,12 @@ async def game_socket(ws: WebSocket, game_id: str) -> None:
                     await ws.send_text(error_message("spectator", "spectators cannot move", msg.id))
                     continue
                 try:
+                    ClientLimits.check_free(limits.moves, key, "moves")
                     await g.submit(conn.seat, msg.round, msg.ply, msg.move)
+                    ClientLimits.charge(limits.moves, key)  # only moves made are charged
+                except RateLimitedError as e:
+                    await ws.send_text(error_message("rate_limited", str(e), msg.id))
+                    continue
                 except StaleMoveError as e:
                     await ws.send_text(error_message(e.code, str(e), msg.id))
                     await g.send(conn, g.state(conn.seat))
