@@ -37,7 +37,7 @@ def help_text() -> str:
         "(discard), then the draw pile or a discard pile.\n"
         "[b]Board[/b]  opponent's expeditions on top, yours below, the discard\n"
         "piles between (top card and count), the draw pile at the right.\n"
-        "✓ marks the cards you can play; Σ is the round score so far.\n"
+        "✓ playable cards; Σ the round score; goals: ☆ open ★ yours ✦ theirs.\n"
         f"{symbols}\n"
         "[dim]Esc or ? closes this help[/dim]"
     )
