@@ -2,27 +2,58 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import HTMLResponse, PlainTextResponse
+from fastapi.responses import HTMLResponse, PlainTextResponse, Response
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
 
+from lostcities.web import i18n
 from lostcities.web.deps import get_manager
-from lostcities.web.games import GameManager
+from lostcities.web.games import LEVELS, GameManager
 
 router = APIRouter(tags=["pages"], include_in_schema=False)
 templates = Jinja2Templates(directory=str(Path(__file__).resolve().parent.parent / "templates"))
 
 
 def _page(request: Request, name: str, **ctx: object) -> HTMLResponse:
-    return templates.TemplateResponse(request, name, {"page": name.removesuffix(".html"), **ctx})
+    lang = i18n.negotiate(request.headers.get("accept-language"), request.cookies.get(i18n.COOKIE))
+
+    def t(key: str, **params: object) -> str:
+        text = i18n.translate(lang, key, **params)
+        return Markup(text) if key.endswith("_html") else text
+
+    context = {"page": name.removesuffix(".html"), "lang": lang, "languages": i18n.LANGUAGES, "t": t, **ctx}
+    response = templates.TemplateResponse(request, name, context)
+    response.headers["Content-Language"] = lang
+    response.headers["Vary"] = "Accept-Language, Cookie"
+    return response
+
+
+@router.get("/i18n/{lang}.js")
+async def messages(lang: str) -> Response:
+    """A language's catalogue for the scripts (``LC.t``): a static script, as the pages'
+    Content-Security-Policy allows no inline one."""
+    if lang not in i18n.LANGUAGES:
+        return PlainTextResponse("no such language", status_code=404)
+    body = f"window.LC_LANG = {json.dumps(lang)};\nwindow.LC_MESSAGES = {json.dumps(i18n.catalogue(lang), ensure_ascii=False)};\n"
+    return Response(body, media_type="text/javascript; charset=utf-8", headers={"Cache-Control": "public, max-age=300"})
 
 
 @router.get("/", response_class=HTMLResponse)
 async def home(request: Request, mgr: GameManager = Depends(get_manager)) -> HTMLResponse:
     """Home: new games (the level picker says what each level plays) and your games."""
-    levels = [(name, lv.label, lv.about) for name, lv in mgr.levels.items()]
+    lang = i18n.negotiate(request.headers.get("accept-language"), request.cookies.get(i18n.COOKIE))
+    levels = []
+    for name, lv in mgr.levels.items():
+        # the default levels are translated; an overridden one says what it plays, in English
+        default = LEVELS.get(name)
+        known = default is not None and default.spec == lv.spec and default.about == lv.about
+        label = i18n.translate(lang, f"level.{name}") if default is not None else lv.label
+        about = i18n.translate(lang, f"level.{name}.about") if known else lv.about
+        levels.append((name, label, about))
     return _page(request, "home.html", levels=levels)
 
 

@@ -6,6 +6,9 @@
   const root = document.getElementById("replay");
   const id = root.dataset.game;
   const $ = (x) => document.getElementById(x);
+  const t = LC.t;
+  const pct = (p) => new Intl.NumberFormat(LC.LANG, { style: "percent" }).format(p);
+  const MARKS = { inaccuracy: t("mark.inaccuracy"), mistake: t("mark.mistake"), blunder: t("mark.blunder") };
   const SIGN = { inaccuracy: "?!", mistake: "?", blunder: "??" };
   const COLOR = { inaccuracy: "#d9a400", mistake: "#e06c00", blunder: "#c00000" };
   let A = null;
@@ -22,23 +25,23 @@
       return;
     }
     if (a.status !== "done") {
-      $("analysis-status").textContent = `Analysing the game… ${a.done} of ${a.total || "?"} moves`;
+      $("analysis-status").textContent = t("analysis.progress", { done: a.done, total: a.total || "?" });
       setTimeout(poll, 1000);
       return;
     }
     A = a;
-    $("analysis-status").textContent = `Each move tried in ${a.worlds} sampled deals by the ${a.bot} engine, from the mover's view only.`;
+    $("analysis-status").textContent = t("analysis.done", { worlds: a.worlds, bot: a.bot });
     draw();
   }
 
   function draw() {
     if (!A || !ready) return;
     const names = A.players;
-    let t = `<table class="sheet"><thead><tr><th>player</th><th>accuracy</th><th>avg loss</th><th>?!</th><th>?</th><th>??</th></tr></thead><tbody>`;
+    let tab = `<table class="sheet"><thead><tr><th>${t("analysis.player")}</th><th>${t("analysis.accuracy")}</th><th>${t("analysis.avg_loss")}</th><th title="${MARKS.inaccuracy}">?!</th><th title="${MARKS.mistake}">?</th><th title="${MARKS.blunder}">??</th></tr></thead><tbody>`;
     for (const s of A.summary) {
-      t += `<tr><td>${LC.esc(names[s.player])}</td><td>${s.accuracy.toFixed(1)}%</td><td>${s.average_loss.toFixed(1)}</td><td>${s.inaccuracies}</td><td>${s.mistakes}</td><td>${s.blunders}</td></tr>`;
+      tab += `<tr><td>${LC.esc(names[s.player])}</td><td>${pct(s.accuracy / 100)}</td><td>${LC.num(s.average_loss)}</td><td>${s.inaccuracies}</td><td>${s.mistakes}</td><td>${s.blunders}</td></tr>`;
     }
-    $("analysis-summary").innerHTML = t + "</tbody></table>";
+    $("analysis-summary").innerHTML = tab + "</tbody></table>";
     const curves = $("analysis-curves");
     curves.innerHTML = "";
     const rounds = [...new Set(A.moves.map((m) => m.round))];
@@ -49,16 +52,16 @@
       const y = (p) => 4 + (H - 8) * (1 - p);
       const p0 = (m) => (m.player === 0 ? m.win : 1 - m.win);
       const pts = ms.map((m) => `${x(m.ply).toFixed(1)},${y(p0(m)).toFixed(1)}`).join(" ");
-      let svg = `<svg viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="round ${rnd}: ${LC.esc(names[0])}'s chance to win the round after each move" class="curve" data-round="${rnd}">`;
+      let svg = `<svg viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="${LC.esc(t("analysis.curve_label", { n: rnd, name: names[0] }))}" class="curve" data-round="${rnd}">`;
       svg += `<line x1="0" x2="${W}" y1="${y(0.5)}" y2="${y(0.5)}" stroke="#999" stroke-dasharray="4 3"/>`;
       svg += `<polyline fill="none" stroke="#1f5fa8" stroke-width="1.6" points="${pts}"/>`;
       for (const m of ms) {
         if (!m.mark) continue;
-        svg += `<circle class="mark-dot" data-round="${rnd}" data-ply="${m.ply}" cx="${x(m.ply).toFixed(1)}" cy="${y(p0(m)).toFixed(1)}" r="4" fill="${COLOR[m.mark]}"><title>${LC.esc(names[m.player])} ${m.move}: ${m.mark}</title></circle>`;
+        svg += `<circle class="mark-dot" data-round="${rnd}" data-ply="${m.ply}" cx="${x(m.ply).toFixed(1)}" cy="${y(p0(m)).toFixed(1)}" r="4" fill="${COLOR[m.mark]}"><title>${LC.esc(names[m.player])} ${m.move}: ${MARKS[m.mark]}</title></circle>`;
       }
       svg += "</svg>";
       const h = document.createElement("div");
-      h.innerHTML = `<small class="muted">Round ${rnd}: ${LC.esc(names[0])}'s chance to win the round</small>${svg}`;
+      h.innerHTML = `<small class="muted">${LC.esc(t("analysis.curve", { n: rnd, name: names[0] }))}</small>${svg}`;
       curves.appendChild(h);
     }
     curves.querySelectorAll(".mark-dot").forEach((c) => {
@@ -75,7 +78,7 @@
       row.dataset.ply = m.ply;
       row.style.cssText = "display:block;width:100%;text-align:left;background:none;border:0;padding:.1rem .3rem;cursor:pointer;font:inherit";
       if (m.mark) row.style.color = COLOR[m.mark];
-      row.textContent = `R${m.round} ${m.ply + 1}. ${names[m.player]} ${m.move}${m.mark ? " " + SIGN[m.mark] + " " + m.mark + ` (-${m.loss.toFixed(1)}, better ${m.best})` : ""}`;
+      row.textContent = `${t("analysis.round_short", { n: m.round })} ${m.ply + 1}. ${names[m.player]} ${m.move}${m.mark ? " " + SIGN[m.mark] + " " + MARKS[m.mark] + " " + t("analysis.loss_better", { loss: LC.num(Number(m.loss.toFixed(1))), best: m.best }) : ""}`;
       row.addEventListener("click", () => go(m.round, m.ply));
       list.appendChild(row);
     }
@@ -94,10 +97,9 @@
     const el = $("analysis-move");
     if (!m) { el.textContent = ""; return; }
     const who = A.players[m.player];
-    const pct = (p) => `${Math.round(100 * p)}%`;
     el.textContent = m.move === m.best
-      ? `${who} to move: played ${m.move}, the engine's choice too (${pct(m.win)} to win the round).`
-      : `${who} to move: played ${m.move} (${pct(m.win)} to win the round); better ${m.best} (${pct(m.best_win)}), ${m.loss.toFixed(1)} points more expected${m.mark ? " — " + m.mark : ""}.`;
+      ? t("analysis.same", { name: who, move: m.move, pct: pct(m.win) })
+      : t("analysis.better", { name: who, move: m.move, pct: pct(m.win), best: m.best, best_pct: pct(m.best_win), loss: LC.num(Number(m.loss.toFixed(1))) }) + (m.mark ? ` — ${MARKS[m.mark]}` : "");
   }
 
   poll();

@@ -3,6 +3,7 @@
 "use strict";
 (() => {
   const $ = (x) => document.getElementById(x);
+  const t = LC.t;
   const KEY = "lostcities.calculator";
   const RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10"];
   const blank = () => [[{}, {}, {}], [{}, {}, {}]];
@@ -53,7 +54,7 @@
   }
 
   function buildTotals(rows) {
-    const labels = [["sum", "number sum"], ["wagers", "wagers"], ["cards", "cards (incl. wagers)"]];
+    const labels = [["sum", t("calc.number_sum")], ["wagers", t("calc.wagers")], ["cards", t("calc.cards_incl")]];
     for (const c of colors()) {
       const vals = curTotals()[c] || [0, 0, 0];
       const row = document.createElement("div");
@@ -99,14 +100,14 @@
       const row = document.createElement("div");
       row.className = "calc-row";
       row.dataset.color = c;
-      row.innerHTML = `<div class="calc-badge c-${c}" title="${LC.NAMES[c]}">${LC.symbol(c)}</div><div><div class="keys"></div><div class="calc-line"><input type="text" aria-label="${LC.NAMES[c]} cards" placeholder="${LC.NAMES[c]}: x,2,5…" value="${LC.esc(text)}"><span class="detail muted"></span><span class="score">0</span></div></div>`;
+      row.innerHTML = `<div class="calc-badge c-${c}" title="${LC.NAMES[c]}">${LC.symbol(c)}</div><div><div class="keys"></div><div class="calc-line"><input type="text" aria-label="${LC.esc(t("calc.cards_of", { exp: LC.PILE_NAMES[c] }))}" placeholder="${LC.NAMES[c]}: x,2,5…" value="${LC.esc(text)}"><span class="detail muted"></span><span class="score">0</span></div></div>`;
       const keys = row.querySelector(".keys");
       const w = document.createElement("button");
       w.type = "button";
       w.className = `key wager${wagers ? " on c-" + c : ""}`;
       w.textContent = `×${wagers + 1}`;
-      w.title = "wagers (tap to cycle 0..3)";
-      w.setAttribute("aria-label", `${LC.NAMES[c]} wagers: ${wagers}`);
+      w.title = t("calc.wager_key");
+      w.setAttribute("aria-label", t("calc.wagers_of", { exp: LC.PILE_NAMES[c], n: wagers }));
       w.addEventListener("click", () => { set(c, format((wagers + 1) % 4, ranks)); });
       keys.appendChild(w);
       for (const r of RANKS) {
@@ -115,7 +116,7 @@
         k.className = `key${ranks.has(r) ? " on c-" + c : ""}`;
         k.textContent = r;
         k.setAttribute("aria-pressed", ranks.has(r) ? "true" : "false");
-        k.setAttribute("aria-label", `${LC.NAMES[c]} ${r}`);
+        k.setAttribute("aria-label", LC.cardLabel(c + r));
         k.addEventListener("click", () => {
           const next = new Set(ranks);
           if (next.has(r)) next.delete(r); else next.add(r);
@@ -169,11 +170,11 @@
         row.querySelector(".score").textContent = e.score;
         row.querySelector(".detail").textContent = e.num_cards
           ? `(${e.number_sum} − 20) × ${e.multiplier}${e.bonus ? " + 20" : ""}`
-          : "not started";
+          : t("calc.not_started");
       }
       $("calc-total").textContent = res.r.total;
       $("breakdown").innerHTML = LC.sheetTable(colors(), colors().map((c) => res.r.expeditions[c]))
-        + (res.r.achievements ? `<p>Achievements: ${res.r.achievements} × 10 = ${res.r.achievement_points}</p>` : "");
+        + (res.r.achievements ? `<p>${t("calc.achievements_line", { n: res.r.achievements, points: res.r.achievement_points })}</p>` : "");
     } else {
       // invalid input: no stale figures stay on screen
       $("calc-total").textContent = "–";
@@ -194,14 +195,14 @@
         totals[p][r] = res.ok ? res.r.total : null;
       }
     }
-    const cell = (v) => (v === null ? '<span class="err" title="invalid">!</span>' : v);
-    let html = "<thead><tr><th>round</th><th>Player A</th><th>Player B</th></tr></thead><tbody>";
+    const cell = (v) => (v === null ? `<span class="err" title="${t("calc.invalid")}">!</span>` : v);
+    let html = `<thead><tr><th>${t("sheet.round_lower")}</th><th>${t("calc.player_a")}</th><th>${t("calc.player_b")}</th></tr></thead><tbody>`;
     for (let r = 0; r < 3; r++) {
       const mark = (p) => (st.player === p && st.round === r ? ' style="background:#fff4cc"' : "");
       html += `<tr><td>${r + 1}</td><td${mark(0)}>${cell(totals[0][r])}</td><td${mark(1)}>${cell(totals[1][r])}</td></tr>`;
     }
     const sum = (p) => totals[p].reduce((a, b) => a + (b || 0), 0);
-    html += `<tr class="total"><td>total</td><td>${sum(0)}</td><td>${sum(1)}</td></tr></tbody>`;
+    html += `<tr class="total"><td>${t("sheet.total")}</td><td>${sum(0)}</td><td>${sum(1)}</td></tr></tbody>`;
     $("sheet").innerHTML = html;
   }
 
@@ -212,7 +213,7 @@
     save(); build(); update();
   });
   $("reset").addEventListener("click", () => {
-    if (!confirm("Clear the whole score sheet?")) return;
+    if (!confirm(t("calc.confirm_reset"))) return;
     st.entries = blank();
     st.totals = blank();
     st.ach = zeros();

@@ -2,8 +2,45 @@
 "use strict";
 
 const LC = (() => {
-  const NAMES = { y: "yellow", b: "blue", w: "white", g: "green", r: "red", p: "purple" };
-  const SYMBOL_NAMES = { y: "sun", b: "wave", w: "mountain", g: "leaf", r: "flame", p: "star" };
+  // -- languages: the page's catalogue (/i18n/{lang}.js, loaded before this file) ---------------
+  const LANG = window.LC_LANG || document.documentElement.lang || "en";
+  const MESSAGES = window.LC_MESSAGES || {};
+  const plurals = new Intl.PluralRules(LANG);
+  const numbers = new Intl.NumberFormat(LANG, { maximumFractionDigits: 1 });
+  // t("key", {name: "Ana", n: 3}): the text of key with its {placeholders} filled in (numbers
+  // in the language's format); a value of plural forms is chosen by n (Intl.PluralRules)
+  function t(key, params = {}) {
+    let v = MESSAGES[key];
+    if (v === undefined) v = key;
+    if (typeof v === "object") v = v[plurals.select(Number(params.n ?? 0))] ?? v.other;
+    return v.replace(/\{(\w+)\}/g, (m, k) => (k in params ? (typeof params[k] === "number" ? numbers.format(params[k]) : String(params[k])) : m));
+  }
+  const num = (x) => numbers.format(x);
+  const COLOURS = ["y", "b", "w", "g", "r", "p"];
+  const NAMES = Object.fromEntries(COLOURS.map((c) => [c, t(`colour.${c}`)]));
+  // the colour as it reads with a pile or an expedition (French and Spanish agree the adjective)
+  const PILE_NAMES = Object.fromEntries(COLOURS.map((c) => [c, t(`colour_f.${c}`)]));
+  const SYMBOL_NAMES = Object.fromEntries(COLOURS.map((c) => [c, t(`symbol.${c}`)]));
+  // the language switch: remembered in a cookie (the server renders the page in it) and here
+  const COOKIE = "lc_lang";
+  function setLanguage(lang) {
+    document.cookie = `${COOKIE}=${encodeURIComponent(lang)}; path=/; max-age=31536000; SameSite=Lax`;
+    try { localStorage.setItem("lostcities.lang", lang); } catch { /* private mode */ }
+    location.reload();
+  }
+  document.addEventListener("DOMContentLoaded", () => {
+    const sw = document.getElementById("lang-switch");
+    if (sw) sw.addEventListener("change", () => setLanguage(sw.value));
+  });
+  // names the server gave by default ("Player 1", "Computer (Hard)") read in the page's language
+  function displayName(p) {
+    const name = p && p.name ? p.name : "";
+    if (name === "Player 1") return t("name.player1");
+    if (name === "Player 2") return t("name.player2");
+    const m = /^Computer \((Easy|Medium|Hard|Expert)\)$/.exec(name);
+    if (m) return t("name.computer", { level: t(`level.${m[1].toLowerCase()}`) });
+    return name;
+  }
   const PATHS = {
     y: '<circle cx="12" cy="12" r="4.5"/><g stroke-width="2.2" stroke-linecap="round" fill="none"><path d="M12 2v3M12 19v3M2 12h3M19 12h3M4.9 4.9l2.1 2.1M17 17l2.1 2.1M4.9 19.1 7 17M17 7l2.1-2.1"/></g>',
     b: '<g fill="none" stroke-width="2.4" stroke-linecap="round"><path d="M2 9c2.5-2.5 5-2.5 7.5 0s5 2.5 7.5 0 4.5-2 5-2"/><path d="M2 16c2.5-2.5 5-2.5 7.5 0s5 2.5 7.5 0 4.5-2 5-2"/></g>',
@@ -20,9 +57,10 @@ const LC = (() => {
     const r = card.slice(1);
     return r === "x" ? "×" : r;
   }
+  // a card in words: "green 10", "green wager" (the screen-reader name of every card)
   function cardLabel(card) {
     const r = card.slice(1);
-    return `${NAMES[card[0]]} ${r === "x" ? "wager" : r}`;
+    return r === "x" ? t("card.wager", { colour: NAMES[card[0]] }) : t("card.number", { colour: NAMES[card[0]], rank: r });
   }
   function cardEl(card, extra = "") {
     const el = document.createElement("div");
@@ -39,7 +77,9 @@ const LC = (() => {
     el.className = `chip c-${card[0]}`;
     el.dataset.card = card;
     el.title = cardLabel(card);
-    el.innerHTML = `${symbol(card[0])}<span>${rankText(card)}</span>`;
+    el.setAttribute("role", "img");
+    el.setAttribute("aria-label", cardLabel(card));
+    el.innerHTML = `${symbol(card[0])}<span aria-hidden="true">${rankText(card)}</span>`;
     return el;
   }
 
@@ -73,13 +113,13 @@ const LC = (() => {
     try {
       res = await fetch(path, opts);
     } catch (e) {
-      throw new Error("cannot reach the server");
+      throw new Error(t("error.unreachable"));
     }
     const text = await res.text();
     let data = null;
     try { data = text ? JSON.parse(text) : null; } catch { data = text; }
     if (!res.ok) {
-      const msg = data && data.message ? data.message : `request failed (${res.status})`;
+      const msg = data && data.message ? data.message : t("error.request_failed", { status: res.status });
       const err = new Error(msg);
       err.code = data && data.error;
       err.status = res.status;
@@ -119,10 +159,10 @@ const LC = (() => {
       if (!n) {
         return `<tr><td><span class="row" style="gap:.3rem">${symbol(c)}<span>${NAMES[c]}</span></span></td><td class="cards">-</td><td></td><td></td><td></td><td></td><td>0</td></tr>`;
       }
-      return `<tr><td><span class="row" style="gap:.3rem">${symbol(c)}<span>${NAMES[c]}</span></span></td><td class="cards">${e.cards.length ? e.cards.join(" ") : `${n} cards`}</td><td>${e.number_sum}</td><td>${e.minus_cost}</td><td>x${e.multiplier}</td><td>${e.bonus ? "+" + e.bonus : ""}</td><td>${e.score}</td></tr>`;
+      return `<tr><td><span class="row" style="gap:.3rem">${symbol(c)}<span>${NAMES[c]}</span></span></td><td class="cards">${e.cards.length ? e.cards.join(" ") : t("pile.cards", { n })}</td><td>${e.number_sum}</td><td>${e.minus_cost}</td><td>x${e.multiplier}</td><td>${e.bonus ? "+" + e.bonus : ""}</td><td>${e.score}</td></tr>`;
     });
-    return `<div class="sheet-wrap"><table class="sheet"><thead><tr><th></th><th style="text-align:left">cards</th><th>sum</th><th>-20</th><th>x</th><th>bonus</th><th>score</th></tr></thead><tbody>${rows.join("")}<tr class="total"><td>total</td><td></td><td></td><td></td><td></td><td></td><td>${total}</td></tr></tbody></table></div>`;
+    return `<div class="sheet-wrap"><table class="sheet"><thead><tr><th><span class="sr-only">${t("sheet.colour")}</span></th><th style="text-align:left">${t("sheet.cards")}</th><th>${t("sheet.sum")}</th><th>-20</th><th>x</th><th>${t("sheet.bonus")}</th><th>${t("sheet.score")}</th></tr></thead><tbody>${rows.join("")}<tr class="total"><td>${t("sheet.total")}</td><td></td><td></td><td></td><td></td><td></td><td>${total}</td></tr></tbody></table></div>`;
   }
 
-  return { NAMES, SYMBOL_NAMES, symbol, cardEl, chipEl, cardLabel, rankText, games, remember, tokenFor, forget, playerName, setPlayerName, api, toast, esc, sheetTable };
+  return { LANG, t, num, displayName, setLanguage, NAMES, PILE_NAMES, SYMBOL_NAMES, symbol, cardEl, chipEl, cardLabel, rankText, games, remember, tokenFor, forget, playerName, setPlayerName, api, toast, esc, sheetTable };
 })();

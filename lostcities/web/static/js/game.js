@@ -7,6 +7,8 @@
   const gameId = root.dataset.game;
   const token = LC.tokenFor(gameId);
   const $ = (id) => document.getElementById(id);
+  const t = LC.t;
+  const nameOf = (i) => LC.displayName(S.game.players[i]);
 
   let ws = null;
   let backoff = 500;
@@ -39,14 +41,14 @@
     connected = ok;
     const b = $("conn-banner");
     b.classList.toggle("hidden", ok);
-    if (!ok) $("conn-banner-text").textContent = text || "Connection lost: reconnecting… Moves are disabled until the table is back.";
+    if (!ok) $("conn-banner-text").textContent = text || t("game.conn_lost_long");
     document.body.classList.toggle("offline", !ok);
     if (S) render(true);
   }
   function connect() {
     const proto = location.protocol === "https:" ? "wss" : "ws";
     ws = new WebSocket(`${proto}://${location.host}/ws/games/${encodeURIComponent(gameId)}`);
-    setConn("connecting…");
+    setConn(t("game.conn.connecting"));
     ws.onopen = () => {
       backoff = 500;
       setConn("");
@@ -62,13 +64,13 @@
     ws.onclose = (ev) => {
       clearInterval(pingTimer);
       sending = false;
-      if (ev.code === 1009) LC.toast("The last message was too large for the server.", "error");
+      if (ev.code === 1009) LC.toast(t("game.too_large"), "error");
       if (stopped || ev.code === 4404 || ev.code === 4403) {
-        setConn("disconnected", true);
-        setConnected(false, "Disconnected from the table.");
+        setConn(t("game.conn.disconnected"), true);
+        setConnected(false, t("game.disconnected"));
         return;
       }
-      setConn("reconnecting…", true);
+      setConn(t("game.conn.reconnecting"), true);
       if (S) setConnected(false);
       setTimeout(connect, backoff);
       backoff = Math.min(backoff * 2, 8000);
@@ -100,8 +102,8 @@
       sending = false;
       clearTimeout(sendTimer);
       action = null;
-      if (m.code === "not_found") { stopped = true; $("status-text").textContent = "No such game."; }
-      if (m.code === "invalid_token") { stopped = true; $("status-text").textContent = "This browser does not hold a seat in this game."; }
+      if (m.code === "not_found") { stopped = true; $("status-text").textContent = t("game.no_such_game"); }
+      if (m.code === "invalid_token") { stopped = true; $("status-text").textContent = t("game.no_seat"); }
       hint(m.message, true);
       LC.toast(m.message, "error");
       if (S) render(true);
@@ -130,23 +132,27 @@
     el.classList.toggle("err", !!err);
   }
   function colorName(c) { return LC.NAMES[c]; }
-  function describe(m) {
-    const card = m.slice(1, -1);
-    const src = m.slice(-1);
-    const act = m[0] === "+" ? "played" : "discarded";
-    const draw = src === "." ? "drew from the draw pile" : `took the top of the ${colorName(src)} pile`;
-    return `${act} ${LC.cardLabel(card)} and ${draw}`;
+  function pileName(c) { return LC.PILE_NAMES[c]; }
+  // a discard pile's screen-reader name: its colour, its size and the card that can be taken
+  function pileLabel(c, pile) {
+    const top = pile.length ? pile[pile.length - 1] : null;
+    return top ? t("pile.label_top", { pile: pileName(c), n: pile.length, card: LC.cardLabel(top) }) : t("pile.label_empty", { pile: pileName(c) });
   }
-  // the log in words: "Ana plays green 10 and draws from the deck"
-  function sentence(who, m) {
-    const you = S.seat !== null && who === S.seat;
-    const name = you ? "You" : S.game.players[who].name;
-    const s = you ? "" : "s";
+  // a move in words, in the past ("played green 10 and drew from the draw pile") for the
+  // hint line, or as the log says it ("Ana plays green 10 and draws from the deck")
+  function words(kind, who, m) {
     const card = LC.cardLabel(m.slice(1, -1));
     const src = m.slice(-1);
-    const act = m[0] === "+" ? `play${s} ${card}` : `discard${s} ${card}`;
-    const draw = src === "." ? `draw${s} from the deck` : `take${s} the top of the ${colorName(src)} pile`;
-    return `${name} ${act} and ${draw}`;
+    const key = `${kind}.${m[0] === "+" ? "play" : "discard"}_${src === "." ? "deck" : "pile"}`;
+    return t(key, { name: who === null ? "" : nameOf(who), card, pile: src === "." ? "" : pileName(src) });
+  }
+  function describe(who, m) {
+    const you = S.seat !== null && who === S.seat;
+    return words(you ? "past.you" : "past.other", you ? null : who, m);
+  }
+  function sentence(who, m) {
+    const you = S.seat !== null && who === S.seat;
+    return words(you ? "log.you" : "log.other", you ? null : who, m);
   }
 
   // -- motion: a card flies from where it was to where it lands (both players' moves) ----------
@@ -208,9 +214,9 @@
   function renderNames() {
     const p = S.game.players;
     const tag = (pl) => (pl.kind === "bot" ? "" : pl.connected ? " ●" : " ○");
-    $("my-name").textContent = (S.seat === null ? p[0].name : "You") + (S.seat === null ? tag(p[0]) : "");
-    $("opp-name").textContent = p[opp()].name + tag(p[opp()]);
-    $("opp-name").title = p[opp()].kind === "bot" ? "computer" : p[opp()].connected ? "online" : "offline";
+    $("my-name").textContent = (S.seat === null ? nameOf(0) : t("you")) + (S.seat === null ? tag(p[0]) : "");
+    $("opp-name").textContent = nameOf(opp()) + tag(p[opp()]);
+    $("opp-name").title = t(p[opp()].kind === "bot" ? "presence.computer" : p[opp()].connected ? "presence.online" : "presence.offline");
   }
 
   function render(keepHint = false) {
@@ -232,24 +238,24 @@
     if (S.match.over) {
       const t = S.match.totals;
       const w = S.match.winner;
-      const res = w === null ? "a draw" : S.seat === null ? `${p[w].name} won` : w === S.seat ? "you won" : "you lost";
-      const why = S.match.reason && S.match.reason.startsWith("tie broken") ? `, ${S.match.reason}` : "";
-      text = `Match over: ${res} (${t[me()]} : ${t[opp()]}${why})`;
+      const res = w === null ? LC.t("status.result.draw") : S.seat === null ? LC.t("status.result.won_by", { name: nameOf(w) }) : w === S.seat ? LC.t("status.result.you_won") : LC.t("status.result.you_lost");
+      const why = S.match.reason && S.match.reason.startsWith("tie broken") ? LC.t("status.tie_broken") : "";
+      text = LC.t("status.match_over", { result: res, mine: t[me()], theirs: t[opp()], why });
     } else if (S.game.status === "waiting" && !p[1].joined) {
-      text = "Waiting for your friend to join";
+      text = LC.t("status.waiting_friend");
     } else if (mine) {
-      text = action ? "Your turn: now draw a card" : "Your turn: play or discard a card";
+      text = LC.t(action ? "status.your_turn_draw" : "status.your_turn");
     } else if (S.seat === null) {
-      text = `Spectating: ${p[v.to_move].name} to move`;
+      text = LC.t("status.spectating_to_move", { name: nameOf(v.to_move) });
     } else {
-      text = p[opp()].kind === "bot" ? `${p[opp()].name} is thinking…` : `Waiting for ${p[opp()].name}`;
+      text = p[opp()].kind === "bot" ? LC.t("status.thinking", { name: nameOf(opp()) }) : LC.t("status.waiting_for", { name: nameOf(opp()) });
     }
-    if (S.seat === null && S.match.over) text = `Spectating: ${text}`;
-    if (!connected) text = "Not connected: reconnecting…";
+    if (S.seat === null && S.match.over) text = LC.t("status.spectating", { text });
+    if (!connected) text = LC.t("status.not_connected");
     $("status-text").textContent = text;
     status.classList.toggle("mine", mine);
     status.classList.toggle("spectating", S.seat === null);
-    document.title = mine ? "● Your turn · Lost Cities" : S.match.over ? "Game over · Lost Cities" : "Lost Cities";
+    document.title = mine ? `● ${t("title.your_turn")} · ${t("brand")}` : S.match.over ? `${t("title.game_over")} · ${t("brand")}` : t("brand");
 
     // invite panel
     const entry = LC.games().find((g) => g.id === gameId);
@@ -295,7 +301,7 @@
       const el = document.createElement("div");
       el.className = "pile";
       el.dataset.color = c;
-      el.setAttribute("aria-label", `${colorName(c)} discard pile, ${pile.length} cards`);
+      el.setAttribute("aria-label", pileLabel(c, pile));
       let top = pile.length ? pile[pile.length - 1] : null;
       const ghost = mine && action === "-" && sel && sel[0] === c;
       if (ghost) top = sel;
@@ -312,7 +318,8 @@
       const cnt = document.createElement("button");
       cnt.type = "button";
       cnt.className = "count";
-      cnt.textContent = `${pile.length} card${pile.length === 1 ? "" : "s"}`;
+      cnt.textContent = t("pile.cards", { n: pile.length });
+      cnt.setAttribute("aria-label", t("pile.show", { pile: pileName(c), n: pile.length }));
       cnt.addEventListener("click", (ev) => { ev.stopPropagation(); togglePile(el, pile); });
       el.appendChild(cnt);
       if (drawSources.includes(c)) el.classList.add("drawable");
@@ -352,11 +359,11 @@
     }
     if (!keepHint) {
       const lastWho = last ? (S.starter + v.history.length - 1) % 2 : null;
-      const lastText = last && lastWho !== me() ? `${p[lastWho].name} ${describe(last)}. ` : "";
-      if (mine && !sel) hint(`${lastText}Tap a card in your hand (or drag it onto an expedition or a discard pile).`);
-      else if (mine && sel && !action) hint(`${LC.cardLabel(sel)}: play it or discard it.`);
-      else if (mine && action) hint("Draw from the draw pile or take the top card of a discard pile.");
-      else if (S.seat !== null && !S.match.over && last && lastWho === me()) hint(`You ${describe(last)}.`);
+      const lastText = last && (lastWho !== me() || S.seat === null) ? `${describe(lastWho, last)} ` : "";
+      if (mine && !sel) hint(lastText + t("hint.tap_card"));
+      else if (mine && sel && !action) hint(t("hint.play_or_discard", { card: LC.cardLabel(sel) }));
+      else if (mine && action) hint(t("hint.draw"));
+      else if (S.seat !== null && !S.match.over && last && lastWho === me()) hint(describe(lastWho, last));
       else hint(lastText);
     }
     // round or match over: the breakdown
@@ -388,21 +395,27 @@
       el.className = `goal ${g.kind}`;
       el.setAttribute("role", "listitem");
       el.dataset.goal = g.id;
-      const holder = g.claimed_by === null ? "" : g.claimed_by === me() && S.seat !== null ? "you" : p[g.claimed_by].name;
+      const holder = g.claimed_by === null ? "" : g.claimed_by === me() && S.seat !== null ? t("you_lower") : nameOf(g.claimed_by);
       if (g.claimed_by !== null) el.classList.add(g.claimed_by === me() ? "mine" : "theirs");
       el.title = `${g.text} (${g.condition})`;
       el.innerHTML =
-        `<span class="goal-kind">${g.kind === "race" ? "race" : "end of round"}</span>` +
+        `<span class="goal-kind">${t(g.kind === "race" ? "goal.race" : "goal.end")}</span>` +
         `<b class="goal-name">${LC.esc(g.name)}</b>` +
         `<span class="goal-text">${LC.esc(g.text)}</span>` +
-        `<span class="goal-holder">${holder ? `+10 ${LC.esc(holder)}` : "10 points"}</span>`;
-      el.setAttribute("aria-label", `${g.name}, ${g.kind === "race" ? "race goal" : "end goal"}: ${g.text}` +
-        (holder ? `; held by ${holder}` : "; nobody holds it"));
+        `<span class="goal-holder">${holder ? `+10 ${LC.esc(holder)}` : LC.esc(t("goal.points"))}</span>`;
+      el.setAttribute("aria-label", t(g.kind === "race" ? "goal.label_race" : "goal.label_end", { name: g.name, text: g.text }) +
+        (holder ? t("goal.held_by", { name: holder }) : t("goal.nobody_holds")));
       if (seen && g.claimed_by !== null && seen[key] === null && !reducedMotion()) el.classList.add("claimed-now");
       box.appendChild(el);
     }
   }
 
+  // an expedition's screen-reader name: whose, its colour, its cards and its score
+  function expLabel(theirs, c, cards, score) {
+    const key = theirs ? "exp.label_theirs" : "exp.label_yours";
+    if (!cards.length) return t(`${key}_empty`, { exp: pileName(c) });
+    return t(key, { exp: pileName(c), cards: cards.map((x) => LC.rankText(x)).join(" "), score });
+  }
   function renderExps(container, player, theirs) {
     const v = S.view;
     const colors = S.game.colors;
@@ -412,7 +425,7 @@
       const col = document.createElement("div");
       col.className = `exp${theirs ? " theirs" : ""}`;
       col.dataset.color = c;
-      col.setAttribute("aria-label", `${theirs ? "opponent's" : "your"} ${colorName(c)} expedition`);
+      col.setAttribute("aria-label", expLabel(theirs, c, v.expeditions[player][i], v.expedition_scores[player][i]));
       const score = document.createElement("div");
       score.className = "escore";
       const cards = v.expeditions[player][i];
@@ -469,16 +482,16 @@
     acts.innerHTML = "";
     if (!mine || !sel) return;
     if (!action) {
-      const play = button(`Play ${LC.rankText(sel)} ${colorName(sel[0])}`, "primary", () => choose("+"));
+      const play = button(t("btn.play_card", { card: LC.cardLabel(sel) }), "primary", () => choose("+"));
       play.dataset.act = "play";
       if (!legalFor("+", sel).length) play.classList.remove("primary");
       acts.appendChild(play);
-      const disc = button("Discard", "", () => choose("-"));
+      const disc = button(t("btn.discard"), "", () => choose("-"));
       disc.dataset.act = "discard";
       acts.appendChild(disc);
-      acts.appendChild(button("Cancel", "small", cancel));
+      acts.appendChild(button(t("btn.cancel"), "small", cancel));
     } else {
-      acts.appendChild(button("Back", "small", () => { action = null; render(); }));
+      acts.appendChild(button(t("btn.back"), "small", () => { action = null; render(); }));
     }
   }
 
@@ -496,8 +509,8 @@
     if (open) { open.remove(); return; }
     const list = document.createElement("div");
     list.className = "pile-list";
-    list.setAttribute("aria-label", "whole pile, bottom first");
-    if (!pile.length) list.innerHTML = '<span class="muted" style="font-size:.7rem;color:#cfe0dc">empty</span>';
+    list.setAttribute("aria-label", t("pile.whole"));
+    if (!pile.length) list.innerHTML = `<span class="muted" style="font-size:.7rem;color:#cfe0dc">${LC.esc(t("pile.empty"))}</span>`;
     for (const c of pile) list.appendChild(LC.chipEl(c));
     el.appendChild(list);
   }
@@ -511,9 +524,9 @@
     v.history.forEach((m, i) => {
       const who = (S.starter + i) % 2;
       const mine = who === me() && S.seat !== null;
-      rows.push(`<span class="n">${i + 1}.</span><span class="say${mine ? " me" : ""}">${LC.esc(sentence(who, m))}</span><span class="nota" title="notation">${LC.esc(m)}</span>`);
+      rows.push(`<span class="n">${i + 1}.</span><span class="say${mine ? " me" : ""}">${LC.esc(sentence(who, m))}</span><span class="nota" title="${LC.esc(t("game.notation"))}">${LC.esc(m)}</span>`);
     });
-    log.innerHTML = rows.join("") || '<span></span><span class="muted">no moves yet</span><span></span>';
+    log.innerHTML = rows.join("") || `<span></span><span class="muted">${LC.esc(t("log.empty"))}</span><span></span>`;
     log.scrollTop = log.scrollHeight;
   }
 
@@ -521,7 +534,7 @@
     const t = $("match-table");
     const p = S.game.players;
     const n = S.game.num_rounds;
-    let rows = `<tr><th>Round</th><th>${S.seat === null ? LC.esc(p[0].name) : "You"}</th><th>${LC.esc(p[opp()].name)}</th></tr>`;
+    let rows = `<tr><th>${LC.t("sheet.round")}</th><th>${LC.esc(S.seat === null ? nameOf(0) : LC.t("you"))}</th><th>${LC.esc(nameOf(opp()))}</th></tr>`;
     for (let i = 0; i < n; i++) {
       const done = S.match.rounds.find((r) => r.index === i);
       let a = "", b = "";
@@ -529,7 +542,7 @@
       else if (i === S.round && !S.match.over) { a = `<i>${S.view.scores[me()]}</i>`; b = `<i>${S.view.scores[opp()]}</i>`; }
       rows += `<tr><td>${i + 1}${i === S.round && !S.match.over ? " ◂" : ""}</td><td>${a}</td><td>${b}</td></tr>`;
     }
-    rows += `<tr><th>Total</th><th>${S.match.totals[me()]}</th><th>${S.match.totals[opp()]}</th></tr>`;
+    rows += `<tr><th>${LC.t("sheet.total_cap")}</th><th>${S.match.totals[me()]}</th><th>${S.match.totals[opp()]}</th></tr>`;
     t.innerHTML = rows;
   }
 
@@ -537,56 +550,56 @@
     const box = $("game-buttons");
     box.innerHTML = "";
     if (S.seat !== null && !S.match.over) {
-      box.appendChild(button("Resign", "small danger", () => {
-        if (confirm("Resign this match?")) send({ type: "resign" });
+      box.appendChild(button(t("btn.resign"), "small danger", () => {
+        if (confirm(t("confirm.resign"))) send({ type: "resign" });
       }));
       if (S.game.players[opp()].kind === "bot") {
-        const hb = button("Hint", "small", askHint);
+        const hb = button(t("btn.hint"), "small", askHint);
         hb.id = "hint-button";
-        hb.title = "Ask the engine for a move (the game is then marked assisted)";
+        hb.title = t("btn.hint_title");
         box.appendChild(hb);
       }
     }
     if (S.match.rounds.length && !S.match.over) {
-      const rb = button("Last round", "small", () => showModal(true));
+      const rb = button(t("btn.last_round"), "small", () => showModal(true));
       rb.id = "last-round";
-      rb.title = "the final board and score sheets of the last finished round";
+      rb.title = t("btn.last_round_title");
       box.appendChild(rb);
     }
     if (S.game.assisted) {
       const tag = document.createElement("span");
       tag.className = "muted small";
       tag.id = "assisted";
-      tag.textContent = `assisted (${S.game.hints} hint${S.game.hints === 1 ? "" : "s"})`;
+      tag.textContent = t("game.assisted", { n: S.game.hints });
       box.appendChild(tag);
     }
     if (S.match.over) {
-      if (S.seat !== null) box.appendChild(button(rematchOffer || S.game.rematch_id ? "Join rematch" : "Rematch", "small primary", rematch));
+      if (S.seat !== null) box.appendChild(button(t(rematchOffer || S.game.rematch_id ? "btn.join_rematch" : "btn.rematch"), "small primary", rematch));
       const a = document.createElement("a");
       a.className = "btn small";
       a.href = `/replay/${gameId}`;
-      a.textContent = "Replay";
+      a.textContent = t("btn.replay");
       box.appendChild(a);
       const an = document.createElement("a");
       an.className = "btn small";
       an.href = `/analysis/${gameId}`;
-      an.textContent = "Analysis";
+      an.textContent = t("title.analysis");
       box.appendChild(an);
       const d = document.createElement("a");
       d.className = "btn small";
       d.href = `/api/games/${gameId}/record`;
-      d.textContent = "Download record";
+      d.textContent = t("btn.download_record");
       box.appendChild(d);
       const b = document.createElement("button");
       b.className = "btn small";
-      b.textContent = "Scores";
+      b.textContent = t("btn.scores");
       b.addEventListener("click", () => showModal(true));
       box.appendChild(b);
     }
     const h = document.createElement("a");
     h.className = "btn small";
     h.href = "/";
-    h.textContent = "Home";
+    h.textContent = t("btn.home");
     box.appendChild(h);
   }
 
@@ -594,20 +607,20 @@
   function finalBoard(r) {
     const p = S.game.players;
     const colors = S.game.colors;
-    const you = S.seat === null ? p[0].name : "You";
+    const you = S.seat === null ? nameOf(0) : t("you");
     const side = (player, label) => {
       const cols = colors.map((c, i) => {
         const cards = r.breakdown[player][i].cards;
-        return `<div class="exp" aria-label="${LC.esc(label)}: ${colorName(c)} expedition, ${cards.length} cards">${cards.map((x) => LC.chipEl(x).outerHTML).join("")}</div>`;
+        return `<div class="exp" aria-label="${LC.esc(t("exp.label_final", { name: label, exp: pileName(c), n: cards.length }))}">${cards.map((x) => LC.chipEl(x).outerHTML).join("")}</div>`;
       }).join("");
       return `<div class="side-label"><b>${LC.esc(label)}</b></div><div class="cols">${cols}</div>`;
     };
     const piles = colors.map((c, i) => {
       const pile = (r.discard_piles || [])[i] || [];
       const top = pile.length ? LC.cardEl(pile[pile.length - 1]).outerHTML : `<div class="slot">${LC.symbol(c)}</div>`;
-      return `<div class="pile" aria-label="${colorName(c)} discard pile, ${pile.length} cards">${top}<span class="count">${pile.length}</span></div>`;
+      return `<div class="pile" aria-label="${LC.esc(pileLabel(c, pile))}">${top}<span class="count" aria-hidden="true">${pile.length}</span></div>`;
     }).join("");
-    return `<h3>Final board · round ${r.index + 1}</h3><div class="table review">${side(opp(), p[opp()].name)}<div class="cols piles">${piles}</div>${side(me(), you)}</div>`;
+    return `<h3>${LC.esc(t("review.final_board", { n: r.index + 1 }))}</h3><div class="table review">${side(opp(), nameOf(opp()))}<div class="cols piles">${piles}</div>${side(me(), you)}</div>`;
   }
 
   function showModal(force, index) {
@@ -618,59 +631,59 @@
     const p = S.game.players;
     const colors = S.game.colors;
     const over = S.match.over && latest;
-    $("modal-title").textContent = over ? "Match over" : `Round ${last.index + 1} of ${S.game.num_rounds} is over`;
-    const you = S.seat === null ? p[0].name : "You";
+    $("modal-title").textContent = over ? t("modal.match_over") : t("modal.round_over", { n: last.index + 1, total: S.game.num_rounds });
+    const you = S.seat === null ? nameOf(0) : t("you");
     let res;
     if (over) {
       const w = S.match.winner;
-      res = w === null ? "It's a draw." : S.seat === null ? `${p[w].name} wins.` : w === S.seat ? "You win the match!" : `${p[opp()].name} wins the match.`;
+      res = w === null ? t("modal.draw") : S.seat === null ? t("modal.wins", { name: nameOf(w) }) : w === S.seat ? t("modal.you_win") : t("modal.wins_match", { name: nameOf(opp()) });
     } else {
-      res = `${you} ${last.scores[me()]} : ${last.scores[opp()]} ${p[opp()].name}`;
+      res = `${you} ${LC.num(last.scores[me()])} : ${LC.num(last.scores[opp()])} ${nameOf(opp())}`;
     }
-    if (last.termination === "forfeit") res += ` (${last.reason || "forfeit"})`;
-    else if (over && S.match.reason && S.match.reason.startsWith("tie broken")) res += ` (equal totals: ${S.match.reason})`;
+    if (last.termination === "forfeit") res += ` (${last.reason || t("modal.forfeit")})`;
+    else if (over && S.match.reason && S.match.reason.startsWith("tie broken")) res += ` (${t("modal.tie_broken")})`;
     $("modal-result").textContent = res;
     $("modal-board").innerHTML = finalBoard(last);
     if (last.goals && last.goals.length) {
-      const who = (g) => g.claimed_by === null ? "nobody" : g.claimed_by === me() && S.seat !== null ? "you" : p[g.claimed_by].name;
-      $("modal-board").innerHTML += `<ul class="goal-results" aria-label="goals">` +
-        last.goals.map((g) => `<li><b>${LC.esc(g.name)}</b> (${g.kind}): ${LC.esc(who(g))}${g.claimed_by === null ? "" : " +10"}</li>`).join("") +
+      const who = (g) => g.claimed_by === null ? t("goal.nobody") : g.claimed_by === me() && S.seat !== null ? t("you_lower") : nameOf(g.claimed_by);
+      $("modal-board").innerHTML += `<ul class="goal-results" aria-label="${LC.esc(t("game.goals"))}">` +
+        last.goals.map((g) => `<li><b>${LC.esc(g.name)}</b> (${LC.esc(t(g.kind === "race" ? "goal.race" : "goal.end"))}): ${LC.esc(who(g))}${g.claimed_by === null ? "" : " +10"}</li>`).join("") +
         `</ul>`;
     }
     $("modal-sheets").innerHTML =
-      `<div><h3>${LC.esc(you)} · round ${last.index + 1}</h3>${LC.sheetTable(colors, last.breakdown[me()])}</div>` +
-      `<div><h3>${LC.esc(p[opp()].name)} · round ${last.index + 1}</h3>${LC.sheetTable(colors, last.breakdown[opp()])}</div>`;
-    let mt = `<table class="sheet"><thead><tr><th>round</th><th>${LC.esc(you)}</th><th>${LC.esc(p[opp()].name)}</th></tr></thead><tbody>`;
+      `<div><h3>${LC.esc(t("modal.sheet_of", { name: you, n: last.index + 1 }))}</h3>${LC.sheetTable(colors, last.breakdown[me()])}</div>` +
+      `<div><h3>${LC.esc(t("modal.sheet_of", { name: nameOf(opp()), n: last.index + 1 }))}</h3>${LC.sheetTable(colors, last.breakdown[opp()])}</div>`;
+    let mt = `<table class="sheet"><thead><tr><th>${t("sheet.round_lower")}</th><th>${LC.esc(you)}</th><th>${LC.esc(nameOf(opp()))}</th></tr></thead><tbody>`;
     for (const r of S.match.rounds) mt += `<tr><td>${r.index + 1}</td><td>${r.scores[me()]}</td><td>${r.scores[opp()]}</td></tr>`;
-    mt += `<tr class="total"><td>match</td><td>${S.match.totals[me()]}</td><td>${S.match.totals[opp()]}</td></tr></tbody></table>`;
+    mt += `<tr class="total"><td>${t("sheet.match")}</td><td>${S.match.totals[me()]}</td><td>${S.match.totals[opp()]}</td></tr></tbody></table>`;
     $("modal-match").innerHTML = mt;
     const btns = $("modal-buttons");
     btns.innerHTML = "";
     if (S.match.rounds.length > 1) {
-      const prev = button("◂ Round", "small", () => showModal(true, k - 1));
+      const prev = button(`◂ ${t("sheet.round")}`, "small", () => showModal(true, k - 1));
       prev.disabled = k === 0;
-      prev.setAttribute("aria-label", "previous round");
+      prev.setAttribute("aria-label", t("modal.prev_round"));
       btns.appendChild(prev);
-      const next = button("Round ▸", "small", () => showModal(true, k + 1));
+      const next = button(`${t("sheet.round")} ▸`, "small", () => showModal(true, k + 1));
       next.disabled = latest;
-      next.setAttribute("aria-label", "next finished round");
+      next.setAttribute("aria-label", t("modal.next_round"));
       btns.appendChild(next);
     }
     if (!over) {
-      btns.appendChild(button(S.match.over || !latest ? "Close" : "Next round", "primary", hideModal));
+      btns.appendChild(button(t(S.match.over || !latest ? "btn.close" : "btn.next_round"), "primary", hideModal));
     } else {
-      if (S.seat !== null) btns.appendChild(button(rematchOffer || S.game.rematch_id ? "Join rematch" : "Rematch", "primary", rematch));
+      if (S.seat !== null) btns.appendChild(button(t(rematchOffer || S.game.rematch_id ? "btn.join_rematch" : "btn.rematch"), "primary", rematch));
       const a = document.createElement("a");
       a.className = "btn";
       a.href = `/replay/${gameId}`;
-      a.textContent = "Replay";
+      a.textContent = t("btn.replay");
       btns.appendChild(a);
       const an = document.createElement("a");
       an.className = "btn";
       an.href = `/analysis/${gameId}`;
-      an.textContent = "Analysis";
+      an.textContent = t("title.analysis");
       btns.appendChild(an);
-      btns.appendChild(button("Close", "", hideModal));
+      btns.appendChild(button(t("btn.close"), "", hideModal));
     }
     $("modal").classList.remove("hidden");
     const first = btns.querySelector("button");
@@ -686,7 +699,7 @@
       const h = await LC.api("POST", `/api/games/${gameId}/hint`, { token });
       const best = h.moves[0];
       engineHint = { round: h.round, ply: h.ply };
-      $("engine-hint").textContent = `Hint: ${h.best} (expected margin ${best.margin >= 0 ? "+" : ""}${best.margin.toFixed(1)}, ${Math.round(100 * best.win)}% to win the round)`;
+      $("engine-hint").textContent = t("hint.engine", { move: h.best, margin: `${best.margin >= 0 ? "+" : ""}${LC.num(Number(best.margin.toFixed(1)))}`, pct: new Intl.NumberFormat(LC.LANG, { style: "percent" }).format(best.win) });
     } catch (e) {
       hint(e.message, true);
     } finally {
@@ -707,9 +720,9 @@
   // -- input ----------------------------------------------------------------------------------
   function onHandCard(card, idx) {
     if (!S || S.seat === null) return;
-    if (!connected) { hint("Not connected: wait until the table is back.", true); return; }
+    if (!connected) { hint(t("hint.not_connected"), true); return; }
     if (!myTurn()) {
-      hint(S.match.over ? "The game is over." : "It is not your turn yet.", true);
+      hint(t(S.match.over ? "hint.game_over" : "hint.not_your_turn"), true);
       return;
     }
     if (sending) return;
@@ -719,14 +732,24 @@
     action = null;
     render();
   }
+  // the core's reasons a card cannot be played (rules.py), said in the page's language
+  function whyIllegal(text) {
+    if (!text) return "";
+    let m = /^a (\w+) wager cannot follow the number card ([a-z])(\d+)$/.exec(text);
+    if (m) return t("illegal.wager_late", { exp: pileName(m[2]), card: LC.cardLabel(m[2] + m[3]) });
+    m = /^([a-z])(\d+) is (equal to|lower than) the last \w+ card ([a-z])(\d+)$/.exec(text);
+    if (m) return t(m[3] === "equal to" ? "illegal.equal" : "illegal.lower", { card: LC.cardLabel(m[1] + m[2]), top: LC.cardLabel(m[4] + m[5]) });
+    return text;
+  }
   function cancel() { sel = null; selIdx = -1; action = null; render(); }
 
   function choose(act) {
     if (!sel || !myTurn() || sending) return;
     const draws = legalFor(act, sel);
     if (!draws.length) {
-      const why = act === "+" ? S.view.illegal[sel] || `${sel} cannot be played now` : `${sel} cannot be discarded now`;
-      hint(`Cannot play ${sel}: ${why}.`, true);
+      const card = LC.cardLabel(sel);
+      const why = act === "+" ? whyIllegal(S.view.illegal[sel]) || t("hint.cannot_play_now", { card }) : t("hint.cannot_discard_now", { card });
+      hint(t("hint.cannot_play", { card, why }), true);
       return;
     }
     action = act;
@@ -737,7 +760,7 @@
     if (!myTurn() || !sel || sending) return;
     if (action) return;
     if (sel[0] !== c) {
-      hint(`${sel} belongs on the ${colorName(sel[0])} expedition.`, true);
+      hint(t("hint.belongs", { card: LC.cardLabel(sel), exp: pileName(sel[0]) }), true);
       return;
     }
     choose("+");
@@ -746,16 +769,16 @@
   function onPile(c) {
     if (!myTurn() || sending || !sel) return;
     if (!action) {
-      if (sel[0] !== c) { hint(`${sel} can only be discarded onto the ${colorName(sel[0])} pile.`, true); return; }
+      if (sel[0] !== c) { hint(t("hint.discard_onto", { card: LC.cardLabel(sel), pile: pileName(sel[0]) }), true); return; }
       choose("-");
       return;
     }
     if (action === "-" && sel[0] === c) {
-      hint("You cannot take back the card you just discarded: draw from another pile.", true);
+      hint(t("hint.take_back"), true);
       return;
     }
     const draws = legalFor(action, sel);
-    if (!draws.includes(c)) { hint(`The ${colorName(c)} discard pile is empty.`, true); return; }
+    if (!draws.includes(c)) { hint(t("hint.pile_empty", { pile: pileName(c) }), true); return; }
     submit(c);
   }
 
@@ -767,14 +790,14 @@
 
   function submit(src) {
     const move = `${action}${sel}${src}`;
-    if (!S.view.legal.includes(move)) { hint(`${move} is not legal now.`, true); return; }
+    if (!S.view.legal.includes(move)) { hint(t("hint.not_legal", { move }), true); return; }
     msgId += 1;
     if (!send({ type: "move", move, round: S.round, ply: S.view.ply, id: msgId })) {
-      hint("Not connected: reconnecting…", true);
+      hint(t("status.not_connected"), true);
       return;
     }
     sending = true;
-    hint("Sending…");
+    hint(t("hint.sending"));
     clearTimeout(sendTimer);
     sendTimer = setTimeout(() => { if (sending) { sending = false; send({ type: "sync" }); } }, 8000);
   }
@@ -795,7 +818,7 @@
       action = null;
       if (card[0] !== c) {
         render(true);
-        hint(act === "+" ? `${card} belongs on the ${colorName(card[0])} expedition.` : `${card} can only be discarded onto the ${colorName(card[0])} pile.`, true);
+        hint(act === "+" ? t("hint.belongs", { card: LC.cardLabel(card), exp: pileName(card[0]) }) : t("hint.discard_onto", { card: LC.cardLabel(card), pile: pileName(card[0]) }), true);
         return;
       }
       render(true);
@@ -817,7 +840,7 @@
     if (S) renderLog();
   });
   $("copy-invite").addEventListener("click", async () => {
-    try { await navigator.clipboard.writeText($("invite-url").value); LC.toast("Invite link copied"); }
+    try { await navigator.clipboard.writeText($("invite-url").value); LC.toast(t("toast.copied")); }
     catch { $("invite-url").select(); }
   });
 

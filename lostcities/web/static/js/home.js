@@ -3,6 +3,7 @@
 (() => {
   const form = document.getElementById("new-game");
   const levelField = document.getElementById("level-field");
+  const t = LC.t;
   form.elements.name.value = LC.playerName();
 
   function sync() {
@@ -10,9 +11,9 @@
     const level = form.querySelector("input[name=level]:checked");
     document.getElementById("level-about").textContent = level ? level.dataset.about : "";
     document.getElementById("start").textContent =
-      form.elements.opponent.value === "computer" ? "Start game" : "Create invite link";
+      t(form.elements.opponent.value === "computer" ? "home.start" : "home.create_invite");
     document.getElementById("ties-them").textContent =
-      form.elements.opponent.value === "computer" ? "The computer is younger" : "My friend is younger";
+      t(form.elements.opponent.value === "computer" ? "home.ties.computer" : "home.ties.friend");
     const hero = document.getElementById("hero-text");
     hero.textContent = form.elements.variant.value === "long" ? hero.dataset.long : hero.dataset.classic;
   }
@@ -22,13 +23,10 @@
   LC.api("GET", "/api/levels").then((levels) => {
     for (const l of levels) {
       const input = form.querySelector(`input[name=level][value=${l.level}]`);
-      if (input && l.about) {
-        input.dataset.about = l.about;
-        input.parentElement.title = l.about;
-      }
+      // what each level plays is on the page already, in its language (the server wrote it)
       if (input && !l.available) {
         input.disabled = true;
-        input.parentElement.title = `not available on this server: ${l.reason}`;
+        input.parentElement.title = t("home.unavailable", { reason: l.reason });
         input.parentElement.style.opacity = ".45";
       }
     }
@@ -73,11 +71,11 @@
     const input = document.getElementById("invite-url");
     try {
       await navigator.clipboard.writeText(input.value);
-      LC.toast("Invite link copied");
+      LC.toast(t("toast.copied"));
     } catch {
       input.select();
       document.execCommand && document.execCommand("copy");
-      LC.toast("Select the link and copy it");
+      LC.toast(t("toast.copy_manually"));
     }
   });
 
@@ -109,20 +107,20 @@
       if (g.status === "finished") {
         const won = (g.result === "1-0" && seat === 0) || (g.result === "0-1" && seat === 1);
         const draw = g.result === "1/2-1/2";
-        badge = `<span class="pill done">${draw ? "draw" : won ? "won" : "lost"}</span>`;
+        badge = `<span class="pill done">${t(draw ? "home.badge.draw" : won ? "home.badge.won" : "home.badge.lost")}</span>`;
       } else if (g.status === "waiting") {
-        badge = `<span class="pill wait">waiting for friend</span>`;
+        badge = `<span class="pill wait">${t("home.badge.waiting")}</span>`;
       } else if (g.your_turn) {
-        badge = `<span class="pill turn">your turn</span>`;
+        badge = `<span class="pill turn">${t("home.badge.your_turn")}</span>`;
       } else {
-        badge = `<span class="pill wait">their turn</span>`;
+        badge = `<span class="pill wait">${t("home.badge.their_turn")}</span>`;
       }
-      const score = `${g.totals[seat]} : ${g.totals[1 - seat]}`;
+      const score = `${LC.num(g.totals[seat])} : ${LC.num(g.totals[1 - seat])}`;
       const link = g.status === "finished"
-        ? `<a class="btn small" href="/replay/${g.id}">Replay</a><a class="btn small" href="/game/${g.id}">Table</a>`
-        : `<a class="btn small${g.your_turn && g.status !== "waiting" ? " primary" : ""}" href="/game/${g.id}">${g.your_turn && g.status !== "waiting" ? "Play" : "Open"}</a>`;
-      li.innerHTML = `<div><div class="who">vs ${LC.esc(opp.name)} ${badge}</div>
-        <div class="meta">${g.variant} · ${g.num_rounds === 1 ? "1 round" : `round ${Math.min(g.round + 1, g.num_rounds)} of ${g.num_rounds}`} · ${score}</div></div>
+        ? `<a class="btn small" href="/replay/${g.id}">${t("btn.replay")}</a><a class="btn small" href="/game/${g.id}">${t("btn.table")}</a>`
+        : `<a class="btn small${g.your_turn && g.status !== "waiting" ? " primary" : ""}" href="/game/${g.id}">${t(g.your_turn && g.status !== "waiting" ? "btn.play" : "btn.open")}</a>`;
+      li.innerHTML = `<div><div class="who">${LC.esc(t("home.vs", { name: LC.displayName(opp) }))} ${badge}</div>
+        <div class="meta">${t(`variant.${g.variant}`)} · ${g.num_rounds === 1 ? t("rounds.count", { n: 1 }) : t("round.of", { n: Math.min(g.round + 1, g.num_rounds), total: g.num_rounds })} · ${score}</div></div>
         <div class="go row">${link}</div>`;
       list.appendChild(li);
     }

@@ -7,6 +7,7 @@
   const info = document.getElementById("join-info");
   const form = document.getElementById("join-form");
   const known = LC.tokenFor(id);
+  const t = LC.t;
   if (known) {
     location.replace(`/game/${id}`);
     return;
@@ -19,14 +20,18 @@
     return;
   }
   if (g.players[1].joined) {
-    info.innerHTML = `This seat is already taken. <a href="/game/${id}">Watch the game</a>.`;
+    info.textContent = `${t("join.taken")} `;
+    const a = document.createElement("a");
+    a.href = `/game/${id}`;
+    a.textContent = t("join.watch");
+    info.appendChild(a);
     return;
   }
   if (!invite) {
-    info.textContent = "This link has no invite code: ask your friend to send the whole link.";
+    info.textContent = t("join.no_code");
     return;
   }
-  info.textContent = `${g.players[0].name} invites you to a ${g.variant} game of ${g.num_rounds === 1 ? "one round" : g.num_rounds + " rounds"}.`;
+  info.textContent = t(`join.invites.${g.variant}`, { name: LC.displayName(g.players[0]), rounds: t("rounds.count", { n: g.num_rounds }) });
   form.classList.remove("hidden");
   form.elements.name.value = LC.playerName();
   form.addEventListener("submit", async (ev) => {

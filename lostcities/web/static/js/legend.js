@@ -7,6 +7,7 @@ document.addEventListener("DOMContentLoaded", () => {
   for (const c of ["y", "b", "w", "g", "r", "p"]) {
     const chip = LC.chipEl(c + "x");
     chip.innerHTML = `${LC.symbol(c)}<span>${LC.NAMES[c]} · ${LC.SYMBOL_NAMES[c]}</span>`;
+    chip.setAttribute("aria-label", `${LC.NAMES[c]} · ${LC.SYMBOL_NAMES[c]}`);
     el.appendChild(chip);
   }
 });

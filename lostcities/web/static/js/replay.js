@@ -4,6 +4,7 @@
   const root = document.getElementById("replay");
   const id = root.dataset.game;
   const $ = (x) => document.getElementById(x);
+  const t = LC.t;
   let data;
   try {
     data = await LC.api("GET", `/api/games/${encodeURIComponent(id)}/replay`);
@@ -15,12 +16,13 @@
   const g = data.game;
   const colors = g.colors;
   document.documentElement.style.setProperty("--ncol", colors.length);
-  $("replay-title").textContent = `${g.players[0].name} vs ${g.players[1].name}`;
-  $("replay-info").textContent = `${g.variant} · ${g.num_rounds === 1 ? "1 round" : g.num_rounds + " rounds"} · result ${g.result} · totals ${g.totals[0]} : ${g.totals[1]}`;
+  const names = g.players.map((p) => LC.displayName(p));
+  $("replay-title").textContent = t("replay.title", { a: names[0], b: names[1] });
+  $("replay-info").textContent = t("replay.info", { variant: t(`variant.${g.variant}`), rounds: t("rounds.count", { n: g.num_rounds }), result: g.result, a: g.totals[0], b: g.totals[1] });
   $("replay-body").classList.remove("hidden");
   $("download-svg").classList.remove("hidden");
-  $("r-name0").textContent = g.players[0].name;
-  $("r-name1").textContent = g.players[1].name;
+  $("r-name0").textContent = names[0];
+  $("r-name1").textContent = names[1];
   let ri = 0;
   let k = 0;
 
@@ -30,7 +32,7 @@
     b.className = "btn small";
     b.type = "button";
     b.setAttribute("role", "tab");
-    b.textContent = `Round ${i + 1}: ${r.summary.scores[0]} : ${r.summary.scores[1]}`;
+    b.textContent = `${t("round.n", { n: i + 1 })}: ${LC.num(r.summary.scores[0])} : ${LC.num(r.summary.scores[1])}`;
     b.addEventListener("click", () => { ri = i; k = 0; show(); });
     tabs.appendChild(b);
   });
@@ -56,8 +58,8 @@
     $("slider").max = r.frames.length - 1;
     $("slider").value = k;
     const mover = f.move === null ? null : (r.starter + k - 1) % 2;
-    $("ply-label").textContent = k === 0 ? "Deal" : `Move ${k} of ${r.frames.length - 1}:`;
-    $("move-now").textContent = f.move ? `${g.players[mover].name} ${f.move}` : "";
+    $("ply-label").textContent = k === 0 ? t("replay.deal") : t("replay.move_of", { n: k, total: r.frames.length - 1 });
+    $("move-now").textContent = f.move ? `${names[mover]} ${f.move}` : "";
     $("download-svg").href = `/api/games/${encodeURIComponent(id)}/position.svg?round=${ri + 1}&ply=${k}`;
     hand($("r-hand0"), f.hands[0]);
     hand($("r-hand1"), f.hands[1]);
@@ -69,6 +71,7 @@
       const pile = f.discard_piles[i];
       const el = document.createElement("div");
       el.className = "pile";
+      el.setAttribute("aria-label", pile.length ? t("pile.label_top", { pile: LC.PILE_NAMES[c], n: pile.length, card: LC.cardLabel(pile[pile.length - 1]) }) : t("pile.label_empty", { pile: LC.PILE_NAMES[c] }));
       if (pile.length) el.appendChild(LC.cardEl(pile[pile.length - 1]));
       else { const s = document.createElement("div"); s.className = "slot"; s.innerHTML = LC.symbol(c); el.appendChild(s); }
       const n = document.createElement("span");
@@ -83,7 +86,7 @@
     const sum = $("r-summary");
     if (k === r.frames.length - 1) {
       sum.classList.remove("hidden");
-      sum.innerHTML = `<div class="grid two"><div><h3>${LC.esc(g.players[0].name)}</h3>${LC.sheetTable(colors, r.summary.breakdown[0])}</div><div><h3>${LC.esc(g.players[1].name)}</h3>${LC.sheetTable(colors, r.summary.breakdown[1])}</div></div>`;
+      sum.innerHTML = `<div class="grid two"><div><h3>${LC.esc(names[0])}</h3>${LC.sheetTable(colors, r.summary.breakdown[0])}</div><div><h3>${LC.esc(names[1])}</h3>${LC.sheetTable(colors, r.summary.breakdown[1])}</div></div>`;
     } else {
       sum.classList.add("hidden");
     }

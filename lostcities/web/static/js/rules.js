@@ -3,13 +3,14 @@
 "use strict";
 (() => {
   const $ = (x) => document.getElementById(x);
-  const KINDS = { comment: "comment", mistake: "mistake", "tool request": "tool request" };
+  const t = LC.t;
+  const KINDS = { comment: t("comments.kind.comment"), mistake: t("comments.kind.mistake"), "tool request": t("comments.kind.tool") };
   let page = 1;
   let pages = 1;
 
   const form = $("comment-form");
   form.elements.nickname.value = LC.playerName();
-  const count = () => { $("c-count").textContent = `${form.elements.text.value.length} / 2000`; };
+  const count = () => { $("c-count").textContent = `${LC.num(form.elements.text.value.length)} / ${LC.num(2000)}`; };
   form.elements.text.addEventListener("input", count);
 
   function item(c) {
@@ -27,7 +28,7 @@
     const when = document.createElement("time");
     when.className = "muted";
     when.dateTime = c.created_at;
-    when.textContent = new Date(c.created_at).toLocaleString();
+    when.textContent = new Date(c.created_at).toLocaleString(LC.LANG);
     head.append(who, " ", kind, " ", when);
     const body = document.createElement("p");
     body.className = "comment-text";
@@ -41,15 +42,15 @@
     try {
       data = await LC.api("GET", `/api/comments?page=${n}`);
     } catch (e) {
-      $("c-empty").textContent = `Comments cannot be loaded: ${e.message}`;
+      $("c-empty").textContent = t("comments.cannot_load", { message: e.message });
       return;
     }
     page = data.page;
     pages = data.pages;
     const list = $("comment-list");
     list.replaceChildren(...data.comments.map(item));
-    $("c-empty").textContent = data.total ? "" : "No comments yet. Be the first.";
-    $("c-page").textContent = data.total ? `page ${page} of ${pages} · ${data.total} comment${data.total === 1 ? "" : "s"}` : "";
+    $("c-empty").textContent = data.total ? "" : t("comments.none");
+    $("c-page").textContent = data.total ? `${t("comments.page", { n: page, total: pages })} · ${t("comments.count", { n: data.total })}` : "";
     $("c-newer").disabled = page <= 1;
     $("c-older").disabled = page >= pages;
   }
@@ -62,8 +63,8 @@
     const f = form.elements;
     const body = { nickname: f.nickname.value.trim(), kind: f.kind.value, text: f.text.value.trim() };
     $("c-error").textContent = "";
-    if (!body.nickname) { $("c-error").textContent = "Please give a nickname (1 to 40 characters)."; return; }
-    if (!body.text) { $("c-error").textContent = "Please write something (1 to 2,000 characters)."; return; }
+    if (!body.nickname) { $("c-error").textContent = t("comments.need_nickname"); return; }
+    if (!body.text) { $("c-error").textContent = t("comments.need_text"); return; }
     const btn = $("c-post");
     btn.disabled = true;
     try {
@@ -71,7 +72,7 @@
       LC.setPlayerName(body.nickname);
       f.text.value = "";
       count();
-      LC.toast(c.duplicate ? "You already posted this comment." : "Thank you! Your comment is posted.");
+      LC.toast(t(c.duplicate ? "comments.duplicate" : "comments.posted"));
       await load(1);
     } catch (e) {
       $("c-error").textContent = e.message;
