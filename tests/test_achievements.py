@@ -9,12 +9,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lostcities import Match, Round, parse_cards
+from lostcities import CLASSIC, Card, Match, Move, PlayerView, Round, parse_cards
 from lostcities.achievements import (
     DEFAULT_GOALS,
     GOAL_POINTS,
     MEASURES,
     Goal,
+    GoalBoard,
     GoalSet,
     decide_end,
     load_goals,
@@ -311,3 +312,81 @@ def test_the_docs_list_every_default_goal_and_measure() -> None:
     # the example file in the docs parses
     example = doc.split("```\n# id | kind")[1].split("```")[0]
     assert len(GoalSet.parse("# id | kind" + example)) == 3
+
+
+# -- the same cases as real positions: a Round built from a view (public API), one move -----
+
+
+def _goal_round(goal: Goal, mine: list[list[Card]], theirs: list[list[Card]],
+                discards: tuple[int, int], pile_draws: tuple[int, int], hand: list[Card],
+                pile: list[Card], over: bool = False) -> Round:
+    """A classic round at a constructed position: player 0 to move holding ``hand`` (the
+    rest of it filled up), the expeditions and counters given, ``pile`` on its discard
+    piles, the other cards in the opponent's hand and the draw pile."""
+    var = CLASSIC
+    table = [c for e in mine + theirs for c in e] + pile
+    rest = var.deck()
+    for c in table + hand:
+        rest.remove(c)
+    # fillers: cards of no expedition of player 0's, so a discard is always legal
+    fill = [c for c in rest if not any(e and e[0].color == c.color for e in mine)]
+    fill = [c for c in fill if not pile or c.color != pile[0].color][: 8 - len(hand)]
+    for c in fill:
+        rest.remove(c)
+    my_hand = hand + fill
+    opp_hand, draw = rest[:8], rest[8:]
+
+    def by_colour(exps: list[list[Card]]) -> tuple[tuple[Card, ...], ...]:
+        out: list[tuple[Card, ...]] = [() for _ in var.colors]
+        for e in exps:
+            if e:
+                out[e[0].color] = tuple(e)
+        return tuple(out)
+
+    piles = [tuple(c for c in pile if c.color == col) for col in var.colors]
+    board = GoalBoard((goal,), (None,), discards, pile_draws)
+    view = PlayerView(
+        variant=var, player=0, hand=tuple(sorted(my_hand)),
+        expeditions=(by_colour(mine), by_colour(theirs)), discard_piles=tuple(piles),
+        deck_size=len(draw), to_move=0, history=(), opponent_known=(), over=over,
+        achievements=board,
+    )
+    return Round.from_view(view, opp_hand, draw)
+
+
+def _cards(spec: list[str]) -> list[list[Card]]:
+    return [parse_cards(e) for e in spec]
+
+
+@pytest.mark.parametrize("case", ["met", "missed"])
+@pytest.mark.parametrize("goal_id", sorted(RACE_CASES))
+def test_every_race_goal_claimed_or_not_in_a_real_position(goal_id: str, case: str) -> None:
+    g = DEFAULT_GOALS.get(goal_id)
+    assert g is not None
+    spec, d, pd = RACE_CASES[goal_id][0 if case == "met" else 1]
+    exps = _cards(spec)
+    if exps:  # the last card of the last expedition is played now
+        last = exps[-1].pop()
+        r = _goal_round(g, [e for e in exps if e], [], (d, 0), (pd, 0), [last], [])
+        r.push(Move.play(last))
+    else:  # nothing on the table: a discard, drawing from a discard pile
+        pile = [Card.parse("r10")]
+        r = _goal_round(g, [], [], (max(d - 1, 0), 0), (pd - 1, 0), [], pile)
+        filler = next(c for c in r.hands[0] if c.color != pile[0].color)
+        r.push(Move.discard(filler, pile[0].color))
+    assert r.achievements is not None and r.achievements.pile_draws[0] == pd
+    assert r.claims == ((0,) if case == "met" else (None,)), (goal_id, case)
+    assert r.goal_points(0) == (10 if case == "met" else 0)
+    r.pop()
+    assert r.claims == (None,)
+
+
+@pytest.mark.parametrize("goal_id", sorted(END_CASES))
+def test_every_end_goal_won_or_tied_in_a_real_final_position(goal_id: str) -> None:
+    g = DEFAULT_GOALS.get(goal_id)
+    assert g is not None
+    won, tied = END_CASES[goal_id]
+    for (a, da, pa), (b, db, pb), want in ((*won, 0), (*tied, None)):
+        r = _goal_round(g, _cards(a), _cards(b), (da, db), (pa, pb), [], [], over=True)
+        assert r.is_over() and r.claims == (want,), (goal_id, want)
+        assert r.goal_points(0) == (10 if want == 0 else 0)
