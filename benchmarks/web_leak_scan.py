@@ -1,0 +1,172 @@
+"""Leak scan at scale (issue 14): every message both seats and a spectator receive over many
+complete games against a real ``lostcities serve`` is checked for a card the receiver may not
+know (tests/web/leakcheck.py: the same check as the suite's).
+
+Friend games, both seats scripted (random legal moves, no think time), a spectator on each;
+after each game its truth (the deal orders and moves) is read from the database and every
+message checked against the position it was sent at.
+
+    python benchmarks/web_leak_scan.py --games 10000 --concurrency 16
+    python benchmarks/web_leak_scan.py --games 200 --plant      # the control: must find a leak
+
+``--plant`` adds one card the receiver may not know to one message of the first game before
+the check: the scan must report it (a scan that cannot fail proves nothing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import connect
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "web"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from leakcheck import Positions, check_message  # noqa: E402
+from web_chaos import Server, free_port  # noqa: E402
+
+from lostcities.web.games import GameManager  # noqa: E402
+from lostcities.web.store import GameStore  # noqa: E402
+
+
+async def receiver(ws: Any, i: int, out: list[dict[str, Any]], latest: list[Any], changed: asyncio.Event,
+                   done: asyncio.Event) -> None:
+    async for raw in ws:
+        m = json.loads(raw)
+        out.append(m)
+        if m["type"] == "state":
+            latest[i] = m
+            changed.set()
+            if m["match"]["over"]:
+                done.set()
+
+
+async def play(base: str, ws_url: str, rng_seed: int, rounds: int) -> tuple[str, list[list[dict[str, Any]]]]:
+    import random
+
+    rng = random.Random(rng_seed)
+    async with httpx.AsyncClient(base_url=base, timeout=60) as h:
+        g = (await h.post("/api/games", json={"opponent": "friend", "rounds": rounds})).json()
+        invite = g["invite_url"].split("#", 1)[1]
+        j = (await h.post(f"/api/games/{g['id']}/join", json={"invite": invite})).json()
+    tokens = [g["token"], j["token"], None]
+    msgs: list[list[dict[str, Any]]] = [[], [], []]
+    latest: list[Any] = [None, None, None]
+    changed = asyncio.Event()
+    conns = []
+    for t in tokens:
+        ws = await connect(f"{ws_url}/ws/games/{g['id']}", max_size=2**22, ping_interval=None, open_timeout=60)
+        await ws.send(json.dumps({"type": "hello", "token": t}))
+        conns.append(ws)
+    done = [asyncio.Event() for _ in conns]
+    tasks = [asyncio.create_task(receiver(ws, i, msgs[i], latest, changed, done[i])) for i, ws in enumerate(conns)]
+    try:
+        last: tuple[int, int] | None = None
+        while not done[0].is_set():
+            await asyncio.wait_for(changed.wait(), 30)
+            changed.clear()
+            s = latest[0]
+            if s is None or s["match"]["over"]:
+                continue
+            p = s["game"]["to_move"]
+            mine = latest[p]
+            key = (s["round"], s["view"]["ply"])
+            if mine is None or (mine["round"], mine["view"]["ply"]) != key or key == last:
+                continue
+            if not mine["view"]["legal"]:
+                continue
+            last = key
+            await conns[p].send(json.dumps({"type": "move", "move": rng.choice(mine["view"]["legal"]),
+                                            "round": s["round"], "ply": mine["view"]["ply"]}))
+        await asyncio.wait_for(asyncio.gather(*(d.wait() for d in done)), 30)
+    finally:
+        for ws in conns:
+            await ws.close()
+        for t in tasks:
+            t.cancel()
+    return g["id"], msgs
+
+
+def scan(store: GameStore, gid: str, msgs: list[list[dict[str, Any]]], plant: bool) -> tuple[int, list[str]]:
+    loaded = store.load_sync(gid)
+    assert loaded is not None
+    match = GameManager.build(loaded)
+    positions = Positions(match.rounds)
+    if plant:  # the control: a card of seat 1's hand in one of seat 0's messages
+        for m in msgs[0]:
+            if m["type"] == "state" and not m["match"]["over"]:
+                r = positions.at(m["round"], m["view"]["ply"])
+                hidden = next(c for c in r.hands[1] if c not in r.hands[0] and not r.known_cards(1).count(c))
+                m["view"]["extra"] = [str(hidden)]
+                break
+    found: list[str] = []
+    n = 0
+    for seat, received in zip((0, 1, None), msgs, strict=True):
+        for m in received:
+            n += 1
+            try:
+                check_message(m, seat, positions)
+            except AssertionError as e:
+                found.append(f"game {gid}: {e}")
+    return n, found
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    tmp = Path(tempfile.mkdtemp(prefix="lc-leak-"))
+    db = f"sqlite:///{tmp / 'leaks.db'}"
+    server = Server(db, free_port(), tmp / "server.log", {"LOSTCITIES_BOT_EXECUTOR": "thread"})
+    server.start()
+    store = GameStore(db)
+    base = server.url
+    ws_url = base.replace("http", "ws", 1)
+    t0 = time.monotonic()
+    messages = 0
+    leaks: list[str] = []
+    games = 0
+    sem = asyncio.Semaphore(args.concurrency)
+
+    async def one(i: int) -> None:
+        nonlocal messages, games
+        async with sem:
+            gid, msgs = await play(base, ws_url, i, args.rounds)
+        n, found = await asyncio.to_thread(scan, store, gid, msgs, args.plant and i == 0)
+        messages += n
+        leaks.extend(found)
+        games += 1
+        if args.progress and games % args.progress == 0:
+            print(f"{games} games, {messages} messages, {len(leaks)} leaks, {time.monotonic() - t0:.0f} s", file=sys.stderr)
+
+    try:
+        await asyncio.gather(*(one(i) for i in range(args.games)))
+    finally:
+        store.close()
+        server.stop()
+    return {"games": games, "rounds_per_game": args.rounds, "receivers_per_game": 3, "messages_checked": messages,
+            "leaks": len(leaks), "first_leaks": leaks[:3], "planted": args.plant,
+            "seconds": round(time.monotonic() - t0, 1)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=int, default=10_000)
+    ap.add_argument("--rounds", type=int, default=1, choices=[1, 3])
+    ap.add_argument("--concurrency", type=int, default=16)
+    ap.add_argument("--plant", action="store_true", help="plant one leak (the control)")
+    ap.add_argument("--progress", type=int, default=0, help="print progress every N games")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    out = asyncio.run(run(args))
+    print(json.dumps(out) if args.json else "\n".join(f"{k}: {v}" for k, v in out.items()))
+    return 0 if (out["leaks"] > 0) == args.plant else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
