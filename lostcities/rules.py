@@ -1065,7 +1065,7 @@ class Round:
             self._turn,
             [sorted(self._hands[0]), sorted(self._hands[1])],
             self.scores(),
-        )
+        ) + _goals_text(self.achievements)
 
     def _repr_svg_(self) -> str:
         """The round as an SVG picture, both hands face up (notebooks show it;
@@ -1099,6 +1099,16 @@ def _check_deck(cards: list[Card], var: Variant) -> None:
         f"invalid deck for the {var.name} variant ({len(cards)} cards, expected "
         f"{var.deck_size}): {'; '.join(parts)}"
     )
+
+
+def _goals_text(board: GoalBoard | None) -> str:
+    """The goals line of a goal game's text form (``""`` in the classic game)."""
+    if board is None:
+        return ""
+    parts = [
+        f"{g.id}:{'-' if c is None else c}" for g, c in zip(board.goals, board.claims, strict=True)
+    ]
+    return "\ngoals " + " ".join(parts)
 
 
 def _render(
@@ -1307,7 +1317,7 @@ class PlayerView:
         return _render(
             self.variant, exps, self.discard_piles, self.deck_size, self.to_move, hands,
             self.scores(),
-        )
+        ) + _goals_text(self.achievements)
 
     def _repr_svg_(self) -> str:
         """The view as an SVG picture, the opponent's hand as card backs (notebooks show it;
