@@ -224,7 +224,8 @@ def rate(args: argparse.Namespace) -> None:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     p.add_argument("--play", metavar="POLICY", help="serve POLICY.npz as a protocol bot")
-    p.add_argument("--minutes", type=float, default=30.0, help="training time (30)")
+    p.add_argument("--minutes", type=float, default=30.0,
+                   help="training time (30; 0: only rate OUT/policy.npz)")
     p.add_argument("--out", default="runs/ppo", help="output folder (runs/ppo)")
     p.add_argument("--envs", type=int, default=1024, help="rounds played at once (1024)")
     p.add_argument("--steps", type=int, default=32, help="steps per env per update (32)")
@@ -245,7 +246,8 @@ def main() -> None:
     args = p.parse_args()
     if args.play:
         sys.exit(play(args.play))
-    train(args)
+    if args.minutes > 0:  # --minutes 0: only rate the policy already saved in --out
+        train(args)
     if args.eval_deals:
         rate(args)
 
