@@ -66,6 +66,12 @@ def test_a_goal_game_carries_its_goals_and_claims(client: Any) -> None:
     again = _state(client, gid, tokens[0])
     assert again["match"]["rounds"][0]["goals"] == summary["goals"]
     assert again["match"]["totals"] == last["match"]["totals"]
+    # a rematch plays with goal cards too
+    r = client.post(f"/api/games/{gid}/rematch", json={"token": tokens[0]})
+    assert r.status_code in (200, 201), r.text
+    new = r.json()
+    st2 = _state(client, new["id"], new["token"])
+    assert st2["match"]["achievements"] is True and len(st2["view"]["goals"]) == 5
 
 
 def test_claims_appear_in_the_view_as_they_happen(client: Any) -> None:
