@@ -134,7 +134,7 @@ def test_every_command_names_its_handler() -> None:
 
     needed = {
         "replay": ["-"], "match": ["a", "b"], "tournament": ["a", "b"], "bot": ["random"],
-        "comments": ["list"],
+        "comments": ["list"], "analyse": ["g.lcr"], "analyze": ["g.lcr"],
     }
     parser = build_parser()
     for name, _, _, target in COMMANDS:
