@@ -128,7 +128,13 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
         copy: bool = False,
         render_mode: str | None = None,
+        achievements: object = None,
     ) -> None:
+        if achievements not in (None, False):
+            raise ValueError(
+                "the vector env plays the classic and long games only (the compiled engine "
+                "knows no goals); for the achievements variant use vectorization_mode='sync'"
+            )
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"invalid num_envs: {num_envs!r} (expected at least 1)")
         if opponent is not None and opponent not in OPPONENTS:

@@ -294,3 +294,8 @@ def test_memory_and_buffers() -> None:
     first, _ = copying.reset(seed=0)
     second, *_ = copying.step(copying.sample_legal_actions())
     assert first["observation"] is not second["observation"]
+
+
+def test_the_vector_env_refuses_the_achievements_variant_in_one_line() -> None:
+    with pytest.raises(ValueError, match="vectorization_mode='sync'"):
+        LostCitiesVectorEnv(2, achievements=True)
