@@ -8,6 +8,11 @@ out to the end of the round with the smart rollout policy, compiled
 maximises ``mean reward + prior * log(probability)``, so the network breaks the ties the
 rollouts cannot see and the rollouts overrule the network where they clearly disagree.
 
+In the achievements variant the network (which knows no goals) proposes its candidates as
+usual and the goal-aware ``heuristic``'s candidates (those ``ismcts`` searches) join them,
+without the prior's penalty; the rounds are played out on the Python engine, whose rollouts
+claim and score goals. Inference (``infer``) runs on the compiled engine only.
+
 Options (``expert:time=0.5``, ``expert:iters=4000,top=4``):
 
 ``time``     seconds per move (default 1 when ``iters`` is not given);
@@ -38,7 +43,7 @@ import time
 import numpy as np
 
 from lostcities.bots.base import Bot, BotError, BotSpecError, SpecOptions
-from lostcities.bots.ismcts import fast_engine_available, flat_totals
+from lostcities.bots.ismcts import IsmctsBot, fast_engine_available, flat_totals
 from lostcities.bots.net import load_network
 from lostcities.cards import Card
 from lostcities.nn import Network
@@ -93,6 +98,7 @@ class ExpertBot(Bot):
         )
         self.last_iterations = 0
         """Playouts of the last search (for benchmarks)."""
+        self._goal_candidates: IsmctsBot | None = None
 
     @classmethod
     def from_options(cls, options: dict[str, str], seed: int | None = None) -> Bot:
@@ -123,7 +129,20 @@ class ExpertBot(Bot):
     def candidates(self, view: PlayerView) -> tuple[list[Move], list[float]]:
         """The moves searched and their probabilities under the network, best first."""
         moves, probs = self.network.policy(view)
-        order = np.argsort(-probs, kind="stable")[: self.top]
+        order = [int(i) for i in np.argsort(-probs, kind="stable")[: self.top]]
+        if view.achievements is not None:
+            # the network knows no goals: the goal-aware heuristic's candidates join in
+            if self._goal_candidates is None:
+                self._goal_candidates = IsmctsBot(iters=1, seed=0)
+            # (searched without the prior's penalty: the network cannot judge them)
+            where = {m: i for i, m in enumerate(moves)}
+            best = float(probs[order[0]])
+            extra = [where[m] for m in self._goal_candidates.search_candidates(view)]
+            extra = [i for i in dict.fromkeys(extra) if i not in order]
+            return (
+                [moves[i] for i in order + extra],
+                [float(probs[i]) for i in order] + [best] * len(extra),
+            )
         return [moves[i] for i in order], [float(probs[i]) for i in order]
 
     def inferred_hands(self, view: PlayerView) -> list[list[Card]] | None:

@@ -88,5 +88,18 @@ def test_the_expert_plays_goal_games_out_in_python() -> None:
     a = ExpertBot(iters=60, seed=1).choose(view)  # type: ignore[arg-type]
     assert a == ExpertBot(iters=60, seed=1).choose(view)  # type: ignore[arg-type]
     assert a in view.legal_moves()  # type: ignore[attr-defined]
-    # (its candidates come from the network, which knows no goals: here it does not even
-    # propose the free goal's pile draw; the rollouts score goals among the candidates)
+
+
+def test_the_expert_searches_the_goal_aware_candidates_too() -> None:
+    """The network knows no goals (here it does not propose the free goal's pile draw):
+    in goal games the heuristic's goal-aware candidates are searched beside its own."""
+    from lostcities.bots.expert import ExpertBot
+
+    view = _view([GRAB])
+    classic = dataclasses.replace(view, achievements=None)
+    bot = ExpertBot(iters=120, seed=1)
+    net_only, _ = bot.candidates(classic)  # type: ignore[arg-type]
+    with_goals, _ = bot.candidates(view)  # type: ignore[arg-type]
+    assert with_goals[: len(net_only)] == net_only
+    assert any(m.draw is not None and m not in net_only for m in with_goals)
+    assert bot.choose(view).draw is not None  # type: ignore[arg-type]  # it takes the goal
