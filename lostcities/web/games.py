@@ -15,6 +15,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import ctypes
+import datetime
 import hmac
 import importlib
 import json
@@ -70,6 +71,7 @@ __all__ = [
     "Level",
     "BotRunner",
     "GameError",
+    "TimeOutError",
     "GameManager",
     "LiveGame",
     "ANALYSIS_BOT",
@@ -191,6 +193,13 @@ class NotFinishedError(GameError):
     """Replays and records exist only for finished games."""
 
     code = "not_finished"
+    status = 409
+
+
+class TimeOutError(GameError):
+    """The move came after the move clock ran out (the round is forfeited for it)."""
+
+    code = "time_out"
     status = 409
 
 
@@ -439,12 +448,18 @@ class LiveGame:
     bot_task: asyncio.Task[None] | None = None
     last_active: float = field(default_factory=time.monotonic)
     rematch_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    clock_task: asyncio.Task[None] | None = None
+    clock_key: tuple[int, int] | None = None
+    """The round and ply :attr:`clock_task` waits on."""
+    clock_due: float = 0.0
+    """When (the event loop's time) :attr:`clock_task` looks again."""
     referee: Referee = field(init=False)
     """Applies the stored moves, forfeits and new rounds to :attr:`match` (both seats
-    submit: the bots' moves come from the :class:`BotRunner`)."""
+    submit: the bots' moves come from the :class:`BotRunner`); its
+    :attr:`~lostcities.referee.Referee.time_limit` and ``grace`` are the move clock."""
 
     def __post_init__(self) -> None:
-        self.referee = Referee(self.match)
+        self.referee = Referee(self.match, time_limit=self.row.clock)
 
     @property
     def id(self) -> str:
@@ -525,6 +540,8 @@ class LiveGame:
             rematch_id=row.rematch_id,
             assisted=bool(row.hints),
             hints=row.hints or 0,
+            clock=row.clock,
+            clock_left=self.clock_left(),
         )
 
     def _illegal(self, seat: int) -> dict[str, str]:
@@ -577,6 +594,7 @@ class LiveGame:
 
     async def broadcast(self, ack_conn: Conn | None = None, ack: int | str | None = None) -> None:
         """Send every connection its own state (the submitter's carries ``ack``)."""
+        self.schedule_clock()
         cache: dict[int | None, str] = {}
         for c in list(self.conns):
             if c is ack_conn:
@@ -630,6 +648,8 @@ class LiveGame:
                 )
             if r.to_move != seat:
                 raise NotYourTurnError("it is not your turn")
+            if self.timed_out():
+                raise TimeOutError("your time for this move has run out")
             try:
                 move = r.parse_move(move_text)
             except ValueError as e:
@@ -648,7 +668,8 @@ class LiveGame:
                 raise StaleMoveError(
                     f"stale move: round {round_index} ply {ply} was already played"
                 ) from None
-            self.referee.submit(move, player=seat)
+            self.referee.submit(move, player=seat, seconds=self.thinking_time())
+            self.row.updated_at = utcnow()  # the next move's clock starts (as stored)
             if next_deck is not None:
                 self.referee.start_round(next_deck)
             if status is not None:
@@ -688,15 +709,19 @@ class LiveGame:
 
     async def _resign(self, seat: int, reason: str) -> None:
         async with self.lock:
-            if self.is_over():
-                raise GameOverError("the game is over")
-            result = "0-1" if seat == 0 else "1-0"
-            await self.manager.store.write(
-                op_forfeit(self.id, self.round_index, seat, reason, status="finished", result=result)
-            )
-            self.referee.forfeit(seat, reason)
-            self.row.status = "finished"
-            self.row.result = result
+            await self._forfeit_match(seat, reason)
+
+    async def _forfeit_match(self, seat: int, reason: str) -> None:
+        # (the caller holds the lock)
+        if self.is_over():
+            raise GameOverError("the game is over")
+        result = "0-1" if seat == 0 else "1-0"
+        await self.manager.store.write(
+            op_forfeit(self.id, self.round_index, seat, reason, status="finished", result=result)
+        )
+        self.referee.forfeit(seat, reason)
+        self.row.status = "finished"
+        self.row.result = result
 
     async def refresh(self) -> bool:
         """Take the game as the database has it, if another server process changed it (a
@@ -709,10 +734,72 @@ class LiveGame:
             match = self.manager.build(stored)
             if _signature(stored.row, match) == _signature(self.row, self.match):
                 return False
-            self.row, self.match, self.referee = stored.row, match, Referee(match)
+            self.row, self.match = stored.row, match
+            self.referee = Referee(match, time_limit=stored.row.clock)
         await self.broadcast()
         self.schedule_bot()
         return True
+
+    # -- the move clock ----------------------------------------------------------------------
+
+    def thinking_time(self) -> float:
+        """Seconds since the move to make became due (the last stored change of the game)."""
+        return max(0.0, (self.manager.now() - self.row.updated_at).total_seconds())
+
+    def clock_left(self) -> float | None:
+        """Seconds the player to move has left, or ``None`` while no clock runs (no clock,
+        the game waiting for the friend, or over)."""
+        limit = self.referee.time_limit
+        if limit is None or self.row.status != "active" or self.is_over():
+            return None
+        return max(0.0, limit - self.thinking_time())
+
+    def timed_out(self) -> bool:
+        """Whether the player to move overran the clock by more than the referee's grace."""
+        limit = self.referee.time_limit
+        if self.clock_left() is None or limit is None:
+            return False
+        return self.thinking_time() > limit + self.referee.grace
+
+    def schedule_clock(self) -> None:
+        """Wait for the current move's time-out (one wait per round and ply, set again if
+        the time-out moved, e.g. the game's last change came from another process)."""
+        left = self.clock_left()
+        if left is None:
+            return
+        key = (self.round_index, self.round.ply)
+        loop = asyncio.get_running_loop()
+        delay = left + self.referee.grace + 0.05
+        due = loop.time() + delay
+        if key == self.clock_key and self.clock_task is not None and abs(due - self.clock_due) < 1:
+            return
+        if self.clock_task is not None:
+            self.clock_task.cancel()
+        self.clock_key, self.clock_due = key, due
+        self.clock_task = loop.create_task(self._clock(key, delay))
+
+    async def _clock(self, key: tuple[int, int], delay: float) -> None:
+        early = False
+        try:
+            await asyncio.sleep(delay)
+            if not await self.manager.peers.own_bots(self.id):
+                return  # the process running this game's bots also runs its clock
+            async with self.lock:
+                if self.is_over() or (self.round_index, self.round.ply) != key:
+                    return
+                early = not self.timed_out()
+                if not early:
+                    limit = self.referee.time_limit or 0
+                    reason = f"timeout: no move within {limit:g} s"
+                    await self._forfeit_match(self.round.to_move, reason)
+        finally:
+            if self.clock_key == key:
+                self.clock_task = None
+                self.clock_key = None
+        if early:  # (the wall clock and the loop's clock disagree a little)
+            self.schedule_clock()
+        else:
+            await self.broadcast()
 
     # -- bots ----------------------------------------------------------------------------
 
@@ -835,6 +922,8 @@ class GameManager:
         self._loading: dict[str, asyncio.Future[LiveGame | None]] = {}
         self._availability: dict[str, str | None] = {}
         self.clock: Callable[[], float] = time.monotonic
+        self.now: Callable[[], datetime.datetime] = utcnow
+        """The time as the store writes it (naive UTC): the move clock's (tests shift it)."""
         self.analyses: dict[str, asyncio.Task[None]] = {}
         """Analyses being computed, by game id."""
         self.analysis_progress: dict[str, tuple[int, int]] = {}
@@ -937,6 +1026,7 @@ class GameManager:
                     self.games[game_id] = live
                     fut.set_result(live)
                     live.schedule_bot()
+                    live.schedule_clock()
             except Exception as e:
                 fut.set_exception(e)
             finally:
@@ -1047,6 +1137,7 @@ class GameManager:
             tie_break=None if m.tie_break == "draw" else m.tie_break,
             younger=m.younger,
             achievements="default" if req.achievements else None,
+            clock=req.clock,
         )
         row.created_at = row.updated_at = utcnow()
         deck = " ".join(str(c) for c in r.deal_order)
@@ -1088,6 +1179,7 @@ class GameManager:
             g.row.token1 = h
             g.row.invite = None
             g.row.name1 = pname
+            g.row.updated_at = utcnow()  # a move clock starts now
             if g.row.status == "waiting":
                 g.row.status = "active"
         await g.broadcast()
@@ -1134,6 +1226,7 @@ class GameManager:
                 tie_break=g.match.tie_break,
                 younger=younger,  # type: ignore[arg-type]
                 achievements=g.match.achievements is not None,
+                clock=g.row.clock,  # type: ignore[arg-type]
             )
             new, tok, _ = await self.create(req, rematch_of=g.id, first_starter=None)
             await self.store.write(op_update_game(g.id, rematch_id=new.id, rematch_by=seat))

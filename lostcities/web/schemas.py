@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
 
 from lostcities.achievements import GoalBoard
 from lostcities.cards import Color, Variant
@@ -17,6 +17,8 @@ from lostcities.rules import PlayerView, Round, Termination
 from lostcities.scoring import ExpeditionScore, score_expedition
 
 __all__ = [
+    "CHAT_PHRASES",
+    "Chat",
     "ClientMessage",
     "CommentIn",
     "CommentOut",
@@ -63,6 +65,15 @@ class CreateGame(_In):
     achievements: bool = False
     """The achievements variant: 5 goal cards per round from the default pool, 10 points
     each held (docs/achievements.md)."""
+    clock: Literal[60, 180] | None = None
+    """A friend game's move clock: seconds per move (``None``: none). The player who runs
+    out loses the match, as if resigning (docs/web.md, 'Move clock')."""
+
+    @model_validator(mode="after")
+    def _clock_for_friends(self) -> CreateGame:
+        if self.clock is not None and self.opponent != "friend":
+            raise ValueError("a move clock is for friend games only")
+        return self
 
 
 class JoinGame(_In):
@@ -182,6 +193,10 @@ class GameSummary(BaseModel):
     """Whether the human player asked the engine for hints."""
     hints: int = 0
     """How many."""
+    clock: int | None = None
+    """The move clock: seconds per move (``None``: none)."""
+    clock_left: float | None = None
+    """Seconds left to the player to move while the clock runs (``None``: it does not)."""
 
 
 class MoveEvalOut(BaseModel):
@@ -538,16 +553,38 @@ class Sync(_In):
     type: Literal["sync"]
 
 
-ClientMessage = Annotated[Hello | MoveMsg | Ping | Resign | Sync, Field(discriminator="type")]
+CHAT_PHRASES = (
+    "hello", "good_luck", "have_fun", "well_played", "thanks", "sorry", "oops", "wow",
+    "thinking", "good_game",
+)
+"""The quick-chat phrase ids (the client shows each in the reader's language; no free text,
+so nothing needs moderating)."""
+
+ChatPhrase = Literal[
+    "hello", "good_luck", "have_fun", "well_played", "thanks", "sorry", "oops", "wow",
+    "thinking", "good_game",
+]
+
+
+class Chat(_In):
+    """A quick-chat phrase from a player, passed on to everyone watching the game."""
+
+    type: Literal["chat"]
+    phrase: ChatPhrase
+
+
+ClientMessage = Annotated[
+    Hello | MoveMsg | Ping | Resign | Sync | Chat, Field(discriminator="type")
+]
 _client_adapter: TypeAdapter[Any] = TypeAdapter(ClientMessage)
 
 
-def parse_client_message(text: str | bytes) -> Hello | MoveMsg | Ping | Resign | Sync:
+def parse_client_message(text: str | bytes) -> Hello | MoveMsg | Ping | Resign | Sync | Chat:
     """Parse one WebSocket message.
 
     :raises pydantic.ValidationError: for malformed JSON or an unknown/ill-formed message.
     """
-    msg: Hello | MoveMsg | Ping | Resign | Sync = _client_adapter.validate_json(text)
+    msg: Hello | MoveMsg | Ping | Resign | Sync | Chat = _client_adapter.validate_json(text)
     return msg
 
 

@@ -114,6 +114,9 @@ class GameRow(Base):
     achievements: Mapped[str | None] = mapped_column(String(16), nullable=True)
     """``default`` for the achievements variant (goals from the default pool, drawn by each
     round's seed, so the rounds rebuild exactly); ``None``: the classic game."""
+    clock: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """Seconds per move of a friend game's move clock (``None``: no clock); the player to
+    move ran out when that long has passed since :attr:`updated_at` (the last move)."""
 
 
 class AnalysisRow(Base):

@@ -125,6 +125,7 @@ async def _serve(
                 await g.send(conn, g.state(seat))
                 await _presence(g)
                 g.schedule_bot()
+                g.schedule_clock()
                 continue
             if isinstance(msg, schemas.Hello):
                 await ws.send_text(error_message("already_joined", "already said hello"))
@@ -132,6 +133,12 @@ async def _serve(
                 await ws.send_text('{"type":"pong"}')
             elif isinstance(msg, schemas.Sync):
                 await g.send(conn, g.state(conn.seat))
+            elif isinstance(msg, schemas.Chat):
+                if conn.seat is None:
+                    await ws.send_text(error_message("spectator", "spectators cannot chat"))
+                    continue
+                # a phrase id, never free text: every client shows it in its own language
+                await g.send_all(json.dumps({"type": "chat", "seat": conn.seat, "phrase": msg.phrase}))
             elif isinstance(msg, schemas.Resign):
                 if conn.seat is None:
                     await ws.send_text(error_message("spectator", "spectators cannot resign"))
