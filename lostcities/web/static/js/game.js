@@ -112,6 +112,8 @@
         m.connected.forEach((c, i) => { S.game.players[i].connected = c; });
         renderNames();
       }
+    } else if (m.type === "chat") {
+      showChat(m.seat, m.phrase);
     } else if (m.type === "rematch") {
       rematchOffer = m.id;
       if (S) renderButtons();
@@ -345,6 +347,8 @@
     renderLog();
     renderMatch();
     renderButtons();
+    renderClock();
+    renderChatPanel();
     // the last move, marked on the table and told in words
     const last = v.history.length ? v.history[v.history.length - 1] : null;
     if (last) {
@@ -842,6 +846,64 @@
   $("copy-invite").addEventListener("click", async () => {
     try { await navigator.clipboard.writeText($("invite-url").value); LC.toast(t("toast.copied")); }
     catch { $("invite-url").select(); }
+  });
+
+  // -- move clock and quick chat ------------------------------------------------------------
+  // The server runs the clock (clock_left, in seconds, with each state); this only counts down.
+  let clockDue = null;
+  let clockTimer = null;
+  function renderClock() {
+    const left = S.game.clock_left;
+    clockDue = left === null || left === undefined ? null : performance.now() + left * 1000;
+    clearInterval(clockTimer);
+    tickClock();
+    if (clockDue !== null) clockTimer = setInterval(tickClock, 250);
+  }
+  function tickClock() {
+    const el = $("clock");
+    if (clockDue === null || !S) { el.classList.add("hidden"); return; }
+    const s = Math.max(0, Math.ceil((clockDue - performance.now()) / 1000));
+    const time = `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+    el.textContent = t("game.clock_left", { name: nameOf(S.view.to_move), time });
+    el.classList.remove("hidden");
+    el.classList.toggle("low", s <= 10);
+  }
+  const PHRASES = ["hello", "good_luck", "have_fun", "well_played", "thanks", "sorry", "oops", "wow", "thinking", "good_game"];
+  const phraseKey = (id) => `chat.${id}`; // every phrase id has a key in each catalogue
+  let chatMuted = localStorage.getItem("lostcities.chat_muted") === "1";
+  function renderChatPanel() {
+    // friend games only (both seats people); spectators read it but cannot write
+    const friends = S.game.players.every((p) => p.kind === "human");
+    $("chat-panel").classList.toggle("hidden", !friends);
+    const box = $("chat-buttons");
+    box.classList.toggle("hidden", S.seat === null || chatMuted);
+    if (!box.childElementCount) {
+      for (const id of PHRASES) {
+        const b = document.createElement("button");
+        b.type = "button";
+        b.className = "btn small";
+        b.dataset.phrase = id;
+        b.textContent = t(phraseKey(id));
+        b.addEventListener("click", () => send({ type: "chat", phrase: id }));
+        box.appendChild(b);
+      }
+    }
+  }
+  function showChat(seat, phrase) {
+    if (chatMuted || !S || !PHRASES.includes(phrase)) return;
+    const line = document.createElement("div");
+    line.textContent = t("game.chat_said", { name: nameOf(seat), phrase: t(phraseKey(phrase)) });
+    const log = $("chat-log");
+    log.appendChild(line);
+    while (log.childElementCount > 20) log.firstElementChild.remove();
+    log.scrollTop = log.scrollHeight;
+  }
+  $("mute-chat").checked = chatMuted;
+  $("mute-chat").addEventListener("change", () => {
+    chatMuted = $("mute-chat").checked;
+    localStorage.setItem("lostcities.chat_muted", chatMuted ? "1" : "0");
+    if (chatMuted) $("chat-log").textContent = "";
+    if (S) renderChatPanel();
   });
 
   connect();

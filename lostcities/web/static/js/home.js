@@ -8,6 +8,7 @@
 
   function sync() {
     levelField.classList.toggle("hidden", form.elements.opponent.value !== "computer");
+    document.getElementById("clock-field").classList.toggle("hidden", form.elements.opponent.value !== "friend");
     const level = form.querySelector("input[name=level]:checked");
     document.getElementById("level-about").textContent = level ? level.dataset.about : "";
     document.getElementById("start").textContent =
@@ -46,6 +47,7 @@
       younger: f.ties.value === "draw" ? null : f.ties.value === "me" ? 0 : 1,
       achievements: f.goals.value === "on",
     };
+    if (body.opponent === "friend" && f.clock.value) body.clock = Number(f.clock.value);
     LC.setPlayerName(body.name);
     const btn = document.getElementById("start");
     btn.disabled = true;

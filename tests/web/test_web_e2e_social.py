@@ -1,0 +1,73 @@
+"""A friend game's move clock and quick chat in real headless Chromium (two browsers by
+invite link): the clock chosen at creation counts down on both tables, a phrase sent by one
+player shows on both in their own words, and muting hides it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.web.test_web_e2e import ARGS, CHROMIUM, shot
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs /usr/bin/chromium")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield b
+        b.close()
+
+
+def test_clock_and_quick_chat_between_two_browsers(browser: Any, server: Any) -> None:
+    alice = browser.new_context(viewport={"width": 1280, "height": 800})
+    bob = browser.new_context(viewport={"width": 375, "height": 740}, locale="fr-FR")
+    pa, pb = alice.new_page(), bob.new_page()
+    errors: list[str] = []
+    for p in (pa, pb):
+        p.on("pageerror", lambda e: errors.append(str(e)))
+    pa.goto(server.url + "/")
+    assert pa.locator("#clock-field").is_hidden()  # computer games have no clock
+    pa.click("label:has(input[value=friend])")
+    pa.click("label:has(input[name=clock][value=\"60\"])")
+    pa.click("label:has(input[name=rounds][value=\"1\"])")
+    pa.fill("input[name=name]", "Alice")
+    pa.click("#start")
+    pa.wait_for_selector("#invite-box:not(.hidden)")
+    invite = pa.input_value("#invite-url")
+    pa.click("#to-table")
+    pa.wait_for_url(re.compile(r"/game/"))
+    pb.goto(invite)
+    pb.wait_for_selector("#join-form:not(.hidden)")
+    pb.fill("input[name=name]", "Bob")
+    pb.click("#join-form button")
+    pb.wait_for_url(re.compile(r"/game/"))
+    for p in (pa, pb):
+        p.wait_for_selector("#clock:not(.hidden)")
+        assert re.search(r"[01]:\d\d", p.inner_text("#clock")), p.inner_text("#clock")
+    first = pa.inner_text("#clock")
+    pa.wait_for_function("(t) => document.querySelector('#clock').textContent !== t", arg=first, timeout=5000)
+    # chat: Alice says good luck; Bob reads it in French
+    pa.click("#chat-buttons button[data-phrase=good_luck]")
+    pb.wait_for_function("() => document.querySelector('#chat-log').textContent.includes('Bonne chance')")
+    pa.wait_for_function("() => document.querySelector('#chat-log').textContent.includes('Alice: Good luck!')")
+    shot(pa, "chat-clock-1280")
+    # Bob mutes: the log empties and later phrases are not shown
+    pb.check("#mute-chat")
+    pa.click("#chat-buttons button[data-phrase=wow]")
+    pa.wait_for_function("() => document.querySelector('#chat-log').textContent.includes('Wow')")
+    pb.wait_for_timeout(300)
+    assert pb.inner_text("#chat-log") == "" and pb.locator("#chat-buttons").is_hidden()
+    pb.reload()
+    pb.wait_for_selector("#hand .card")
+    assert pb.is_checked("#mute-chat")  # remembered
+    assert not errors, errors
+    alice.close()
+    bob.close()
