@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import WebSocketException
 from websockets.sync.client import connect
 
 from lostcities.record import read_records
@@ -185,7 +185,7 @@ class Driver(threading.Thread):
             while not self.stop.is_set() and not self.game.over:
                 try:
                     self.play()
-                except (OSError, ConnectionClosed, TimeoutError):
+                except (OSError, WebSocketException, TimeoutError):  # the server went away
                     self.game.reconnects += 1
                     time.sleep(0.05)
         except BaseException as e:  # reported by the harness
