@@ -1,6 +1,7 @@
 """A friend game's move clock and quick chat in real headless Chromium (two browsers by
 invite link): the clock chosen at creation counts down on both tables, a phrase sent by one
-player shows on both in their own words, and muting hides it."""
+player shows on both in their own words, and muting hides it. The tutorial from the home page:
+its first explanations, one when the first expedition is started, and skipping it."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.test_web_e2e import ARGS, CHROMIUM, shot
+from tests.web.test_web_e2e import ARGS, CHROMIUM, shot, wait_my_turn_or_end
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
@@ -71,3 +72,41 @@ def test_clock_and_quick_chat_between_two_browsers(browser: Any, server: Any) ->
     assert not errors, errors
     alice.close()
     bob.close()
+
+
+def test_tutorial_explains_rules_as_they_matter_and_can_be_skipped(browser: Any, server: Any) -> None:
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server.url + "/")
+    page.click("#tutorial-start")
+    page.wait_for_url(re.compile(r"/game/"))
+    page.wait_for_selector("#tutorial:not(.hidden)")
+    assert "play one card" in page.inner_text("#tutorial-text")
+    page.click("#tutorial-ok")
+    assert page.locator("#tutorial").is_hidden()
+    # start an expedition: the 20-point cost and the ascending order are explained then
+    wait_my_turn_or_end(page)
+    legal = page.locator("#hand .card.legal")
+    legal.first.click()
+    page.click("#actions [data-act=play]")
+    page.wait_for_selector("#drawpile.drawable")
+    page.click("#drawpile")
+    page.wait_for_function("() => document.querySelector('#tutorial-text').textContent.includes('20 points')")
+    assert "higher than the last" in page.inner_text("#tutorial-text")
+    shot(page, "tutorial-1280")
+    page.click("#tutorial-skip")
+    page.reload()
+    page.wait_for_selector("#hand .card")
+    page.wait_for_timeout(300)
+    assert page.locator("#tutorial").is_hidden()  # skipped for good
+    # a game not started from the tutorial button never shows it
+    page.goto(server.url + "/")
+    page.click("label:has(input[value=easy])")
+    page.click("#start")
+    page.wait_for_url(re.compile(r"/game/"))
+    page.wait_for_selector("#hand .card")
+    assert page.locator("#tutorial").is_hidden()
+    assert not errors, errors
+    ctx.close()

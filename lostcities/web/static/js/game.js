@@ -349,6 +349,7 @@
     renderButtons();
     renderClock();
     renderChatPanel();
+    document.dispatchEvent(new CustomEvent("lc:state", { detail: S })); // (the tutorial listens)
     // the last move, marked on the table and told in words
     const last = v.history.length ? v.history[v.history.length - 1] : null;
     if (last) {

@@ -69,6 +69,21 @@
     }
   });
 
+  // the tutorial: one classic round against the gentle (easy) computer, explained as it goes
+  document.getElementById("tutorial-start").addEventListener("click", async (ev) => {
+    ev.target.disabled = true;
+    try {
+      const body = { opponent: "computer", level: "easy", variant: "classic", rounds: 1, name: form.elements.name.value.trim() };
+      const g = await LC.api("POST", "/api/games", body);
+      LC.remember({ id: g.id, token: g.token, seat: g.seat, invite: null });
+      localStorage.setItem(`lostcities.tutorial.${g.id}`, "on");
+      location.href = g.url;
+    } catch (e) {
+      LC.toast(e.message, "error");
+      ev.target.disabled = false;
+    }
+  });
+
   document.getElementById("copy").addEventListener("click", async () => {
     const input = document.getElementById("invite-url");
     try {
