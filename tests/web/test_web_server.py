@@ -116,13 +116,15 @@ def _check_message(m: dict[str, Any], seat: int | None, rounds: list[Round]) -> 
     else:
         assert m["view"]["hand"] == [str(c) for c in r.hands[seat]]
     assert m["view"]["deck_size"] == r.deck_size
-    # finished rounds: only their (public) expeditions
+    # finished rounds: only their public final table (expeditions and discard piles)
     for summary in m["match"]["rounds"]:
         done = rounds[summary["index"]]
         public: Counter[Card] = Counter()
         for p in (0, 1):
             for cards in done.expeditions[p].values():
                 public.update(cards)
+        for pile in done.discard_piles.values():
+            public.update(pile)
         for text in _mentioned(summary):
             assert public[Card.parse(text)] > 0, f"{text} leaked in the summary of round {summary['index']}"
 
