@@ -107,7 +107,8 @@
       w.className = `key wager${wagers ? " on c-" + c : ""}`;
       w.textContent = `×${wagers + 1}`;
       w.title = t("calc.wager_key");
-      w.setAttribute("aria-label", t("calc.wagers_of", { exp: LC.PILE_NAMES[c], n: wagers }));
+      // the visible "×N" first: the accessible name contains the visible text
+      w.setAttribute("aria-label", `${w.textContent} ${t("calc.wagers_of", { exp: LC.PILE_NAMES[c], n: wagers })}`);
       w.addEventListener("click", () => { set(c, format((wagers + 1) % 4, ranks)); });
       keys.appendChild(w);
       for (const r of RANKS) {

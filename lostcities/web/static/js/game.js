@@ -329,7 +329,8 @@
       if (mine && sel && !action && sel[0] === c) el.classList.add("target");
       el.addEventListener("click", () => onPile(c));
       el.tabIndex = 0;
-      el.setAttribute("role", "button");
+      // a group (Enter takes or discards), not a button: it holds the count's own button
+      el.setAttribute("role", "group");
       el.addEventListener("keydown", (ev) => {
         if (ev.target === el && (ev.key === "Enter" || ev.key === " ")) { ev.preventDefault(); onPile(c); }
       });
@@ -430,6 +431,7 @@
       const col = document.createElement("div");
       col.className = `exp${theirs ? " theirs" : ""}`;
       col.dataset.color = c;
+      col.setAttribute("role", "group");
       col.setAttribute("aria-label", expLabel(theirs, c, v.expeditions[player][i], v.expedition_scores[player][i]));
       const score = document.createElement("div");
       score.className = "escore";
@@ -616,14 +618,14 @@
     const side = (player, label) => {
       const cols = colors.map((c, i) => {
         const cards = r.breakdown[player][i].cards;
-        return `<div class="exp" aria-label="${LC.esc(t("exp.label_final", { name: label, exp: pileName(c), n: cards.length }))}">${cards.map((x) => LC.chipEl(x).outerHTML).join("")}</div>`;
+        return `<div class="exp" role="group" aria-label="${LC.esc(t("exp.label_final", { name: label, exp: pileName(c), n: cards.length }))}">${cards.map((x) => LC.chipEl(x).outerHTML).join("")}</div>`;
       }).join("");
       return `<div class="side-label"><b>${LC.esc(label)}</b></div><div class="cols">${cols}</div>`;
     };
     const piles = colors.map((c, i) => {
       const pile = (r.discard_piles || [])[i] || [];
       const top = pile.length ? LC.cardEl(pile[pile.length - 1]).outerHTML : `<div class="slot">${LC.symbol(c)}</div>`;
-      return `<div class="pile" aria-label="${LC.esc(pileLabel(c, pile))}">${top}<span class="count" aria-hidden="true">${pile.length}</span></div>`;
+      return `<div class="pile" role="group" aria-label="${LC.esc(pileLabel(c, pile))}">${top}<span class="count" aria-hidden="true">${pile.length}</span></div>`;
     }).join("");
     return `<h3>${LC.esc(t("review.final_board", { n: r.index + 1 }))}</h3><div class="table review">${side(opp(), nameOf(opp()))}<div class="cols piles">${piles}</div>${side(me(), you)}</div>`;
   }
