@@ -48,8 +48,7 @@ from lostcities.rules import NUM_MOVES, Move, PlayerView
 __all__ = ["HandInference"]
 
 _KINDS = 60
-_CARD_OF_KIND: list[Card] = [next(c for c in ALL_CARDS if c.index == k) for k in range(_KINDS)]
-_KIND_OF_MOVE = np.array([(i // 7) % _KINDS for i in range(NUM_MOVES)], np.int64)
+_KIND_OF_MOVE = np.array([Move.from_index(i).card.index for i in range(NUM_MOVES)], np.int64)
 
 
 class _Step:
@@ -60,11 +59,11 @@ class _Step:
 
     def __init__(
         self, net: Network, head: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]],
-        view: PlayerView, move_index: int,
+        view: PlayerView, move: Move,
     ) -> None:
         w1, b1 = net.trunk[0]
         f0, cols = hand_affine(view)
-        every = tuple(c for c in _CARD_OF_KIND if c.color < view.variant.num_colors)
+        every = tuple(c for c in ALL_CARDS if c.color < view.variant.num_colors)
         legal = np.zeros(NUM_MOVES, np.bool_)  # a move's legality needs only its own card
         legal[[m.index for m in replace(view, hand=every).legal_moves()]] = True
         self.table = (w1 @ cols).T.astype(np.float32)  # (60, hidden): one row per kind
@@ -72,12 +71,11 @@ class _Step:
         can = np.flatnonzero(legal)  # the policy head cut to the moves that can be legal
         self.head = (head[0][can], head[1][can])
         self.kinds = _KIND_OF_MOVE[can]
-        self.move = int(np.searchsorted(can, move_index))
+        self.move = int(np.searchsorted(can, move.index))
         """The move made, as a column of :attr:`head`."""
-        self.played = move_index // 7 % _KINDS
-        d = move_index % 7
+        self.played = move.card.index
         # the kind of the card drawn from a discard pile (its top before the move), else -1
-        self.drawn = view.discard_piles[d - 1][-1].index if d else -1
+        self.drawn = -1 if move.draw is None else view.discard_piles[move.draw][-1].index
         self.known = [c.index for c in view.own_known]
         """The kinds of the cards the viewer knew the opponent held before the move."""
 
@@ -123,7 +121,7 @@ class HandInference:
             if step is None:
                 if earlier is None:
                     earlier = view.earlier_views()
-                step = _Step(self.network, self._policy32, earlier[t], history[t].index)
+                step = _Step(self.network, self._policy32, earlier[t], history[t])
                 self._cache[t] = step
             out.append(step)
         for t in [t for t in self._cache if t < ts[-1]]:
