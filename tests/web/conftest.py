@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -142,6 +143,23 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'games.db'}"
         return
+    with pg_schema() as url:
+        yield url
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A fresh schema of the test PostgreSQL database (skipped when there is none)."""
+    if not os.environ.get(PG_ENV):
+        pytest.skip(f"{PG_ENV} not set")
+    with pg_schema() as url:
+        yield url
+
+
+@contextlib.contextmanager
+def pg_schema() -> Iterator[str]:
+    """The URL of a fresh schema of the test PostgreSQL database (selected with the
+    connection's search_path), dropped afterwards."""
     import sqlalchemy
 
     from lostcities.web.store import normalize_db_url

@@ -5,12 +5,9 @@ game against the computer on it. And ``--workers`` above 1 refused on SQLite."""
 
 from __future__ import annotations
 
-import os
 import random
 import threading
 import time
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,31 +15,7 @@ import pytest
 from test_web_server import create_friend_game, play_friend_game
 from wsclient import Client
 
-from conftest import PG_ENV
 from lostcities.cli import main
-
-
-@pytest.fixture
-def pg_url() -> Iterator[str]:
-    """A fresh schema of the test PostgreSQL database (dropped afterwards)."""
-    if not os.environ.get(PG_ENV):
-        pytest.skip(f"{PG_ENV} not set")
-    import sqlalchemy
-
-    from lostcities.web.store import normalize_db_url
-
-    base = normalize_db_url(os.environ[PG_ENV])
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    engine = sqlalchemy.create_engine(base)
-    with engine.begin() as conn:
-        conn.execute(sqlalchemy.text(f"CREATE SCHEMA {schema}"))
-    sep = "&" if "?" in base else "?"
-    try:
-        yield f"{base}{sep}options=-csearch_path%3D{schema}"
-    finally:
-        with engine.begin() as conn:
-            conn.execute(sqlalchemy.text(f"DROP SCHEMA {schema} CASCADE"))
-        engine.dispose()
 
 
 def test_a_friend_game_with_one_seat_on_each_process(server_factory: Any, pg_url: str) -> None:
