@@ -7,33 +7,17 @@ import itertools
 from typing import Any
 
 import pytest
+from test_web_api import friend_game, state
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
-def _friend(client: Any, **kw: Any) -> tuple[str, list[str]]:
-    r = client.post("/api/games", json={"opponent": "friend", "rounds": 1, **kw})
-    assert r.status_code == 201, r.text
-    g = r.json()
-    invite = g["invite_url"].split("#", 1)[1]
-    j = client.post(f"/api/games/{g['id']}/join", json={"invite": invite, "name": "Bea"})
-    assert j.status_code == 200, j.text
-    return g["id"], [g["token"], j.json()["token"]]
-
-
-def _state(client: Any, gid: str, token: str) -> dict[str, Any]:
-    r = client.get(f"/api/games/{gid}/state", headers={"X-Seat-Token": token})
-    assert r.status_code == 200, r.text
-    out: dict[str, Any] = r.json()
-    return out
-
-
 def _play_out(client: Any, gid: str, tokens: list[str]) -> list[dict[str, Any]]:
     """Play the first legal move until the match ends; every state seen."""
-    states = [_state(client, gid, tokens[0])]
+    states = [state(client, gid, tokens[0])]
     while not states[-1]["match"]["over"]:
         seat = states[-1]["view"]["to_move"]
-        st = _state(client, gid, tokens[seat])
+        st = state(client, gid, tokens[seat])
         r = client.post(
             f"/api/games/{gid}/moves",
             json={"token": tokens[seat], "move": st["view"]["legal"][0], "round": st["round"],
@@ -45,8 +29,8 @@ def _play_out(client: Any, gid: str, tokens: list[str]) -> list[dict[str, Any]]:
 
 
 def test_a_goal_game_carries_its_goals_and_claims(client: Any) -> None:
-    gid, tokens = _friend(client, achievements=True)
-    st = _state(client, gid, tokens[0])
+    gid, *tokens = friend_game(client, achievements=True)
+    st = state(client, gid, tokens[0])
     goals = st["view"]["goals"]
     assert st["match"]["achievements"] is True and len(goals) == 5
     assert {g["kind"] for g in goals} <= {"race", "end"}
@@ -63,19 +47,19 @@ def test_a_goal_game_carries_its_goals_and_claims(client: Any) -> None:
     record = client.get(f"/api/games/{gid}/record").text
     assert '[Achievements "default"]' in record and "[Goals1 " in record
     client.app.state.manager.games.clear()
-    again = _state(client, gid, tokens[0])
+    again = state(client, gid, tokens[0])
     assert again["match"]["rounds"][0]["goals"] == summary["goals"]
     assert again["match"]["totals"] == last["match"]["totals"]
     # a rematch plays with goal cards too
     r = client.post(f"/api/games/{gid}/rematch", json={"token": tokens[0]})
     assert r.status_code in (200, 201), r.text
     new = r.json()
-    st2 = _state(client, new["id"], new["token"])
+    st2 = state(client, new["id"], new["token"])
     assert st2["match"]["achievements"] is True and len(st2["view"]["goals"]) == 5
 
 
 def test_claims_appear_in_the_view_as_they_happen(client: Any) -> None:
-    gid, tokens = _friend(client, achievements=True)
+    gid, *tokens = friend_game(client, achievements=True)
     states = _play_out(client, gid, tokens)
     during = [s for s in states if not s["view"]["over"]]
     claims = [[g["claimed_by"] for g in s["view"]["goals"]] for s in during]
@@ -90,8 +74,8 @@ def test_claims_appear_in_the_view_as_they_happen(client: Any) -> None:
 
 
 def test_a_classic_game_has_no_goals(client: Any) -> None:
-    gid, tokens = _friend(client)
-    st = _state(client, gid, tokens[0])
+    gid, *tokens = friend_game(client)
+    st = state(client, gid, tokens[0])
     assert st["view"]["goals"] == [] and st["match"]["achievements"] is False
     assert "Goals" not in client.get(f"/api/games/{gid}/record").text
 
@@ -101,7 +85,7 @@ def test_a_computer_goal_game_and_bad_input(client: Any) -> None:
                                         "achievements": True})
     assert r.status_code == 201, r.text
     g = r.json()
-    st = _state(client, g["id"], g["token"])
+    st = state(client, g["id"], g["token"])
     assert len(st["view"]["goals"]) == 5
     bad = client.post("/api/games", json={"opponent": "friend", "achievements": "lots"})
     assert bad.status_code == 422

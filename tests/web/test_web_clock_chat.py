@@ -8,20 +8,9 @@ import json
 from typing import Any
 
 import pytest
+from test_web_api import friend_game, state
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-
-
-def _friend_game(client: Any, **extra: Any) -> tuple[str, tuple[str, str]]:
-    g = client.post("/api/games", json={"opponent": "friend", "rounds": 1, **extra}).json()
-    invite = g["invite_url"].split("#", 1)[1]
-    t1 = client.post(f"/api/games/{g['id']}/join", json={"invite": invite, "name": "Bea"}).json()["token"]
-    return g["id"], (g["token"], t1)
-
-
-def _state(client: Any, gid: str, token: str) -> dict[str, Any]:
-    out: dict[str, Any] = client.get(f"/api/games/{gid}/state", headers={"X-Seat-Token": token}).json()
-    return out
 
 
 def _receive_until(ws: Any, pred: Any, n: int = 20) -> dict[str, Any]:
@@ -34,15 +23,15 @@ def _receive_until(ws: Any, pred: Any, n: int = 20) -> dict[str, Any]:
 
 def test_the_clock_is_chosen_at_creation_and_shown_to_both(client: Any) -> None:
     g = client.post("/api/games", json={"opponent": "friend", "rounds": 1, "clock": 60}).json()
-    waiting = _state(client, g["id"], g["token"])["game"]
+    waiting = state(client, g["id"], g["token"])["game"]
     assert waiting["clock"] == 60 and waiting["clock_left"] is None  # not running before the friend joins
-    gid, tokens = _friend_game(client, clock=180)
+    gid, *tokens = friend_game(client, clock=180)
     for tok in tokens:
-        game = _state(client, gid, tok)["game"]
+        game = state(client, gid, tok)["game"]
         assert game["clock"] == 180 and 170 < game["clock_left"] <= 180
-    gid, tokens = _friend_game(client)
-    assert _state(client, gid, tokens[0])["game"]["clock"] is None
-    assert _state(client, gid, tokens[0])["game"]["clock_left"] is None
+    gid, *tokens = friend_game(client)
+    assert state(client, gid, tokens[0])["game"]["clock"] is None
+    assert state(client, gid, tokens[0])["game"]["clock_left"] is None
 
 
 @pytest.mark.parametrize(
@@ -56,8 +45,8 @@ def test_a_clock_only_for_friends_and_only_the_offered_ones(client: Any, body: d
 
 
 def test_the_player_who_runs_out_loses_the_match(client: Any) -> None:
-    gid, tokens = _friend_game(client, clock=60)
-    to_move = _state(client, gid, tokens[0])["view"]["to_move"]
+    gid, *tokens = friend_game(client, clock=60)
+    to_move = state(client, gid, tokens[0])["view"]["to_move"]
     mgr = client.app.state.manager
     mgr.now = lambda: datetime.datetime.now(datetime.UTC).replace(tzinfo=None) + datetime.timedelta(seconds=61)
     with client.websocket_connect(f"/ws/games/{gid}") as ws:
@@ -70,26 +59,26 @@ def test_the_player_who_runs_out_loses_the_match(client: Any) -> None:
 
 
 def test_a_move_after_the_time_out_is_refused(client: Any) -> None:
-    gid, tokens = _friend_game(client, clock=60)
-    s = _state(client, gid, tokens[0])
+    gid, *tokens = friend_game(client, clock=60)
+    s = state(client, gid, tokens[0])
     tok = tokens[s["view"]["to_move"]]
-    legal = _state(client, gid, tok)["view"]["legal"][0]
+    legal = state(client, gid, tok)["view"]["legal"][0]
     mgr = client.app.state.manager
     mgr.now = lambda: datetime.datetime.now(datetime.UTC).replace(tzinfo=None) + datetime.timedelta(seconds=61)
     r = client.post(f"/api/games/{gid}/moves", json={"token": tok, "move": legal, "round": 0, "ply": 0})
     assert r.status_code == 409 and r.json()["error"] == "time_out"
     mgr.now = lambda: datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
     # in time: the move counts and the next player's clock starts afresh
-    gid, tokens = _friend_game(client, clock=60)
-    tok = tokens[_state(client, gid, tokens[0])["view"]["to_move"]]
-    legal = _state(client, gid, tok)["view"]["legal"][0]
+    gid, *tokens = friend_game(client, clock=60)
+    tok = tokens[state(client, gid, tokens[0])["view"]["to_move"]]
+    legal = state(client, gid, tok)["view"]["legal"][0]
     r = client.post(f"/api/games/{gid}/moves", json={"token": tok, "move": legal, "round": 0, "ply": 0})
     assert r.status_code == 200, r.text
-    assert _state(client, gid, tok)["game"]["clock_left"] > 55
+    assert state(client, gid, tok)["game"]["clock_left"] > 55
 
 
 def test_quick_chat_passes_phrase_ids_only(client: Any) -> None:
-    gid, tokens = _friend_game(client)
+    gid, *tokens = friend_game(client)
     with (
         client.websocket_connect(f"/ws/games/{gid}") as a,
         client.websocket_connect(f"/ws/games/{gid}") as b,

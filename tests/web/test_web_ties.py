@@ -6,35 +6,19 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from test_web_api import friend_game, state
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 TIE_BROKEN = "tie broken: the younger player wins"
 
 
-def _friend(client: Any, **kw: Any) -> tuple[str, list[str]]:
-    r = client.post("/api/games", json={"opponent": "friend", "rounds": 1, **kw})
-    assert r.status_code == 201, r.text
-    g = r.json()
-    invite = g["invite_url"].split("#", 1)[1]
-    j = client.post(f"/api/games/{g['id']}/join", json={"invite": invite, "name": "Bea"})
-    assert j.status_code == 200, j.text
-    return g["id"], [g["token"], j.json()["token"]]
-
-
-def _state(client: Any, gid: str, token: str) -> dict[str, Any]:
-    r = client.get(f"/api/games/{gid}/state", headers={"X-Seat-Token": token})
-    assert r.status_code == 200, r.text
-    out: dict[str, Any] = r.json()
-    return out
-
-
 def _discard_to_a_tie(client: Any, gid: str, tokens: list[str]) -> dict[str, Any]:
     """Both players only discard and draw from the pile: 0 - 0."""
-    st = _state(client, gid, tokens[0])
+    st = state(client, gid, tokens[0])
     while not st["match"]["over"]:
         seat = st["view"]["to_move"]
-        st = _state(client, gid, tokens[seat])
+        st = state(client, gid, tokens[seat])
         move = next(m for m in st["view"]["legal"] if m.startswith("-") and m.endswith("."))
         r = client.post(
             f"/api/games/{gid}/moves",
@@ -47,7 +31,7 @@ def _discard_to_a_tie(client: Any, gid: str, tokens: list[str]) -> dict[str, Any
 
 @pytest.mark.parametrize("younger", [0, 1])
 def test_a_tied_friend_game_goes_to_the_younger_player(client: Any, younger: int) -> None:
-    gid, tokens = _friend(client, tie_break="youngest", younger=younger)
+    gid, *tokens = friend_game(client, tie_break="youngest", younger=younger)
     st = _discard_to_a_tie(client, gid, tokens)
     m = st["match"]
     assert m["totals"] == [0, 0] and m["winner"] == younger
@@ -58,12 +42,12 @@ def test_a_tied_friend_game_goes_to_the_younger_player(client: Any, younger: int
     # reloaded from the database (a restarted server) it is still the same result
     mgr = client.app.state.manager
     mgr.games.clear()
-    again = _state(client, gid, tokens[0])["match"]
+    again = state(client, gid, tokens[0])["match"]
     assert (again["result"], again["reason"], again["younger"]) == (m["result"], TIE_BROKEN, younger)
 
 
 def test_the_default_is_a_draw(client: Any) -> None:
-    gid, tokens = _friend(client)
+    gid, *tokens = friend_game(client)
     m = _discard_to_a_tie(client, gid, tokens)["match"]
     assert m["result"] == "1/2-1/2" and m["winner"] is None and m["reason"] == "equal totals: a draw"
     assert (m["tie_break"], m["younger"]) == ("draw", None)
@@ -78,21 +62,21 @@ def test_a_computer_game_asks_too_and_the_rematch_keeps_who_is_younger(client: A
     )
     assert r.status_code == 201, r.text
     g = r.json()
-    m = _state(client, g["id"], g["token"])["match"]
+    m = state(client, g["id"], g["token"])["match"]
     assert (m["tie_break"], m["younger"]) == ("youngest", younger)
     client.app.state.manager.games.clear()
-    m = _state(client, g["id"], g["token"])["match"]
+    m = state(client, g["id"], g["token"])["match"]
     assert (m["tie_break"], m["younger"]) == ("youngest", younger)
 
 
 def test_a_friend_rematch_asked_by_seat_1_keeps_the_same_younger_player(client: Any) -> None:
-    gid, tokens = _friend(client, tie_break="youngest", younger=1)
+    gid, *tokens = friend_game(client, tie_break="youngest", younger=1)
     _discard_to_a_tie(client, gid, tokens)
     r = client.post(f"/api/games/{gid}/rematch", json={"token": tokens[1]})
     assert r.status_code in (200, 201), r.text
     new = r.json()
     assert new["seat"] == 0  # the asker (seat 1, the younger) sits in seat 0 now
-    m = _state(client, new["id"], new["token"])["match"]
+    m = state(client, new["id"], new["token"])["match"]
     assert (m["tie_break"], m["younger"]) == ("youngest", 0)
 
 
