@@ -33,7 +33,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -42,25 +41,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from web_load import free_port, pct
-
-
-def start_server(db: str, port: int) -> subprocess.Popen[bytes]:
-    env = dict(os.environ)
-    env.pop("LOSTCITIES_LIMITS", None)  # the defaults: what is measured
-    env.setdefault("LOSTCITIES_BOT_EXECUTOR", "thread")
-    cmd = [sys.executable, "-m", "lostcities.cli", "serve", "--host", "127.0.0.1", "--port", str(port), "--db", db]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
-                return proc
-        except OSError:
-            if proc.poll() is not None:
-                raise SystemExit(f"server exited: {proc.stderr.read().decode() if proc.stderr else ''}") from None
-            time.sleep(0.2)
-    raise SystemExit("server did not start")
+from web_load import free_port, pct, start_server
 
 
 def http_from(base: str, addr: str) -> httpx.AsyncClient:
@@ -181,7 +162,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 8192)), hard))
     tmp = tempfile.mkdtemp(prefix="lc-flood-")
     port = free_port()
-    proc = start_server(f"sqlite:///{Path(tmp) / 'flood.db'}", port, )
+    proc = start_server(
+        f"sqlite:///{Path(tmp) / 'flood.db'}", port, limits=True,
+        env_defaults={"LOSTCITIES_BOT_EXECUTOR": "thread"},
+    )
     base = f"http://127.0.0.1:{port}"
     ws_url = f"ws://127.0.0.1:{port}"
     phase = Phase()

@@ -152,11 +152,21 @@ async def play_pair(
         await other.recv_state()
 
 
-def start_server(db: str, port: int, nice: int) -> subprocess.Popen[bytes]:
+def start_server(
+    db: str, port: int, nice: int = 0, *, limits: bool = False, env_defaults: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """``lostcities serve`` on ``db`` and ``port``, once it answers ``/healthz``.
+
+    ``limits``: keep the per-client limits (web_flood.py measures them); otherwise they are
+    off, since every scripted client comes from this one address. ``env_defaults``: more
+    environment variables, unless already set."""
     env = dict(os.environ)
-    # every scripted client comes from this one address: no per-client limits (they are
-    # measured by benchmarks/web_flood.py)
-    env.setdefault("LOSTCITIES_LIMITS", "off")
+    if limits:
+        env.pop("LOSTCITIES_LIMITS", None)  # the defaults: what is measured
+    else:
+        env.setdefault("LOSTCITIES_LIMITS", "off")
+    for k, v in (env_defaults or {}).items():
+        env.setdefault(k, v)
     cmd = [sys.executable, "-m", "lostcities.cli", "serve", "--port", str(port), "--db", db]
     if nice:
         cmd = ["nice", "-n", str(nice), *cmd]
