@@ -26,6 +26,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,18 @@ from web_load import (
     rss_kib,
     start_server,
 )
+
+
+def drain(stream: Any, path: Path) -> threading.Thread:
+    """Copy the server's stderr to ``path`` (an unread pipe would block the server once full)."""
+    def copy() -> None:
+        with path.open("wb") as f:
+            for line in stream:
+                f.write(line)
+                f.flush()
+    t = threading.Thread(target=copy, daemon=True)
+    t.start()
+    return t
 
 
 def open_fds(pid: int) -> int:
@@ -82,6 +95,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     port = free_port()
     proc = start_server(f"sqlite:///{Path(tmp) / 'soak.db'}", port, args.server_nice)
     pid = proc.pid
+    log_path = Path(args.server_log) if args.server_log else Path(tmp) / "server.log"
+    drain(proc.stderr, log_path)
     base = f"http://127.0.0.1:{port}"
     ws_url = f"ws://127.0.0.1:{port}"
     stats = Stats()
@@ -98,12 +113,17 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             t0 = time.monotonic()
             stats.measuring = True
             seen = 0
+            warm_idx: int | None = None
             cpu0 = cpu_seconds(pid)
+            ccpu0 = time.process_time()
             while time.monotonic() - t0 < args.warmup + args.duration:
                 await asyncio.sleep(args.sample)
                 lat = stats.latencies[seen:]
                 seen = len(stats.latencies)
+                if warm_idx is None and time.monotonic() - t0 > args.warmup:
+                    warm_idx = seen
                 s = {"t": round(time.monotonic() - t0, 1), "rss_mib": rss_kib(pid) / 1024, "fds": open_fds(pid),
+                     "load1": os.getloadavg()[0],
                      "moves": len(lat), "p99_ms": 1000 * pct(lat, 99) if lat else float("nan"),
                      "games_created": counts["created"], "games_finished": stats.games_finished}
                 samples.append(s)
@@ -111,6 +131,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     print(json.dumps({k: round(v, 1) for k, v in s.items()}), file=sys.stderr, flush=True)
             elapsed = time.monotonic() - t0
             cpu1 = cpu_seconds(pid)
+            ccpu1 = time.process_time()
             stop.set()
             done, pending = await asyncio.wait(tasks, timeout=60)
             for t in pending:
@@ -118,6 +139,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             errors = [repr(t.exception()) for t in done if not t.cancelled() and t.exception()]
         measured = [s for s in samples if s["t"] > args.warmup]
         lat_ms = [1000 * x for x in stats.latencies]
+        meas_ms = lat_ms[warm_idx:] if warm_idx is not None else []
+        loads = [s["load1"] for s in measured]
         out.update({
             "samples": len(samples),
             "moves": len(lat_ms),
@@ -126,6 +149,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "games_finished": stats.games_finished,
             "ack_ms_p50": round(pct(lat_ms, 50), 1),
             "ack_ms_p99": round(pct(lat_ms, 99), 1),
+            "measured_moves": len(meas_ms),
+            "measured_ack_ms_p50": round(pct(meas_ms, 50), 1),
+            "measured_ack_ms_p99": round(pct(meas_ms, 99), 1),
+            "measured_ack_ms_max": round(max(meas_ms, default=float("nan")), 1),
             "ack_ms_p99_worst_window": round(max((s["p99_ms"] for s in measured if s["moves"]), default=float("nan")), 1),
             "rss_mib_start": round(measured[0]["rss_mib"], 1) if measured else None,
             "rss_mib_end": round(measured[-1]["rss_mib"], 1) if measured else None,
@@ -135,6 +162,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "fds_max": max((s["fds"] for s in measured), default=None),
             "fds_slope_per_hour": round(slope_per_hour([s["t"] for s in measured], [s["fds"] for s in measured]), 1),
             "server_cpu_percent": round(100 * (cpu1 - cpu0) / elapsed, 1),
+            "client_cpu_percent": round(100 * (ccpu1 - ccpu0) / elapsed, 1),
+            "load1_min_mean_max": [round(min(loads), 2), round(statistics.fmean(loads), 2), round(max(loads), 2)]
+            if loads else None,
+            "server_log_lines": sum(1 for _ in log_path.open("rb")) if log_path.exists() else 0,
             "client_errors": errors[:3],
             "client_error_count": len(errors),
         })
@@ -160,6 +191,7 @@ def main() -> int:
     ap.add_argument("--server-nice", type=int, default=0)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--samples-out", default=None, help="write every sample to this JSON file")
+    ap.add_argument("--server-log", default=None, help="the server's stderr goes here (default: the temp dir)")
     ap.add_argument("--progress", action="store_true", help="print each sample to stderr")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
