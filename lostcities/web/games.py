@@ -80,7 +80,9 @@ __all__ = [
     "bot_choose",
     "bot_hint",
     "bot_review",
+    "clock_choice",
     "die_with_parent",
+    "parse_clock",
     "prepare_search",
 ]
 
@@ -208,6 +210,39 @@ class PositionNotFoundError(GameError):
 
     code = "no_such_position"
     status = 404
+
+
+# -- clocks ------------------------------------------------------------------------------------
+
+
+def parse_clock(choice: int | str | None) -> tuple[int | None, int | None]:
+    """The stored form of a clock choice (:data:`schemas.ClockChoice`): its seconds (per
+    move, or each player's starting time) and the match clock's increment (``None``: a
+    per-move clock, or none).
+
+    >>> parse_clock("300+5"), parse_clock(60), parse_clock(None)
+    ((300, 5), (60, None), (None, None))
+    """
+    if isinstance(choice, str):
+        base, _, inc = choice.partition("+")
+        return int(base), int(inc)
+    return choice, None
+
+
+def clock_choice(row: GameRow) -> int | str | None:
+    """The clock of a stored game as it was chosen (:func:`parse_clock` undone).
+
+    >>> clock_choice(GameRow(clock=300, clock_increment=5)), clock_choice(GameRow(clock=60))
+    ('300+5', 60)
+    """
+    if row.clock is not None and row.clock_increment is not None:
+        return f"{row.clock}+{row.clock_increment}"
+    return row.clock
+
+
+def _move_limit(row: GameRow) -> int | None:
+    """The referee's per-move time limit: the clock unless it is a match clock."""
+    return row.clock if row.clock_increment is None else None
 
 
 # -- bots --------------------------------------------------------------------------------------
@@ -459,7 +494,7 @@ class LiveGame:
     :attr:`~lostcities.referee.Referee.time_limit` and ``grace`` are the move clock."""
 
     def __post_init__(self) -> None:
-        self.referee = Referee(self.match, time_limit=self.row.clock)
+        self.referee = Referee(self.match, time_limit=_move_limit(self.row))
 
     @property
     def id(self) -> str:
@@ -540,8 +575,9 @@ class LiveGame:
             rematch_id=row.rematch_id,
             assisted=bool(row.hints),
             hints=row.hints or 0,
-            clock=row.clock,
+            clock=clock_choice(row),
             clock_left=self.clock_left(),
+            clock_times=self.clock_times(),
         )
 
     def _illegal(self, seat: int) -> dict[str, str]:
@@ -655,11 +691,12 @@ class LiveGame:
             except ValueError as e:
                 raise IllegalMoveRequestError(str(e)) from None
             new_round, next_deck, status, result = self._leads_to(move)
+            times = self._times_after_move(seat)
             try:
                 await self.manager.store.write(
                     op_move(
                         self.id, round_index, ply, str(move),
-                        new_round=new_round, status=status, result=result,
+                        new_round=new_round, status=status, result=result, clock_left=times,
                     )
                 )
             except IntegrityError:
@@ -670,6 +707,8 @@ class LiveGame:
                 ) from None
             self.referee.submit(move, player=seat, seconds=self.thinking_time())
             self.row.updated_at = utcnow()  # the next move's clock starts (as stored)
+            if times is not None:
+                self.row.clock_left0, self.row.clock_left1 = times
             if next_deck is not None:
                 self.referee.start_round(next_deck)
             if status is not None:
@@ -735,7 +774,7 @@ class LiveGame:
             if _signature(stored.row, match) == _signature(self.row, self.match):
                 return False
             self.row, self.match = stored.row, match
-            self.referee = Referee(match, time_limit=stored.row.clock)
+            self.referee = Referee(match, time_limit=_move_limit(stored.row))
         await self.broadcast()
         self.schedule_bot()
         return True
@@ -746,20 +785,70 @@ class LiveGame:
         """Seconds since the move to make became due (the last stored change of the game)."""
         return max(0.0, (self.manager.now() - self.row.updated_at).total_seconds())
 
+    def has_match_clock(self) -> bool:
+        """Whether the game has a Fischer-style match clock (each player's time, plus an
+        increment after each move) rather than a per-move clock or none."""
+        return self.row.clock is not None and self.row.clock_increment is not None
+
+    def _stored_times(self) -> list[float]:
+        """Both players' match-clock times as of the last stored change."""
+        base = float(self.row.clock or 0)
+        stored = (self.row.clock_left0, self.row.clock_left1)
+        return [base if t is None else t for t in stored]
+
+    def _running(self) -> bool:
+        return self.row.status == "active" and not self.is_over()
+
+    def _allowed(self) -> float | None:
+        """Seconds the player to move may think in all (their match time, or the per-move
+        limit), or ``None`` while no clock runs."""
+        if not self._running():
+            return None
+        if self.has_match_clock():
+            return self._stored_times()[self.round.to_move]
+        return self.referee.time_limit
+
+    def clock_times(self) -> list[float] | None:
+        """With a match clock, each player's time left (the player to move's as of now,
+        while the game runs); else ``None``."""
+        if not self.has_match_clock():
+            return None
+        times = self._stored_times()
+        if self._running():
+            p = self.round.to_move
+            times[p] = max(0.0, times[p] - self.thinking_time())
+        return [round(t, 2) for t in times]
+
+    def _times_after_move(self, seat: int) -> tuple[float, float] | None:
+        """Both match-clock times once ``seat`` moves now: its thinking time taken off, the
+        increment added (``None`` without a match clock)."""
+        if not self.has_match_clock():
+            return None
+        times = self._stored_times()
+        spent = self.thinking_time()
+        times[seat] = max(0.0, times[seat] - spent) + float(self.row.clock_increment or 0)
+        return round(times[0], 3), round(times[1], 3)
+
     def clock_left(self) -> float | None:
         """Seconds the player to move has left, or ``None`` while no clock runs (no clock,
         the game waiting for the friend, or over)."""
-        limit = self.referee.time_limit
-        if limit is None or self.row.status != "active" or self.is_over():
+        allowed = self._allowed()
+        if allowed is None:
             return None
-        return max(0.0, limit - self.thinking_time())
+        return max(0.0, allowed - self.thinking_time())
 
     def timed_out(self) -> bool:
         """Whether the player to move overran the clock by more than the referee's grace."""
-        limit = self.referee.time_limit
-        if self.clock_left() is None or limit is None:
+        allowed = self._allowed()
+        if allowed is None:
             return False
-        return self.thinking_time() > limit + self.referee.grace
+        return self.thinking_time() > allowed + self.referee.grace
+
+    def timeout_reason(self) -> str:
+        """Why the player to move lost on time (the round's forfeit reason)."""
+        if self.has_match_clock():
+            return f"timeout: no time left on the {clock_choice(self.row)} match clock"
+        return f"timeout: no move within {self.referee.time_limit or 0:g} s"
 
     def schedule_clock(self) -> None:
         """Wait for the current move's time-out (one wait per round and ply, set again if
@@ -789,9 +878,7 @@ class LiveGame:
                     return
                 early = not self.timed_out()
                 if not early:
-                    limit = self.referee.time_limit or 0
-                    reason = f"timeout: no move within {limit:g} s"
-                    await self._forfeit_match(self.round.to_move, reason)
+                    await self._forfeit_match(self.round.to_move, self.timeout_reason())
         finally:
             if self.clock_key == key:
                 self.clock_task = None
@@ -1116,6 +1203,7 @@ class GameManager:
         r = m.new_round()
         token = new_token()
         invite = new_invite() if bot is None else None
+        clock, increment = parse_clock(req.clock)
         row = GameRow(
             id=new_id(),
             variant=variant.name,
@@ -1137,7 +1225,10 @@ class GameManager:
             tie_break=None if m.tie_break == "draw" else m.tie_break,
             younger=m.younger,
             achievements="default" if req.achievements else None,
-            clock=req.clock,
+            clock=clock,
+            clock_increment=increment,
+            clock_left0=None if increment is None else float(clock or 0),
+            clock_left1=None if increment is None else float(clock or 0),
         )
         row.created_at = row.updated_at = utcnow()
         deck = " ".join(str(c) for c in r.deal_order)
@@ -1226,7 +1317,7 @@ class GameManager:
                 tie_break=g.match.tie_break,
                 younger=younger,  # type: ignore[arg-type]
                 achievements=g.match.achievements is not None,
-                clock=g.row.clock,  # type: ignore[arg-type]
+                clock=clock_choice(g.row),  # type: ignore[arg-type]
             )
             new, tok, _ = await self.create(req, rematch_of=g.id, first_starter=None)
             await self.store.write(op_update_game(g.id, rematch_id=new.id, rematch_by=seat))

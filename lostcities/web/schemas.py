@@ -38,6 +38,8 @@ __all__ = [
 ]
 
 Level = Literal["easy", "medium", "hard", "expert"]
+ClockChoice = Literal[60, 180, "300+5", "600+10"]
+"""The clocks offered: seconds per move, or a match clock (``"BASE+INCREMENT"`` seconds)."""
 VariantName = Literal["classic", "long"]
 Name = Annotated[str, Field(max_length=40)]
 Token = Annotated[str, Field(max_length=200)]
@@ -65,9 +67,11 @@ class CreateGame(_In):
     achievements: bool = False
     """The achievements variant: 5 goal cards per round from the default pool, 10 points
     each held (docs/achievements.md)."""
-    clock: Literal[60, 180] | None = None
-    """A friend game's move clock: seconds per move (``None``: none). The player who runs
-    out loses the match, as if resigning (docs/web.md, 'Move clock')."""
+    clock: ClockChoice | None = None
+    """A friend game's clock: seconds per move (``60``, ``180``), or a Fischer-style match
+    clock ``"BASE+INCREMENT"`` (``"300+5"``: 5 minutes each, 5 seconds added after each
+    move); ``None``: none. The player who runs out loses the match, as if resigning
+    (docs/web.md, 'Move clock')."""
 
     @model_validator(mode="after")
     def _clock_for_friends(self) -> CreateGame:
@@ -193,10 +197,14 @@ class GameSummary(BaseModel):
     """Whether the human player asked the engine for hints."""
     hints: int = 0
     """How many."""
-    clock: int | None = None
-    """The move clock: seconds per move (``None``: none)."""
+    clock: int | str | None = None
+    """The clock as chosen: seconds per move, or the match clock ``"BASE+INCREMENT"``
+    (``None``: none)."""
     clock_left: float | None = None
     """Seconds left to the player to move while the clock runs (``None``: it does not)."""
+    clock_times: list[float] | None = None
+    """With a match clock, each player's time left (the player to move's as of now);
+    ``None`` with a per-move clock or none."""
 
 
 class MoveEvalOut(BaseModel):

@@ -116,7 +116,16 @@ class GameRow(Base):
     round's seed, so the rounds rebuild exactly); ``None``: the classic game."""
     clock: Mapped[int | None] = mapped_column(Integer, nullable=True)
     """Seconds per move of a friend game's move clock (``None``: no clock); the player to
-    move ran out when that long has passed since :attr:`updated_at` (the last move)."""
+    move ran out when that long has passed since :attr:`updated_at` (the last move). With
+    :attr:`clock_increment`: each player's starting time on the match clock."""
+    clock_increment: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """Seconds added to a player's time after each of their moves: a Fischer-style match
+    clock (``None``: the clock, if any, is per move)."""
+    clock_left0: Mapped[float | None] = mapped_column(Float, nullable=True)
+    """Seat 0's time left on the match clock as of :attr:`updated_at` (``None``: no match
+    clock); the player to move's time runs from :attr:`updated_at`."""
+    clock_left1: Mapped[float | None] = mapped_column(Float, nullable=True)
+    """Seat 1's, likewise."""
 
 
 class AnalysisRow(Base):
@@ -413,7 +422,7 @@ class GameStore:
                     # all moves of the batch in one multi-row insert
                     session.execute(insert(MoveRow), [m.row(now) for m in moves])
                     for m in moves:
-                        if m.new_round is not None or m.status is not None or m.result is not None:
+                        if m.has_extras():
                             m.extras(session, now)
                     touched = sorted({m.game_id for m in moves})
                     session.execute(
@@ -606,6 +615,15 @@ class MoveWrite:
     new_round: RoundRow | None = None
     status: str | None = None
     result: str | None = None
+    clock_left: tuple[float, float] | None = None
+    """Both players' match-clock times after the move (``None``: no match clock)."""
+
+    def has_extras(self) -> bool:
+        """Whether the game row or the rounds change beyond ``updated_at``."""
+        return (
+            self.new_round is not None or self.status is not None or self.result is not None
+            or self.clock_left is not None
+        )
 
     def row(self, now: datetime.datetime) -> dict[str, Any]:
         return {
@@ -625,6 +643,8 @@ class MoveWrite:
             values["status"] = self.status
         if self.result is not None:
             values["result"] = self.result
+        if self.clock_left is not None:
+            values["clock_left0"], values["clock_left1"] = self.clock_left
         s.execute(update(GameRow).where(GameRow.id == self.game_id).values(**values))
 
     def __call__(self, s: Session) -> None:
@@ -643,9 +663,11 @@ def op_move(
     new_round: RoundRow | None = None,
     status: str | None = None,
     result: str | None = None,
+    clock_left: tuple[float, float] | None = None,
 ) -> MoveWrite:
-    """Record a move (and, when it ends a round, the next round's deal or the result)."""
-    return MoveWrite(game_id, round_index, ply, move, new_round, status, result)
+    """Record a move (and, when it ends a round, the next round's deal or the result; with
+    a match clock, both players' times after it)."""
+    return MoveWrite(game_id, round_index, ply, move, new_round, status, result, clock_left)
 
 
 def op_forfeit(

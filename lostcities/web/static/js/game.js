@@ -852,24 +852,34 @@
   });
 
   // -- move clock and quick chat ------------------------------------------------------------
-  // The server runs the clock (clock_left, in seconds, with each state); this only counts down.
+  // The server runs the clock (clock_left, in seconds, with each state; with a match clock
+  // also clock_times, both players' time); this only counts down.
   let clockDue = null;
+  let clockTimes = null;
   let clockTimer = null;
   function renderClock() {
     const left = S.game.clock_left;
     clockDue = left === null || left === undefined ? null : performance.now() + left * 1000;
+    clockTimes = S.game.clock_times || null;
     clearInterval(clockTimer);
     tickClock();
     if (clockDue !== null) clockTimer = setInterval(tickClock, 250);
   }
+  const clockText = (s) => `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
   function tickClock() {
     const el = $("clock");
-    if (clockDue === null || !S) { el.classList.add("hidden"); return; }
-    const s = Math.max(0, Math.ceil((clockDue - performance.now()) / 1000));
-    const time = `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
-    el.textContent = t("game.clock_left", { name: nameOf(S.view.to_move), time });
+    if (!S || (clockDue === null && !clockTimes)) { el.classList.add("hidden"); return; }
+    const running = clockDue === null ? null : Math.max(0, Math.ceil((clockDue - performance.now()) / 1000));
+    if (clockTimes) { // the match clock: both players' time, the one to move counting down
+      el.textContent = [0, 1].map((i) => {
+        const s = running !== null && i === S.view.to_move ? running : Math.ceil(clockTimes[i]);
+        return t("game.clock_player", { name: nameOf(i), time: clockText(s) });
+      }).join(" · ");
+    } else {
+      el.textContent = t("game.clock_left", { name: nameOf(S.view.to_move), time: clockText(running) });
+    }
     el.classList.remove("hidden");
-    el.classList.toggle("low", s <= 10);
+    el.classList.toggle("low", running !== null && running <= 10);
   }
   const PHRASES = ["hello", "good_luck", "have_fun", "well_played", "thanks", "sorry", "oops", "wow", "thinking", "good_game"];
   const phraseKey = (id) => `chat.${id}`; // every phrase id has a key in each catalogue

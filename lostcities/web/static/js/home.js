@@ -47,7 +47,8 @@
       younger: f.ties.value === "draw" ? null : f.ties.value === "me" ? 0 : 1,
       achievements: f.goals.value === "on",
     };
-    if (body.opponent === "friend" && f.clock.value) body.clock = Number(f.clock.value);
+    // seconds per move, or a match clock "BASE+INCREMENT"
+    if (body.opponent === "friend" && f.clock.value) body.clock = /^\d+$/.test(f.clock.value) ? Number(f.clock.value) : f.clock.value;
     LC.setPlayerName(body.name);
     const btn = document.getElementById("start");
     btn.disabled = true;
