@@ -54,6 +54,7 @@ __all__ = [
     "Player",
     "Referee",
     "RoundEnded",
+    "TakenBack",
     "RoundStarted",
     "Undone",
     "forfeit_reason",
@@ -116,6 +117,18 @@ class Undone(Event):
     """Who had made it."""
     move: Move
     """The move taken back."""
+
+
+@dataclass(frozen=True, slots=True)
+class TakenBack(Event):
+    """A move and the other side's reply were taken back together (:meth:`Referee.take_back`)."""
+
+    ply: int
+    """The index the first of the two moves had in the history."""
+    player: int
+    """Who asked: the player of the first move."""
+    moves: tuple[Move, Move]
+    """The move and the reply, in the order they were made."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -462,3 +475,51 @@ class Referee:
             self.set_player(seat, self.players[seat])
         self._emit(Undone(self.round_index, ply, p, move))
         return move
+
+    def take_back_blocker(self, player: int) -> str | None:
+        """Why :meth:`take_back` is not allowed now, or ``None``. A take-back undoes
+        ``player``'s last move together with the other side's reply, on ``player``'s turn
+        (a seat without a player object: a person), in a game that allows undo.
+
+        The rule of :meth:`undo_blocker` holds: ``player``'s move must not have drawn from the
+        draw pile (its hidden card was shown). The reply's draw may have: that card was hidden
+        from ``player`` and goes back where it was. The reply's card going back to the other
+        hand is information about that hand: a front end marks the game (a casual game).
+
+        >>> from lostcities.rules import Round
+        >>> ref = Referee(Round.deal(seed=6), undo=True)
+        >>> _ = ref.submit("-y3.")
+        >>> _ = ref.submit(ref.view(1).legal_moves()[0])
+        >>> ref.take_back_blocker(0)
+        'take-back is not allowed after drawing from the draw pile: the card drawn was hidden'
+        """
+        if not self.allow_undo:
+            return "undo is not allowed in this game"
+        r = self._round
+        if r is None or len(r.history) < 2:
+            return "nothing to take back"
+        if r.is_over():
+            return "the round is over"
+        if r.to_move != player or self.players[player] is not None:
+            return "a take-back is only allowed on your turn, after the other side replied"
+        if r.history[-2].draw is None:
+            return "take-back is not allowed after drawing from the draw pile: the card drawn was hidden"
+        return None
+
+    def take_back(self, player: int) -> tuple[Move, Move]:
+        """Take back ``player``'s last move and the other side's reply (see
+        :meth:`take_back_blocker`), and tell the players by restarting them and replaying the
+        round's moves (:meth:`set_player`). Returns the two moves, in the order made.
+
+        :raises UndoError: when a take-back is not allowed now, saying why.
+        """
+        why = self.take_back_blocker(player)
+        if why is not None:
+            raise UndoError(why)
+        r = self.round
+        reply = r.pop()
+        move = r.pop()
+        for seat in (0, 1):
+            self.set_player(seat, self.players[seat])
+        self._emit(TakenBack(self.round_index, r.ply, player, (move, reply)))
+        return move, reply

@@ -44,6 +44,9 @@ class UndoRecord:
     """The ply the undone move had (0-based): it was the ``ply + 1``-th move."""
     move: Move
     """The move that was taken back."""
+    reply: Move | None = None
+    """With a take-back (:meth:`Session.undo` on the person's turn): the bot's reply, taken
+    back with :attr:`move`; ``None`` for an undo while the bot was thinking."""
 
 
 def bot_name(bot: Bot) -> str:
@@ -242,27 +245,31 @@ class Session:
     # -- undo --------------------------------------------------------------------------------
 
     def undo_blocker(self) -> str | None:
-        """Why undo is not allowed now, or ``None`` if it is."""
+        """Why :meth:`undo` is not allowed now, or ``None`` if it is."""
         if self.hotseat:
             return "undo is only allowed against a bot, not in hot-seat games"
-        why = self.referee.undo_blocker(HUMAN_SEAT)
-        if why is None:
-            return None
-        # the referee's rule, in the terminal's words
-        if not self.match.rounds:
+        if not self.match.rounds or not self.round.history:
             return "nothing to undo"
         if self.round.is_over():
             return "the round is over"
-        if self.bot_to_move() and self.round.history:
-            return why  # e.g. a draw from the draw pile is never taken back
-        return "undo is only allowed before the bot replies"
+        if self.bot_to_move():
+            return self.referee.undo_blocker(HUMAN_SEAT)  # e.g. a draw from the draw pile
+        why = self.referee.take_back_blocker(HUMAN_SEAT)
+        return "nothing to undo" if why == "nothing to take back" else why
 
-    def undo(self) -> Move:
-        """Take back the person's last move while the bot has not replied yet.
+    def undo(self) -> tuple[Move, ...]:
+        """Take back the person's last move: alone while the bot thinks, or together with the
+        bot's reply on the person's turn (a *take-back*). Returns the moves taken back, in
+        the order they were made.
+
+        Never a move that drew from the draw pile (its hidden card was shown: the referee's
+        rule). A take-back puts the bot's card back in its hand, which the person then knows
+        about: the game counts as assisted (:attr:`take_backs`, :attr:`assisted`).
 
         The bot is replaced by a fresh one told every remaining move, so it forgets the
-        undone move; the old one may still be thinking on another thread and is the
-        caller's to close (:attr:`retired_bot`). The undo is kept in :attr:`undos`.
+        undone moves; after an undo while it thought, the old one may still be thinking on
+        another thread and is the caller's to close (:attr:`retired_bot`). Each undo is kept
+        in :attr:`undos`.
 
         Raises:
             UndoError: when undo is not allowed now (the message says why).
@@ -270,19 +277,50 @@ class Session:
         why = self.undo_blocker()
         if why is not None:
             raise UndoError(why)
-        ply = self.round.ply - 1
+        thinking = self.bot_to_move()
+        ply = self.round.ply - (1 if thinking else 2)
         ref = self.referee
         # unseat the old bot first: it may still be thinking, so the referee must not
         # restart it; the fresh one is seated (and told the remaining moves) after the undo
         old = self._bot
         ref.set_player(BOT_SEAT, None)
-        move = ref.undo(HUMAN_SEAT)  # allowed: undo_blocker said so, and unseating keeps it
-        self.undos.append(UndoRecord(self.round_index, ply, move))
-        self.retired_bot = old
+        if thinking:
+            moves: tuple[Move, ...] = (ref.undo(HUMAN_SEAT),)
+            self.undos.append(UndoRecord(self.round_index, ply, moves[0]))
+            self.retired_bot = old
+        else:
+            moves = ref.take_back(HUMAN_SEAT)
+            self.undos.append(UndoRecord(self.round_index, ply, moves[0], moves[1]))
+            if old is not None:
+                old.close()  # it was not thinking: nothing to wait for
         self._bot_generation += 1
         self._bot = self._bot_factory(self.opponent, self._bot_seed())
         ref.set_player(BOT_SEAT, self._bot)
-        return move
+        return moves
+
+    @property
+    def take_backs(self) -> int:
+        """Take-backs of a move with the bot's reply (any: the game is assisted)."""
+        return sum(u.reply is not None for u in self.undos)
+
+    @property
+    def assisted(self) -> bool:
+        """Whether the person had help the rules do not give: a hint or a take-back."""
+        return bool(self.hints or self.take_backs)
+
+    def assistance(self) -> str:
+        """The help the person had, in the record's ``Assisted`` form: ``""`` for none,
+        else ``2 hints``, ``1 take-backs`` or both, comma-separated.
+
+        >>> Session(rounds=1, seed=1, opponent="random").assistance()
+        ''
+        """
+        parts = []
+        if self.hints:
+            parts.append(f"{self.hints} hints")
+        if self.take_backs:
+            parts.append(f"{self.take_backs} take-backs")
+        return ", ".join(parts)
 
     retired_bot: Bot | None = None
     """The bot an undo replaced (it may still be thinking); close it once it is done."""

@@ -222,13 +222,14 @@ async def test_undo_only_before_the_bot_replies_and_recorded(
         await pilot.pause(0.2)
         await pilot.pause()
         assert r.ply == 2
-        # play on; the bot replies at once now, and then undo is refused
-        move2 = r.legal_moves()[-1]
+        # play on, drawing from the draw pile; the bot replies at once now, and then no
+        # take-back of the two: the card drawn was hidden
+        move2 = next(m for m in reversed(r.legal_moves()) if m.draw is None)
         await pilot.press(*keys_for(move2))
         await settle(pilot)
         assert r.ply == 4 and r.history[2] == move2
         await pilot.press("u")
-        assert "cannot undo" in text_of(app, "#status")
+        assert "cannot undo" in text_of(app, "#status") and "draw pile" in text_of(app, "#status")
         assert r.ply == 4
         # quit: the unfinished match is saved, with the undo as a comment
         await pilot.press("q")

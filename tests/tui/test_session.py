@@ -87,11 +87,14 @@ def test_undo_replaces_the_bot_and_keeps_the_log() -> None:
     s = session()
     assert s.undo_blocker() == "nothing to undo"
     r = s.start_round()
-    assert s.undo_blocker() == "undo is only allowed before the bot replies"
-    first = s.human_move(r.legal_moves()[0])
+    assert s.undo_blocker() == "nothing to undo"
+    first = s.human_move(next(m for m in r.legal_moves() if m.draw is None))
     s.bot_move(r.legal_moves()[0])
-    assert s.undo_blocker() == "undo is only allowed before the bot replies"
-    with pytest.raises(UndoError, match="before the bot replies"):
+    # the bot replied to a draw from the draw pile: no take-back of the two either
+    assert s.undo_blocker() == (
+        "take-back is not allowed after drawing from the draw pile: the card drawn was hidden"
+    )
+    with pytest.raises(UndoError, match="draw pile"):
         s.undo()
     old = s.bot
     assert isinstance(old, Recorder)
@@ -107,7 +110,7 @@ def test_undo_replaces_the_bot_and_keeps_the_log() -> None:
     s.bot_move(r.legal_moves()[0])
     second = s.human_move(next(m for m in r.legal_moves() if m.draw is not None))
     assert s.undo_blocker() is None
-    assert s.undo() == second and r.ply == 4 and r.to_move == HUMAN_SEAT
+    assert s.undo() == (second,) and r.ply == 4 and r.to_move == HUMAN_SEAT
     # the old bot (maybe still thinking) was left alone; the fresh one knows the moves left
     assert old.restarts == restarts and s.retired_bot is old
     new = s.bot

@@ -10,9 +10,10 @@ Keys (all work without a mouse):
 - ``:`` (or ``+``/``-``) types a whole move in notation, such as ``+y7.`` or ``-r10b``;
 - ``h`` asks the engine for a hint (games against a bot only; the game is then marked
   assisted in its record);
-- ``u`` undoes your last move while the bot is still thinking (games against a bot only;
-  never a move that drew from the draw pile, whose card you have seen: Esc before the draw
-  changes a card action);
+- ``u`` undoes your last move while the bot is still thinking, or, on your turn, takes back
+  your last move and the bot's reply together (games against a bot only; a take-back marks
+  the game assisted, as the bot's card goes back to its hand; never a move that drew from
+  the draw pile, whose card you have seen: Esc before the draw changes a card action);
 - ``?`` help, ``q`` quit.
 
 In the long variant ``p`` is purple only (``p7`` picks purple 7, ``p`` in the draw step
@@ -566,20 +567,33 @@ class GameScreen(Screen[None]):
         self.commit(move)
 
     def action_undo(self) -> None:
+        """``u``: take back the person's move (while the bot thinks), or the person's move
+        and the bot's reply (on the person's turn), or say in one line why not."""
         s = self.session
         why = s.undo_blocker()
-        if why is not None or self.phase != "bot":
-            self.set_prompt(f"cannot undo: {why or 'it is not the bot’s turn'}", error=True)
+        if why is None and self.phase not in ("bot", "pick", "draw"):
+            why = "not now"
+        if why is not None:
+            self.set_prompt(f"cannot undo: {why}", error=True)
             return
-        self.workers.cancel_group(self, "bot")
+        if self.phase == "bot":
+            self.workers.cancel_group(self, "bot")
         try:
-            move = s.undo()
+            moves = s.undo()
         except UndoError as e:  # pragma: no cover - undo_blocker said yes
             self.set_prompt(str(e), error=True)
             return
-        self.generation += 1  # the old worker's answer is now stale
-        self.last_line = f"you took back {move}"
+        self.generation += 1  # the old worker's answer (if any) is now stale
+        move = moves[0]
+        if len(moves) == 1:
+            self.last_line = f"you took back {move}"
+        else:
+            self.last_line = (
+                f"you took back {move} and the reply {moves[1]} (the game is now marked assisted)"
+            )
         self.prev_move = ""
+        self.pending = None
+        self.buffer = ""
         self.phase = "pick"
         hand = s.view().hand
         self.selected = hand.index(move.card) if move.card in hand else 0

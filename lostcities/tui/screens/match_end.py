@@ -24,7 +24,8 @@ __all__ = ["MatchEndScreen", "match_summary"]
 
 
 def match_summary(session: Session) -> str:
-    """The result and the per-round scores (Rich markup)."""
+    """The result, the per-round scores and, for a game with hints or take-backs, that it
+    was assisted (Rich markup)."""
     m = session.match
     names = session.names
     a, b = m.totals()
@@ -43,6 +44,8 @@ def match_summary(session: Session) -> str:
         s = r.scores()
         lines.append(f"{i:<7}{s[0]:>{width}}  {s[1]:>{width}}")
     lines.append(f"{'total':<7}{a:>{width}}  {b:>{width}}")
+    if session.assisted:  # hints or take-backs: not a game the rules alone decided
+        lines += ["", f"Assisted ({session.assistance()}): a casual game."]
     return "\n".join(lines)
 
 
