@@ -4,7 +4,9 @@ bot sends. Property: a clear one-line error of the documented kind, no state cha
 other exception.
 
 Each target runs ``FUZZ_EXAMPLES`` examples (2,000; ``LOSTCITIES_FUZZ_EXAMPLES`` overrides it,
-e.g. for a long run: ``LOSTCITIES_FUZZ_EXAMPLES=200000 pytest tests/test_fuzz.py``).
+e.g. for a long run: ``LOSTCITIES_FUZZ_EXAMPLES=200000 pytest tests/test_fuzz.py``), or for a
+fixed wall time per target with ``LOSTCITIES_FUZZ_SECONDS`` (tests/fuzzbudget.py;
+benchmarks/fuzz_long.py runs every target so).
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import json
 import os
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -24,6 +28,8 @@ from lostcities.cli import main
 from lostcities.protocol.host import BotProtocol, MockTransport
 from lostcities.record import GameRecord, RecordError, read_records
 from lostcities.scoring import parse_score_sheet, parse_totals_sheet
+from tests import fuzzbudget
+from tests.fuzzbudget import timed
 
 FUZZ_EXAMPLES = int(os.environ.get("LOSTCITIES_FUZZ_EXAMPLES", "2000"))
 fuzz = settings(
@@ -52,6 +58,7 @@ def snapshot(r: Round) -> tuple[object, ...]:
 # -- notation -----------------------------------------------------------------------------
 
 
+@timed
 @fuzz
 @given(texts)
 def test_card_notation(text: str) -> None:
@@ -68,6 +75,7 @@ for _ in range(9):
     ROUND.push(ROUND.legal_moves()[0])
 
 
+@timed
 @fuzz
 @given(texts)
 def test_move_notation_changes_nothing(text: str) -> None:
@@ -97,6 +105,7 @@ items = st.lists(
 )
 
 
+@timed
 @fuzz
 @given(items, st.sampled_from(["classic", "long"]))
 def test_score_sheets(args: list[str], variant: str) -> None:
@@ -109,6 +118,7 @@ def test_score_sheets(args: list[str], variant: str) -> None:
             assert all(isinstance(e.score, int) for e in sheet.values())
 
 
+@timed
 @settings(max_examples=max(50, FUZZ_EXAMPLES // 10), deadline=None,
           suppress_health_check=list(HealthCheck))
 @given(items, st.booleans(), st.booleans())
@@ -170,6 +180,7 @@ def mutated_records(draw: st.DrawFn) -> str:
     return "\n".join(lines) + "\n"
 
 
+@timed
 @fuzz
 @given(st.one_of(mutated_records(), anything))
 def test_record_reader_and_replay(text: str) -> None:
@@ -203,6 +214,7 @@ bot_lines = st.lists(
 )
 
 
+@timed
 @settings(max_examples=max(100, FUZZ_EXAMPLES // 4), deadline=None,
           suppress_health_check=list(HealthCheck))
 @given(bot_lines)
@@ -250,3 +262,28 @@ def test_the_fuzzers_find_a_planted_bug(target: str) -> None:
 
         with pytest.raises(AssertionError):
             buggy_lines()
+
+
+def test_a_wall_time_budget_reruns_batches_and_still_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # LOSTCITIES_FUZZ_SECONDS: batches rerun until the time is spent, every example counted
+    report = tmp_path / "report.jsonl"
+    monkeypatch.setattr(fuzzbudget, "SECONDS", 0.5)
+    monkeypatch.setattr(fuzzbudget, "REPORT", str(report))
+
+    @settings(max_examples=20, deadline=None, database=None)
+    @given(st.integers())
+    def fine(x: int) -> None:
+        pass
+
+    fuzzbudget.run(fine, "fine")
+    line = json.loads(report.read_text())
+    assert line["target"] == "fine" and line["batches"] >= 2 and line["wall_s"] >= 0.5
+    assert line["examples"] == 20 * line["batches"]
+
+    @settings(max_examples=20, deadline=None, database=None)
+    @given(st.integers())
+    def buggy(x: int) -> None:
+        assert x != 0
+
+    with pytest.raises(AssertionError):
+        fuzzbudget.run(buggy, "buggy")

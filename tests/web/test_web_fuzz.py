@@ -3,7 +3,8 @@ path parameters and WebSocket messages. Property: never a 500, every error is th
 ``{"error", "message"}`` object (on the socket ``{"type": "error", "code", "message"}``) with
 a one-line message, and nothing changes unless the input was a legal move of the seat to move.
 
-``FUZZ_EXAMPLES`` per target (500, each a request or message with its checks; ``LOSTCITIES_FUZZ_EXAMPLES`` overrides it).
+``FUZZ_EXAMPLES`` per target (500, each a request or message with its checks; ``LOSTCITIES_FUZZ_EXAMPLES`` overrides it;
+``LOSTCITIES_FUZZ_SECONDS`` runs each target for a wall time instead: tests/fuzzbudget.py).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from lostcities import Move
+from tests import fuzzbudget
 
 FUZZ_EXAMPLES = int(os.environ.get("LOSTCITIES_FUZZ_EXAMPLES", "500"))
 fuzz = settings(
@@ -119,7 +121,7 @@ def test_http_bodies_and_paths(app_client: Any) -> None:
         r = c.get(f"/api/games/{quote(game, safe='')}")
         error_object(r)
 
-    prop()
+    fuzzbudget.run(prop, "test_http_bodies_and_paths")
     assert c.post("/api/games/lookup", json={"games": [{"id": gid}]}).json() == games_before
 
 
@@ -156,7 +158,7 @@ def test_http_moves_with_a_real_token(app_client: Any) -> None:
         else:
             assert after == before
 
-    prop()
+    fuzzbudget.run(prop, "test_http_moves_with_a_real_token")
 
 
 ws_types = st.sampled_from(["hello", "move", "sync", "resign", "nope", "", None, 3, "PING"])
@@ -217,7 +219,7 @@ def test_websocket_messages(app_client: Any) -> None:
                 assert msg["type"] == "move" and before["view"]["to_move"] == 0
                 assert Move.parse(msg["move"]) in [Move.parse(x) for x in before["view"]["legal"]]
 
-        prop()
+        fuzzbudget.run(prop, "test_websocket_messages")
         ws.send_text('{"type": "ping"}')
         last = ws.receive_json()
         assert last["type"] == "pong", last  # still open
