@@ -1,5 +1,6 @@
 """Friend games in real headless Chromium, two browsers by invite link: the match clock
-(both players' time on both tables, the increment added after a move)."""
+(both players' time on both tables, the increment added after a move) and the opt-in turn
+alert (a sound and a notification when it becomes your turn in a hidden tab)."""
 
 from __future__ import annotations
 
@@ -85,5 +86,68 @@ def test_match_clock_shows_both_times_and_adds_the_increment(browser: Any, serve
     for p in (pa, pb):
         assert before < my_seconds(p) <= before + 5, (before, p.inner_text("#clock"))
     shot(pa, "match-clock-1280")
+    alice.close()
+    bob.close()
+
+
+# The page is made hidden (document.visibilityState overridden), Notification is a stub that
+# records what is shown and whether permission was asked, and oscillators are counted.
+HIDDEN_STUBS = """
+window.__hidden = false;
+Object.defineProperty(document, "visibilityState", { get: () => (window.__hidden ? "hidden" : "visible"), configurable: true });
+Object.defineProperty(document, "hidden", { get: () => window.__hidden, configurable: true });
+window.__notes = []; window.__asked = 0; window.__notes_permission = "default";
+window.Notification = class {
+  constructor(title, options) { window.__notes.push({ title, body: options && options.body }); }
+  static get permission() { return window.__notes_permission; }
+  static requestPermission() { window.__asked += 1; window.__notes_permission = "granted"; return Promise.resolve("granted"); }
+  close() {}
+};
+window.__beeps = 0;
+const make = AudioContext.prototype.createOscillator;
+AudioContext.prototype.createOscillator = function () { window.__beeps += 1; return make.call(this); };
+"""
+
+
+def test_turn_alert_only_when_enabled_and_hidden(browser: Any, server: Any) -> None:
+    alice, bob, pa, pb = friend_tables(browser, server)
+    errors: list[str] = []
+    for ctx in (alice, bob):
+        ctx.add_init_script(HIDDEN_STUBS)
+    for p in (pa, pb):
+        p.on("pageerror", lambda e: errors.append(str(e)))
+        p.reload()
+        p.wait_for_selector("#hand .card")
+        assert not p.is_checked("#turn-alert")  # off by default
+        assert p.evaluate("() => window.__asked") == 0  # and nothing asked before it is turned on
+    pb.check("#turn-alert")  # Bob opts in: permission is asked then, once
+    pb.wait_for_function("() => window.__asked === 1")
+    for p in (pa, pb):
+        p.evaluate("() => { window.__hidden = true; }")
+    page, other = mover(pa, pb)
+    for _ in range(4):  # alternate moves: each of Bob's turns alerts him once, Alice never
+        play_one_turn(page, explain={"done": True})
+        other.wait_for_function("() => document.querySelector('#status').classList.contains('mine')")
+        page, other = other, page
+    pb.wait_for_timeout(300)
+    notes = pb.evaluate("() => window.__notes")
+    assert len(notes) == 2, notes  # Bob's two turns, one notification each
+    assert notes[0]["title"] == "Your turn" and "Alice" in notes[0]["body"]
+    assert pb.evaluate("() => window.__beeps") == 2 * 2  # two notes a beep
+    assert pa.evaluate("() => window.__notes.length + window.__beeps") == 0
+    # visible: no alert when Alice's move makes it Bob's turn
+    pb.evaluate("() => { window.__hidden = false; }")
+    if page is pb:
+        play_one_turn(pb, explain={"done": True})
+        pa.wait_for_function("() => document.querySelector('#status').classList.contains('mine')")
+    play_one_turn(pa, explain={"done": True})
+    pb.wait_for_function("() => document.querySelector('#status').classList.contains('mine')")
+    pb.wait_for_timeout(300)
+    assert pb.evaluate("() => window.__notes.length") == 2
+    pb.reload()
+    pb.wait_for_selector("#hand .card")
+    assert pb.is_checked("#turn-alert")  # remembered
+    assert pb.evaluate("() => window.__asked") == 0  # not asked again without a click
+    assert not errors, errors
     alice.close()
     bob.close()

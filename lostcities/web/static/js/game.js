@@ -98,6 +98,7 @@
       const fly = before ? flightsFrom(before, m) : null;
       render();
       if (fly) animate(fly);
+      alertTurn(before !== null);
     } else if (m.type === "error") {
       sending = false;
       clearTimeout(sendTimer);
@@ -350,6 +351,7 @@
     renderButtons();
     renderClock();
     renderChatPanel();
+    $("turn-alert-panel").classList.toggle("hidden", S.seat === null || S.match.over);
     document.dispatchEvent(new CustomEvent("lc:state", { detail: S })); // (the tutorial listens)
     // the last move, marked on the table and told in words
     const last = v.history.length ? v.history[v.history.length - 1] : null;
@@ -917,6 +919,61 @@
     localStorage.setItem("lostcities.chat_muted", chatMuted ? "1" : "0");
     if (chatMuted) $("chat-log").textContent = "";
     if (S) renderChatPanel();
+  });
+
+  // -- turn alert (opt-in): a sound and a notification when it becomes your turn while the
+  // tab is hidden; off by default, remembered, permission asked only when turned on
+  let alertOn = localStorage.getItem("lostcities.turn_alert") === "1";
+  let alertedTurn = null; // the round and ply of the last turn that was yours (alerted once)
+  let audio = null;
+  function audioContext() {
+    const Ctx = window.AudioContext || window.webkitAudioContext;
+    if (!audio && Ctx) audio = new Ctx();
+    if (audio && audio.state === "suspended") audio.resume().catch(() => {});
+    return audio;
+  }
+  function beep() { // two short notes from an oscillator: no audio file
+    const ctx = audioContext();
+    if (!ctx) return;
+    const t0 = ctx.currentTime;
+    [660, 880].forEach((freq, i) => {
+      const osc = ctx.createOscillator();
+      const gain = ctx.createGain();
+      osc.type = "sine";
+      osc.frequency.value = freq;
+      const at = t0 + i * 0.16;
+      gain.gain.setValueAtTime(0.0001, at);
+      gain.gain.exponentialRampToValueAtTime(0.2, at + 0.02);
+      gain.gain.exponentialRampToValueAtTime(0.0001, at + 0.15);
+      osc.connect(gain).connect(ctx.destination);
+      osc.start(at);
+      osc.stop(at + 0.16);
+    });
+  }
+  function alertTurn(changed) {
+    if (!myTurn()) return;
+    const key = `${S.round}:${S.view.ply}`;
+    if (key === alertedTurn) return; // a re-sent state of the same turn
+    alertedTurn = key;
+    if (!changed || !alertOn || document.visibilityState !== "hidden") return;
+    try { beep(); } catch { /* no sound here */ }
+    if ("Notification" in window && Notification.permission === "granted") {
+      try {
+        const n = new Notification(t("notify.title"), { body: t("notify.body", { name: nameOf(opp()) }), tag: "lostcities-turn" });
+        n.onclick = () => { window.focus(); n.close(); };
+      } catch { /* notifications unavailable (e.g. some mobile browsers) */ }
+    }
+  }
+  $("turn-alert").checked = alertOn;
+  $("turn-alert").addEventListener("change", async () => {
+    alertOn = $("turn-alert").checked;
+    localStorage.setItem("lostcities.turn_alert", alertOn ? "1" : "0");
+    if (!alertOn) return;
+    audioContext(); // created in the click, so it may play later
+    if ("Notification" in window && Notification.permission === "default") {
+      try { await Notification.requestPermission(); } catch { /* ignored */ }
+    }
+    if (!("Notification" in window) || Notification.permission !== "granted") LC.toast(t("notify.blocked"));
   });
 
   connect();
