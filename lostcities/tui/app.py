@@ -18,10 +18,11 @@ from textual.app import App
 from lostcities.achievements import goal_pool
 from lostcities.bots import BotSpecError, parse_spec
 from lostcities.tui.screens.game import GameScreen
-from lostcities.tui.screens.help import MIN_SIZE, ConfirmQuit, HelpScreen, TooSmallScreen
+from lostcities.tui.screens.help import ConfirmQuit, HelpScreen, TooSmallScreen, guard_size
 from lostcities.tui.screens.match_end import MatchEndScreen
 from lostcities.tui.screens.privacy import PrivacyScreen
 from lostcities.tui.screens.round_end import RoundEndScreen
+from lostcities.tui.screens.start import Setup, StartScreen
 from lostcities.tui.screens.ties import TieBreakScreen
 from lostcities.tui.session import Session
 
@@ -29,9 +30,12 @@ __all__ = [
     "DEFAULT_OPPONENT",
     "FALLBACK_OPPONENT",
     "LostCitiesApp",
+    "StartApp",
     "cli_main",
     "prepare_search",
     "save_record",
+    "start_screen_wanted",
+    "with_setup",
 ]
 
 
@@ -77,16 +81,7 @@ class LostCitiesApp(App[int]):
         """Cover everything with a message while the terminal is below :data:`MIN_SIZE`."""
         if self.game is None:
             return  # not yet: the game screen checks once it is shown
-        small = size[0] < MIN_SIZE[0] or size[1] < MIN_SIZE[1]
-        if small and self.too_small is None:
-            self.too_small = TooSmallScreen(size)
-            self.push_screen(self.too_small)
-        elif small and self.too_small is not None:
-            self.too_small.show_size(size)
-        elif not small and self.too_small is not None:
-            screen, self.too_small = self.too_small, None
-            if self.screen is screen:
-                self.pop_screen()
+        self.too_small = guard_size(self, size, self.too_small)
 
     def _check_now(self) -> None:
         self.check_size((self.size.width, self.size.height))
@@ -179,6 +174,63 @@ class LostCitiesApp(App[int]):
         self.session.close()
 
 
+class StartApp(App[Setup | None]):
+    """``lostcities play`` without flags: the start screen alone; its return value is the
+    chosen :class:`~lostcities.tui.screens.start.Setup` (``None``: quit)."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "Lost Cities"
+    ENABLE_COMMAND_PALETTE = False
+
+    too_small: TooSmallScreen | None = None
+    """The "terminal too small" screen while it is shown."""
+
+    start: StartScreen | None = None
+    """The start screen, once shown."""
+
+    def on_mount(self) -> None:
+        self.start = StartScreen()
+        self.push_screen(self.start, self._chosen)
+        self.call_after_refresh(lambda: self.check_size((self.size.width, self.size.height)))
+
+    def _chosen(self, setup: Setup | None) -> None:
+        self.exit(setup)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.check_size((event.size.width, event.size.height))
+
+    def check_size(self, size: tuple[int, int]) -> None:
+        """Cover the screen with a message while the terminal is too small."""
+        if self.start is None:
+            return  # not yet: checked once the start screen is shown
+        self.too_small = guard_size(self, size, self.too_small)
+
+
+def start_screen_wanted(args: argparse.Namespace) -> bool:
+    """Whether ``lostcities play`` was run without flags (then the start screen chooses the
+    match): ``args.argv``, the command line's words, has none. Without ``args.argv`` (a
+    namespace built in code) the flags' values are played.
+
+    >>> start_screen_wanted(argparse.Namespace(argv=["play"]))
+    True
+    >>> start_screen_wanted(argparse.Namespace(argv=["play", "--rounds", "3"]))
+    False
+    """
+    argv = getattr(args, "argv", None)
+    return argv is not None and not any(a.startswith("-") for a in argv)
+
+
+def with_setup(args: argparse.Namespace, setup: Setup) -> argparse.Namespace:
+    """``args`` with the start screen's choices as the flags that make them."""
+    chosen = argparse.Namespace(**vars(args))
+    chosen.opponent = args.opponent if setup.hotseat else setup.opponent
+    chosen.hotseat = setup.hotseat
+    chosen.variant = setup.variant
+    chosen.rounds = setup.rounds
+    chosen.achievements = "default" if setup.achievements else None
+    return chosen
+
+
 DEFAULT_OPPONENT = "expert:time=1"
 """``lostcities play``'s default opponent: the network-guided search (:data:`FALLBACK_OPPONENT` where it
 cannot be built)."""
@@ -216,8 +268,15 @@ def cli_main(args: argparse.Namespace) -> int:
     """``lostcities play``: build the match and the bot, prepare the search (before the
     screen starts, with a message), then run the app.
 
+    Run without flags, the start screen chooses the match first (:class:`StartApp`).
+
     Returns the exit code: 0, or 2 with one line on stderr when the bot cannot be made.
     """
+    if start_screen_wanted(args):
+        setup = StartApp().run()
+        if setup is None:
+            return 0  # quit at the start screen
+        args = with_setup(args, setup)
     opponent: str = args.opponent
     try:
         try:

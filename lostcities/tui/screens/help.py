@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
+from typing import Any
+
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
@@ -10,7 +12,7 @@ from textual.widgets import Static
 
 from lostcities.tui.widgets.cards import SYMBOLS
 
-__all__ = ["MIN_SIZE", "ConfirmQuit", "HelpScreen", "TooSmallScreen", "help_text"]
+__all__ = ["MIN_SIZE", "ConfirmQuit", "HelpScreen", "TooSmallScreen", "guard_size", "help_text"]
 
 MIN_SIZE = (80, 24)
 """The smallest terminal (columns, lines) the board is drawn in."""
@@ -103,3 +105,19 @@ class TooSmallScreen(ModalScreen[None]):
         self.size_now = size
         if self.is_mounted:
             self.query_one("#too-small", Static).update(self.message(size))
+
+
+def guard_size(app: App[Any], size: tuple[int, int], shown: TooSmallScreen | None) -> TooSmallScreen | None:
+    """Cover ``app`` with a :class:`TooSmallScreen` while ``size`` is below :data:`MIN_SIZE`
+    (``shown``: the one shown now, if any); returns the one shown after the check."""
+    small = size[0] < MIN_SIZE[0] or size[1] < MIN_SIZE[1]
+    if small and shown is None:
+        shown = TooSmallScreen(size)
+        app.push_screen(shown)
+    elif small and shown is not None:
+        shown.show_size(size)
+    elif not small and shown is not None:
+        if app.screen is shown:
+            app.pop_screen()
+        shown = None
+    return shown

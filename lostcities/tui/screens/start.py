@@ -1,0 +1,172 @@
+"""The start screen of ``lostcities play`` run without flags: the opponent (the computer or a
+friend at this keyboard), the computer's level, the variant, the number of rounds and the
+achievements variant, all chosen by keyboard; Enter starts the match.
+
+Each choice is one of ``lostcities play``'s flags, and the screen shows the command line that
+plays the same match (any flag skips the screen).
+
+>>> Setup().command_line()
+'lostcities play --opponent expert:time=1 --variant classic --rounds 3'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Center, Middle
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+__all__ = ["LEVELS", "ROWS", "Setup", "StartScreen", "start_text"]
+
+LEVELS: dict[str, tuple[str, str]] = {
+    "random": ("random", "random legal moves: to learn the keys"),
+    "heuristic": ("heuristic", "sound rules of thumb, instant: a fair first opponent"),
+    "ismcts": ("ismcts:time=1", "Monte Carlo search over the hidden cards, 1 s a move"),
+    "expert": ("expert:time=1", "a trained network guiding a search, 1 s a move: the strongest"),
+}
+"""The computer's levels, weakest first: each a bot name of ``--opponent``, with the spec
+played and what it plays (``expert`` is ``lostcities play``'s default opponent)."""
+
+VARIANTS = {"classic": "5 colours, 60 cards", "long": "6 colours, 72 cards (p is purple)"}
+OPPONENTS = ("the computer", "a friend at this keyboard (hot-seat)")
+MAX_ROUNDS = 9
+"""The most rounds the screen offers (``--rounds`` takes any number)."""
+
+ROWS = ("opponent", "level", "variant", "rounds", "achievements")
+"""The screen's lines, top to bottom."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Setup:
+    """What the start screen chose."""
+
+    hotseat: bool = False
+    """Two people at one keyboard (``--hotseat``) instead of the computer."""
+    level: str = "expert"
+    """The computer's level: a key of :data:`LEVELS`."""
+    variant: str = "classic"
+    """``classic`` or ``long`` (``--variant``)."""
+    rounds: int = 3
+    """Rounds in the match (``--rounds``)."""
+    achievements: bool = False
+    """The achievements variant with the default goal pool (``--achievements``)."""
+
+    @property
+    def opponent(self) -> str:
+        """The bot spec of :attr:`level` (``--opponent``)."""
+        return LEVELS[self.level][0]
+
+    def command_line(self) -> str:
+        """The ``lostcities play`` command that plays the same match."""
+        who = "--hotseat" if self.hotseat else f"--opponent {self.opponent}"
+        line = f"lostcities play {who} --variant {self.variant} --rounds {self.rounds}"
+        return line + (" --achievements" if self.achievements else "")
+
+    def changed(self, row: str, step: int) -> Setup:
+        """The setup with ``row``'s value moved ``step`` places (round the choices).
+
+        >>> Setup().changed("level", 1).level, Setup().changed("rounds", -1).rounds
+        ('random', 2)
+        """
+        if row == "opponent":
+            return dataclasses.replace(self, hotseat=not self.hotseat)
+        if row == "level":
+            names = list(LEVELS)
+            return dataclasses.replace(self, level=names[(names.index(self.level) + step) % len(names)])
+        if row == "variant":
+            names = list(VARIANTS)
+            return dataclasses.replace(self, variant=names[(names.index(self.variant) + step) % len(names)])
+        if row == "rounds":
+            return dataclasses.replace(self, rounds=(self.rounds - 1 + step) % MAX_ROUNDS + 1)
+        if row == "achievements":
+            return dataclasses.replace(self, achievements=not self.achievements)
+        raise ValueError(f"no such line: {row!r}")
+
+
+def _value(setup: Setup, row: str) -> tuple[str, str]:
+    """A line's value and what it means."""
+    if row == "opponent":
+        return OPPONENTS[setup.hotseat], ""
+    if row == "level":
+        return setup.level, LEVELS[setup.level][1]
+    if row == "variant":
+        return setup.variant, VARIANTS[setup.variant]
+    if row == "rounds":
+        return str(setup.rounds), "the highest total wins the match"
+    return ("on" if setup.achievements else "off"), "5 goal cards a round, 10 points each held"
+
+
+def start_text(setup: Setup, row: str) -> str:
+    """The screen's text (Rich markup) with ``row`` the current line.
+
+    >>> print(start_text(Setup(hotseat=True), "opponent").splitlines()[3])
+     ▸ [b]Opponent       ‹ a friend at this keyboard (hot-seat) ›[/b]
+    """
+    lines = ["[b]Lost Cities: a new match[/b]", "", ""]
+    for r in ROWS:
+        value, _ = _value(setup, r)
+        label = f"{r.capitalize():<14}"
+        if r == "level" and setup.hotseat:
+            lines.append(f"[dim]   {label} (no computer in a hot-seat game)[/dim]")
+        elif r == row:
+            lines.append(f" ▸ [b]{label} ‹ {value} ›[/b]")
+        else:
+            lines.append(f"   {label}   {value}")
+    about = _value(setup, row)[1]
+    lines += ["", f"[i]{about}[/i]" if about else "", "", f"[dim]same as: {setup.command_line()}[/dim]"]
+    return "\n".join(lines)
+
+
+class StartScreen(Screen[Setup | None]):
+    """Chooses the match; dismisses with the :class:`Setup` (Enter) or ``None`` (quit)."""
+
+    BINDINGS = [
+        Binding("up", "row(-1)", "line", key_display="↑↓"),
+        Binding("down", "row(1)", "line", show=False),
+        Binding("tab", "row(1)", "line", show=False),
+        Binding("left", "change(-1)", "change", key_display="←→"),
+        Binding("right", "change(1)", "change", show=False),
+        Binding("space", "change(1)", "change", show=False),
+        Binding("enter", "start", "start"),
+        Binding("q", "quit_start", "quit"),
+        Binding("escape", "quit_start", "quit", show=False),
+    ]
+
+    def __init__(self, setup: Setup | None = None) -> None:
+        super().__init__()
+        self.setup = setup or Setup()
+        self.row = ROWS[0]
+
+    def compose(self) -> ComposeResult:
+        with Middle(), Center():
+            yield Static(start_text(self.setup, self.row), id="start-box")
+        yield Footer()
+
+    def _show(self) -> None:
+        self.query_one("#start-box", Static).update(start_text(self.setup, self.row))
+
+    def action_row(self, step: int) -> None:
+        rows = [r for r in ROWS if not (r == "level" and self.setup.hotseat)]
+        self.row = rows[(rows.index(self.row) + step) % len(rows)]
+        self._show()
+
+    def action_change(self, step: int) -> None:
+        self.setup = self.setup.changed(self.row, step)
+        self._show()
+
+    def on_key(self, event: events.Key) -> None:
+        """A digit on the rounds line sets the number of rounds."""
+        ch = event.character
+        if self.row == "rounds" and ch and ch in "123456789":
+            self.setup = dataclasses.replace(self.setup, rounds=int(ch))
+            self._show()
+
+    def action_start(self) -> None:
+        self.dismiss(self.setup)
+
+    def action_quit_start(self) -> None:
+        self.dismiss(None)
