@@ -25,7 +25,15 @@ Options (``expert:time=0.5``, ``expert:iters=4000,top=4``):
              the worlds' hidden hands are drawn in proportion to how likely the network
              finds those moves with them (:mod:`lostcities.nn.inference`);
 ``guesses``  hands weighed per move for that (default 64);
-``power``    the inference's temper, 0 .. 1 (default 1).
+``power``    the inference's temper, 0 .. 1 (default 1);
+``control``  search-time control (default 0: off): a move whose best candidate leads every
+             other by ``control`` standard errors (of the paired, common-random-number
+             differences, from batch means of 16 worlds) once a quarter of its budget is
+             spent stops early, and the budget saved is banked for close decisions later
+             in the round, which may spend up to ``spend`` times their budget more
+             (default 2); the average over a round stays within ``time``/``iters``;
+``endgame``  with this many cards or fewer left in the draw pile, search every legal move
+             (the prior still weighs them) instead of the network's ``top`` (default 0: off).
 
 >>> from lostcities import Round
 >>> r = Round.deal(seed=4)
@@ -39,18 +47,24 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from lostcities.bots.base import Bot, BotError, BotSpecError, SpecOptions
 from lostcities.bots.ismcts import IsmctsBot, fast_engine_available, flat_totals
 from lostcities.bots.net import load_network
-from lostcities.cards import Card
+from lostcities.cards import Card, Variant
 from lostcities.nn import Network
 from lostcities.nn.inference import HandInference
 from lostcities.rules import Move, PlayerView
 
-__all__ = ["ExpertBot"]
+if TYPE_CHECKING:
+    from lostcities.fast.search import FlatSearch
+
+__all__ = ["ExpertBot", "clear_lead"]
 
 
 class ExpertBot(Bot):
@@ -72,6 +86,9 @@ class ExpertBot(Bot):
         infer: int = 0,
         guesses: int = 64,
         power: float = 1.0,
+        control: float = 0.0,
+        spend: float = 2.0,
+        endgame: int = 0,
     ) -> None:
         super().__init__(seed)
         if iters is None and time is None:
@@ -86,8 +103,15 @@ class ExpertBot(Bot):
             raise BotSpecError(
                 "invalid bot spec: expert needs infer >= 0, guesses >= 1, 0 <= power <= 1"
             )
+        if control < 0 or spend < 0:
+            raise BotSpecError("invalid bot spec: expert needs control >= 0 and spend >= 0")
         self.time = time
         self.iters = iters
+        self.control = control
+        self.endgame = endgame
+        self.spend = spend
+        self.bank = 0.0
+        """Budget saved by search-time control this round (seconds, or worlds with ``iters``)."""
         self.top = top
         self.prior = prior
         self.scale = scale
@@ -108,7 +132,10 @@ class ExpertBot(Bot):
         """
         o = SpecOptions(
             "expert", options,
-            ("time", "iters", "top", "prior", "scale", "weights", "infer", "guesses", "power"),
+            (
+                "time", "iters", "top", "prior", "scale", "weights", "infer", "guesses",
+                "power", "control", "spend", "endgame",
+            ),
         )
         t = o.number("time", math.nan)
         top = o.whole("top", 5, minimum=1)
@@ -124,12 +151,20 @@ class ExpertBot(Bot):
             infer=o.whole("infer", 0, minimum=0) or 0,
             guesses=o.whole("guesses", 64, minimum=1) or 64,
             power=o.number("power", 1.0, minimum=0),
+            control=o.number("control", 0.0, minimum=0),
+            spend=o.number("spend", 2.0, minimum=0),
+            endgame=o.whole("endgame", 0, minimum=0) or 0,
         )
+
+    def restart(self, variant: Variant, seat: int) -> None:
+        """A new round: the time bank of search-time control starts empty."""
+        self.bank = 0.0
 
     def candidates(self, view: PlayerView) -> tuple[list[Move], list[float]]:
         """The moves searched and their probabilities under the network, best first."""
         moves, probs = self.network.policy(view)
-        order = [int(i) for i in np.argsort(-probs, kind="stable")[: self.top]]
+        top = len(moves) if view.deck_size <= self.endgame else self.top
+        order = [int(i) for i in np.argsort(-probs, kind="stable")[:top]]
         if view.achievements is not None:
             # the network knows no goals: the goal-aware heuristic's candidates join in
             if self._goal_candidates is None:
@@ -173,8 +208,8 @@ class ExpertBot(Bot):
         deadline = math.inf
         if self.iters is None and self.time is not None:
             deadline = start + self.time
-        if time_limit is not None:
-            deadline = min(deadline, start + 0.85 * time_limit)
+        hard = math.inf if time_limit is None else start + 0.85 * time_limit
+        deadline = min(deadline, hard)
         cands, probs = self.candidates(view)
         k = len(cands)
         if k == 1:
@@ -183,13 +218,19 @@ class ExpertBot(Bot):
         max_worlds = None if self.iters is None else -(-self.iters // k)
         # the compiled engine plays the classic game: goal games are played out in Python,
         # whose rollouts claim and score the goals (the network's candidates know none)
-        if fast_engine_available() and view.achievements is None:
+        compiled = fast_engine_available() and view.achievements is None
+        if compiled:
             from lostcities.fast.search import FlatSearch
 
-            search = FlatSearch(
+            search: FlatSearch | None = FlatSearch(
                 view, cands, scale=self.scale, rollout="smart", rng=self.rng,
                 hands=self.inferred_hands(view),
             )
+        else:
+            search = None
+        if self.control > 0:
+            worlds, sums = self._controlled(view, cands, probs, search, start, hard, max_worlds)
+        elif search is not None:
             if deadline == math.inf:
                 search.run(max_worlds or 1)
             else:
@@ -212,3 +253,64 @@ class ExpertBot(Bot):
         w = max(worlds, 1)
         score = [sums[j] / w + self.prior * math.log(max(probs[j], 1e-12)) for j in range(k)]
         return cands[max(range(k), key=lambda j: (score[j], -j))]
+
+    def _controlled(
+        self, view: PlayerView, cands: list[Move], probs: list[float],
+        search: FlatSearch | None, start: float, hard: float, max_worlds: int | None,
+    ) -> tuple[int, list[float]]:
+        """The search under search-time control (``control``): worlds played and each
+        candidate's summed rewards."""
+        k = len(cands)
+        timed = max_worlds is None
+        base = float(self.time or 1.0) if timed else float(max_worlds or 1)
+        top = base + min(self.bank, self.spend * base)
+        prior = np.array([self.prior * math.log(max(p, 1e-12)) for p in probs])
+        rows: list[npt.NDArray[np.float64]] = []
+        sums = np.zeros(k)
+        worlds = 0
+        spent = 0.0
+        while True:
+            n = CONTROL_CHUNK if timed else min(CONTROL_CHUNK, int(top) - worlds)
+            if n <= 0:
+                break
+            if search is not None:
+                before = search.value_sums.copy()
+                search.run(n)
+                chunk = search.value_sums - before
+            else:
+                chunk = np.array(flat_totals(view, cands, n, self.rng, self.scale))
+            rows.append(chunk / n)
+            sums += chunk
+            worlds += n
+            now = time.perf_counter()
+            spent = now - start if timed else float(worlds)
+            if spent >= top or now >= hard:
+                break
+            if spent >= 0.25 * base and len(rows) >= 4 and clear_lead(rows, prior, self.control):
+                break
+        self.bank = max(0.0, self.bank + base - spent)
+        return worlds, [float(x) for x in sums]
+
+
+CONTROL_CHUNK = 16
+"""Worlds per batch of search-time control (its standard errors come from batch means)."""
+
+
+def clear_lead(
+    rows: Sequence[npt.NDArray[np.float64]], prior: npt.NDArray[np.float64], z: float
+) -> bool:
+    """Whether the best candidate (by mean of ``rows``, one row of mean rewards per batch,
+    plus ``prior``) leads every other by more than ``z`` standard errors of the paired
+    differences.
+
+    >>> rows = [np.array([0.5, 0.1]), np.array([0.6, 0.0]), np.array([0.4, 0.2])]
+    >>> clear_lead(rows, np.zeros(2), 2.0), clear_lead(rows, np.array([0.0, 0.5]), 2.0)
+    (True, False)
+    """
+    a = np.asarray(rows)
+    score = a.mean(axis=0) + prior
+    b = int(np.argmax(score))
+    d = a[:, b : b + 1] - a
+    se = d.std(axis=0, ddof=1) / math.sqrt(len(a))
+    lead = score[b] - score
+    return bool(np.all((lead > z * se)[np.arange(len(score)) != b]))

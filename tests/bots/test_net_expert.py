@@ -113,3 +113,52 @@ def test_expert_without_the_compiled_engine_still_plays(monkeypatch: pytest.Monk
     view = r.view(r.to_move)
     assert ExpertBot(iters=80, seed=1).choose(view) in r.legal_moves()
     assert isinstance(make("net"), NetBot)
+
+
+def test_search_time_control_saves_on_clear_moves_and_spends_on_close_ones() -> None:
+    from lostcities.bots.expert import CONTROL_CHUNK
+
+    r = Round.deal(seed=5)
+    bot = ExpertBot(iters=3000, seed=1, control=2.0)
+    base = -(-3000 // 5)  # worlds per move without control (5 candidates)
+    spent = []
+    while not r.is_over():
+        view = r.view(r.to_move)
+        if r.to_move == 0:
+            bank = bot.bank
+            move = bot.choose(view)
+            k = len(bot.candidates(view)[0])
+            if bot.last_iterations:
+                worlds = bot.last_iterations // k
+                spent.append(worlds)
+                # never past its budget plus what the bank allows, in whole batches
+                assert worlds <= base + min(bank, 2 * base) + CONTROL_CHUNK
+                assert bot.bank == pytest.approx(max(0.0, bank + base - worlds))
+        else:
+            move = r.legal_moves()[0]
+        r.push(move)
+    assert min(spent) < base  # a clear move stopped early ...
+    assert sum(spent) <= base * len(spent)  # ... and the round stayed within its budget
+    bot.restart(r.variant, 0)
+    assert bot.bank == 0.0
+
+
+def test_search_time_control_off_plays_exactly_as_before() -> None:
+    for r in _positions("classic", 3):
+        view = r.view(r.to_move)
+        a = ExpertBot(iters=400, seed=3).choose(view)
+        assert a == ExpertBot(iters=400, seed=3, control=0).choose(view)
+
+
+def test_endgame_searches_every_legal_move_when_the_draw_pile_is_small() -> None:
+    r = Round.deal(seed=2)
+    rng = random.Random(2)
+    while r.deck_size > 3:
+        m = r.legal_moves()
+        r.push(m[rng.randrange(len(m))])
+    view = r.view(r.to_move)
+    assert len(ExpertBot(iters=10, endgame=3).candidates(view)[0]) == len(view.legal_moves())
+    assert len(ExpertBot(iters=10, endgame=2).candidates(view)[0]) == 5
+    with pytest.raises(BotSpecError):
+        make("expert:control=-1")
+    assert make("expert:endgame=4,control=1.5,spend=1").endgame == 4  # type: ignore[attr-defined]
