@@ -151,3 +151,39 @@ def test_turn_alert_only_when_enabled_and_hidden(browser: Any, server: Any) -> N
     assert not errors, errors
     alice.close()
     bob.close()
+
+
+def test_server_errors_and_goal_cards_in_the_readers_language(browser: Any, server: Any) -> None:
+    # a wrong invite code, answered by the server in English, reads in French
+    status, g = server.request("POST", "/api/games", {"opponent": "friend", "rounds": 1})
+    assert status == 201
+    fr = browser.new_context(viewport={"width": 1280, "height": 800}, locale="fr-FR")
+    page = fr.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server.url + f"/join/{g['id']}#not-the-code")
+    page.wait_for_selector("#join-form:not(.hidden)")
+    page.click("#join-form button")
+    page.wait_for_function("() => (document.querySelector('#toast') || {}).textContent")
+    assert page.inner_text("#toast") == "ce lien ou ce code n'est pas valable pour cette partie"
+    # the goal cards of an achievements game, by their ids
+    page.goto(server.url + "/")
+    page.click("label:has(input[value=easy])")
+    page.click("label:has(input[name=goals][value=on])")
+    page.click("#start")
+    page.wait_for_url(re.compile(r"/game/"))
+    page.wait_for_selector("#goals .goal")
+    from lostcities.achievements import DEFAULT_GOALS
+
+    english = {x.id: x for x in DEFAULT_GOALS}
+    shown = page.eval_on_selector_all(
+        "#goals .goal", "els => els.map(e => [e.dataset.goal, e.querySelector('.goal-name').textContent, e.querySelector('.goal-text').textContent])"
+    )
+    assert len(shown) == 5
+    for gid, name, text in shown:
+        assert text != english[gid].text and text.startswith(("Soyez", "En fin de manche")), (gid, text)
+    assert any(name != english[gid].name for gid, name, _ in shown)
+    # a WebSocket error reads the same way (the table's socket errors go through LC.errorText)
+    assert page.evaluate("() => LC.errorText('not_your_turn', 'it is not your turn')") == "ce n'est pas votre tour"
+    assert not errors, errors
+    fr.close()

@@ -16,6 +16,25 @@ const LC = (() => {
     return v.replace(/\{(\w+)\}/g, (m, k) => (k in params ? (typeof params[k] === "number" ? numbers.format(params[k]) : String(params[k])) : m));
   }
   const num = (x) => numbers.format(x);
+  // a server error in the page's language: the server sends a stable code with English text,
+  // and each code has a catalogue entry (error.code.*); "invalid" (the calculator's input,
+  // in the CLI's words) and any code unknown here keep the server's text
+  function errorText(code, message) {
+    const key = `error.code.${code}`;
+    return code && code !== "invalid" && key in MESSAGES ? t(key) : message;
+  }
+  // a goal card's name and text in the page's language, by its id (goals.ID.name, .text);
+  // a goal outside the default pool keeps the server's words
+  const goalName = (g) => (`goals.${g.id}.name` in MESSAGES ? t(`goals.${g.id}.name`) : g.name);
+  const goalText = (g) => (`goals.${g.id}.text` in MESSAGES ? t(`goals.${g.id}.text`) : g.text);
+  // why a round was forfeited ("resigned", "timeout: ...", "bot failed: ..."), in words
+  function reasonText(reason) {
+    if (!reason) return "";
+    if (reason === "resigned") return t("reason.resigned");
+    if (reason.startsWith("timeout")) return t("reason.timeout");
+    if (reason.startsWith("bot failed")) return t("reason.bot_failed");
+    return reason;
+  }
   const COLOURS = ["y", "b", "w", "g", "r", "p"];
   const NAMES = Object.fromEntries(COLOURS.map((c) => [c, t(`colour.${c}`)]));
   // the colour as it reads with a pile or an expedition (French and Spanish agree the adjective)
@@ -119,9 +138,10 @@ const LC = (() => {
     let data = null;
     try { data = text ? JSON.parse(text) : null; } catch { data = text; }
     if (!res.ok) {
-      const msg = data && data.message ? data.message : t("error.request_failed", { status: res.status });
+      const msg = data && data.message ? errorText(data.error, data.message) : t("error.request_failed", { status: res.status });
       const err = new Error(msg);
       err.code = data && data.error;
+      err.serverMessage = data && data.message;
       err.status = res.status;
       throw err;
     }
@@ -164,5 +184,5 @@ const LC = (() => {
     return `<div class="sheet-wrap"><table class="sheet"><thead><tr><th><span class="sr-only">${t("sheet.colour")}</span></th><th style="text-align:left">${t("sheet.cards")}</th><th>${t("sheet.sum")}</th><th>-20</th><th>x</th><th>${t("sheet.bonus")}</th><th>${t("sheet.score")}</th></tr></thead><tbody>${rows.join("")}<tr class="total"><td>${t("sheet.total")}</td><td></td><td></td><td></td><td></td><td></td><td>${total}</td></tr></tbody></table></div>`;
   }
 
-  return { LANG, t, num, displayName, setLanguage, NAMES, PILE_NAMES, SYMBOL_NAMES, symbol, cardEl, chipEl, cardLabel, rankText, games, remember, tokenFor, forget, playerName, setPlayerName, api, toast, esc, sheetTable };
+  return { LANG, t, num, errorText, goalName, goalText, reasonText, displayName, setLanguage, NAMES, PILE_NAMES, SYMBOL_NAMES, symbol, cardEl, chipEl, cardLabel, rankText, games, remember, tokenFor, forget, playerName, setPlayerName, api, toast, esc, sheetTable };
 })();

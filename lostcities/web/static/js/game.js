@@ -105,8 +105,14 @@
       action = null;
       if (m.code === "not_found") { stopped = true; $("status-text").textContent = t("game.no_such_game"); }
       if (m.code === "invalid_token") { stopped = true; $("status-text").textContent = t("game.no_seat"); }
-      hint(m.message, true);
-      LC.toast(m.message, "error");
+      let text = LC.errorText(m.code, m.message);
+      if (m.code === "illegal_move") { // the core's reason, in words where it is one we know
+        const why = /\(([^()]*)\)$/.exec(m.message || "");
+        const said = why ? whyIllegal(why[1]) : "";
+        if (said && said !== why[1]) text = `${text}: ${said}`;
+      }
+      hint(text, true);
+      LC.toast(text, "error");
       if (S) render(true);
     } else if (m.type === "presence") {
       if (S) {
@@ -405,13 +411,13 @@
       el.dataset.goal = g.id;
       const holder = g.claimed_by === null ? "" : g.claimed_by === me() && S.seat !== null ? t("you_lower") : nameOf(g.claimed_by);
       if (g.claimed_by !== null) el.classList.add(g.claimed_by === me() ? "mine" : "theirs");
-      el.title = `${g.text} (${g.condition})`;
+      el.title = `${LC.goalText(g)} (${g.condition})`;
       el.innerHTML =
         `<span class="goal-kind">${t(g.kind === "race" ? "goal.race" : "goal.end")}</span>` +
-        `<b class="goal-name">${LC.esc(g.name)}</b>` +
-        `<span class="goal-text">${LC.esc(g.text)}</span>` +
+        `<b class="goal-name">${LC.esc(LC.goalName(g))}</b>` +
+        `<span class="goal-text">${LC.esc(LC.goalText(g))}</span>` +
         `<span class="goal-holder">${holder ? `+10 ${LC.esc(holder)}` : LC.esc(t("goal.points"))}</span>`;
-      el.setAttribute("aria-label", t(g.kind === "race" ? "goal.label_race" : "goal.label_end", { name: g.name, text: g.text }) +
+      el.setAttribute("aria-label", t(g.kind === "race" ? "goal.label_race" : "goal.label_end", { name: LC.goalName(g), text: LC.goalText(g) }) +
         (holder ? t("goal.held_by", { name: holder }) : t("goal.nobody_holds")));
       if (seen && g.claimed_by !== null && seen[key] === null && !reducedMotion()) el.classList.add("claimed-now");
       box.appendChild(el);
@@ -649,14 +655,14 @@
     } else {
       res = `${you} ${LC.num(last.scores[me()])} : ${LC.num(last.scores[opp()])} ${nameOf(opp())}`;
     }
-    if (last.termination === "forfeit") res += ` (${last.reason || t("modal.forfeit")})`;
+    if (last.termination === "forfeit") res += ` (${LC.reasonText(last.reason) || t("modal.forfeit")})`;
     else if (over && S.match.reason && S.match.reason.startsWith("tie broken")) res += ` (${t("modal.tie_broken")})`;
     $("modal-result").textContent = res;
     $("modal-board").innerHTML = finalBoard(last);
     if (last.goals && last.goals.length) {
       const who = (g) => g.claimed_by === null ? t("goal.nobody") : g.claimed_by === me() && S.seat !== null ? t("you_lower") : nameOf(g.claimed_by);
       $("modal-board").innerHTML += `<ul class="goal-results" aria-label="${LC.esc(t("game.goals"))}">` +
-        last.goals.map((g) => `<li><b>${LC.esc(g.name)}</b> (${LC.esc(t(g.kind === "race" ? "goal.race" : "goal.end"))}): ${LC.esc(who(g))}${g.claimed_by === null ? "" : " +10"}</li>`).join("") +
+        last.goals.map((g) => `<li><b>${LC.esc(LC.goalName(g))}</b> (${LC.esc(t(g.kind === "race" ? "goal.race" : "goal.end"))}): ${LC.esc(who(g))}${g.claimed_by === null ? "" : " +10"}</li>`).join("") +
         `</ul>`;
     }
     $("modal-sheets").innerHTML =

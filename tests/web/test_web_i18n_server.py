@@ -1,0 +1,65 @@
+"""What the server says that a player reads is shown in the player's language: every error
+code the server sends has a catalogue entry (``error.code.CODE``; the completeness test in
+test_web_i18n.py then requires it in all five languages), and so has every goal card of the
+default pool (``goals.ID.name``, ``goals.ID.text``, the English ones the core's own words)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from lostcities.achievements import DEFAULT_GOALS
+from lostcities.web import games, i18n
+
+WEB = Path(games.__file__).resolve().parent
+PASS_THROUGH = {"invalid"}
+"""Codes whose text is the core's or the CLI's own words about the input (the calculator)."""
+
+
+def _subclasses(cls: type) -> set[type]:
+    out = set()
+    for sub in cls.__subclasses__():
+        out |= {sub} | _subclasses(sub)
+    return out
+
+
+def server_error_codes() -> set[str]:
+    """Every code of an error the server answers over HTTP or the WebSocket."""
+    codes = {c.code for c in _subclasses(games.GameError)} | {games.GameError.code}
+    patterns = (
+        r'_error\(\s*\d+,\s*"([a-z_]+)"',  # app.py's HTTP errors
+        r'error_message\(\s*"([a-z_]+)"',  # the WebSocket's
+        r'\{"error": "([a-z_]+)"',  # a router's own JSON error
+        r'\d{3}: "([a-z_]+)"',  # the HTTP status -> code table
+    )
+    for path in [WEB / "app.py", *sorted((WEB / "routers").glob("*.py"))]:
+        text = path.read_text(encoding="utf-8")
+        for p in patterns:
+            codes |= set(re.findall(p, text))
+    return codes
+
+
+def test_the_scan_finds_the_server_codes() -> None:
+    codes = server_error_codes()
+    assert {"not_your_turn", "rate_limited", "too_large", "bad_message", "spectator", "method_not_allowed"} <= codes
+    assert len(codes) >= 20, sorted(codes)
+
+
+def test_every_error_code_has_a_text_in_every_language() -> None:
+    for lang in i18n.LANGUAGES:
+        cat = i18n.catalogue(lang)
+        missing = sorted(c for c in server_error_codes() - PASS_THROUGH if f"error.code.{c}" not in cat)
+        assert not missing, (lang, missing)
+
+
+def test_every_default_goal_has_its_name_and_text_in_every_language() -> None:
+    en = i18n.catalogue("en")
+    for g in DEFAULT_GOALS:
+        assert en[f"goals.{g.id}.name"] == g.name and en[f"goals.{g.id}.text"] == g.text
+    for lang in i18n.LANGUAGES:
+        cat = i18n.catalogue(lang)
+        for g in DEFAULT_GOALS:
+            assert cat.get(f"goals.{g.id}.name") and cat.get(f"goals.{g.id}.text"), (lang, g.id)
+        if lang != "en":  # translated, not copied
+            same = [g.id for g in DEFAULT_GOALS if cat[f"goals.{g.id}.text"] == g.text]
+            assert not same, (lang, same)
