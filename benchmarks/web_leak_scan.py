@@ -18,8 +18,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import shutil
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -27,11 +30,17 @@ from typing import Any
 import httpx
 from websockets.asyncio.client import connect
 
+try:
+    from orjson import loads
+except ImportError:  # pragma: no cover
+    loads = json.loads  # type: ignore[assignment]
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "web"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from leakcheck import Positions, check_message  # noqa: E402
 from web_chaos import Server, free_port  # noqa: E402
+from web_load import cpu_seconds  # noqa: E402
 
 from lostcities.web.games import GameManager  # noqa: E402
 from lostcities.web.store import GameStore  # noqa: E402
@@ -40,7 +49,7 @@ from lostcities.web.store import GameStore  # noqa: E402
 async def receiver(ws: Any, i: int, out: list[dict[str, Any]], latest: list[Any], changed: asyncio.Event,
                    done: asyncio.Event) -> None:
     async for raw in ws:
-        m = json.loads(raw)
+        m = loads(raw)
         out.append(m)
         if m["type"] == "state":
             latest[i] = m
@@ -49,14 +58,13 @@ async def receiver(ws: Any, i: int, out: list[dict[str, Any]], latest: list[Any]
                 done.set()
 
 
-async def play(base: str, ws_url: str, rng_seed: int, rounds: int) -> tuple[str, list[list[dict[str, Any]]]]:
+async def play(h: httpx.AsyncClient, ws_url: str, rng_seed: int, rounds: int) -> tuple[str, list[list[dict[str, Any]]]]:
     import random
 
     rng = random.Random(rng_seed)
-    async with httpx.AsyncClient(base_url=base, timeout=60) as h:
-        g = (await h.post("/api/games", json={"opponent": "friend", "rounds": rounds})).json()
-        invite = g["invite_url"].split("#", 1)[1]
-        j = (await h.post(f"/api/games/{g['id']}/join", json={"invite": invite})).json()
+    g = (await h.post("/api/games", json={"opponent": "friend", "rounds": rounds})).json()
+    invite = g["invite_url"].split("#", 1)[1]
+    j = (await h.post(f"/api/games/{g['id']}/join", json={"invite": invite})).json()
     tokens = [g["token"], j["token"], None]
     msgs: list[list[dict[str, Any]]] = [[], [], []]
     latest: list[Any] = [None, None, None]
@@ -95,7 +103,20 @@ async def play(base: str, ws_url: str, rng_seed: int, rounds: int) -> tuple[str,
     return g["id"], msgs
 
 
+SCAN_CPU = [0.0]
+SCAN_LOCK = threading.Lock()
+
+
 def scan(store: GameStore, gid: str, msgs: list[list[dict[str, Any]]], plant: bool) -> tuple[int, list[str]]:
+    c0 = time.thread_time()
+    try:
+        return _scan(store, gid, msgs, plant)
+    finally:
+        with SCAN_LOCK:
+            SCAN_CPU[0] += time.thread_time() - c0
+
+
+def _scan(store: GameStore, gid: str, msgs: list[list[dict[str, Any]]], plant: bool) -> tuple[int, list[str]]:
     loaded = store.load_sync(gid)
     assert loaded is not None
     match = GameManager.build(loaded)
@@ -120,7 +141,9 @@ def scan(store: GameStore, gid: str, msgs: list[list[dict[str, Any]]], plant: bo
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    tmp = Path(tempfile.mkdtemp(prefix="lc-leak-"))
+    # the database in memory where there is a tmpfs: what is scanned is the messages, and a
+    # commit's fsync would only make the run slower
+    tmp = Path(tempfile.mkdtemp(prefix="lc-leak-", dir=getattr(args, "tmp", None) or ("/dev/shm" if os.path.isdir("/dev/shm") else None)))
     db = f"sqlite:///{tmp / 'leaks.db'}"
     server = Server(db, free_port(), tmp / "server.log", {"LOSTCITIES_BOT_EXECUTOR": "thread"})
     server.start()
@@ -133,10 +156,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     games = 0
     sem = asyncio.Semaphore(args.concurrency)
 
+    http = httpx.AsyncClient(base_url=base, timeout=60, limits=httpx.Limits(max_connections=args.concurrency))
+
     async def one(i: int) -> None:
         nonlocal messages, games
         async with sem:
-            gid, msgs = await play(base, ws_url, i, args.rounds)
+            if getattr(args, "max_seconds", 0) and time.monotonic() - t0 > args.max_seconds:
+                return  # out of time: this game is not started (the report counts the games played)
+            gid, msgs = await play(http, ws_url, i, args.rounds)
         n, found = await asyncio.to_thread(scan, store, gid, msgs, args.plant and i == 0)
         messages += n
         leaks.extend(found)
@@ -144,14 +171,22 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         if args.progress and games % args.progress == 0:
             print(f"{games} games, {messages} messages, {len(leaks)} leaks, {time.monotonic() - t0:.0f} s", file=sys.stderr)
 
+    assert server.proc is not None
+    spid = server.proc.pid
+    scpu0, ccpu0 = cpu_seconds(spid), time.process_time()
     try:
         await asyncio.gather(*(one(i) for i in range(args.games)))
+        scpu, ccpu = cpu_seconds(spid) - scpu0, time.process_time() - ccpu0
     finally:
+        await http.aclose()
         store.close()
         server.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
     return {"games": games, "rounds_per_game": args.rounds, "receivers_per_game": 3, "messages_checked": messages,
             "leaks": len(leaks), "first_leaks": leaks[:3], "planted": args.plant,
-            "seconds": round(time.monotonic() - t0, 1)}
+            "seconds": round(time.monotonic() - t0, 1), "server_cpu_s": round(scpu, 1),
+            "harness_cpu_s": round(ccpu, 1), "checker_cpu_s": round(SCAN_CPU[0], 1), "games_asked": args.games,
+            "database": db}
 
 
 def main() -> int:
@@ -161,6 +196,9 @@ def main() -> int:
     ap.add_argument("--concurrency", type=int, default=16)
     ap.add_argument("--plant", action="store_true", help="plant one leak (the control)")
     ap.add_argument("--progress", type=int, default=0, help="print progress every N games")
+    ap.add_argument("--max-seconds", type=float, default=0.0,
+                    help="start no game after this many seconds (the games in flight finish; 0: no limit)")
+    ap.add_argument("--tmp", default=None, help="folder for the database (default: /dev/shm if present)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     out = asyncio.run(run(args))
