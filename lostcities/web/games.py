@@ -1347,7 +1347,9 @@ class GameManager:
             raise NotFinishedError("replays are available once the game is over")
         rounds = []
         for i, r in enumerate(g.match.rounds):
-            x = Round.from_deck(r.deal_order, r.starter, r.variant)
+            board = r.achievements  # the same goal cards, claimed again move by move
+            goals = board.goals if board is not None else None
+            x = Round.from_deck(r.deal_order, r.starter, r.variant, achievements=goals)
             frames = [schemas.frame_of(x, None)]
             for mv in r.history:
                 x.push(mv)

@@ -491,6 +491,9 @@ class FrameOut(BaseModel):
     discard_piles: list[list[str]]
     deck_size: int
     scores: list[int]
+    """Both players' points at this position, goal points included."""
+    goals: list[GoalOut] = []
+    """The goal cards and who holds each at this position (``[]`` in the classic game)."""
 
 
 class ReplayRoundOut(BaseModel):
@@ -520,6 +523,7 @@ def frame_of(r: Round, move: str | None) -> FrameOut:
         discard_piles=[[str(c) for c in pile] for pile in r.discard_piles.values()],
         deck_size=r.deck_size,
         scores=list(r.scores()),
+        goals=goals_out(r.achievements),
     )
 
 

@@ -50,6 +50,27 @@
     el.innerHTML = "";
     for (const c of cards) el.appendChild(LC.cardEl(c));
   }
+  // the achievements variant: the goal cards and who holds each at this position
+  function goals(box, list) {
+    box.classList.toggle("hidden", !list.length);
+    box.innerHTML = "";
+    for (const g of list) {
+      const el = document.createElement("div");
+      el.className = `goal ${g.kind}${g.claimed_by === null ? "" : g.claimed_by === 0 ? " mine" : " theirs"}`;
+      el.setAttribute("role", "listitem");
+      el.dataset.goal = g.id;
+      const holder = g.claimed_by === null ? "" : names[g.claimed_by];
+      el.title = `${LC.goalText(g)} (${g.condition})`;
+      el.innerHTML =
+        `<span class="goal-kind">${LC.esc(t(g.kind === "race" ? "goal.race" : "goal.end"))}</span>` +
+        `<b class="goal-name">${LC.esc(LC.goalName(g))}</b>` +
+        `<span class="goal-text">${LC.esc(LC.goalText(g))}</span>` +
+        `<span class="goal-holder">${holder ? `+10 ${LC.esc(holder)}` : LC.esc(t("goal.points"))}</span>`;
+      el.setAttribute("aria-label", t(g.kind === "race" ? "goal.label_race" : "goal.label_end", { name: LC.goalName(g), text: LC.goalText(g) }) +
+        (holder ? t("goal.held_by", { name: holder }) : t("goal.nobody_holds")));
+      box.appendChild(el);
+    }
+  }
   function show() {
     const r = data.rounds[ri];
     const f = r.frames[k];
@@ -80,6 +101,7 @@
       el.appendChild(n);
       piles.appendChild(el);
     });
+    goals($("r-goals"), f.goals || []);
     $("r-deck").textContent = f.deck_size;
     $("r-score0").textContent = f.scores[0];
     $("r-score1").textContent = f.scores[1];
