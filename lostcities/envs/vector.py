@@ -26,8 +26,11 @@ Two ways to play:
 
 - against a built-in opponent stepped inside the compiled call: ``random`` (the ``random``
   bot's exact draws), ``rollout`` (the cheap rollout policy of
-  :mod:`lostcities.bots.rollout`) or ``smart`` (the ``ismcts`` bot's smart rollout policy);
-  the agent's seat is drawn per round (``seat=None``) or fixed;
+  :mod:`lostcities.bots.rollout`), ``smart`` (the ``ismcts`` bot's smart rollout policy) or
+  ``net`` (the ``net`` bot: the shipped policy network's favourite legal move; its input is
+  written in compiled code, the network runs in NumPy over every game waiting for it, float64
+  as the bot, and a second compiled call makes the moves); the agent's seat is drawn per
+  round (``seat=None``) or fixed;
 - ``opponent=None``, self-play: each step acts for whichever player is to move, the
   observation and mask are that player's, and ``info["player"]`` says who. The reward is
   for that player too (it is nonzero only at the end, where the player observed is the
@@ -87,7 +90,7 @@ from lostcities.rules import NUM_MOVES, Move
 
 __all__ = ["OPPONENTS", "LostCitiesVectorEnv"]
 
-OPPONENTS = ("random", "rollout", "smart")
+OPPONENTS = ("random", "rollout", "smart", "net")
 """The built-in opponents (``None``: self-play)."""
 
 Obs = dict[str, npt.NDArray[Any]]
@@ -110,6 +113,9 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
             ``AutoresetMode`` or its values ``NextStep``...).
         copy: return copies of the observation and info arrays instead of the buffers.
         render_mode: only ``None``.
+        parallel: step the batch on numba's threads (``numba.set_num_threads``) instead of
+            one; on the shared 2-core machine one thread was as fast or faster
+            (docs/performance.md).
 
     :raises ValueError: for a bad argument (an unknown opponent says which are built in).
     """
@@ -129,6 +135,7 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
         copy: bool = False,
         render_mode: str | None = None,
         achievements: object = None,
+        parallel: bool = False,
     ) -> None:
         if achievements not in (None, False):
             raise ValueError(
@@ -140,7 +147,7 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
         if opponent is not None and opponent not in OPPONENTS:
             raise ValueError(
                 f"invalid opponent for the vector env: {opponent!r} (built in: random, "
-                "rollout, smart, or None for self-play; for any bot spec use "
+                "rollout, smart, net, or None for self-play; for any bot spec use "
                 "vectorization_mode='sync')"
             )
         var = get_variant(variant)
@@ -199,7 +206,7 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
         self._to_action = to_action
         self._layout = np.array(
             [enc.section(name).start for name in V.LAYOUT_FIELDS]
-            + [enc.num_card_kinds, var.deck_size - 2 * var.hand_size],
+            + [enc.num_card_kinds, var.deck_size - 2 * var.hand_size, enc.num_sources],
             np.int64,
         )
         self._selfplay = opponent is None
@@ -211,13 +218,19 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
         self._seats = np.zeros(n, np.int64)
         self._last = np.full(n, -1, np.int64)
         words = 624 if opponent == "random" else 1  # the random bot's generator states
-        self._bot_mt = np.zeros((n, words), np.int64)
-        self._bot_pos = np.zeros((n, 1), np.int64)
-        self._rngs: list[np.random.Generator | None] = [None] * n
-        self._r_seat = np.zeros(n, np.int64)
-        self._r_starter = np.zeros(n, np.int64)
-        self._r_deal = np.zeros(n, np.int64)
-        self._r_bot = np.zeros(n, np.int64)
+        self._bot_mt = np.zeros((n, words), np.uint32)
+        self._bot_pos = np.zeros((n, 2), np.int64)
+        self._rngs = np.zeros((n, 6), np.uint64)  # each env's PCG64 state (V.pcg_state)
+        self._seeded = np.zeros(n, np.bool_)
+        self._track = np.zeros((n, 2), np.int64)  # what the mask rows hold (V._update)
+        self._need = np.zeros(n, np.bool_)  # the net opponent is to move
+        self._network: Any = None
+        if opponent == "net":
+            from lostcities.bots.net import load_network
+
+            self._network = load_network(None)
+        self._feats = np.zeros((n if opponent == "net" else 1, V.NET_FEATURES), np.float64)
+        self._parallel = parallel
         self._autoreset = np.zeros(n, np.bool_)
         self._no_reset = np.zeros(n, np.bool_)
         self._dealt = False
@@ -232,6 +245,7 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
         self._player = np.zeros(n, np.int64)
         self._all = np.ones(n, np.bool_)
         self._chunks = max(1, min(n // _ENVS_PER_CHUNK, 8 * numba.get_num_threads()))
+        self._seat_opt = -1 if seat is None else seat
         self._sample_rng = np.zeros((n, 2), np.uint64)
 
     # -- Gymnasium API ---------------------------------------------------------------------
@@ -280,15 +294,10 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
             raise ValueError(f"invalid seat or starter: {seat!r}, {starter!r} (expected 0 or 1)")
         for i in rows.tolist():
             s = seeds[i]
-            if s is not None:
-                self._rngs[i] = seeding.np_random(int(s))[0]
-        self._draw(rows, seat, starter)
-        V.vec_reset_rows(
-            self.states, rows, self._to_action, self._seats, self._last, self._selfplay,
-            self._policy, self._bot_mt, self._bot_pos, self._r_seat, self._r_starter,
-            self._r_deal, self._r_bot, self.variant.num_colors, self.max_turns or 0,
-            self._layout, self._obs, self._mask, self._scores, self._player,
-        )
+            if s is not None or not self._seeded[i]:
+                V.pcg_state(seeding.np_random(None if s is None else int(s))[0], self._rngs[i])
+                self._seeded[i] = True
+        self._reset_rows(rows, -1 if seat is None else seat, -1 if starter is None else starter)
         self._dealt = True
         self._autoreset[rows] = False
         self._rewards[rows] = 0.0
@@ -336,20 +345,20 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
             g = -2 - bad
             move = self.encoding.action_to_move(int(a[g]))
             raise IllegalMoveError(f"illegal action {int(a[g])} ({move}) in env {g}")
-        if mode is AutoresetMode.NEXT_STEP:
-            rows = np.flatnonzero(self._autoreset).astype(np.int64)
-            self._draw(rows, self.seat_option, None)
-            do_reset = self._autoreset
-        else:
-            do_reset = self._no_reset
-        V.vec_step(
+        do_reset = self._autoreset if mode is AutoresetMode.NEXT_STEP else self._no_reset
+        args = (
             self.states, a, self._to_index, self._to_action, self._seats, self._last,
-            self._selfplay, self._policy, self._bot_mt, self._bot_pos, do_reset, self._r_seat,
-            self._r_starter, self._r_deal, self._r_bot, self.variant.num_colors,
-            self.max_turns or 0, self.reward_mode == "margin", self._forfeit_reward,
-            self._layout, self._obs, self._mask, self._rewards, self._term, self._trunc,
-            self._illegal, self._scores, self._player, self._chunks,
+            self._selfplay, self._policy, self._bot_mt, self._bot_pos, do_reset, self._rngs,
+            self._seat_opt, self.variant.num_colors, self.max_turns or 0,
+            self.reward_mode == "margin", self._forfeit_reward, self._layout, self._obs,
+            self._mask, self._rewards, self._term, self._trunc, self._illegal, self._scores,
+            self._player, self._track, self._need, self._feats,
         )
+        if self._parallel:
+            V.vec_step_parallel(*args, self._chunks)
+        else:
+            V.vec_step(*args)
+        self._net_moves()
         np.logical_or(self._term, self._trunc, out=self._autoreset)
         info = self._info()
         if mode is AutoresetMode.SAME_STEP and self._autoreset.any():
@@ -359,13 +368,7 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
             info["_final_obs"] = self._autoreset.copy()
             info["final_info"] = {k: v for k, v in info.items() if not k.startswith("final")}
             info["_final_info"] = self._autoreset.copy()
-            self._draw(ended, self.seat_option, None)
-            V.vec_reset_rows(
-                self.states, ended, self._to_action, self._seats, self._last, self._selfplay,
-                self._policy, self._bot_mt, self._bot_pos, self._r_seat, self._r_starter,
-                self._r_deal, self._r_bot, self.variant.num_colors, self.max_turns or 0,
-                self._layout, self._obs, self._mask, self._scores, self._player,
-            )
+            self._reset_rows(ended, self._seat_opt, -1)
             for k, v in self._info().items():
                 if not k.startswith("_"):
                     info[k] = v.copy() if self.copy else v
@@ -404,21 +407,28 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
 
     # -- internals ----------------------------------------------------------------------------
 
-    def _draw(self, rows: npt.NDArray[np.int64], seat: int | None, starter: int | None) -> None:
-        """Each row's next seat, starter, deal seed and bot seed, drawn from the env's
-        generator in :meth:`LostCitiesEnv.reset`'s order."""
-        rngs = self._rngs
-        selfplay = self._selfplay
-        for i in rows.tolist():
-            rng = rngs[i]
-            if rng is None:
-                rng = rngs[i] = seeding.np_random()[0]
-            if not selfplay:
-                self._r_seat[i] = int(rng.integers(2)) if seat is None else seat
-            self._r_starter[i] = int(rng.integers(2)) if starter is None else starter
-            self._r_deal[i] = int(rng.integers(2**63))
-            if not selfplay:
-                self._r_bot[i] = int(rng.integers(2**63))
+    def _reset_rows(self, rows: npt.NDArray[np.int64], seat: int, starter: int) -> None:
+        """Deal ``rows`` anew from their generators (``seat``, ``starter`` < 0: drawn)."""
+        V.vec_reset_rows(
+            self.states, rows, self._to_action, self._seats, self._last, self._selfplay,
+            self._policy, self._bot_mt, self._bot_pos, self._rngs, seat, starter,
+            self.variant.num_colors, self.max_turns or 0, self._layout, self._obs, self._mask,
+            self._scores, self._player, self._track, self._need, self._feats,
+        )
+        self._net_moves()
+
+    def _net_moves(self) -> None:
+        """The ``net`` opponent's moves where it is to move: one forward pass over them."""
+        if self._network is None or not self._need.any():
+            return
+        rows = np.flatnonzero(self._need).astype(np.int64)
+        logits, _ = self._network.forward(self._feats[rows])
+        V.vec_net_finish(
+            self.states, rows, np.ascontiguousarray(logits), self._to_action, self._seats,
+            self._last, self.reward_mode == "margin", self._layout, self._obs, self._mask,
+            self._rewards, self._term, self._trunc, self._scores, self._player, self._track,
+        )
+        self._need[:] = False
 
     def _observations(self) -> Obs:
         return {"observation": self._obs, "action_mask": self._mask}

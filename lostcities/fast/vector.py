@@ -1,31 +1,45 @@
 """Compiled kernels of the batched environment :mod:`lostcities.envs.vector`.
 
 One call steps every game of a batch: the agent's action (checked: an illegal one forfeits),
-the built-in opponent's replies, the reward, the autoreset deal, and the observation and
+the built-in opponent's replies, the reward, the autoreset deal (its seat, starter and seeds
+drawn here from the env's NumPy ``PCG64`` generator, replayed), and the observation and
 action mask written into preallocated rows, as :mod:`lostcities.envs.encoding` lays them
 out (the layout is passed in as offsets, so the encoding stays the one source).
 
+The rows are kept *incrementally* while a round goes on: a move changes the observation
+only in the cells of the few card kinds it moves (the card played or discarded, the pile
+top it covers, the card drawn and the one it uncovers), the last move and the scalars, and
+the mask only in the rows of the hand cards that came or went or whose playability or draw
+sources changed; a round's first and last positions are written whole.
+
 Deals replay the core's exactly: :func:`mt_seed` is CPython's ``random.seed`` of a whole
-number (``init_by_array``) and :func:`deal_cpython` shuffles the sorted deck with
-:func:`lostcities.fast.smart.mt_shuffle`, as :meth:`lostcities.Round.deal` does with
-``random.Random(seed).shuffle``; the ``random`` opponent draws with ``randrange`` on its
-own seeded generator, as :class:`lostcities.bots.random.RandomBot` does. So a batch is equal,
-step for step, to Gymnasium's ``SyncVectorEnv`` over :class:`lostcities.envs.gymnasium.LostCitiesEnv`
+number (``init_by_array``) and :func:`deal_cpython` shuffles the sorted deck as
+``random.Random(seed).shuffle`` does in :meth:`lostcities.Round.deal`; the ``random``
+opponent draws with ``randrange`` on its own seeded generator, as
+:class:`lostcities.bots.random.RandomBot` does; the env's seat, starter and seeds come from
+:func:`pcg_integers2` / :func:`pcg_integers63`, NumPy's ``Generator.integers(2)`` and
+``integers(2**63)`` over ``PCG64``. So a batch is equal, step for step, to Gymnasium's
+``SyncVectorEnv`` over :class:`lostcities.envs.gymnasium.LostCitiesEnv`
 (``tests/envs/test_vector.py``).
 
 >>> import random
->>> mt = np.empty(624, np.int64); pos = np.empty(1, np.int64)
+>>> mt = np.empty(624, np.uint32); pos = np.empty(2, np.int64)
 >>> mt_seed(mt, pos, 2**40 + 7)
->>> from lostcities.fast.smart import mt_next
->>> mt_next(mt, pos) == random.Random(2**40 + 7).getrandbits(32)
+>>> mt_next32(mt, pos) == random.Random(2**40 + 7).getrandbits(32)
+True
+>>> g = np.random.Generator(np.random.PCG64(5)); r = pcg_state(g)
+>>> [pcg_integers2(r), pcg_integers63(r)] == [int(x) for x in (lambda h: (h.integers(2),
+...     h.integers(2**63)))(np.random.Generator(np.random.PCG64(5)))]
 True
 """
 
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from numba import njit, prange
 
 from lostcities.fast import kernels as K
@@ -43,29 +57,42 @@ from lostcities.fast.kernels import (
     OVER,
     PILE,
     PLY,
+    SUM,
+    TOP,
     TURN,
     WAG,
     apply,
     gen_legal,
     is_legal,
+    playable,
     rollout_action,
     score,
 )
-from lostcities.fast.smart import mt_randbelow, mt_shuffle, smart_action
+from lostcities.fast.smart import smart_action
+from lostcities.scoring import BONUS, BONUS_CARDS, COST
 
 __all__ = [
     "LAYOUT_FIELDS",
+    "NET_FEATURES",
     "POLICIES",
     "check_actions",
     "deal_cpython",
+    "mt_next32",
     "mt_seed",
+    "net_features",
+    "pcg_integers2",
+    "pcg_integers63",
+    "pcg_state",
     "sample_legal",
+    "vec_net_finish",
     "vec_reset_rows",
     "vec_step",
 ]
 
-POLICIES = {"random": 0, "rollout": 1, "smart": 2}
-"""The built-in opponents stepped inside the compiled call, by number."""
+POLICIES = {"random": 0, "rollout": 1, "smart": 2, "net": 3}
+"""The built-in opponents stepped inside the compiled call, by number (``net``: the kernel
+writes the opponent's network input and a second call makes the move the policy chose)."""
+NET = 3
 
 LAYOUT_FIELDS = (
     "hand", "own_expedition", "opponent_expedition", "discard_top", "discard_below",
@@ -74,29 +101,100 @@ LAYOUT_FIELDS = (
     "on_move", "pending_draw", "capped", "turns_left",
 )
 """The observation sections whose start offsets make the ``layout`` array (in this order),
-followed by K (card kinds) and the initial draw-pile size."""
+followed by K (card kinds), the initial draw-pile size and S (draw sources)."""
+
+NET_FEATURES = 608
+"""Length of :func:`net_features` (:data:`lostcities.nn.features.NUM_FEATURES`)."""
 
 _M32 = 0xFFFFFFFF
 _DECK_COUNT = np.array([3 if x % 10 == 0 else 1 for x in range(60)], np.int64)
+_RANK_OF = np.array([0 if x % 10 == 0 else x % 10 + 1 for x in range(60)], np.int64)
+_SCRATCH = K.MAX_LEGAL + 256  # int64 scratch per worker: legal moves, seen counts, kinds
+
+
+def _init_genrand(seed: int) -> npt.NDArray[np.int64]:
+    mt = [seed]
+    for i in range(1, 624):
+        prev = mt[-1]
+        mt.append((1812433253 * (prev ^ (prev >> 30)) + i) & _M32)
+    return np.array(mt, np.int64)
+
+
+_MT_INIT = _init_genrand(19650218)  # init_by_array's start, the same for every seed
+
+
+# -- CPython's Mersenne Twister (any integer array of 624 words; pos: next word, ready) -----
+@njit(cache=True, inline="always")
+def _seed_step1(mt: np.ndarray, i: int, key: int, j: int) -> None:
+    prev = mt[i - 1]
+    mt[i] = ((mt[i] ^ (((prev ^ (prev >> 30)) * 1664525) & _M32)) + key + j) & _M32
+
+
+@njit(cache=True, inline="always")
+def _seed_step2(mt: np.ndarray, i: int) -> None:
+    prev = mt[i - 1]
+    mt[i] = ((mt[i] ^ (((prev ^ (prev >> 30)) * 1566083941) & _M32)) - i) & _M32
+
+
+@njit(cache=True)
+def mt_seed2(a: np.ndarray, pa: np.ndarray, sa: int, b: np.ndarray, pb: np.ndarray, sb: int) -> None:
+    """:func:`mt_seed` of two generators at once (the two dependency chains interleave)."""
+    a[:] = _MT_INIT
+    b[:] = _MT_INIT
+    ka0 = sa & _M32
+    ka1 = (sa >> 32) & _M32
+    kb0 = sb & _M32
+    kb1 = (sb >> 32) & _M32
+    la = 2 if ka1 != 0 else 1
+    lb = 2 if kb1 != 0 else 1
+    i = 1
+    ja = 0
+    jb = 0
+    for _ in range(624):
+        _seed_step1(a, i, ka0 if ja == 0 else ka1, ja)
+        _seed_step1(b, i, kb0 if jb == 0 else kb1, jb)
+        i += 1
+        ja += 1
+        jb += 1
+        if i >= 624:
+            a[0] = a[623]
+            b[0] = b[623]
+            i = 1
+        if ja >= la:
+            ja = 0
+        if jb >= lb:
+            jb = 0
+    for _ in range(623):
+        _seed_step2(a, i)
+        _seed_step2(b, i)
+        i += 1
+        if i >= 624:
+            a[0] = a[623]
+            b[0] = b[623]
+            i = 1
+    a[0] = 0x80000000
+    b[0] = 0x80000000
+    pa[0] = 624
+    pb[0] = 624
+    if pa.shape[0] > 1:
+        pa[1] = 624
+    if pb.shape[0] > 1:
+        pb[1] = 624
 
 
 @njit(cache=True)
 def mt_seed(mt: np.ndarray, pos: np.ndarray, seed: int) -> None:
     """``random.Random(seed)``'s state for a whole number ``0 <= seed < 2**64`` (CPython's
-    ``init_by_array`` over the seed's 32-bit words)."""
-    mt[0] = 19650218
-    for i in range(1, 624):
-        prev = mt[i - 1]
-        mt[i] = (1812433253 * (prev ^ (prev >> 30)) + i) & _M32
+    ``init_by_array`` over the seed's 32-bit words); ``pos`` of one entry (for
+    :func:`lostcities.fast.smart.mt_next`) or two (for :func:`mt_next32`)."""
+    mt[:] = _MT_INIT
     lo = seed & _M32
     hi = (seed >> 32) & _M32
     klen = 2 if hi != 0 else 1
     i = 1
     j = 0
     for _ in range(624):
-        prev = mt[i - 1]
-        key = lo if j == 0 else hi
-        mt[i] = ((mt[i] ^ (((prev ^ (prev >> 30)) * 1664525) & _M32)) + key + j) & _M32
+        _seed_step1(mt, i, lo if j == 0 else hi, j)
         i += 1
         j += 1
         if i >= 624:
@@ -105,29 +203,156 @@ def mt_seed(mt: np.ndarray, pos: np.ndarray, seed: int) -> None:
         if j >= klen:
             j = 0
     for _ in range(623):
-        prev = mt[i - 1]
-        mt[i] = ((mt[i] ^ (((prev ^ (prev >> 30)) * 1566083941) & _M32)) - i) & _M32
+        _seed_step2(mt, i)
         i += 1
         if i >= 624:
             mt[0] = mt[623]
             i = 1
     mt[0] = 0x80000000
     pos[0] = 624
+    if pos.shape[0] > 1:
+        pos[1] = 624
+
+
+@njit(cache=True, inline="always")
+def _twist_word(mt: np.ndarray, kk: int, nxt: int, far: int) -> None:
+    y = (mt[kk] & 0x80000000) | (mt[nxt] & 0x7FFFFFFF)
+    v = mt[far] ^ (y >> 1)
+    if y & 1:
+        v ^= 0x9908B0DF
+    mt[kk] = v
 
 
 @njit(cache=True)
-def deal_cpython(
-    s: np.ndarray, ncol: int, seed: int, starter: int, max_turns: int,
-    mt: np.ndarray, pos: np.ndarray, cards: np.ndarray,
+def mt_next32(mt: np.ndarray, pos: np.ndarray) -> int:
+    """The next 32-bit output (``getrandbits(32)``) of a Mersenne Twister ``mt`` with
+    ``pos`` = (next word, words of the block twisted): the twist is done in two parts, the
+    first 227 words (all a round's deal needs) and the rest when reached."""
+    i = pos[0]
+    if i >= pos[1]:
+        if i >= 624:
+            i = 0
+            for kk in range(227):
+                _twist_word(mt, kk, kk + 1, kk + 397)
+            pos[1] = 227
+        else:
+            for kk in range(227, 623):
+                _twist_word(mt, kk, kk + 1, kk - 227)
+            _twist_word(mt, 623, 0, 396)
+            pos[1] = 624
+    y = mt[i] & _M32
+    pos[0] = i + 1
+    y ^= y >> 11
+    y ^= (y << 7) & 0x9D2C5680
+    y ^= (y << 15) & 0xEFC60000
+    y ^= y >> 18
+    return int(y & _M32)
+
+
+@njit(cache=True)
+def _mt_randbelow(mt: np.ndarray, pos: np.ndarray, n: int) -> int:
+    """``Random._randbelow_with_getrandbits(n)`` for ``0 < n < 2**32``."""
+    k = 0
+    m = n
+    while m:
+        k += 1
+        m >>= 1
+    r = mt_next32(mt, pos) >> (32 - k)
+    while r >= n:
+        r = mt_next32(mt, pos) >> (32 - k)
+    return r
+
+
+# -- NumPy's PCG64 and Generator.integers, replayed -------------------------------------------
+_U32 = np.uint64(0xFFFFFFFF)
+_S1 = np.uint64(1)
+_S31 = np.uint64(31)
+_S32 = np.uint64(32)
+_S58 = np.uint64(58)
+_S63 = np.uint64(63)
+_S64 = np.uint64(64)
+_PCG_MUL_HI = np.uint64(0x2360ED051FC65DA4)
+_PCG_MUL_LO = np.uint64(0x4385DF649FCCF645)
+
+
+def pcg_state(rng: np.random.Generator, out: npt.NDArray[np.uint64] | None = None) -> npt.NDArray[np.uint64]:
+    """A NumPy ``Generator`` over ``PCG64``'s state as 6 uint64 (state high, low, increment
+    high, low, ``has_uint32``, ``uinteger``), for the kernels; written into ``out`` if given.
+
+    :raises ValueError: for another bit generator.
+    """
+    st = rng.bit_generator.state
+    if st.get("bit_generator") != "PCG64":
+        raise ValueError(f"invalid generator: {st.get('bit_generator')!r} (expected PCG64)")
+    r = np.empty(6, np.uint64) if out is None else out
+    s, inc = int(st["state"]["state"]), int(st["state"]["inc"])
+    r[:] = [s >> 64, s & (2**64 - 1), inc >> 64, inc & (2**64 - 1), st["has_uint32"], st["uinteger"]]
+    return r
+
+
+@njit(cache=True, inline="always")
+def _mulhi64(a: np.uint64, b: np.uint64) -> np.uint64:
+    a0 = a & _U32
+    a1 = a >> _S32
+    b0 = b & _U32
+    b1 = b >> _S32
+    p00 = a0 * b0
+    p01 = a0 * b1
+    p10 = a1 * b0
+    mid = (p00 >> _S32) + (p01 & _U32) + (p10 & _U32)
+    return a1 * b1 + (p01 >> _S32) + (p10 >> _S32) + (mid >> _S32)
+
+
+@njit(cache=True)
+def _pcg_next64(r: np.ndarray) -> Any:
+    hi = r[0]
+    lo = r[1]
+    nlo = lo * _PCG_MUL_LO
+    nhi = _mulhi64(lo, _PCG_MUL_LO) + hi * _PCG_MUL_LO + lo * _PCG_MUL_HI
+    lo2 = nlo + r[3]
+    hi2 = nhi + r[2] + (_S1 if lo2 < nlo else np.uint64(0))
+    r[0] = hi2
+    r[1] = lo2
+    x = hi2 ^ lo2
+    rot = hi2 >> _S58
+    return (x >> rot) | (x << ((_S64 - rot) & _S63))
+
+
+@njit(cache=True)
+def pcg_integers2(r: np.ndarray) -> int:
+    """``Generator.integers(2)`` (Lemire's method on a buffered 32-bit draw)."""
+    if r[4] != 0:
+        r[4] = 0
+        u = r[5]
+    else:
+        v = _pcg_next64(r)
+        r[4] = 1
+        r[5] = v >> _S32
+        u = v & _U32
+    return int(u >> _S31)
+
+
+@njit(cache=True)
+def pcg_integers63(r: np.ndarray) -> int:
+    """``Generator.integers(2**63)`` (Lemire's method on a 64-bit draw: its top 63 bits)."""
+    return int(_pcg_next64(r) >> _S1)
+
+
+# -- deals -------------------------------------------------------------------------------------
+@njit(cache=True)
+def _deal_seeded(
+    s: np.ndarray, ncol: int, starter: int, max_turns: int, mt: np.ndarray, pos: np.ndarray,
+    cards: np.ndarray,
 ) -> None:
-    """``s`` = ``Round.deal(seed, variant, starter, max_turns=...)``'s position (``mt``,
-    ``pos``, ``cards``: scratch of 624, 1 and 72 int64)."""
     n = 12 * ncol
     for c in range(ncol):
         for j in range(12):
             cards[12 * c + j] = 10 * c + (0 if j < 3 else j - 2)
-    mt_seed(mt, pos, seed)
-    mt_shuffle(cards[:n], mt, pos)
+    for i in range(n - 1, 0, -1):  # random.shuffle
+        j = _mt_randbelow(mt, pos, i + 1)
+        t = cards[i]
+        cards[i] = cards[j]
+        cards[j] = t
     s[:] = 0
     for i in range(16):
         s[HAND + i] = cards[i]
@@ -141,22 +366,238 @@ def deal_cpython(
 
 
 @njit(cache=True)
+def deal_cpython(
+    s: np.ndarray, ncol: int, seed: int, starter: int, max_turns: int,
+    mt: np.ndarray, pos: np.ndarray, cards: np.ndarray,
+) -> None:
+    """``s`` = ``Round.deal(seed, variant, starter, max_turns=...)``'s position (``mt``,
+    ``pos``, ``cards``: scratch of 624, 2 and 72 integers)."""
+    mt_seed(mt, pos, seed)
+    _deal_seeded(s, ncol, starter, max_turns, mt, pos, cards)
+
+
+_DEBRUIJN = 0x03F79D71B4CB0A89
+_DEBRUIJN_INDEX = np.array(
+    [
+        0, 1, 48, 2, 57, 49, 28, 3, 61, 58, 50, 42, 38, 29, 17, 4,
+        62, 55, 59, 36, 53, 51, 43, 22, 45, 39, 33, 30, 24, 18, 12, 5,
+        63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32, 23, 11,
+        46, 26, 40, 15, 34, 20, 31, 10, 25, 14, 19, 9, 13, 8, 7, 6,
+    ],
+    np.int64,
+)
+_POPCOUNT6 = np.array([bin(i).count("1") for i in range(64)], np.int64)
+
+
+@njit(cache=True, inline="always")
+def _lowest_bit(m: int) -> int:
+    """The index of the lowest set bit of ``m`` (0 < ``m`` < 2**63)."""
+    return int(_DEBRUIJN_INDEX[((m & -m) * _DEBRUIJN >> 58) & 63])
+
+
+@njit(cache=True, inline="always")
+def _hand_bits(s: np.ndarray, me: int) -> int:
+    h = 0
+    for i in range(8):
+        h |= 1 << s[HAND + 8 * me + i]
+    return h
+
+
+@njit(cache=True, inline="always")
+def _sources(s: np.ndarray) -> int:
+    srcs = 0
+    for col in range(s[NCOL]):
+        if s[NPILE + col] > 0:
+            srcs |= 1 << col
+    return srcs
+
+
+# -- the opponents ------------------------------------------------------------------------------
+@njit(cache=True)
+def _legal_count(s: np.ndarray) -> int:
+    """How many distinct legal moves the player to move has (:func:`gen_legal`'s count,
+    from the hand's kinds and the draw sources, without listing them)."""
+    p = s[TURN]
+    srcs = _sources(s)
+    ns = _POPCOUNT6[srcs]
+    m = _hand_bits(s, p)
+    n = 0
+    while m:
+        x = _lowest_bit(m)
+        m &= m - 1
+        c = x // 10
+        if playable(_RANK_OF[x], s[TOP + 6 * p + c]):
+            n += 1 + ns
+        n += 1 + ns - ((srcs >> c) & 1)
+    return n
+
+
+@njit(cache=True)
+def _legal_nth(s: np.ndarray, r: int) -> int:
+    """The ``r``-th distinct legal move in :func:`gen_legal`'s order (the core's)."""
+    p = s[TURN]
+    srcs = _sources(s)
+    hand = _hand_bits(s, p)
+    for phase in range(2):
+        m = hand
+        while m:
+            x = _lowest_bit(m)
+            m &= m - 1
+            c = x // 10
+            if phase == 0:
+                if not playable(_RANK_OF[x], s[TOP + 6 * p + c]):
+                    continue
+                sm = srcs
+            else:
+                sm = srcs & ~(1 << c)
+            cnt = 1 + _POPCOUNT6[sm]
+            if r < cnt:
+                draw = 0
+                while r > 0:
+                    draw = _lowest_bit(sm) + 1
+                    sm &= sm - 1
+                    r -= 1
+                return (60 * phase + x) * 7 + draw
+            r -= cnt
+    return -1
+
+
+@njit(cache=True)
 def _bot_action(s: np.ndarray, policy: int, mt: np.ndarray, pos: np.ndarray, buf: np.ndarray) -> int:
     if policy == 0:
-        n = gen_legal(s, buf, False)
-        return int(buf[mt_randbelow(mt, pos, n)])
+        return _legal_nth(s, _mt_randbelow(mt, pos, _legal_count(s)))
     if policy == 1:
         return int(rollout_action(s))
     return int(smart_action(s))
 
 
 @njit(cache=True)
+def net_features(s: np.ndarray, me: int, x: np.ndarray, buf: np.ndarray) -> None:
+    """``x`` = :func:`lostcities.nn.features.features` of player ``me``'s view of ``s``
+    (``buf``: int64 scratch of 120)."""
+    x[:] = 0.0
+    opp = 1 - me
+    ncol = s[NCOL]
+    hand = buf[:60]
+    unseen = buf[60:120]
+    hand[:] = 0
+    for i in range(8):
+        hand[s[HAND + 8 * me + i]] += 1
+    for k in range(60):
+        unseen[k] = _DECK_COUNT[k] - hand[k] - s[KNOWN + 60 * opp + k]
+    own = 0
+    theirs = 0
+    for side in range(2):
+        p = me if side == 0 else opp
+        base = 60 if side == 0 else 120
+        for col in range(ncol):
+            q = 6 * p + col
+            n = s[CNT + q]
+            if n == 0:
+                continue
+            w = s[WAG + q]
+            sc = (s[SUM + q] - COST) * (w + 1) + (BONUS if n >= BONUS_CARDS else 0)
+            if side == 0:
+                own += sc
+            else:
+                theirs += sc
+            b = 540 + col * 10
+            x[b + side] = sc / 50.0
+            x[b + 2 + side] = s[TOP + q] / 10.0
+            x[b + 4 + side] = w / 3.0
+            x[b + 6 + side] = 1.0
+            if w > 0:
+                x[base + 10 * col] = w
+                unseen[10 * col] -= w
+            em = s[EMASK + q] >> 1
+            k = 1
+            while em:
+                if em & 1:
+                    x[base + 10 * col + k] = 1.0
+                    unseen[10 * col + k] -= 1
+                em >>= 1
+                k += 1
+    for col in range(ncol):
+        n = s[NPILE + col]
+        for i in range(n):
+            c = s[PILE + 12 * col + i]
+            x[180 + c] += 1.0
+            unseen[c] -= 1
+        if n > 0:
+            x[240 + s[PILE + 12 * col + n - 1]] = 1.0
+    known = 0
+    for k in range(60):
+        x[300 + k] = s[KNOWN + 60 * opp + k]
+        known += s[KNOWN + 60 * me + k]
+    for col in range(ncol):
+        top_me = s[TOP + 6 * me + col]
+        top_opp = s[TOP + 6 * opp + col]
+        hsum = 0
+        usum = 0
+        for k in range(10 * col, 10 * col + 10):
+            r = _RANK_OF[k]
+            if hand[k]:
+                x[k] = hand[k]
+                if playable(r, top_me):
+                    x[420 + k] = hand[k]
+                    hsum += r * hand[k]
+            if unseen[k]:
+                x[360 + k] = unseen[k]
+                if playable(r, top_me):
+                    usum += r * unseen[k]
+                if playable(r, top_opp):
+                    x[480 + k] = unseen[k]
+        b = 540 + col * 10
+        x[b + 8] = hsum / 50.0
+        x[b + 9] = usum / 50.0
+        n = s[NPILE + col]
+        if n > 0:
+            t = s[PILE + 12 * col + n - 1]
+            if playable(_RANK_OF[t], top_opp):
+                x[480 + t] += 1.0
+    deck = s[NDECK]
+    x[600] = deck / 50.0
+    x[601] = ((deck + 1) // 2) / 25.0
+    x[602] = own / 100.0
+    x[603] = theirs / 100.0
+    x[604] = (own - theirs) / 100.0
+    x[605] = known / 8.0
+    x[606] = 1.0 if ncol == 6 else 0.0
+    x[607] = s[PLY] / 100.0
+
+
+@njit(cache=True)
+def _net_choice(s: np.ndarray, logits: np.ndarray, buf: np.ndarray) -> int:
+    """The legal move of the highest probability under ``logits`` (over the 840 moves), the
+    first of equals in the core's order, as :class:`lostcities.bots.net.NetBot` picks."""
+    n = gen_legal(s, buf, False)
+    top = -np.inf
+    for j in range(n):
+        v = logits[buf[j]]
+        if v > top:
+            top = v
+    total = 0.0
+    for j in range(n):
+        total += np.exp(logits[buf[j]] - top)
+    best = 0
+    best_p = -1.0
+    for j in range(n):
+        p = np.exp(logits[buf[j]] - top) / total
+        if p > best_p:
+            best_p = p
+            best = j
+    return int(buf[best])
+
+
+# -- observations and masks ----------------------------------------------------------------------
+@njit(cache=True)
 def _write(
     s: np.ndarray, me: int, last: int, lay: np.ndarray, to_action: np.ndarray,
-    o: np.ndarray, m: np.ndarray, buf: np.ndarray, scores: np.ndarray,
+    o: np.ndarray, m: np.ndarray, buf: np.ndarray, scores: np.ndarray, track: np.ndarray,
 ) -> None:
-    """The observation ``o`` and action mask ``m`` of player ``me``; ``scores`` = (own,
-    opponent). ``buf``: scratch of at least 2 x 60 + 128 int64."""
+    """The whole observation ``o`` and action mask ``m`` of player ``me``; ``scores`` =
+    (own, opponent); ``track`` = (the kinds whose mask rows are set, the draw sources) for
+    :func:`_update`. ``buf``: scratch of at least 2 x 60 + 128 int64."""
     o[:] = 0.0
     m[:] = 0
     ncol = s[NCOL]
@@ -195,16 +636,31 @@ def _write(
                 o[lay[4] + x] += 1.0
                 seen[x] += 1
     kinds = 10 * ncol
-    o_known = o[lay[5] : lay[5] + kinds]
-    o_mine = o[lay[6] : lay[6] + kinds]
-    o_unseen = o[lay[7] : lay[7] + kinds]
-    k_opp = s[KNOWN + 60 * opp : KNOWN + 60 * opp + kinds]
-    k_me = s[KNOWN + 60 * me : KNOWN + 60 * me + kinds]
     for x in range(kinds):
-        ko = k_opp[x]
-        o_known[x] = ko
-        o_mine[x] = k_me[x]
-        o_unseen[x] = _DECK_COUNT[x] - seen[x] - ko
+        ko = s[KNOWN + 60 * opp + x]
+        o[lay[5] + x] = ko
+        o[lay[6] + x] = s[KNOWN + 60 * me + x]
+        o[lay[7] + x] = _DECK_COUNT[x] - seen[x] - ko
+    _scalars(s, me, -1, last, lay, o, scores)
+    on_move = s[OVER] == 0 and s[TURN] == me
+    if on_move:
+        n = gen_legal(s, buf, False)
+        for j in range(n):
+            m[to_action[buf[j]]] = 1
+    track[0] = _hand_bits(s, me) if on_move else 0
+    track[1] = _sources(s)
+
+
+@njit(cache=True)
+def _scalars(
+    s: np.ndarray, me: int, old: int, last: int, lay: np.ndarray, o: np.ndarray,
+    scores: np.ndarray,
+) -> None:
+    """The last-move and scalar entries (``old``: the last move the row shows, -1 none)."""
+    if old >= 0:
+        o[lay[9] + (1 if old >= 420 else 0)] = 0.0
+        o[lay[10] + (old // 7) % 60] = 0.0
+        o[lay[11] + old % 7] = 0.0
     over = s[OVER] != 0
     if last >= 0:
         by_me = (s[TURN] == me) == over
@@ -214,7 +670,7 @@ def _write(
         o[lay[11] + last % 7] = 1.0
     o[lay[12]] = s[NDECK] / lay[20]
     own = score(s, me)
-    theirs = score(s, opp)
+    theirs = score(s, 1 - me)
     scores[0] = own
     scores[1] = theirs
     o[lay[13]] = own / 100.0
@@ -223,29 +679,309 @@ def _write(
     if s[MAXT] > 0:
         o[lay[17]] = 1.0
         o[lay[18]] = max(s[MAXT] - s[PLY], 0) / s[MAXT]
-    if not over and s[TURN] == me:
-        n = gen_legal(s, buf, False)
-        for j in range(n):
-            m[to_action[buf[j]]] = 1
+
+
+@njit(cache=True, inline="always")
+def _touch(s: np.ndarray, a: int, me: int, kinds: np.ndarray, nk: int) -> int:
+    """Before move ``a``: append the card kinds whose observation cells (for ``me``) it may
+    change to ``kinds[nk:]``; the new count."""
+    draw = a % 7
+    x = a // 7
+    discard = x >= 60
+    kind = x - 60 if discard else x
+    kinds[nk] = kind
+    nk += 1
+    if discard:
+        c = kind // 10
+        n = s[NPILE + c]
+        if n > 0:  # the top it covers
+            kinds[nk] = s[PILE + 12 * c + n - 1]
+            nk += 1
+    if draw == 0:
+        if s[TURN] == me:  # the card drawn: seen now
+            kinds[nk] = s[DECK + s[NDECK] - 1]
+            nk += 1
+    else:
+        col = draw - 1
+        n = s[NPILE + col]
+        kinds[nk] = s[PILE + 12 * col + n - 1]
+        nk += 1
+        if n > 1:  # the card it uncovers
+            kinds[nk] = s[PILE + 12 * col + n - 2]
+            nk += 1
+    return nk
+
+
+@njit(cache=True, inline="always")
+def _obs_kind(s: np.ndarray, me: int, x: int, lay: np.ndarray, o: np.ndarray) -> None:
+    """The eight count cells of card kind ``x`` (hand .. unseen) from the state."""
+    opp = 1 - me
+    c = x // 10
+    k = x % 10
+    h = 0
+    for i in range(8):
+        if s[HAND + 8 * me + i] == x:
+            h += 1
+    q = 6 * me + c
+    r = 6 * opp + c
+    if k == 0:
+        oe = s[WAG + q]
+        pe = s[WAG + r]
+    else:
+        oe = (s[EMASK + q] >> k) & 1
+        pe = (s[EMASK + r] >> k) & 1
+    n = s[NPILE + c]
+    top = 0
+    below = 0
+    if n > 0:
+        if s[PILE + 12 * c + n - 1] == x:
+            top = 1
+        for i in range(n - 1):
+            if s[PILE + 12 * c + i] == x:
+                below += 1
+    ko = s[KNOWN + 60 * opp + x]
+    o[lay[0] + x] = h
+    o[lay[1] + x] = oe
+    o[lay[2] + x] = pe
+    o[lay[3] + x] = top
+    o[lay[4] + x] = below
+    o[lay[5] + x] = ko
+    o[lay[6] + x] = s[KNOWN + 60 * me + x]
+    o[lay[7] + x] = _DECK_COUNT[x] - h - oe - pe - top - below - ko
 
 
 @njit(cache=True)
+def _update(
+    s: np.ndarray, me: int, old: int, last: int, kinds: np.ndarray, nk: int, dirty: int,
+    lay: np.ndarray, o: np.ndarray, m: np.ndarray, scores: np.ndarray, track: np.ndarray,
+) -> None:
+    """Bring a running round's row up to date after moves that touched ``kinds[:nk]`` (and
+    ``me``'s playable cards of the colours in ``dirty``, a kind bitset)."""
+    done = 0
+    for i in range(nk):
+        x = kinds[i]
+        if not (done >> x) & 1:
+            done |= 1 << x
+            _obs_kind(s, me, x, lay, o)
+    _scalars(s, me, old, last, lay, o, scores)
+    kk = lay[19]
+    ns = lay[21]
+    on_move = s[OVER] == 0 and s[TURN] == me
+    hand = _hand_bits(s, me) if on_move else 0
+    srcs = _sources(s)
+    before = track[0]
+    redo = (before ^ hand) | (dirty & hand)
+    if srcs != track[1]:
+        redo |= before | hand
+    while redo:
+        x = _lowest_bit(redo)
+        redo &= redo - 1
+        r0 = x * ns
+        r1 = (kk + x) * ns
+        if (hand >> x) & 1:
+            c = x // 10
+            if playable(_RANK_OF[x], s[TOP + 6 * me + c]):
+                m[r0] = 1
+                for col in range(ns - 1):
+                    m[r0 + 1 + col] = (srcs >> col) & 1
+            else:
+                for j in range(ns):
+                    m[r0 + j] = 0
+            m[r1] = 1
+            for col in range(ns - 1):
+                m[r1 + 1 + col] = 0 if col == c else (srcs >> col) & 1
+        else:
+            for j in range(ns):
+                m[r0 + j] = 0
+                m[r1 + j] = 0
+    track[0] = hand
+    track[1] = srcs
+
+
+# -- one env ----------------------------------------------------------------------------------------
+@njit(cache=True)
 def _reset_one(
     s: np.ndarray, g: int, selfplay: bool, policy: int, seats: np.ndarray, last: np.ndarray,
-    bot_mt: np.ndarray, bot_pos: np.ndarray, r_seat: np.ndarray, r_starter: np.ndarray,
-    r_deal: np.ndarray, r_bot: np.ndarray, ncol: int, max_turns: int,
-    mt: np.ndarray, pos: np.ndarray, cards: np.ndarray, buf: np.ndarray,
-) -> None:
-    deal_cpython(s, ncol, r_deal[g], r_starter[g], max_turns, mt, pos, cards)
-    last[g] = -1
+    bot_mt: np.ndarray, bot_pos: np.ndarray, rngs: np.ndarray, seat_opt: int, starter_opt: int,
+    ncol: int, max_turns: int, mt: np.ndarray, pos: np.ndarray, cards: np.ndarray,
+    buf: np.ndarray,
+) -> bool:
+    """Deal env ``g`` anew from its generator (as ``LostCitiesEnv.reset`` draws: seat,
+    starter, deal seed, bot seed) and let the opponent move first; True if it is the
+    ``net`` opponent's move (to be made by :func:`vec_net_finish`)."""
+    r = rngs[g]
     if not selfplay:
-        seats[g] = r_seat[g]
+        seats[g] = pcg_integers2(r) if seat_opt < 0 else seat_opt
+    starter = pcg_integers2(r) if starter_opt < 0 else starter_opt
+    deal_seed = pcg_integers63(r)
+    last[g] = -1
+    if selfplay:
+        mt_seed(mt, pos, deal_seed)
+    else:
+        bot_seed = pcg_integers63(r)
         if policy == 0:
-            mt_seed(bot_mt[g], bot_pos[g], r_bot[g])
-        while s[OVER] == 0 and s[TURN] != seats[g]:
-            a = _bot_action(s, policy, bot_mt[g], bot_pos[g], buf)
-            apply(s, a)
-            last[g] = a
+            mt_seed2(mt, pos, deal_seed, bot_mt[g], bot_pos[g], bot_seed)
+        else:
+            mt_seed(mt, pos, deal_seed)
+    _deal_seeded(s, ncol, starter, max_turns, mt, pos, cards)
+    if selfplay:
+        return False
+    while s[OVER] == 0 and s[TURN] != seats[g]:
+        if policy == NET:
+            return True
+        a = _bot_action(s, policy, bot_mt[g], bot_pos[g], buf)
+        apply(s, a)
+        last[g] = a
+    return False
+
+
+@njit(cache=True, inline="always")
+def _result(
+    s: np.ndarray, me: int, g: int, margin_reward: bool, rewards: np.ndarray, term: np.ndarray,
+    trunc: np.ndarray,
+) -> None:
+    if s[OVER] == K.OVER_TURN_LIMIT:
+        trunc[g] = True
+    else:
+        term[g] = True
+    d = score(s, me) - score(s, 1 - me)
+    if margin_reward:
+        rewards[g] = d
+    else:
+        rewards[g] = 1.0 if d > 0 else -1.0 if d < 0 else 0.0
+
+
+@njit(cache=True)
+def _step_range(
+    lo: int, hi: int, states: np.ndarray, actions: np.ndarray, to_index: np.ndarray,
+    to_action: np.ndarray, seats: np.ndarray, last: np.ndarray, selfplay: bool, policy: int,
+    bot_mt: np.ndarray, bot_pos: np.ndarray, do_reset: np.ndarray, rngs: np.ndarray,
+    seat_opt: int, ncol: int, max_turns: int, margin_reward: bool, forfeit_reward: float,
+    lay: np.ndarray, obs: np.ndarray, mask: np.ndarray, rewards: np.ndarray, term: np.ndarray,
+    trunc: np.ndarray, illegal: np.ndarray, scores: np.ndarray, player: np.ndarray,
+    track: np.ndarray, need: np.ndarray, feats: np.ndarray,
+) -> None:
+    buf = np.empty(_SCRATCH, np.int64)
+    kinds = buf[_SCRATCH - 32 :]
+    mt = np.empty(624, np.int64)
+    pos = np.empty(2, np.int64)
+    cards = np.empty(72, np.int64)
+    for g in range(lo, hi):
+        s = states[g]
+        rewards[g] = 0.0
+        term[g] = False
+        trunc[g] = False
+        illegal[g] = False
+        need[g] = False
+        whole = True
+        if do_reset[g]:
+            if _reset_one(s, g, selfplay, policy, seats, last, bot_mt, bot_pos, rngs, seat_opt,
+                          -1, ncol, max_turns, mt, pos, cards, buf):
+                need[g] = True
+                net_features(s, 1 - seats[g], feats[g], buf)
+                continue
+        elif s[OVER] == 0:
+            me = s[TURN] if selfplay else seats[g]
+            a = to_index[actions[g]]
+            if not is_legal(s, a):
+                s[OVER] = K.OVER_FORFEIT
+                illegal[g] = True
+                term[g] = True
+                rewards[g] = forfeit_reward
+            else:
+                old = last[g]
+                nk = 0 if selfplay else _touch(s, a, me, kinds, 0)
+                dirty = 0x3FF << (10 * (a // 70)) if a < 420 else 0  # a play: its colour
+                apply(s, a)
+                last[g] = a
+                if not selfplay:
+                    while s[OVER] == 0 and s[TURN] != me:
+                        if policy == NET:
+                            break
+                        b = _bot_action(s, policy, bot_mt[g], bot_pos[g], buf)
+                        nk = _touch(s, b, me, kinds, nk)
+                        apply(s, b)
+                        last[g] = b
+                    if policy == NET and s[OVER] == 0 and s[TURN] != me:
+                        need[g] = True
+                        net_features(s, 1 - me, feats[g], buf)
+                        continue
+                if s[OVER] != 0:
+                    _result(s, me, g, margin_reward, rewards, term, trunc)
+                elif not selfplay:
+                    _update(s, me, old, last[g], kinds, nk, dirty, lay, obs[g], mask[g],
+                            scores[g], track[g])
+                    player[g] = me
+                    whole = False
+        if whole:
+            p = s[TURN] if selfplay else seats[g]
+            player[g] = p
+            _write(s, p, last[g], lay, to_action, obs[g], mask[g], buf, scores[g], track[g])
+
+
+@njit(cache=True)
+def vec_step(
+    states: np.ndarray, actions: np.ndarray, to_index: np.ndarray, to_action: np.ndarray,
+    seats: np.ndarray, last: np.ndarray, selfplay: bool, policy: int,
+    bot_mt: np.ndarray, bot_pos: np.ndarray, do_reset: np.ndarray, rngs: np.ndarray,
+    seat_opt: int, ncol: int, max_turns: int, margin_reward: bool, forfeit_reward: float,
+    lay: np.ndarray, obs: np.ndarray, mask: np.ndarray, rewards: np.ndarray, term: np.ndarray,
+    trunc: np.ndarray, illegal: np.ndarray, scores: np.ndarray, player: np.ndarray,
+    track: np.ndarray, need: np.ndarray, feats: np.ndarray,
+) -> None:
+    """One step of every game, on one thread: games with ``do_reset`` are dealt anew (their
+    action ignored: next-step autoreset; ``seat_opt`` < 0 draws the seat), the others make
+    their action (an illegal one forfeits the round), then the opponent replies until the
+    agent is to move (not in ``selfplay``). Writes each game's reward, termination,
+    truncation, illegal flag, scores (own, opponent), the player observed, and its
+    observation and action mask. With the ``net`` opponent, a game where it is to move
+    gets ``need`` set and its network input in ``feats`` instead (:func:`vec_net_finish`)."""
+    _step_range(0, states.shape[0], states, actions, to_index, to_action, seats, last,
+                selfplay, policy, bot_mt, bot_pos, do_reset, rngs, seat_opt, ncol, max_turns,
+                margin_reward, forfeit_reward, lay, obs, mask, rewards, term, trunc, illegal,
+                scores, player, track, need, feats)
+
+
+@njit(cache=True, parallel=True)
+def vec_step_parallel(
+    states: np.ndarray, actions: np.ndarray, to_index: np.ndarray, to_action: np.ndarray,
+    seats: np.ndarray, last: np.ndarray, selfplay: bool, policy: int,
+    bot_mt: np.ndarray, bot_pos: np.ndarray, do_reset: np.ndarray, rngs: np.ndarray,
+    seat_opt: int, ncol: int, max_turns: int, margin_reward: bool, forfeit_reward: float,
+    lay: np.ndarray, obs: np.ndarray, mask: np.ndarray, rewards: np.ndarray, term: np.ndarray,
+    trunc: np.ndarray, illegal: np.ndarray, scores: np.ndarray, player: np.ndarray,
+    track: np.ndarray, need: np.ndarray, feats: np.ndarray, chunks: int,
+) -> None:
+    """:func:`vec_step` over numba's threads, the batch cut into ``chunks``."""
+    n = states.shape[0]
+    for ch in prange(chunks):
+        _step_range(ch * n // chunks, (ch + 1) * n // chunks, states, actions, to_index,
+                    to_action, seats, last, selfplay, policy, bot_mt, bot_pos, do_reset, rngs,
+                    seat_opt, ncol, max_turns, margin_reward, forfeit_reward, lay, obs, mask,
+                    rewards, term, trunc, illegal, scores, player, track, need, feats)
+
+
+@njit(cache=True)
+def vec_net_finish(
+    states: np.ndarray, rows: np.ndarray, logits: np.ndarray, to_action: np.ndarray,
+    seats: np.ndarray, last: np.ndarray, margin_reward: bool, lay: np.ndarray,
+    obs: np.ndarray, mask: np.ndarray, rewards: np.ndarray, term: np.ndarray,
+    trunc: np.ndarray, scores: np.ndarray, player: np.ndarray, track: np.ndarray,
+) -> None:
+    """The ``net`` opponent's moves in games ``rows`` (``logits[i]``: its policy over the
+    840 moves in game ``rows[i]``), then their results, observations and masks."""
+    buf = np.empty(_SCRATCH, np.int64)
+    for i in range(rows.shape[0]):
+        g = rows[i]
+        s = states[g]
+        me = seats[g]
+        b = _net_choice(s, logits[i], buf)
+        apply(s, b)
+        last[g] = b
+        if s[OVER] != 0:
+            _result(s, me, g, margin_reward, rewards, term, trunc)
+        player[g] = me
+        _write(s, me, b, lay, to_action, obs[g], mask[g], buf, scores[g], track[g])
 
 
 @njit(cache=True)
@@ -266,118 +1002,56 @@ def check_actions(
     return -1
 
 
-@njit(cache=True, parallel=True)
-def vec_step(
-    states: np.ndarray, actions: np.ndarray, to_index: np.ndarray, to_action: np.ndarray,
-    seats: np.ndarray, last: np.ndarray, selfplay: bool, policy: int,
-    bot_mt: np.ndarray, bot_pos: np.ndarray, do_reset: np.ndarray, r_seat: np.ndarray,
-    r_starter: np.ndarray, r_deal: np.ndarray, r_bot: np.ndarray, ncol: int, max_turns: int,
-    margin_reward: bool, forfeit_reward: float, lay: np.ndarray, obs: np.ndarray,
-    mask: np.ndarray, rewards: np.ndarray, term: np.ndarray, trunc: np.ndarray,
-    illegal: np.ndarray, scores: np.ndarray, player: np.ndarray, chunks: int,
-) -> None:
-    """One step of every game: games with ``do_reset`` are dealt anew (their action
-    ignored: next-step autoreset), the others make their action (an illegal one forfeits the
-    round), then the opponent replies until the agent is to move (not in ``selfplay``).
-    Writes each game's reward, termination, truncation, illegal flag, scores (own,
-    opponent), the player observed, and its observation and action mask."""
-    n = states.shape[0]
-    for ch in prange(chunks):
-        lo = ch * n // chunks
-        hi = (ch + 1) * n // chunks
-        buf = np.empty(K.MAX_LEGAL + 64, np.int64)
-        mt = np.empty(624, np.int64)
-        pos = np.empty(1, np.int64)
-        cards = np.empty(72, np.int64)
-        for g in range(lo, hi):
-            s = states[g]
-            rewards[g] = 0.0
-            term[g] = False
-            trunc[g] = False
-            illegal[g] = False
-            if do_reset[g]:
-                _reset_one(s, g, selfplay, policy, seats, last, bot_mt, bot_pos, r_seat,
-                           r_starter, r_deal, r_bot, ncol, max_turns, mt, pos, cards, buf)
-            elif s[OVER] == 0:
-                me = s[TURN] if selfplay else seats[g]
-                a = to_index[actions[g]]
-                if not is_legal(s, a):
-                    s[OVER] = K.OVER_FORFEIT
-                    illegal[g] = True
-                    term[g] = True
-                    rewards[g] = forfeit_reward
-                else:
-                    apply(s, a)
-                    last[g] = a
-                    if not selfplay:
-                        while s[OVER] == 0 and s[TURN] != me:
-                            b = _bot_action(s, policy, bot_mt[g], bot_pos[g], buf)
-                            apply(s, b)
-                            last[g] = b
-                    if s[OVER] != 0:
-                        if s[OVER] == K.OVER_TURN_LIMIT:
-                            trunc[g] = True
-                        else:
-                            term[g] = True
-                        d = score(s, me) - score(s, 1 - me)
-                        if margin_reward:
-                            rewards[g] = d
-                        else:
-                            rewards[g] = 1.0 if d > 0 else -1.0 if d < 0 else 0.0
-            p = s[TURN] if selfplay else seats[g]
-            player[g] = p
-            _write(s, p, last[g], lay, to_action, obs[g], mask[g], buf, scores[g])
-
-
 @njit(cache=True)
 def vec_reset_rows(
     states: np.ndarray, rows: np.ndarray, to_action: np.ndarray, seats: np.ndarray,
     last: np.ndarray, selfplay: bool, policy: int, bot_mt: np.ndarray, bot_pos: np.ndarray,
-    r_seat: np.ndarray, r_starter: np.ndarray, r_deal: np.ndarray, r_bot: np.ndarray,
-    ncol: int, max_turns: int, lay: np.ndarray, obs: np.ndarray, mask: np.ndarray,
-    scores: np.ndarray, player: np.ndarray,
+    rngs: np.ndarray, seat_opt: int, starter_opt: int, ncol: int, max_turns: int,
+    lay: np.ndarray, obs: np.ndarray, mask: np.ndarray, scores: np.ndarray,
+    player: np.ndarray, track: np.ndarray, need: np.ndarray, feats: np.ndarray,
 ) -> None:
-    """Deal the games ``rows`` anew (serially) and write their observations and masks."""
-    buf = np.empty(K.MAX_LEGAL + 64, np.int64)
+    """Deal the games ``rows`` anew (serially; ``seat_opt``, ``starter_opt`` < 0: drawn)
+    and write their observations and masks (or, for the ``net`` opponent to move first,
+    set ``need`` and its input)."""
+    buf = np.empty(_SCRATCH, np.int64)
     mt = np.empty(624, np.int64)
-    pos = np.empty(1, np.int64)
+    pos = np.empty(2, np.int64)
     cards = np.empty(72, np.int64)
     for i in range(rows.shape[0]):
         g = rows[i]
         s = states[g]
-        _reset_one(s, g, selfplay, policy, seats, last, bot_mt, bot_pos, r_seat, r_starter,
-                   r_deal, r_bot, ncol, max_turns, mt, pos, cards, buf)
+        if _reset_one(s, g, selfplay, policy, seats, last, bot_mt, bot_pos, rngs, seat_opt,
+                      starter_opt, ncol, max_turns, mt, pos, cards, buf):
+            need[g] = True
+            net_features(s, 1 - seats[g], feats[g], buf)
+            continue
         p = s[TURN] if selfplay else seats[g]
         player[g] = p
-        _write(s, p, last[g], lay, to_action, obs[g], mask[g], buf, scores[g])
+        _write(s, p, last[g], lay, to_action, obs[g], mask[g], buf, scores[g], track[g])
 
 
-_S23 = np.uint64(23)
-_S17 = np.uint64(17)
-_S26 = np.uint64(26)
-_S32 = np.uint64(32)
+@njit(cache=True, inline="always")
+def _xorshift_below(rng: np.ndarray, n: int) -> int:
+    s1 = rng[0]
+    s0 = rng[1]
+    rng[0] = s0
+    s1 ^= s1 << np.uint64(23)
+    s1 = s1 ^ s0 ^ (s1 >> np.uint64(17)) ^ (s0 >> np.uint64(26))
+    rng[1] = s1
+    return int((((s1 + s0) >> _S32) * np.uint64(n)) >> _S32)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def sample_legal(states: np.ndarray, to_action: np.ndarray, rngs: np.ndarray, out: np.ndarray) -> None:
     """``out[g]`` = a uniformly random legal action (an env action number, through
     ``to_action``) of the player to move in game ``g`` (0 when it is over), drawn from the
     game's xorshift128+ stream ``rngs[g]`` (two uint64, not both zero)."""
-    for g in prange(states.shape[0]):
+    for g in range(states.shape[0]):
         s = states[g]
         if s[OVER] != 0:
             out[g] = 0
             continue
-        buf = np.empty(K.MAX_LEGAL, np.int64)
-        n = gen_legal(s, buf, False)
-        rng = rngs[g]
-        s1 = rng[0]
-        s0 = rng[1]
-        rng[0] = s0
-        s1 ^= s1 << _S23
-        s1 = s1 ^ s0 ^ (s1 >> _S17) ^ (s0 >> _S26)
-        rng[1] = s1
-        out[g] = to_action[buf[int((((s1 + s0) >> _S32) * np.uint64(n)) >> _S32)]]
+        out[g] = to_action[_legal_nth(s, _xorshift_below(rngs[g], _legal_count(s)))]
 
 
 # -- numba's cache: this file inlines and calls kernels.py's and smart.py's code -------------
@@ -393,8 +1067,10 @@ def _stamp() -> str:
 
 
 K.guard_cache(
-    (mt_seed, deal_cpython, _bot_action, _write, _reset_one, check_actions, vec_step,
-     vec_reset_rows, sample_legal),
+    (mt_seed2, mt_seed, mt_next32, _mt_randbelow, _pcg_next64, pcg_integers2, pcg_integers63,
+     _deal_seeded, deal_cpython, _legal_count, _legal_nth, _bot_action, net_features, _net_choice, _write, _scalars,
+     _update, _reset_one, _step_range, vec_step, vec_step_parallel, vec_net_finish,
+     check_actions, vec_reset_rows, sample_legal),
     _stamp(),
     "vector.kernels",
 )

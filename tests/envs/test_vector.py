@@ -270,7 +270,7 @@ def test_registered_as_the_vector_entry_point() -> None:
 def test_the_compiled_deal_is_round_deal(variant: str) -> None:
     s = np.empty(K.STATE_SIZE, np.int32)
     mt = np.empty(624, np.int64)
-    pos = np.empty(1, np.int64)
+    pos = np.empty(2, np.int64)
     cards = np.empty(72, np.int64)
     rng = random.Random(5)
     ncol = 5 if variant == "classic" else 6
