@@ -1,5 +1,5 @@
-"""`lostcities play` driven headless by Textual's pilot: whole rounds by keyboard against a
-real bot, hot-seat privacy, illegal attempts, undo, saved records, and the CLI's errors."""
+"""`lostcities play` driven headless by Textual's pilot: hot-seat privacy, illegal attempts,
+undo, saved records, and the CLI's errors (a whole round by keyboard: test_pilot_round.py)."""
 
 from __future__ import annotations
 
@@ -19,9 +19,8 @@ from lostcities import bots
 from lostcities.bots import Bot
 from lostcities.cards import Card, Color
 from lostcities.cli import main
-from lostcities.presentation import format_score_table
 from lostcities.record import read_records
-from lostcities.rules import Action, Move, PlayerView, Round
+from lostcities.rules import Action, Move, PlayerView
 from lostcities.tui.app import LostCitiesApp
 from lostcities.tui.screens.game import GameScreen
 from lostcities.tui.screens.match_end import MatchEndScreen
@@ -73,43 +72,6 @@ async def play_turn(pilot: Pilot[int], app: LostCitiesApp, rng: random.Random) -
     assert r.history[ply] == move, text_of(app, "#status")
     await settle(pilot)
     return move
-
-
-@pytest.mark.asyncio
-async def test_whole_round_by_keyboard_against_random() -> None:
-    session = Session(opponent="random", rounds=1, seed=11)
-    app = LostCitiesApp(session)
-    rng = random.Random(5)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        r = session.round
-        turns = 0
-        while not r.is_over():
-            assert isinstance(app.screen, GameScreen)
-            # the board shows the person's own view: their hand, sorted, playable marked
-            hand = r.view(0).hand
-            assert [c.card for c in app.screen.query(HandCard) if c.card] == list(hand)
-            await play_turn(pilot, app, rng)
-            turns += 1
-        await pilot.pause()
-        assert turns > 10
-        assert isinstance(app.screen, RoundEndScreen)
-        # the final scores are the core's: replay the same moves on a fresh round
-        check = Round.from_deck(r.deal_order, r.starter, r.variant)
-        for m in r.history:
-            check.push(m)
-        assert check.is_over() and check.scores() == r.scores()
-        a, b = check.scores()
-        assert f"you {a}, random {b}" in text_of(app, "#round-summary")
-        tables = [str(w.content) for w in app.screen.query(".breakdown").results(Static)]
-        assert format_score_table(dict(check.score_breakdown(0))) in tables[0]
-        assert format_score_table(dict(check.score_breakdown(1))) in tables[1]
-        await pilot.press("enter")
-        await pilot.pause()
-        assert isinstance(app.screen, MatchEndScreen)
-        await pilot.press("enter")
-        await pilot.pause()
-    assert app.return_value == 0
 
 
 @pytest.mark.asyncio

@@ -1,0 +1,157 @@
+"""A whole round of the long game at 80x24 by real key presses against the heuristic bot,
+checking issue 15's terminal points on the way: players numbered from 1, the "to move" line
+(and its return after an error), keys that do not clash (``p`` is purple, Enter plays), a
+rejected typed move that clears the box, the help overlay, and the end-of-round screen with
+the core's scores; then the match end."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input, Static
+
+from lostcities.cards import Card, Color
+from lostcities.presentation import format_score_table
+from lostcities.rules import Action, Move, Round
+from lostcities.tui.app import LostCitiesApp
+from lostcities.tui.screens.game import GameScreen
+from lostcities.tui.screens.help import HelpScreen
+from lostcities.tui.screens.match_end import MatchEndScreen
+from lostcities.tui.screens.round_end import RoundEndScreen
+from lostcities.tui.session import Session
+from lostcities.tui.widgets.hand import HandCard
+
+SIZE = (80, 24)
+PLAYER_0 = re.compile(r"\b[Pp]layer 0\b")
+
+
+def text_of(app: LostCitiesApp, selector: str) -> str:
+    return str(app.screen.query_one(selector, Static).content)
+
+
+async def settle(pilot: Pilot[int]) -> None:
+    """Let the bot's worker finish and its message be handled."""
+    for _ in range(50):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = pilot.app.screen
+        if not (isinstance(screen, GameScreen) and screen.phase == "bot"):
+            return
+    raise AssertionError("the bot never answered")
+
+
+def keys_for(move: Move, hand: tuple[Card, ...]) -> list[str]:
+    """The keystrokes of the long game's keyboard flow: the card picked (the first card of
+    the hand is picked already, ``→``/``←`` reach its neighbours, else it is typed: ``p7`` is
+    purple 7), Enter to play or ``d`` to discard, then ``.`` (the draw pile) or a pile's
+    letter."""
+    i = hand.index(move.card)
+    if move.card.color is Color.PURPLE or 1 < i < len(hand) - 1:
+        keys = list(str(move.card))
+    else:
+        keys = [[], ["right"]][i] if i < 2 else ["left"]
+    keys.append("enter" if move.action is Action.PLAY else "d")
+    keys.append("full_stop" if move.draw is None else move.draw.letter)
+    return keys
+
+
+def choose(r: Round, rng: random.Random) -> Move:
+    """Mostly plays drawing from the draw pile (the round ends soon, the expeditions build
+    up), often of a card one key away; now and then anything, purple and the discard piles'
+    cards included."""
+    moves = list(r.legal_moves())
+    hand = r.hands[r.to_move]
+    purple = [m for m in moves if m.card.color is Color.PURPLE or m.draw is Color.PURPLE]
+    plain = [m for m in moves if m.draw is None and m.action is Action.PLAY]
+    near = [m for m in moves if m.draw is None and m.card in (hand[0], hand[1], hand[-1])]
+    x = rng.random()
+    if purple and x < 0.25:
+        return rng.choice(purple)
+    if near and x < 0.6:
+        return rng.choice([m for m in near if m.action is Action.PLAY] or near)
+    return rng.choice(plain if plain and x < 0.9 else moves)
+
+
+@pytest.mark.asyncio
+async def test_a_whole_long_round_by_keys_at_80x24() -> None:
+    session = Session(opponent="heuristic", variant="long", rounds=1, seed=11)
+    app = LostCitiesApp(session)
+    rng = random.Random(3)
+    seen: list[str] = []  # every status and last-move line shown
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        r = session.round
+        box = screen.query_one("#move-input", Input)
+        turn = 0
+        purple_keys = 0
+        while not r.is_over():
+            assert app.screen is screen and screen.phase == "pick"
+            status = text_of(app, "#status")
+            assert status.startswith("Your move"), status  # the "to move" line
+            seen += [status, text_of(app, "#last")]
+            if turn == 0:
+                # the board shows the person's own view: their hand, sorted
+                assert [c.card for c in screen.query(HandCard) if c.card] == list(r.view(0).hand)
+                # a card not in hand, typed: the error numbers players from 1 and clears the box
+                missing = next(c for c in r.variant.deck() if c not in r.hands[0] and not c.is_wager)
+                await pilot.press("colon", *f"-{missing}.", "enter")
+                error = text_of(app, "#status")
+                assert f"{missing} is not in player 1's hand" in error and screen.error
+                assert box.value == "" and not box.has_focus
+                seen.append(error)
+                await pilot.press("colon")  # a fresh box: nothing of the old text
+                assert box.value == "" and box.has_focus
+                await pilot.press("escape")
+            elif turn == 1:
+                # the help overlay: whole inside 80x24, opaque; Esc goes back to the same prompt
+                await pilot.press("question_mark")
+                assert isinstance(app.screen, HelpScreen)
+                help_box = app.screen.query_one("#help-box")
+                assert help_box.region.right <= 80 and help_box.region.bottom <= 24
+                assert app.screen.styles.background.a == 1
+                await pilot.press("escape")
+                assert app.screen is screen and text_of(app, "#status") == status
+            elif turn == 2:
+                # a key error, then any key: the "to move" line comes back
+                await pilot.press("full_stop")
+                assert screen.error
+                seen.append(text_of(app, "#status"))
+                await pilot.press("escape")
+                assert not screen.error and text_of(app, "#status").startswith("Your move")
+            move = choose(r, rng)
+            keys = keys_for(move, r.view(0).hand)
+            if move.card.color is Color.PURPLE:
+                # p picks purple (it does not play): the card is chosen, nothing made yet
+                await pilot.press(*keys[:-2])
+                assert screen.selected_card() == move.card and screen.phase == "pick"
+                keys = keys[-2:]
+                purple_keys += 1
+            ply = r.ply
+            await pilot.press(*keys)
+            assert r.history[ply] == move, text_of(app, "#status")
+            await settle(pilot)
+            turn += 1
+        await pilot.pause()
+        assert turn > 20 and purple_keys > 0
+        assert not [line for line in seen if PLAYER_0.search(line)]
+        # the end-of-round screen: the core's scores and both breakdowns
+        assert isinstance(app.screen, RoundEndScreen)
+        check = Round.from_deck(r.deal_order, r.starter, r.variant)
+        for m in r.history:
+            check.push(m)
+        assert check.is_over() and check.scores() == r.scores()
+        a, b = check.scores()
+        summary = text_of(app, "#round-summary")
+        assert f"Round 1/1 over (draw pile empty): you {a}, heuristic {b}" in summary
+        tables = [str(w.content) for w in app.screen.query(".breakdown").results(Static)]
+        assert format_score_table(dict(check.score_breakdown(0))) in tables[0]
+        assert format_score_table(dict(check.score_breakdown(1))) in tables[1]
+        await pilot.press("enter")
+        assert isinstance(app.screen, MatchEndScreen)
+        await pilot.press("enter")
+    assert app.return_value == 0
