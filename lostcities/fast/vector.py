@@ -77,6 +77,8 @@ __all__ = [
     "POLICIES",
     "check_actions",
     "deal_cpython",
+    "legal_count",
+    "legal_nth",
     "mt_next32",
     "mt_seed",
     "net_features",
@@ -414,7 +416,7 @@ def _sources(s: np.ndarray) -> int:
 
 # -- the opponents ------------------------------------------------------------------------------
 @njit(cache=True)
-def _legal_count(s: np.ndarray) -> int:
+def legal_count(s: np.ndarray) -> int:
     """How many distinct legal moves the player to move has (:func:`gen_legal`'s count,
     from the hand's kinds and the draw sources, without listing them)."""
     p = s[TURN]
@@ -433,7 +435,7 @@ def _legal_count(s: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def _legal_nth(s: np.ndarray, r: int) -> int:
+def legal_nth(s: np.ndarray, r: int) -> int:
     """The ``r``-th distinct legal move in :func:`gen_legal`'s order (the core's)."""
     p = s[TURN]
     srcs = _sources(s)
@@ -465,7 +467,7 @@ def _legal_nth(s: np.ndarray, r: int) -> int:
 @njit(cache=True)
 def _bot_action(s: np.ndarray, policy: int, mt: np.ndarray, pos: np.ndarray, buf: np.ndarray) -> int:
     if policy == 0:
-        return _legal_nth(s, _mt_randbelow(mt, pos, _legal_count(s)))
+        return legal_nth(s, _mt_randbelow(mt, pos, legal_count(s)))
     if policy == 1:
         return int(rollout_action(s))
     return int(smart_action(s))
@@ -1051,7 +1053,7 @@ def sample_legal(states: np.ndarray, to_action: np.ndarray, rngs: np.ndarray, ou
         if s[OVER] != 0:
             out[g] = 0
             continue
-        out[g] = to_action[_legal_nth(s, _xorshift_below(rngs[g], _legal_count(s)))]
+        out[g] = to_action[legal_nth(s, _xorshift_below(rngs[g], legal_count(s)))]
 
 
 # -- numba's cache: this file inlines and calls kernels.py's and smart.py's code -------------
@@ -1068,7 +1070,7 @@ def _stamp() -> str:
 
 K.guard_cache(
     (mt_seed2, mt_seed, mt_next32, _mt_randbelow, _pcg_next64, pcg_integers2, pcg_integers63,
-     _deal_seeded, deal_cpython, _legal_count, _legal_nth, _bot_action, net_features, _net_choice, _write, _scalars,
+     _deal_seeded, deal_cpython, legal_count, legal_nth, _bot_action, net_features, _net_choice, _write, _scalars,
      _update, _reset_one, _step_range, vec_step, vec_step_parallel, vec_net_finish,
      check_actions, vec_reset_rows, sample_legal),
     _stamp(),

@@ -18,7 +18,14 @@ from lostcities.envs.vector import LostCitiesVectorEnv
 from lostcities.fast import kernels as K
 from lostcities.fast.smart import mt_next, smart_action
 from lostcities.fast.state import move_of, state_from_round
-from lostcities.fast.vector import deal_cpython, mt_seed
+from lostcities.fast.vector import (
+    NET_FEATURES,
+    deal_cpython,
+    legal_count,
+    legal_nth,
+    mt_seed,
+    net_features,
+)
 
 VARIANTS = ["classic", "long"]
 
@@ -299,3 +306,62 @@ def test_memory_and_buffers() -> None:
 def test_the_vector_env_refuses_the_achievements_variant_in_one_line() -> None:
     with pytest.raises(ValueError, match="vectorization_mode='sync'"):
         LostCitiesVectorEnv(2, achievements=True)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_net_opponent_equals_the_single_env_against_the_net_bot(variant: str) -> None:
+    n = 4
+    ref = gym.vector.SyncVectorEnv(
+        [lambda: LostCitiesEnv(opponent="net", variant=variant) for _ in range(n)]
+    )
+    vec = LostCitiesVectorEnv(n, opponent="net", variant=variant)
+    o1, _ = ref.reset(seed=40)
+    o2, _ = vec.reset(seed=40)
+    rng = np.random.default_rng(4)
+    ended = 0
+    for step in range(150):
+        _assert_same(step, o1, o2)
+        acts = _actions(o1, rng, step, vec.encoding.num_actions)
+        o1, r1, t1, tr1, _ = ref.step(acts)
+        o2, r2, t2, tr2, _ = vec.step(acts)
+        assert r1.tolist() == r2.tolist(), step
+        assert t1.tolist() == t2.tolist() and tr1.tolist() == tr2.tolist(), step
+        ended += int(t2.sum())
+    assert ended >= 2
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_compiled_network_input_is_features(variant: str) -> None:
+    from lostcities.nn.features import NUM_FEATURES, features
+
+    assert NUM_FEATURES == NET_FEATURES
+    rng = random.Random(8)
+    x = np.empty(NET_FEATURES, np.float64)
+    buf = np.empty(200, np.int64)
+    checked = 0
+    for seed in range(12):
+        r = Round.deal(seed=seed, variant=variant, starter=seed % 2)
+        while not r.is_over():
+            moves = r.legal_moves()
+            # discard-pile draws now and then, so piles, known cards and tops vary
+            draws = [m for m in moves if m.draw is not None]
+            r.push(rng.choice(draws if draws and rng.random() < 0.3 else moves))
+            for p in (0, 1):
+                net_features(state_from_round(r), p, x, buf)
+                want = features(r.view(p))
+                assert np.array_equal(x, want), (seed, r.ply, p, np.flatnonzero(x != want).tolist())
+                checked += 1
+    assert checked > 1000
+
+
+def test_the_bitset_move_count_and_pick_follow_gen_legal() -> None:
+    rng = random.Random(3)
+    buf = np.empty(K.MAX_LEGAL, np.int64)
+    for seed in range(20):
+        r = Round.deal(seed=seed, variant="long" if seed % 2 else "classic")
+        while not r.is_over():
+            s = state_from_round(r)
+            n = K.gen_legal(s, buf, False)
+            assert legal_count(s) == n == len(r.legal_moves())
+            assert [legal_nth(s, i) for i in range(n)] == buf[:n].tolist()
+            r.push(rng.choice(r.legal_moves()))
