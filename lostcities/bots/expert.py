@@ -32,6 +32,11 @@ Options (``expert:time=0.5``, ``expert:iters=4000,top=4``):
              spent stops early, and the budget saved is banked for close decisions later
              in the round, which may spend up to ``spend`` times their budget more
              (default 2); the average over a round stays within ``time``/``iters``;
+``mix``      weight of the network's value in a candidate's score, 0 .. 1 (default 0):
+             ``(1 - mix) * rollouts + mix * value``, the value being the mean over
+             ``vworlds`` sampled worlds (default 16) of the network's value of the position
+             after the candidate, for the opponent then to move, negated (on the
+             rollouts' scale); ``mix=1`` plays no rollouts;
 ``endgame``  with this many cards or fewer left in the draw pile, search every legal move
              (the prior still weighs them) instead of the network's ``top`` (default 0: off).
 
@@ -58,7 +63,9 @@ from lostcities.bots.ismcts import IsmctsBot, fast_engine_available, flat_totals
 from lostcities.bots.net import load_network
 from lostcities.cards import Card, Variant
 from lostcities.nn import Network
+from lostcities.nn.features import NUM_FEATURES, features
 from lostcities.nn.inference import HandInference
+from lostcities.nn.model import VALUE_SCALE
 from lostcities.rules import Move, PlayerView
 
 if TYPE_CHECKING:
@@ -89,6 +96,8 @@ class ExpertBot(Bot):
         control: float = 0.0,
         spend: float = 2.0,
         endgame: int = 0,
+        mix: float = 0.0,
+        vworlds: int = 16,
     ) -> None:
         super().__init__(seed)
         if iters is None and time is None:
@@ -107,7 +116,11 @@ class ExpertBot(Bot):
             raise BotSpecError("invalid bot spec: expert needs control >= 0 and spend >= 0")
         self.time = time
         self.iters = iters
+        if not 0 <= mix <= 1 or vworlds < 1:
+            raise BotSpecError("invalid bot spec: expert needs 0 <= mix <= 1 and vworlds >= 1")
         self.control = control
+        self.mix = mix
+        self.vworlds = vworlds
         self.endgame = endgame
         self.spend = spend
         self.bank = 0.0
@@ -134,7 +147,7 @@ class ExpertBot(Bot):
             "expert", options,
             (
                 "time", "iters", "top", "prior", "scale", "weights", "infer", "guesses",
-                "power", "control", "spend", "endgame",
+                "power", "control", "spend", "endgame", "mix", "vworlds",
             ),
         )
         t = o.number("time", math.nan)
@@ -154,6 +167,8 @@ class ExpertBot(Bot):
             control=o.number("control", 0.0, minimum=0),
             spend=o.number("spend", 2.0, minimum=0),
             endgame=o.whole("endgame", 0, minimum=0) or 0,
+            mix=o.number("mix", 0.0, minimum=0),
+            vworlds=o.whole("vworlds", 16, minimum=1) or 16,
         )
 
     def restart(self, variant: Variant, seat: int) -> None:
@@ -215,6 +230,10 @@ class ExpertBot(Bot):
         if k == 1:
             self.last_iterations = 0
             return cands[0]
+        values = self.values_after(view, cands) if self.mix > 0 else None
+        if values is not None and self.mix >= 1:
+            self.last_iterations = 0
+            return self._best(cands, probs, values)
         max_worlds = None if self.iters is None else -(-self.iters // k)
         # the compiled engine plays the classic game: goal games are played out in Python,
         # whose rollouts claim and score the goals (the network's candidates know none)
@@ -251,8 +270,46 @@ class ExpertBot(Bot):
                     break
         self.last_iterations = worlds * k
         w = max(worlds, 1)
-        score = [sums[j] / w + self.prior * math.log(max(probs[j], 1e-12)) for j in range(k)]
-        return cands[max(range(k), key=lambda j: (score[j], -j))]
+        means = [x / w for x in sums]
+        if values is not None:
+            means = [(1 - self.mix) * m + self.mix * v for m, v in zip(means, values, strict=True)]
+        return self._best(cands, probs, means)
+
+    def _best(self, cands: list[Move], probs: list[float], means: list[float]) -> Move:
+        score = [means[j] + self.prior * math.log(max(probs[j], 1e-12)) for j in range(len(cands))]
+        return cands[max(range(len(cands)), key=lambda j: (score[j], -j))]
+
+    def values_after(self, view: PlayerView, cands: list[Move]) -> list[float]:
+        """Each candidate's mean value for the viewer over ``vworlds`` sampled worlds: the
+        network's value of the position after it for the opponent then to move, negated,
+        or the round's result where it ends; on the rollouts' reward scale
+        (``tanh(margin / scale)``)."""
+        sampler = view.sampler()
+        me = view.player
+        k = len(cands)
+        x = np.zeros((self.vworlds * k, NUM_FEATURES))
+        exact: dict[int, float] = {}
+        sign = np.ones(self.vworlds * k)
+        row = 0
+        for _ in range(self.vworlds):
+            world = sampler.sample(self.rng)
+            for m in cands:
+                r = world.copy()
+                r.push_unchecked(m)
+                if r.is_over():
+                    a, b = r.scores()[me], r.scores()[me ^ 1]
+                    exact[row] = math.tanh((a - b) / self.scale)
+                else:
+                    features(r.view(r.to_move), out=x[row])
+                    sign[row] = 1.0 if r.to_move == me else -1.0
+                row += 1
+        _, v = self.network.forward(x)
+        # the network's value is tanh(margin / VALUE_SCALE): put it on the rollouts' scale
+        margin = VALUE_SCALE * np.arctanh(np.clip(v, -0.999999, 0.999999))
+        out = np.tanh(margin / self.scale) * sign
+        for i, e in exact.items():
+            out[i] = e
+        return [float(t) for t in out.reshape(self.vworlds, k).mean(axis=0)]
 
     def _controlled(
         self, view: PlayerView, cands: list[Move], probs: list[float],

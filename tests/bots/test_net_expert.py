@@ -162,3 +162,36 @@ def test_endgame_searches_every_legal_move_when_the_draw_pile_is_small() -> None
     with pytest.raises(BotSpecError):
         make("expert:control=-1")
     assert make("expert:endgame=4,control=1.5,spend=1").endgame == 4  # type: ignore[attr-defined]
+
+
+def test_value_mix_scores_candidates_by_the_networks_value_after_them() -> None:
+    import math
+
+    from lostcities.nn.model import VALUE_SCALE
+
+    r = _positions("classic")[1]
+    view = r.view(r.to_move)
+    bot = ExpertBot(iters=200, seed=4, mix=1.0, vworlds=3)
+    cands, _ = bot.candidates(view)
+    rng = random.Random()
+    rng.setstate(bot.rng.getstate())
+    values = bot.values_after(view, cands)
+    # by hand: the same worlds, the opponent's value after each candidate, negated,
+    # moved from the network's scale (30 points) to the rollouts' (15)
+    net = default_network()
+    want = np.zeros(len(cands))
+    sampler = view.sampler()
+    for _ in range(3):
+        world = sampler.sample(rng)
+        for j, m in enumerate(cands):
+            after = world.copy()
+            after.push(m)
+            assert after.to_move != view.player and not after.is_over()
+            v = float(net.forward(features(after.view(after.to_move))[None, :])[1][0])
+            want[j] -= math.tanh(VALUE_SCALE * math.atanh(v) / 15.0) / 3
+    assert values == pytest.approx(list(want))
+    # mix=1: no rollouts, the best value (plus the prior), reproducibly
+    move = ExpertBot(iters=200, seed=4, mix=1.0, vworlds=8).choose(view)
+    assert move in cands and move == ExpertBot(iters=200, seed=4, mix=1.0, vworlds=8).choose(view)
+    with pytest.raises(BotSpecError):
+        make("expert:mix=2")
