@@ -146,7 +146,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(prefix="lc-leak-", dir=getattr(args, "tmp", None) or ("/dev/shm" if os.path.isdir("/dev/shm") else None)))
     db = f"sqlite:///{tmp / 'leaks.db'}"
     server = Server(db, free_port(), tmp / "server.log", {"LOSTCITIES_BOT_EXECUTOR": "thread"})
-    server.start()
+    server.start(timeout=600)  # a loaded machine can take minutes to start it
     store = GameStore(db)
     base = server.url
     ws_url = base.replace("http", "ws", 1)
