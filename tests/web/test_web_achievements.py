@@ -1,5 +1,5 @@
 """The achievements variant in the web app: chosen at creation, the goals and claims in the
-state JSON, kept by the store and the record."""
+state JSON, kept by the store and the record, and frame by frame in the replay."""
 
 from __future__ import annotations
 
@@ -89,3 +89,26 @@ def test_a_computer_goal_game_and_bad_input(client: Any) -> None:
     assert len(st["view"]["goals"]) == 5
     bad = client.post("/api/games", json={"opponent": "friend", "achievements": "lots"})
     assert bad.status_code == 422
+
+
+def test_the_replay_shows_the_goals_and_their_claims(client: Any) -> None:
+    # each frame as the tables saw it: the goal cards, who holds each, scores with goal points
+    gid, *tokens = friend_game(client, achievements=True)
+    states = _play_out(client, gid, tokens)
+    summary = states[-1]["match"]["rounds"][0]
+    replay = client.get(f"/api/games/{gid}/replay").json()
+    frames = replay["rounds"][0]["frames"]
+    assert len(frames) == len(states)  # the deal and one frame per move
+    ids = [g["id"] for g in summary["goals"]]
+    for f, s in zip(frames[:-1], states[:-1], strict=True):  # as each table saw it
+        assert [g["id"] for g in f["goals"]] == ids
+        assert [g["claimed_by"] for g in f["goals"]] == [g["claimed_by"] for g in s["view"]["goals"]]
+        assert f["scores"] == s["view"]["scores"]
+    assert [g["claimed_by"] for g in frames[-1]["goals"]] == [g["claimed_by"] for g in summary["goals"]]
+    assert frames[-1]["scores"] == summary["scores"]
+    assert any(g["claimed_by"] is not None for g in frames[-1]["goals"])
+    # a classic game's frames have none
+    gid, *tokens = friend_game(client)
+    _play_out(client, gid, tokens)
+    frames = client.get(f"/api/games/{gid}/replay").json()["rounds"][0]["frames"]
+    assert all(f["goals"] == [] for f in frames)
