@@ -106,6 +106,9 @@ class Server:
                     return
             except OSError:
                 time.sleep(0.05)
+        self.proc.kill()  # not left running when it did not start in time
+        self.proc.wait(10)
+        self.proc = None
         raise RuntimeError("server did not start")
 
     def kill(self) -> set[int]:

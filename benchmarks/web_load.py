@@ -180,6 +180,8 @@ def start_server(
             if proc.poll() is not None:
                 raise SystemExit(f"server exited: {proc.stderr.read().decode() if proc.stderr else ''}") from None
             time.sleep(0.2)
+    proc.kill()  # not left running when it did not start in time
+    proc.wait(10)
     raise SystemExit("server did not start")
 
 
