@@ -59,20 +59,19 @@ def keys_for(move: Move, hand: tuple[Card, ...]) -> list[str]:
 
 
 def choose(r: Round, rng: random.Random) -> Move:
-    """Mostly plays drawing from the draw pile (the round ends soon, the expeditions build
-    up), often of a card one key away; now and then anything, purple and the discard piles'
-    cards included."""
+    """Mostly a play drawing from the draw pile (the round ends soon, the expeditions build
+    up), often of a card one key away or of purple; now and then a discard pile's card."""
     moves = list(r.legal_moves())
     hand = r.hands[r.to_move]
-    purple = [m for m in moves if m.card.color is Color.PURPLE or m.draw is Color.PURPLE]
-    plain = [m for m in moves if m.draw is None and m.action is Action.PLAY]
-    near = [m for m in moves if m.draw is None and m.card in (hand[0], hand[1], hand[-1])]
+    blind = [m for m in moves if m.draw is None]
+    purple = [m for m in blind if m.card.color is Color.PURPLE]
+    near = [m for m in blind if m.card in (hand[0], hand[1], hand[-1])]
+    piles = [m for m in moves if m.draw is not None]
     x = rng.random()
-    if purple and x < 0.25:
-        return rng.choice(purple)
-    if near and x < 0.6:
-        return rng.choice([m for m in near if m.action is Action.PLAY] or near)
-    return rng.choice(plain if plain and x < 0.9 else moves)
+    for pool, below in ((purple, 0.25), (piles, 0.33), (near, 0.85)):
+        if pool and x < below:
+            return rng.choice([m for m in pool if m.action is Action.PLAY] or pool)
+    return rng.choice(blind)
 
 
 @pytest.mark.asyncio
@@ -137,7 +136,9 @@ async def test_a_whole_long_round_by_keys_at_80x24() -> None:
             await settle(pilot)
             turn += 1
         await pilot.pause()
-        assert turn > 20 and purple_keys > 0
+        assert turn > 20 and purple_keys > 0 and any(
+            m.draw is not None for i, m in enumerate(r.history) if r.starter ^ (i & 1) == 0
+        )
         assert not [line for line in seen if PLAYER_0.search(line)]
         # the end-of-round screen: the core's scores and both breakdowns
         assert isinstance(app.screen, RoundEndScreen)
