@@ -186,6 +186,14 @@ def test_server_errors_and_goal_cards_in_the_readers_language(browser: Any, serv
     assert any(name != english[gid].name for gid, name, _ in shown)
     # a WebSocket error reads the same way (the table's socket errors go through LC.errorText)
     assert page.evaluate("() => LC.errorText('not_your_turn', 'it is not your turn')") == "ce n'est pas votre tour"
+    # resigning: the round's forfeit reason ("resigned") and its goal results read in French
+    page.on("dialog", lambda d: d.accept())
+    page.click("#game-buttons .danger")
+    page.wait_for_selector("#modal:not(.hidden)")
+    assert page.inner_text("#modal-result").endswith("(abandon)"), page.inner_text("#modal-result")
+    results = page.inner_text("#modal-board .goal-results")
+    assert "(course)" in results or "(fin de manche)" in results
+    assert not any(english[gid].name in results for gid, _, _ in shown if english[gid].name not in {"Grand Tour"})
     assert not errors, errors
     fr.close()
 
