@@ -123,7 +123,7 @@ class GameScreen(Screen[None]):
     class HintReady(Message):
         """The hint's worker finished (``text``: the hint in words, or why there is none)."""
 
-        def __init__(self, key: tuple[int, int], text: str, ok: bool) -> None:
+        def __init__(self, key: tuple[int, int, int], text: str, ok: bool) -> None:
             super().__init__()
             self.key = key
             self.text = text
@@ -610,10 +610,16 @@ class GameScreen(Screen[None]):
             self.set_prompt("a hint is for your turn", error=True)
             return
         self.set_prompt("asking the engine…")
-        self.find_hint(s.view(), (s.round_index, s.round.ply))
+        self.find_hint(s.view(), self._position_key())
+
+    def _position_key(self) -> tuple[int, int, int]:
+        """Which position a hint is for: the round, the ply and the undos so far (after a
+        take-back the same ply is another position)."""
+        s = self.session
+        return (s.round_index, s.round.ply, len(s.undos))
 
     @work(thread=True, exclusive=True, group="hint", exit_on_error=False)
-    def find_hint(self, view: PlayerView, key: tuple[int, int]) -> None:
+    def find_hint(self, view: PlayerView, key: tuple[int, int, int]) -> None:
         """The analysis of ``view`` (the person's own view only) on a thread."""
         try:
             a = make(DEFAULT_BOT).analyse(view, worlds=DEFAULT_WORLDS, seed=key[0] * 1000 + key[1])
@@ -629,7 +635,7 @@ class GameScreen(Screen[None]):
 
     def on_game_screen_hint_ready(self, msg: GameScreen.HintReady) -> None:
         s = self.session
-        if msg.key != (s.round_index, s.round.ply) or self.phase not in ("pick", "draw"):
+        if msg.key != self._position_key() or self.phase not in ("pick", "draw"):
             return  # the position moved on
         if msg.ok:
             s.hints += 1
