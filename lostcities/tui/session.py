@@ -26,12 +26,14 @@ from lostcities.match import Match, check_tie_break
 from lostcities.referee import Referee
 from lostcities.rules import Move, PlayerView, Round, Termination
 
-__all__ = ["BOT_SEAT", "HUMAN_SEAT", "Session", "UndoError", "UndoRecord", "bot_name", "number_players"]
+__all__ = ["BOT_SEAT", "DREW_BLIND", "HUMAN_SEAT", "Session", "UndoError", "UndoRecord", "bot_name", "number_players"]
 
 HUMAN_SEAT = 0
 """The person's seat in a game against a bot."""
 BOT_SEAT = 1
 """The bot's seat in a game against a bot."""
+DREW_BLIND = "your move drew from the draw pile: you saw a hidden card"
+"""Why a move that drew from the draw pile is never undone (the referee's no-information rule)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -252,10 +254,17 @@ class Session:
             return "nothing to undo"
         if self.round.is_over():
             return "the round is over"
-        if self.bot_to_move():
-            return self.referee.undo_blocker(HUMAN_SEAT)  # e.g. a draw from the draw pile
-        why = self.referee.take_back_blocker(HUMAN_SEAT)
-        return "nothing to undo" if why == "nothing to take back" else why
+        thinking = self.bot_to_move()
+        ref = self.referee
+        why = ref.undo_blocker(HUMAN_SEAT) if thinking else ref.take_back_blocker(HUMAN_SEAT)
+        if why is None:
+            return None
+        history = self.round.history
+        if len(history) < (1 if thinking else 2):
+            return "nothing to undo"
+        if history[-1 if thinking else -2].draw is None:
+            return DREW_BLIND  # the referee's rule, in a line that fits the status line
+        return why
 
     def undo(self) -> tuple[Move, ...]:
         """Take back the person's last move: alone while the bot thinks, or together with the

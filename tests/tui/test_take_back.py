@@ -20,7 +20,7 @@ from lostcities.tui.app import LostCitiesApp
 from lostcities.tui.records import build_record, write
 from lostcities.tui.screens.game import GameScreen
 from lostcities.tui.screens.match_end import match_summary
-from lostcities.tui.session import BOT_SEAT, HUMAN_SEAT, Session
+from lostcities.tui.session import BOT_SEAT, DREW_BLIND, HUMAN_SEAT, Session
 
 BLIND = "take-back is not allowed after drawing from the draw pile: the card drawn was hidden"
 
@@ -94,7 +94,7 @@ def test_a_take_back_restores_both_moves_and_marks_the_game_assisted() -> None:
     r = s.start_round()
     first = s.human_move(blind(r))
     s.bot_move(r.legal_moves()[0])
-    assert s.undo_blocker() == BLIND
+    assert s.undo_blocker() == DREW_BLIND
     assert not s.assisted and "Assisted" not in build_record(s).tags
     hands, deck = r.hands, r.deck_size
     mine = s.human_move(public(r))
@@ -120,7 +120,7 @@ def test_a_take_back_restores_both_moves_and_marks_the_game_assisted() -> None:
     assert back.rounds[0].comments == rec.rounds[0].comments
     assert "Assisted (2 hints, 1 take-backs): a casual game." in match_summary(s)
     # the move before drew from the draw pile: no second take-back
-    assert s.undo_blocker() == BLIND
+    assert s.undo_blocker() == DREW_BLIND
     s.close()
 
 
@@ -148,7 +148,8 @@ async def test_u_on_your_turn_takes_back_your_move_and_the_reply() -> None:
         screen.commit(blind(r))
         await settle()
         await pilot.press("u")  # the move drew from the draw pile: one line says why
-        assert status() == f"cannot undo: {BLIND}" and r.ply == 2 and screen.error
+        assert status() == f"cannot undo: {DREW_BLIND}" and r.ply == 2 and screen.error
+        assert len(status()) <= 78  # the whole reason fits the status line
         await pilot.press("right")
         mine = public(r)
         screen.commit(mine)
