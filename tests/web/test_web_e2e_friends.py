@@ -194,6 +194,19 @@ def test_server_errors_and_goal_cards_in_the_readers_language(browser: Any, serv
     results = page.inner_text("#modal-board .goal-results")
     assert "(course)" in results or "(fin de manche)" in results
     assert not any(english[gid].name in results for gid, _, _ in shown if english[gid].name not in {"Grand Tour"})
+    # the calculator's reasons (the CLI's words on the server) read in French too
+    page.goto(server.url + "/calculator")
+    page.wait_for_selector(".calc-row[data-color=b]")
+    page.fill(".calc-row[data-color=b] input", "5,3")
+    page.wait_for_function("() => document.querySelector('#calc-error').textContent.includes('plus bas')")
+    assert page.inner_text("#calc-error").startswith("expédition bleue : ")
+    page.fill(".calc-row[data-color=b] input", "")
+    page.click("label:has(input[name=mode][value=totals])")
+    page.fill("input[name=b-sum]", "12")
+    page.fill("input[name=b-wagers]", "0")
+    page.fill("input[name=b-cards]", "5")
+    page.wait_for_function("() => document.querySelector('#calc-error').textContent.includes('12')")
+    assert "5 cartes numérotées ne peuvent pas faire 12 (leur somme va de 20 à 40)" in page.inner_text("#calc-error")
     assert not errors, errors
     fr.close()
 

@@ -149,9 +149,40 @@
     }
     const key = JSON.stringify(body);
     if (cache.has(key)) return cache.get(key);
-    const p = LC.api("POST", "/api/score", body).then((r) => ({ ok: true, r }), (e) => ({ ok: false, error: e.message }));
+    const p = LC.api("POST", "/api/score", body).then((r) => ({ ok: true, r }), (e) => ({ ok: false, error: e.code === "invalid" ? errorText(e.message) : e.message }));
     cache.set(key, p);
     return p;
+  }
+
+  // the CLI's reasons for bad input (lostcities score, lostcities/scoring.py) in the page's
+  // language; English pages keep the CLI's own words, and a reason not known here too
+  const REASONS = [
+    [/^(\w+) is lower than the previous card (\w+);/, (m) => t("calc.err.lower", { card: LC.cardLabel(m[1]), prev: LC.cardLabel(m[2]) })],
+    [/^(\w+) is repeated;/, (m) => t("calc.err.repeated", { card: LC.cardLabel(m[1]) })],
+    [/^wager (\w+) after the number card (\w+);/, (m) => t("calc.err.wager_late", { prev: LC.cardLabel(m[2]) })],
+    [/^more than 3 \w+ wagers$/, () => t("calc.err.wagers")],
+    [/^card /, () => t("calc.err.card")],
+    [/^\w+ is -?\d+ \(negative numbers are not allowed\)$/, () => t("calc.err.negative")],
+    [/^\d+ wagers \(a colour has 3\)$/, () => t("calc.err.totals_wagers")],
+    [/^\d+ cards \(a colour has (\d+):/, (m) => t("calc.err.totals_cards", { max: Number(m[1]) })],
+    [/^\d+ wagers? but only \d+ cards?/, () => t("calc.err.wagers_cards")],
+    [/^\d+ number cards with \d+ wagers/, () => t("calc.err.numbers")],
+    [/^a sum of (\d+) but no cards$/, (m) => t("calc.err.sum_no_cards", { sum: Number(m[1]) })],
+    [/^a sum of (\d+) but the \d+ cards? (are|is a) wagers?$/, (m) => t("calc.err.sum_wagers", { sum: Number(m[1]) })],
+    [/^(\d+) number cards? cannot sum to (\d+) \(\d+ different ranks? from 2\.\.10 sum to (\d+)\.\.(\d+)\)$/,
+      (m) => t("calc.err.sum_range", { n: Number(m[1]), sum: Number(m[2]), low: Number(m[3]), high: Number(m[4]) })],
+    [/^\w+ '.*' is not a whole number$/, () => t("calc.err.not_number")],
+  ];
+  function errorText(message) {
+    if (LC.LANG === "en" || !message) return message;
+    if (message.startsWith("invalid achievements")) return t("calc.err.achievements");
+    const m = /^invalid (?:expedition|totals) '(\w)[^']*': (.*)$/.exec(message);
+    if (!m) return message;
+    for (const [re, say] of REASONS) {
+      const r = re.exec(m[2]);
+      if (r) return t("calc.err.where", { exp: LC.PILE_NAMES[m[1]] || m[1], reason: say(r) });
+    }
+    return message;
   }
 
   let timer = null;
