@@ -247,6 +247,9 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
         self._chunks = max(1, min(n // _ENVS_PER_CHUNK, 8 * numba.get_num_threads()))
         self._seat_opt = -1 if seat is None else seat
         self._sample_rng = np.zeros((n, 2), np.uint64)
+        # sample_legal_actions' next draws, made in the step's pass (once it has been called)
+        self._pre = np.zeros(0, np.int64)
+        self._fresh = False
 
     # -- Gymnasium API ---------------------------------------------------------------------
 
@@ -297,7 +300,9 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
             if s is not None or not self._seeded[i]:
                 V.pcg_state(seeding.np_random(None if s is None else int(s))[0], self._rngs[i])
                 self._seeded[i] = True
+        fresh = self._fresh or len(rows) == n
         self._reset_rows(rows, -1 if seat is None else seat, -1 if starter is None else starter)
+        self._fresh = fresh and len(self._pre) == n
         self._dealt = True
         self._autoreset[rows] = False
         self._rewards[rows] = 0.0
@@ -352,13 +357,14 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
             self._seat_opt, self.variant.num_colors, self.max_turns or 0,
             self.reward_mode == "margin", self._forfeit_reward, self._layout, self._obs,
             self._mask, self._rewards, self._term, self._trunc, self._illegal, self._scores,
-            self._player, self._track, self._need, self._feats,
+            self._player, self._track, self._need, self._feats, self._sample_rng, self._pre,
         )
         if self._parallel:
             V.vec_step_parallel(*args, self._chunks)
         else:
             V.vec_step(*args)
         self._net_moves()
+        self._fresh = len(self._pre) == n
         np.logical_or(self._term, self._trunc, out=self._autoreset)
         info = self._info()
         if mode is AutoresetMode.SAME_STEP and self._autoreset.any():
@@ -386,12 +392,22 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
     def sample_legal_actions(self, seed: int | None = None) -> npt.NDArray[np.int64]:
         """A uniformly random legal action per env (0 for an ended one), drawn in compiled
         code from the env's own sampling streams (``seed`` reseeds them), for baselines and
-        benchmarks: sampling 4,096 masks in NumPy costs more than a step."""
+        benchmarks: sampling 4,096 masks in NumPy costs more than a step. Once called, each
+        step draws the next ones for the new positions in its own pass over the games (while
+        they are in cache), and the first call after it returns those; a second call at the
+        same positions draws again."""
+        n = self.num_envs
         if seed is not None or not self._sample_rng.any():
-            st = np.random.SeedSequence(seed).generate_state(2 * self.num_envs, np.uint64)
-            self._sample_rng[:] = st.reshape(self.num_envs, 2)
+            st = np.random.SeedSequence(seed).generate_state(2 * n, np.uint64)
+            self._sample_rng[:] = st.reshape(n, 2)
             self._sample_rng[self._sample_rng[:, 0] == 0, 0] = 1
-        out = np.empty(self.num_envs, np.int64)
+            self._fresh = False
+        if len(self._pre) != n:
+            self._pre = np.zeros(n, np.int64)
+        if self._fresh:
+            self._fresh = False
+            return self._pre.copy()
+        out = np.empty(n, np.int64)
         V.sample_legal(self.states, self._to_action, self._sample_rng, out)
         return out
 
@@ -413,7 +429,8 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
             self.states, rows, self._to_action, self._seats, self._last, self._selfplay,
             self._policy, self._bot_mt, self._bot_pos, self._rngs, seat, starter,
             self.variant.num_colors, self.max_turns or 0, self._layout, self._obs, self._mask,
-            self._scores, self._player, self._track, self._need, self._feats,
+            self._scores, self._player, self._track, self._need, self._feats, self._sample_rng,
+            self._pre,
         )
         self._net_moves()
 
@@ -427,6 +444,7 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
             self.states, rows, np.ascontiguousarray(logits), self._to_action, self._seats,
             self._last, self.reward_mode == "margin", self._layout, self._obs, self._mask,
             self._rewards, self._term, self._trunc, self._scores, self._player, self._track,
+            self._sample_rng, self._pre,
         )
         self._need[:] = False
 

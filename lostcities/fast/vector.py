@@ -127,53 +127,38 @@ _MT_INIT = _init_genrand(19650218)  # init_by_array's start, the same for every 
 
 # -- CPython's Mersenne Twister (any integer array of 624 words; pos: next word, ready) -----
 @njit(cache=True, inline="always")
-def _seed_step1(mt: np.ndarray, i: int, key: int, j: int) -> None:
-    prev = mt[i - 1]
-    mt[i] = ((mt[i] ^ (((prev ^ (prev >> 30)) * 1664525) & _M32)) + key + j) & _M32
-
-
-@njit(cache=True, inline="always")
-def _seed_step2(mt: np.ndarray, i: int) -> None:
-    prev = mt[i - 1]
-    mt[i] = ((mt[i] ^ (((prev ^ (prev >> 30)) * 1566083941) & _M32)) - i) & _M32
+def _keys(seed: int) -> tuple[int, int]:
+    """What ``init_by_array`` adds at even and odd steps of its first loop (key word + j)."""
+    lo = seed & _M32
+    hi = (seed >> 32) & _M32
+    return lo, (hi + 1 if hi != 0 else lo)
 
 
 @njit(cache=True)
 def mt_seed2(a: np.ndarray, pa: np.ndarray, sa: int, b: np.ndarray, pb: np.ndarray, sb: int) -> None:
-    """:func:`mt_seed` of two generators at once (the two dependency chains interleave)."""
-    a[:] = _MT_INIT
-    b[:] = _MT_INIT
-    ka0 = sa & _M32
-    ka1 = (sa >> 32) & _M32
-    kb0 = sb & _M32
-    kb1 = (sb >> 32) & _M32
-    la = 2 if ka1 != 0 else 1
-    lb = 2 if kb1 != 0 else 1
-    i = 1
-    ja = 0
-    jb = 0
-    for _ in range(624):
-        _seed_step1(a, i, ka0 if ja == 0 else ka1, ja)
-        _seed_step1(b, i, kb0 if jb == 0 else kb1, jb)
-        i += 1
-        ja += 1
-        jb += 1
-        if i >= 624:
-            a[0] = a[623]
-            b[0] = b[623]
-            i = 1
-        if ja >= la:
-            ja = 0
-        if jb >= lb:
-            jb = 0
-    for _ in range(623):
-        _seed_step2(a, i)
-        _seed_step2(b, i)
-        i += 1
-        if i >= 624:
-            a[0] = a[623]
-            b[0] = b[623]
-            i = 1
+    """:func:`mt_seed` of two generators at once (their dependency chains interleave)."""
+    ea, oa = _keys(sa)
+    eb, ob = _keys(sb)
+    x = _MT_INIT[0]
+    y = x
+    for i in range(1, 624):  # the first loop; the previous word is kept in a register
+        ka = ea if i & 1 else oa
+        kb = eb if i & 1 else ob
+        x = ((_MT_INIT[i] ^ ((x ^ (x >> 30)) * 1664525)) + ka) & _M32
+        y = ((_MT_INIT[i] ^ ((y ^ (y >> 30)) * 1664525)) + kb) & _M32
+        a[i] = x
+        b[i] = y
+    x = ((a[1] ^ ((x ^ (x >> 30)) * 1664525)) + oa) & _M32  # wrapped: step 624 is odd
+    y = ((b[1] ^ ((y ^ (y >> 30)) * 1664525)) + ob) & _M32
+    a[1] = x
+    b[1] = y
+    for i in range(2, 624):
+        x = ((a[i] ^ ((x ^ (x >> 30)) * 1566083941)) - i) & _M32
+        y = ((b[i] ^ ((y ^ (y >> 30)) * 1566083941)) - i) & _M32
+        a[i] = x
+        b[i] = y
+    a[1] = ((a[1] ^ ((x ^ (x >> 30)) * 1566083941)) - 1) & _M32
+    b[1] = ((b[1] ^ ((y ^ (y >> 30)) * 1566083941)) - 1) & _M32
     a[0] = 0x80000000
     b[0] = 0x80000000
     pa[0] = 624
@@ -189,27 +174,17 @@ def mt_seed(mt: np.ndarray, pos: np.ndarray, seed: int) -> None:
     """``random.Random(seed)``'s state for a whole number ``0 <= seed < 2**64`` (CPython's
     ``init_by_array`` over the seed's 32-bit words); ``pos`` of one entry (for
     :func:`lostcities.fast.smart.mt_next`) or two (for :func:`mt_next32`)."""
-    mt[:] = _MT_INIT
-    lo = seed & _M32
-    hi = (seed >> 32) & _M32
-    klen = 2 if hi != 0 else 1
-    i = 1
-    j = 0
-    for _ in range(624):
-        _seed_step1(mt, i, lo if j == 0 else hi, j)
-        i += 1
-        j += 1
-        if i >= 624:
-            mt[0] = mt[623]
-            i = 1
-        if j >= klen:
-            j = 0
-    for _ in range(623):
-        _seed_step2(mt, i)
-        i += 1
-        if i >= 624:
-            mt[0] = mt[623]
-            i = 1
+    even, odd = _keys(seed)
+    x = _MT_INIT[0]
+    for i in range(1, 624):
+        x = ((_MT_INIT[i] ^ ((x ^ (x >> 30)) * 1664525)) + (even if i & 1 else odd)) & _M32
+        mt[i] = x
+    x = ((mt[1] ^ ((x ^ (x >> 30)) * 1664525)) + odd) & _M32
+    mt[1] = x
+    for i in range(2, 624):
+        x = ((mt[i] ^ ((x ^ (x >> 30)) * 1566083941)) - i) & _M32
+        mt[i] = x
+    mt[1] = ((mt[1] ^ ((x ^ (x >> 30)) * 1566083941)) - 1) & _M32
     mt[0] = 0x80000000
     pos[0] = 624
     if pos.shape[0] > 1:
@@ -861,8 +836,9 @@ def _step_range(
     seat_opt: int, ncol: int, max_turns: int, margin_reward: bool, forfeit_reward: float,
     lay: np.ndarray, obs: np.ndarray, mask: np.ndarray, rewards: np.ndarray, term: np.ndarray,
     trunc: np.ndarray, illegal: np.ndarray, scores: np.ndarray, player: np.ndarray,
-    track: np.ndarray, need: np.ndarray, feats: np.ndarray,
+    track: np.ndarray, need: np.ndarray, feats: np.ndarray, srng: np.ndarray, pre: np.ndarray,
 ) -> None:
+    presample = pre.shape[0] == states.shape[0]
     buf = np.empty(_SCRATCH, np.int64)
     kinds = buf[_SCRATCH - 32 :]
     mt = np.empty(624, np.int64)
@@ -919,6 +895,8 @@ def _step_range(
             p = s[TURN] if selfplay else seats[g]
             player[g] = p
             _write(s, p, last[g], lay, to_action, obs[g], mask[g], buf, scores[g], track[g])
+        if presample:
+            pre[g] = _sample_one(s, to_action, srng[g])
 
 
 @njit(cache=True)
@@ -929,7 +907,7 @@ def vec_step(
     seat_opt: int, ncol: int, max_turns: int, margin_reward: bool, forfeit_reward: float,
     lay: np.ndarray, obs: np.ndarray, mask: np.ndarray, rewards: np.ndarray, term: np.ndarray,
     trunc: np.ndarray, illegal: np.ndarray, scores: np.ndarray, player: np.ndarray,
-    track: np.ndarray, need: np.ndarray, feats: np.ndarray,
+    track: np.ndarray, need: np.ndarray, feats: np.ndarray, srng: np.ndarray, pre: np.ndarray,
 ) -> None:
     """One step of every game, on one thread: games with ``do_reset`` are dealt anew (their
     action ignored: next-step autoreset; ``seat_opt`` < 0 draws the seat), the others make
@@ -937,11 +915,13 @@ def vec_step(
     agent is to move (not in ``selfplay``). Writes each game's reward, termination,
     truncation, illegal flag, scores (own, opponent), the player observed, and its
     observation and action mask. With the ``net`` opponent, a game where it is to move
-    gets ``need`` set and its network input in ``feats`` instead (:func:`vec_net_finish`)."""
+    gets ``need`` set and its network input in ``feats`` instead (:func:`vec_net_finish`).
+    With ``pre`` of one entry per game, ``pre[g]`` = :func:`sample_legal`'s draw for the new
+    position (made here, while the game is in cache)."""
     _step_range(0, states.shape[0], states, actions, to_index, to_action, seats, last,
                 selfplay, policy, bot_mt, bot_pos, do_reset, rngs, seat_opt, ncol, max_turns,
                 margin_reward, forfeit_reward, lay, obs, mask, rewards, term, trunc, illegal,
-                scores, player, track, need, feats)
+                scores, player, track, need, feats, srng, pre)
 
 
 @njit(cache=True, parallel=True)
@@ -952,7 +932,8 @@ def vec_step_parallel(
     seat_opt: int, ncol: int, max_turns: int, margin_reward: bool, forfeit_reward: float,
     lay: np.ndarray, obs: np.ndarray, mask: np.ndarray, rewards: np.ndarray, term: np.ndarray,
     trunc: np.ndarray, illegal: np.ndarray, scores: np.ndarray, player: np.ndarray,
-    track: np.ndarray, need: np.ndarray, feats: np.ndarray, chunks: int,
+    track: np.ndarray, need: np.ndarray, feats: np.ndarray, srng: np.ndarray, pre: np.ndarray,
+    chunks: int,
 ) -> None:
     """:func:`vec_step` over numba's threads, the batch cut into ``chunks``."""
     n = states.shape[0]
@@ -960,7 +941,8 @@ def vec_step_parallel(
         _step_range(ch * n // chunks, (ch + 1) * n // chunks, states, actions, to_index,
                     to_action, seats, last, selfplay, policy, bot_mt, bot_pos, do_reset, rngs,
                     seat_opt, ncol, max_turns, margin_reward, forfeit_reward, lay, obs, mask,
-                    rewards, term, trunc, illegal, scores, player, track, need, feats)
+                    rewards, term, trunc, illegal, scores, player, track, need, feats, srng,
+                    pre)
 
 
 @njit(cache=True)
@@ -969,6 +951,7 @@ def vec_net_finish(
     seats: np.ndarray, last: np.ndarray, margin_reward: bool, lay: np.ndarray,
     obs: np.ndarray, mask: np.ndarray, rewards: np.ndarray, term: np.ndarray,
     trunc: np.ndarray, scores: np.ndarray, player: np.ndarray, track: np.ndarray,
+    srng: np.ndarray, pre: np.ndarray,
 ) -> None:
     """The ``net`` opponent's moves in games ``rows`` (``logits[i]``: its policy over the
     840 moves in game ``rows[i]``), then their results, observations and masks."""
@@ -984,6 +967,8 @@ def vec_net_finish(
             _result(s, me, g, margin_reward, rewards, term, trunc)
         player[g] = me
         _write(s, me, b, lay, to_action, obs[g], mask[g], buf, scores[g], track[g])
+        if pre.shape[0] == states.shape[0]:
+            pre[g] = _sample_one(s, to_action, srng[g])
 
 
 @njit(cache=True)
@@ -1011,6 +996,7 @@ def vec_reset_rows(
     rngs: np.ndarray, seat_opt: int, starter_opt: int, ncol: int, max_turns: int,
     lay: np.ndarray, obs: np.ndarray, mask: np.ndarray, scores: np.ndarray,
     player: np.ndarray, track: np.ndarray, need: np.ndarray, feats: np.ndarray,
+    srng: np.ndarray, pre: np.ndarray,
 ) -> None:
     """Deal the games ``rows`` anew (serially; ``seat_opt``, ``starter_opt`` < 0: drawn)
     and write their observations and masks (or, for the ``net`` opponent to move first,
@@ -1030,6 +1016,8 @@ def vec_reset_rows(
         p = s[TURN] if selfplay else seats[g]
         player[g] = p
         _write(s, p, last[g], lay, to_action, obs[g], mask[g], buf, scores[g], track[g])
+        if pre.shape[0] == states.shape[0]:
+            pre[g] = _sample_one(s, to_action, srng[g])
 
 
 @njit(cache=True, inline="always")
@@ -1044,16 +1032,19 @@ def _xorshift_below(rng: np.ndarray, n: int) -> int:
 
 
 @njit(cache=True)
+def _sample_one(s: np.ndarray, to_action: np.ndarray, rng: np.ndarray) -> int:
+    if s[OVER] != 0:
+        return 0
+    return int(to_action[legal_nth(s, _xorshift_below(rng, legal_count(s)))])
+
+
+@njit(cache=True)
 def sample_legal(states: np.ndarray, to_action: np.ndarray, rngs: np.ndarray, out: np.ndarray) -> None:
     """``out[g]`` = a uniformly random legal action (an env action number, through
     ``to_action``) of the player to move in game ``g`` (0 when it is over), drawn from the
     game's xorshift128+ stream ``rngs[g]`` (two uint64, not both zero)."""
     for g in range(states.shape[0]):
-        s = states[g]
-        if s[OVER] != 0:
-            out[g] = 0
-            continue
-        out[g] = to_action[legal_nth(s, _xorshift_below(rngs[g], legal_count(s)))]
+        out[g] = _sample_one(states[g], to_action, rngs[g])
 
 
 # -- numba's cache: this file inlines and calls kernels.py's and smart.py's code -------------
@@ -1069,10 +1060,10 @@ def _stamp() -> str:
 
 
 K.guard_cache(
-    (mt_seed2, mt_seed, mt_next32, _mt_randbelow, _pcg_next64, pcg_integers2, pcg_integers63,
+    (_keys, mt_seed2, mt_seed, mt_next32, _mt_randbelow, _pcg_next64, pcg_integers2, pcg_integers63,
      _deal_seeded, deal_cpython, legal_count, legal_nth, _bot_action, net_features, _net_choice, _write, _scalars,
      _update, _reset_one, _step_range, vec_step, vec_step_parallel, vec_net_finish,
-     check_actions, vec_reset_rows, sample_legal),
+     check_actions, vec_reset_rows, _sample_one, sample_legal),
     _stamp(),
     "vector.kernels",
 )

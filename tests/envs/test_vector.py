@@ -23,7 +23,9 @@ from lostcities.fast.vector import (
     deal_cpython,
     legal_count,
     legal_nth,
+    mt_next32,
     mt_seed,
+    mt_seed2,
     net_features,
 )
 
@@ -289,6 +291,14 @@ def test_the_compiled_deal_is_round_deal(variant: str) -> None:
         mt_seed(mt, pos, seed)
         py = random.Random(seed)
         assert [mt_next(mt, pos) for _ in range(700)] == [py.getrandbits(32) for _ in range(700)]
+        # two at once (the deal's and the random bot's), the bot's in 32-bit words
+        other = seed ^ 0x5DEECE66D
+        words = np.empty(624, np.uint32)
+        wpos = np.empty(2, np.int64)
+        mt_seed2(mt, pos, seed, words, wpos, other)
+        py, py2 = random.Random(seed), random.Random(other)
+        assert [mt_next32(mt, pos) for _ in range(700)] == [py.getrandbits(32) for _ in range(700)]
+        assert [mt_next32(words, wpos) for _ in range(1300)] == [py2.getrandbits(32) for _ in range(1300)]
 
 
 def test_memory_and_buffers() -> None:
