@@ -188,16 +188,35 @@ def test_two_friends_play_by_invite_link(browser: Any, server: Any) -> None:
             break
         pa.wait_for_timeout(50)
     assert page is not None and other is not None
-    while moves < 24:
+    # the whole round: each always makes the first legal card action and draws from the deck
+    while True:
+        deck = int(page.inner_text("#deck-n"))
         play_one_turn(page, explain=explain)
         moves += 1
         other.wait_for_function(f"() => document.querySelectorAll('#log .n').length >= {moves}")
+        if deck == 1:  # that move drew the last card: the round (a one-round match) is over
+            break
         wait_my_turn_or_end(other)
         assert other.title().startswith("● Your turn")
         assert not page.title().startswith("●")
         page, other = other, page
-    assert pa.locator("#log .n").count() == pb.locator("#log .n").count() == moves
-    shot(pb, "e2e-friend-phone")
+        if moves == 24:
+            shot(pb, "e2e-friend-phone")
+    assert moves == 44  # the classic deck: 60 cards, 16 dealt, one drawn a move
+    # both see the final board: the same cards, the same totals
+    chips = []
+    for p in (pa, pb):
+        p.wait_for_selector("#modal:not(.hidden)")
+        assert p.inner_text("#deck-n") == "0"
+        assert p.locator("#log .n").count() == moves
+        board = p.locator("#modal-board")
+        assert board.locator(".pile").count() == 5 and board.locator(".cols:not(.piles) .exp").count() == 10
+        chips.append(sorted(board.locator(".chip").evaluate_all("els => els.map(e => e.getAttribute('aria-label') || e.textContent)")))
+        assert p.locator("#modal-sheets table.sheet").count() == 2
+    assert chips[0] == chips[1] and len(chips[0]) > 0
+    totals = [p.evaluate("() => [document.querySelector('#my-total').textContent, document.querySelector('#opp-total').textContent]") for p in (pa, pb)]
+    assert totals[0] == totals[1][::-1], totals
+    shot(pb, "e2e-friend-round-over-phone")
     assert not errors, errors
     alice.close()
     bob.close()

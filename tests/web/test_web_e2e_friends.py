@@ -1,7 +1,7 @@
 """Friend games in real headless Chromium, two browsers by invite link: the match clock
 (both players' time on both tables, the increment added after a move) and the opt-in turn
 alert (a sound and a notification when it becomes your turn in a hidden tab), server errors
-and goal cards in the reader's language, and a whole round played by invite link."""
+and goal cards in the reader's language. (A whole round by invite link: test_web_e2e.py.)"""
 
 from __future__ import annotations
 
@@ -209,45 +209,3 @@ def test_server_errors_and_goal_cards_in_the_readers_language(browser: Any, serv
     assert "5 cartes numérotées ne peuvent pas faire 12 (leur somme va de 20 à 40)" in page.inner_text("#calc-error")
     assert not errors, errors
     fr.close()
-
-
-def test_a_whole_round_between_two_browsers_by_invite_link(browser: Any, server: Any) -> None:
-    """Alice (1280x800) and Bob (a 375 px phone) play a one-round game to its end, each always
-    making the first legal card action (play, else discard) and drawing from the deck; both
-    then see the final board."""
-    alice, bob, pa, pb = friend_tables(
-        browser, server, viewport={"width": 375, "height": 740}, is_mobile=True, has_touch=True
-    )
-    errors: list[str] = []
-    for p in (pa, pb):
-        p.on("pageerror", lambda e: errors.append(str(e)))
-    page, other = mover(pa, pb)
-    moves = 0
-    while True:
-        deck = int(page.inner_text("#deck-n"))
-        play_one_turn(page, explain={"done": True})
-        moves += 1
-        other.wait_for_function(f"() => document.querySelectorAll('#log .n').length >= {moves}")
-        if deck == 1:  # that move drew the last card: the round (and the one-round match) is over
-            break
-        other.wait_for_function("() => document.querySelector('#status').classList.contains('mine')")
-        assert not page.title().startswith("●")
-        page, other = other, page
-    assert moves == 44  # the classic deck: 60 cards, 16 dealt, one drawn a move
-    chips = []
-    for p in (pa, pb):
-        p.wait_for_selector("#modal:not(.hidden)")
-        assert p.inner_text("#deck-n") == "0"
-        assert p.locator("#log .n").count() == moves
-        board = p.locator("#modal-board")
-        assert board.locator(".pile").count() == 5 and board.locator(".cols:not(.piles) .exp").count() == 10
-        chips.append(sorted(board.locator(".chip").evaluate_all("els => els.map(e => e.getAttribute('aria-label') || e.textContent)")))
-        assert p.locator("#modal-sheets table.sheet").count() == 2
-    assert chips[0] == chips[1] and len(chips[0]) > 0  # the same board on both tables
-    totals = [p.evaluate("() => [document.querySelector('#my-total').textContent, document.querySelector('#opp-total').textContent]") for p in (pa, pb)]
-    assert totals[0] == totals[1][::-1], totals
-    shot(pa, "friends-round-over-1280")
-    shot(pb, "friends-round-over-375")
-    assert not errors, errors
-    alice.close()
-    bob.close()
