@@ -701,21 +701,15 @@ def _obs_kind(s: np.ndarray, me: int, x: int, lay: np.ndarray, o: np.ndarray) ->
             h += 1
     q = 6 * me + c
     r = 6 * opp + c
-    if k == 0:
-        oe = s[WAG + q]
-        pe = s[WAG + r]
-    else:
-        oe = (s[EMASK + q] >> k) & 1
-        pe = (s[EMASK + r] >> k) & 1
+    oe = s[WAG + q] if k == 0 else (s[EMASK + q] >> k) & 1
+    pe = s[WAG + r] if k == 0 else (s[EMASK + r] >> k) & 1
     n = s[NPILE + c]
-    top = 0
-    below = 0
-    if n > 0:
-        if s[PILE + 12 * c + n - 1] == x:
-            top = 1
-        for i in range(n - 1):
-            if s[PILE + 12 * c + i] == x:
-                below += 1
+    base = PILE + 12 * c
+    count = 0  # branch-free: pile slots past its end are compared and not counted
+    for i in range(12):
+        count += 1 if (s[base + i] == x) & (i < n) else 0
+    top = 1 if (s[base + n - 1] == x) & (n > 0) else 0  # (n = 0 reads the slot before)
+    below = count - top
     ko = s[KNOWN + 60 * opp + x]
     o[lay[0] + x] = h
     o[lay[1] + x] = oe
