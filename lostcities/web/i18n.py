@@ -79,13 +79,17 @@ def negotiate(accept_language: str | None, cookie: str | None = None) -> str:
 
 
 def plural_form(lang: str, n: float) -> str:
-    """The CLDR plural category of ``n`` in ``lang`` (as ``Intl.PluralRules`` gives it for
-    the counts this app shows: whole numbers)."""
+    """The CLDR plural category of ``n`` in ``lang``, as ``Intl.PluralRules`` gives it (the
+    sign does not count: "-1 point"; French takes the singular below 2: "0 point", "1,5 point").
+
+    >>> [plural_form("en", n) for n in (-1, 1.5)], [plural_form("fr", n) for n in (1.5, 2)]
+    (['one', 'other'], ['one', 'other'])
+    """
     if lang == "ko":
         return "other"
     if lang == "fr":
-        return "one" if n in (0, 1) else "other"
-    return "one" if n == 1 else "other"
+        return "one" if abs(n) < 2 else "other"
+    return "one" if abs(n) == 1 else "other"
 
 
 def translate(lang: str, key: str, **params: object) -> str:

@@ -53,7 +53,20 @@ async def home(request: Request, mgr: GameManager = Depends(get_manager)) -> HTM
         known = default is not None and default.spec == lv.spec and default.about == lv.about
         label = i18n.translate(lang, f"level.{name}") if default is not None else lv.label
         about = i18n.translate(lang, f"level.{name}.about") if known else lv.about
-        levels.append((name, label, about))
+        # a level that cannot play here is shown disabled, saying so in the reader's language
+        # (the technical reason is in /api/levels); one playing its fallback names the bot
+        why = mgr.level_unavailable(name)
+        if why is None and mgr.own_bot_missing(name) is not None:
+            spec = mgr.resolve_level(name)[0]
+            like = next((k for k, other in mgr.levels.items() if other.spec == spec and k in LEVELS), None)
+            instead = (
+                i18n.translate(lang, "level.instead_level", level=i18n.translate(lang, f"level.{like}"))
+                if like is not None
+                else i18n.translate(lang, "level.instead", bot=spec)
+            )
+            about = f"{about}; {instead}" if about else instead
+        unavailable = i18n.translate(lang, "home.unavailable") if why is not None else ""
+        levels.append((name, label, about, unavailable))
     return _page(request, "home.html", levels=levels)
 
 

@@ -428,7 +428,7 @@
   function expLabel(theirs, c, cards, score) {
     const key = theirs ? "exp.label_theirs" : "exp.label_yours";
     if (!cards.length) return t(`${key}_empty`, { exp: pileName(c) });
-    return t(key, { exp: pileName(c), cards: cards.map((x) => LC.rankText(x)).join(" "), score });
+    return t(key, { exp: pileName(c), cards: cards.map((x) => LC.rankText(x)).join(" "), n: score }); // "1 point", "-20 points"
   }
   function renderExps(container, player, theirs) {
     const v = S.view;

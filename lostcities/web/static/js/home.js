@@ -27,8 +27,8 @@
       // what each level plays is on the page already, in its language (the server wrote it)
       if (input && !l.available) {
         input.disabled = true;
-        input.parentElement.title = t("home.unavailable", { reason: l.reason });
-        input.parentElement.style.opacity = ".45";
+        input.parentElement.title = t("home.unavailable"); // the reason (l.reason) is for operators
+        input.parentElement.classList.add("unavailable");
       }
     }
     sync();
