@@ -231,6 +231,10 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
             self._network = load_network(None)
         self._feats = np.zeros((n if opponent == "net" else 1, V.NET_FEATURES), np.float64)
         self._parallel = parallel
+        # self-play: both players' rows, kept incrementally, and each one's pending kinds
+        self._pobs = np.zeros((n if opponent is None else 1, 2, enc.observation_size), np.float32)
+        self._pend = np.zeros((n if opponent is None else 1, 2, 9), np.int64)
+        self._shown = np.full((n if opponent is None else 1, 2), -1, np.int64)
         self._autoreset = np.zeros(n, np.bool_)
         self._no_reset = np.zeros(n, np.bool_)
         self._dealt = False
@@ -358,6 +362,7 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
             self.reward_mode == "margin", self._forfeit_reward, self._layout, self._obs,
             self._mask, self._rewards, self._term, self._trunc, self._illegal, self._scores,
             self._player, self._track, self._need, self._feats, self._sample_rng, self._pre,
+            self._pobs, self._pend, self._shown,
         )
         if self._parallel:
             V.vec_step_parallel(*args, self._chunks)
@@ -430,7 +435,7 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
             self._policy, self._bot_mt, self._bot_pos, self._rngs, seat, starter,
             self.variant.num_colors, self.max_turns or 0, self._layout, self._obs, self._mask,
             self._scores, self._player, self._track, self._need, self._feats, self._sample_rng,
-            self._pre,
+            self._pre, self._pobs, self._pend, self._shown,
         )
         self._net_moves()
 

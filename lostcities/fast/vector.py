@@ -769,6 +769,28 @@ def _update(
     track[1] = srcs
 
 
+_ALL_KINDS = (1 << 60) - 1
+
+
+@njit(cache=True)
+def _write_both(
+    s: np.ndarray, g: int, last: int, lay: np.ndarray, to_action: np.ndarray, obs: np.ndarray,
+    mask: np.ndarray, buf: np.ndarray, scores: np.ndarray, track: np.ndarray,
+    pobs: np.ndarray, pend: np.ndarray, shown: np.ndarray,
+) -> None:
+    """Self-play: both players' rows written whole (``pobs[g]``), the one to move copied to
+    the output; nothing pending for either."""
+    p = s[TURN]
+    q = 1 - p  # first: the mask, scores and track of the player to move stay
+    _write(s, q, last, lay, to_action, pobs[g, q], mask[g], buf, scores, track)
+    _write(s, p, last, lay, to_action, pobs[g, p], mask[g], buf, scores, track)
+    shown[g, 0] = last
+    shown[g, 1] = last
+    pend[g, 0, 8] = 0
+    pend[g, 1, 8] = 0
+    obs[g, :] = pobs[g, p, :]
+
+
 # -- one env ----------------------------------------------------------------------------------------
 @njit(cache=True)
 def _reset_one(
@@ -831,6 +853,7 @@ def _step_range(
     lay: np.ndarray, obs: np.ndarray, mask: np.ndarray, rewards: np.ndarray, term: np.ndarray,
     trunc: np.ndarray, illegal: np.ndarray, scores: np.ndarray, player: np.ndarray,
     track: np.ndarray, need: np.ndarray, feats: np.ndarray, srng: np.ndarray, pre: np.ndarray,
+    pobs: np.ndarray, pend: np.ndarray, shown: np.ndarray,
 ) -> None:
     presample = pre.shape[0] == states.shape[0]
     buf = np.empty(_SCRATCH, np.int64)
@@ -852,6 +875,11 @@ def _step_range(
                 need[g] = True
                 net_features(s, 1 - seats[g], feats[g], buf)
                 continue
+            if selfplay:
+                player[g] = s[TURN]
+                _write_both(s, g, last[g], lay, to_action, obs, mask, buf, scores[g], track[g],
+                            pobs, pend, shown)
+                whole = False
         elif s[OVER] == 0:
             me = s[TURN] if selfplay else seats[g]
             a = to_index[actions[g]]
@@ -862,8 +890,17 @@ def _step_range(
                 rewards[g] = forfeit_reward
             else:
                 old = last[g]
-                nk = 0 if selfplay else _touch(s, a, me, kinds, 0)
-                dirty = 0x3FF << (10 * (a // 70)) if a < 420 else 0  # a play: its colour
+                other = 1 - me
+                if selfplay:  # the next player's row: its pending kinds and this move's
+                    nk = pend[g, other, 8]
+                    for i in range(nk):
+                        kinds[i] = pend[g, other, i]
+                    nk = _touch(s, a, other, kinds, nk)
+                    pend[g, me, 8] = _touch(s, a, me, pend[g, me], 0)
+                    dirty = _ALL_KINDS  # the mask changes hands: every row
+                else:
+                    nk = _touch(s, a, me, kinds, 0)
+                    dirty = 0x3FF << (10 * (a // 70)) if a < 420 else 0  # a play: its colour
                 apply(s, a)
                 last[g] = a
                 if not selfplay:
@@ -880,7 +917,15 @@ def _step_range(
                         continue
                 if s[OVER] != 0:
                     _result(s, me, g, margin_reward, rewards, term, trunc)
-                elif not selfplay:
+                elif selfplay:
+                    _update(s, other, shown[g, other], a, kinds, nk, dirty, lay, pobs[g, other],
+                            mask[g], scores[g], track[g])
+                    shown[g, other] = a
+                    pend[g, other, 8] = 0
+                    obs[g, :] = pobs[g, other, :]
+                    player[g] = other
+                    whole = False
+                else:
                     _update(s, me, old, last[g], kinds, nk, dirty, lay, obs[g], mask[g],
                             scores[g], track[g])
                     player[g] = me
@@ -902,6 +947,7 @@ def vec_step(
     lay: np.ndarray, obs: np.ndarray, mask: np.ndarray, rewards: np.ndarray, term: np.ndarray,
     trunc: np.ndarray, illegal: np.ndarray, scores: np.ndarray, player: np.ndarray,
     track: np.ndarray, need: np.ndarray, feats: np.ndarray, srng: np.ndarray, pre: np.ndarray,
+    pobs: np.ndarray, pend: np.ndarray, shown: np.ndarray,
 ) -> None:
     """One step of every game, on one thread: games with ``do_reset`` are dealt anew (their
     action ignored: next-step autoreset; ``seat_opt`` < 0 draws the seat), the others make
@@ -915,7 +961,7 @@ def vec_step(
     _step_range(0, states.shape[0], states, actions, to_index, to_action, seats, last,
                 selfplay, policy, bot_mt, bot_pos, do_reset, rngs, seat_opt, ncol, max_turns,
                 margin_reward, forfeit_reward, lay, obs, mask, rewards, term, trunc, illegal,
-                scores, player, track, need, feats, srng, pre)
+                scores, player, track, need, feats, srng, pre, pobs, pend, shown)
 
 
 @njit(cache=True, parallel=True)
@@ -927,7 +973,7 @@ def vec_step_parallel(
     lay: np.ndarray, obs: np.ndarray, mask: np.ndarray, rewards: np.ndarray, term: np.ndarray,
     trunc: np.ndarray, illegal: np.ndarray, scores: np.ndarray, player: np.ndarray,
     track: np.ndarray, need: np.ndarray, feats: np.ndarray, srng: np.ndarray, pre: np.ndarray,
-    chunks: int,
+    pobs: np.ndarray, pend: np.ndarray, shown: np.ndarray, chunks: int,
 ) -> None:
     """:func:`vec_step` over numba's threads, the batch cut into ``chunks``."""
     n = states.shape[0]
@@ -936,7 +982,7 @@ def vec_step_parallel(
                     to_action, seats, last, selfplay, policy, bot_mt, bot_pos, do_reset, rngs,
                     seat_opt, ncol, max_turns, margin_reward, forfeit_reward, lay, obs, mask,
                     rewards, term, trunc, illegal, scores, player, track, need, feats, srng,
-                    pre)
+                    pre, pobs, pend, shown)
 
 
 @njit(cache=True)
@@ -990,7 +1036,7 @@ def vec_reset_rows(
     rngs: np.ndarray, seat_opt: int, starter_opt: int, ncol: int, max_turns: int,
     lay: np.ndarray, obs: np.ndarray, mask: np.ndarray, scores: np.ndarray,
     player: np.ndarray, track: np.ndarray, need: np.ndarray, feats: np.ndarray,
-    srng: np.ndarray, pre: np.ndarray,
+    srng: np.ndarray, pre: np.ndarray, pobs: np.ndarray, pend: np.ndarray, shown: np.ndarray,
 ) -> None:
     """Deal the games ``rows`` anew (serially; ``seat_opt``, ``starter_opt`` < 0: drawn)
     and write their observations and masks (or, for the ``net`` opponent to move first,
@@ -1009,7 +1055,11 @@ def vec_reset_rows(
             continue
         p = s[TURN] if selfplay else seats[g]
         player[g] = p
-        _write(s, p, last[g], lay, to_action, obs[g], mask[g], buf, scores[g], track[g])
+        if selfplay:
+            _write_both(s, g, last[g], lay, to_action, obs, mask, buf, scores[g], track[g],
+                        pobs, pend, shown)
+        else:
+            _write(s, p, last[g], lay, to_action, obs[g], mask[g], buf, scores[g], track[g])
         if pre.shape[0] == states.shape[0]:
             pre[g] = _sample_one(s, to_action, srng[g])
 
@@ -1056,7 +1106,7 @@ def _stamp() -> str:
 K.guard_cache(
     (_keys, mt_seed2, mt_seed, mt_next32, _mt_randbelow, _pcg_next64, pcg_integers2, pcg_integers63,
      _deal_seeded, deal_cpython, legal_count, legal_nth, _bot_action, net_features, _net_choice, _write, _scalars,
-     _update, _reset_one, _step_range, vec_step, vec_step_parallel, vec_net_finish,
+     _update, _write_both, _reset_one, _step_range, vec_step, vec_step_parallel, vec_net_finish,
      check_actions, vec_reset_rows, _sample_one, sample_legal),
     _stamp(),
     "vector.kernels",

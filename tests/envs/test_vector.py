@@ -375,3 +375,38 @@ def test_the_bitset_move_count_and_pick_follow_gen_legal() -> None:
             assert legal_count(s) == n == len(r.legal_moves())
             assert [legal_nth(s, i) for i in range(n)] == buf[:n].tolist()
             r.push(rng.choice(r.legal_moves()))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_self_play_rows_stay_equal_over_many_rounds(variant: str) -> None:
+    # the self-play rows are kept per player, incrementally, across autoresets
+    n = 3
+    enc = get_encoding(variant)
+    vec = LostCitiesVectorEnv(n, opponent=None, variant=variant)
+    obs, info = vec.reset(seed=11)
+    rngs = [seeding.np_random(11 + i)[0] for i in range(n)]
+
+    def deal(g: int) -> Round:
+        starter = int(rngs[g].integers(2))
+        return Round.deal(seed=int(rngs[g].integers(2**63)), variant=variant, starter=starter)
+
+    rounds: list[Round | None] = [deal(g) for g in range(n)]
+    act_rng = np.random.default_rng(5)
+    finished = 0
+    for step in range(900):
+        for g, r in enumerate(rounds):
+            view = r.view(r.to_move) if r is not None else None
+            if view is not None and not r.is_over():
+                assert info["player"][g] == r.to_move
+                assert np.array_equal(obs["observation"][g], enc.observation(view)), (step, g)
+                assert np.array_equal(obs["action_mask"][g], enc.action_mask(view)), (step, g)
+        acts = _actions(obs, act_rng, 1, enc.num_actions)
+        obs, _, term, trunc, info = vec.step(acts)
+        for g, r in enumerate(rounds):
+            if r is None or r.is_over():  # next-step autoreset: this step dealt a new one
+                rounds[g] = deal(g)
+                continue
+            r.push(enc.action_to_move(int(acts[g])))
+            assert term[g] == r.is_over()
+            finished += int(r.is_over())
+    assert finished >= 2 * n
