@@ -401,7 +401,7 @@ def test_self_play_rows_stay_equal_over_many_rounds(variant: str) -> None:
                 assert np.array_equal(obs["observation"][g], enc.observation(view)), (step, g)
                 assert np.array_equal(obs["action_mask"][g], enc.action_mask(view)), (step, g)
         acts = _actions(obs, act_rng, 1, enc.num_actions)
-        obs, _, term, trunc, info = vec.step(acts)
+        obs, _, term, _, info = vec.step(acts)
         for g, r in enumerate(rounds):
             if r is None or r.is_over():  # next-step autoreset: this step dealt a new one
                 rounds[g] = deal(g)
