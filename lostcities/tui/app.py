@@ -9,19 +9,20 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from textual import events
 from textual.app import App
 
 from lostcities.achievements import goal_pool
-from lostcities.bots import BotSpecError, parse_spec
+from lostcities.bots import BotSpecError, make, parse_spec
 from lostcities.tui.screens.game import GameScreen
 from lostcities.tui.screens.help import ConfirmQuit, HelpScreen, TooSmallScreen, guard_size
 from lostcities.tui.screens.match_end import MatchEndScreen
 from lostcities.tui.screens.privacy import PrivacyScreen
 from lostcities.tui.screens.round_end import RoundEndScreen
+from lostcities.tui.screens.start import LEVELS as START_LEVELS
 from lostcities.tui.screens.start import Setup, StartScreen
 from lostcities.tui.screens.ties import TieBreakScreen
 from lostcities.tui.session import Session
@@ -32,6 +33,7 @@ __all__ = [
     "LostCitiesApp",
     "StartApp",
     "cli_main",
+    "levels_unavailable",
     "prepare_search",
     "save_record",
     "start_screen_wanted",
@@ -188,8 +190,13 @@ class StartApp(App[Setup | None]):
     start: StartScreen | None = None
     """The start screen, once shown."""
 
+    def __init__(self, unavailable: Mapping[str, str] | None = None) -> None:
+        super().__init__()
+        self.unavailable = dict(unavailable or {})
+        """The levels that cannot run here, with why (:func:`levels_unavailable`)."""
+
     def on_mount(self) -> None:
-        self.start = StartScreen()
+        self.start = StartScreen(unavailable=self.unavailable)
         self.push_screen(self.start, self._chosen)
         self.call_after_refresh(lambda: self.check_size((self.size.width, self.size.height)))
 
@@ -240,6 +247,19 @@ SEARCH_BOTS = ("ismcts", "expert")
 """Bots whose moves run the compiled search: :func:`prepare_search` before they play."""
 
 
+def levels_unavailable() -> dict[str, str]:
+    """The start screen's levels whose bot cannot be built on this machine, with why (the
+    errors on which ``lostcities play`` falls back from :data:`DEFAULT_OPPONENT`): the screen
+    passes over them and says so."""
+    out: dict[str, str] = {}
+    for level, (spec, _) in START_LEVELS.items():
+        try:
+            make(spec, 0).close()
+        except (ImportError, BotSpecError) as e:
+            out[level] = str(e) or e.__class__.__name__
+    return out
+
+
 def prepare_search(progress: Callable[[str], None] | None = None) -> float:
     """Compile the search kernels, or load them from numba's on-disk cache
     (:func:`lostcities.fast.warmup.warm_up`), before the first bot move; returns the seconds
@@ -273,7 +293,7 @@ def cli_main(args: argparse.Namespace) -> int:
     Returns the exit code: 0, or 2 with one line on stderr when the bot cannot be made.
     """
     if start_screen_wanted(args):
-        setup = StartApp().run()
+        setup = StartApp(levels_unavailable()).run()
         if setup is None:
             return 0  # quit at the start screen
         args = with_setup(args, setup)

@@ -12,7 +12,9 @@ plays the same match (any flag skips the screen).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 
+from rich.markup import escape
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -66,16 +68,19 @@ class Setup:
         line = f"lostcities play {who} --variant {self.variant} --rounds {self.rounds}"
         return line + (" --achievements" if self.achievements else "")
 
-    def changed(self, row: str, step: int) -> Setup:
-        """The setup with ``row``'s value moved ``step`` places (round the choices).
+    def changed(self, row: str, step: int, unavailable: Mapping[str, str] | None = None) -> Setup:
+        """The setup with ``row``'s value moved ``step`` places (round the choices), passing
+        over the levels in ``unavailable`` (those that cannot run here).
 
         >>> Setup().changed("level", 1).level, Setup().changed("rounds", -1).rounds
         ('random', 2)
+        >>> Setup(level="ismcts").changed("level", 1, {"expert": "no weights"}).level
+        'random'
         """
         if row == "opponent":
             return dataclasses.replace(self, hotseat=not self.hotseat)
         if row == "level":
-            names = list(LEVELS)
+            names = [n for n in LEVELS if n == self.level or n not in (unavailable or {})]
             return dataclasses.replace(self, level=names[(names.index(self.level) + step) % len(names)])
         if row == "variant":
             names = list(VARIANTS)
@@ -100,11 +105,14 @@ def _value(setup: Setup, row: str) -> tuple[str, str]:
     return ("on" if setup.achievements else "off"), "5 goal cards a round, 10 points each held"
 
 
-def start_text(setup: Setup, row: str) -> str:
-    """The screen's text (Rich markup) with ``row`` the current line.
+def start_text(setup: Setup, row: str, unavailable: Mapping[str, str] | None = None) -> str:
+    """The screen's text (Rich markup) with ``row`` the current line; the levels in
+    ``unavailable`` (level: why) are named as not playable here on the level's line.
 
     >>> print(start_text(Setup(hotseat=True), "opponent").splitlines()[3])
      ▸ [b]Opponent       ‹ a friend at this keyboard (hot-seat) ›[/b]
+    >>> print(start_text(Setup(level="ismcts"), "level", {"expert": "no weights"}).splitlines()[-2])
+    [dim]not on this machine: expert (no weights)[/dim]
     """
     lines = ["[b]Lost Cities: a new match[/b]", "", ""]
     for r in ROWS:
@@ -117,7 +125,14 @@ def start_text(setup: Setup, row: str) -> str:
         else:
             lines.append(f"   {label}   {value}")
     about = _value(setup, row)[1]
-    lines += ["", f"[i]{about}[/i]" if about else "", "", f"[dim]same as: {setup.command_line()}[/dim]"]
+    lines += ["", f"[i]{about}[/i]" if about else ""]
+    if unavailable and not setup.hotseat:
+        gone = ", ".join(f"{name} ({why})" for name, why in unavailable.items())
+        note = f"not on this machine: {gone}"
+        lines.append(f"[dim]{escape(note if len(note) <= 78 else note[:77] + '…')}[/dim]")
+    else:
+        lines.append("")
+    lines.append(f"[dim]same as: {setup.command_line()}[/dim]")
     return "\n".join(lines)
 
 
@@ -136,18 +151,25 @@ class StartScreen(Screen[Setup | None]):
         Binding("escape", "quit_start", "quit", show=False),
     ]
 
-    def __init__(self, setup: Setup | None = None) -> None:
+    def __init__(self, setup: Setup | None = None, unavailable: Mapping[str, str] | None = None) -> None:
         super().__init__()
-        self.setup = setup or Setup()
+        self.unavailable = {k: v for k, v in (unavailable or {}).items() if k in LEVELS}
+        """The levels that cannot run here, with why: passed over, named on the level line."""
+        setup = setup or Setup()
+        if setup.level in self.unavailable:
+            # the strongest level that can run here (ismcts where expert cannot)
+            playable = [n for n in LEVELS if n not in self.unavailable]
+            setup = dataclasses.replace(setup, level=playable[-1] if playable else setup.level)
+        self.setup = setup
         self.row = ROWS[0]
 
     def compose(self) -> ComposeResult:
         with Middle(), Center():
-            yield Static(start_text(self.setup, self.row), id="start-box")
+            yield Static(start_text(self.setup, self.row, self.unavailable), id="start-box")
         yield Footer()
 
     def _show(self) -> None:
-        self.query_one("#start-box", Static).update(start_text(self.setup, self.row))
+        self.query_one("#start-box", Static).update(start_text(self.setup, self.row, self.unavailable))
 
     def action_row(self, step: int) -> None:
         rows = [r for r in ROWS if not (r == "level" and self.setup.hotseat)]
@@ -155,7 +177,7 @@ class StartScreen(Screen[Setup | None]):
         self._show()
 
     def action_change(self, step: int) -> None:
-        self.setup = self.setup.changed(self.row, step)
+        self.setup = self.setup.changed(self.row, step, self.unavailable)
         self._show()
 
     def on_key(self, event: events.Key) -> None:
