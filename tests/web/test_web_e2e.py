@@ -21,7 +21,9 @@ ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-SHOTS = os.environ.get("LOSTCITIES_SCREENSHOTS")
+SHOTS = os.environ.get("LOSTCITIES_SCREENSHOTS") or str(Path(__file__).resolve().parents[2] / "build" / "test-artifacts" / "screenshots")
+"""Where the screenshots of the main states are kept, as test artefacts (``LOSTCITIES_SCREENSHOTS``
+names another folder; ``off`` takes none)."""
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs /usr/bin/chromium")
 
@@ -35,7 +37,8 @@ def browser() -> Iterator[Any]:
 
 
 def shot(page: Any, name: str) -> None:
-    if SHOTS:
+    """Keep a screenshot of the page as ``SHOTS/name.png``."""
+    if SHOTS != "off":
         Path(SHOTS).mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(Path(SHOTS) / f"{name}.png"), full_page=True)
 

@@ -1,0 +1,135 @@
+"""The table's end states at both viewport sizes, the language switch, and the screenshots
+kept as test artefacts, in real headless Chromium.
+
+The rounds are played through the HTTP API (fast), and the browser opens the table when a
+round, then the match, is over: the result (the message line) and the buttons must be on
+screen without scrolling, at 1280x800 and 375x740."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.web import test_web_e2e
+from tests.web.test_web_e2e import ARGS, CHROMIUM, shot
+from tests.web.test_web_e2e_table import DESKTOP, PHONE, on_screen
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs /usr/bin/chromium")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Any:
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield b
+        b.close()
+
+
+def friend_game(server: Any, rounds: int) -> tuple[dict[str, Any], list[str]]:
+    status, g = server.request("POST", "/api/games", {"opponent": "friend", "rounds": rounds, "name": "Ana"})
+    assert status == 201, g
+    invite = g["invite_url"].split("#", 1)[1]
+    status, j = server.request("POST", f"/api/games/{g['id']}/join", {"invite": invite, "name": "Bea"})
+    assert status == 200, j
+    return g, [g["token"], j["token"]]
+
+
+def play_until(server: Any, gid: str, tokens: list[str], rounds_done: int) -> None:
+    """Play the first legal move until ``rounds_done`` rounds are over."""
+    while True:
+        status, st = server.request("GET", f"/api/games/{gid}/state", headers={"X-Seat-Token": tokens[0]})
+        assert status == 200, st
+        if len(st["match"]["rounds"]) >= rounds_done or st["match"]["over"]:
+            return
+        seat = st["view"]["to_move"]
+        status, st = server.request("GET", f"/api/games/{gid}/state", headers={"X-Seat-Token": tokens[seat]})
+        body = {"token": tokens[seat], "move": st["view"]["legal"][0], "round": st["round"], "ply": st["view"]["ply"]}
+        status, out = server.request("POST", f"/api/games/{gid}/moves", body)
+        assert status == 200, out
+
+
+def modal_on_screen(page: Any) -> None:
+    for sel in ("#modal-title", "#modal-result", "#modal-buttons"):
+        on_screen(page, sel)
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280x800", "375x740"])
+def test_round_over_and_match_over_are_on_screen(browser: Any, server: Any, viewport: dict[str, int]) -> None:
+    g, tokens = friend_game(server, rounds=3)
+    play_until(server, g["id"], tokens, rounds_done=1)
+    ctx = browser.new_context(viewport=viewport)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server.url + "/")
+    page.evaluate("(g) => LC.remember({id: g.id, token: g.token, seat: 0})", g)
+    page.goto(server.url + f"/game/{g['id']}")
+    # the first round is over: its result, final board and sheets, "Next round"
+    page.wait_for_selector("#modal:not(.hidden)")
+    assert "Round 1 of 3" in page.inner_text("#modal-title")
+    modal_on_screen(page)
+    shot(page, f"states-{viewport['width']}-round-over")
+    page.click("#modal-buttons >> text=Next round")
+    page.wait_for_selector("#modal.hidden", state="attached")
+    page.wait_for_selector("#hand .card")
+    for sel in ("#hand", "#hint"):
+        on_screen(page, sel)
+    # the other rounds are played elsewhere: the match ends on this table
+    play_until(server, g["id"], tokens, rounds_done=3)
+    page.wait_for_function("() => document.querySelector('#modal-title').textContent.includes('Match over')")
+    page.wait_for_selector("#modal:not(.hidden)")
+    modal_on_screen(page)
+    shot(page, f"states-{viewport['width']}-match-over")
+    assert not errors, errors
+    ctx.close()
+
+
+def test_the_language_switch_is_remembered(browser: Any, server: Any) -> None:
+    ctx = browser.new_context(viewport=DESKTOP, locale="en-US")
+    page = ctx.new_page()
+    page.goto(server.url + "/")
+    assert page.get_attribute("html", "lang") == "en"
+    with page.expect_navigation():
+        page.select_option("#lang-switch", "fr")
+    assert page.get_attribute("html", "lang") == "fr"
+    assert "Nouvelle partie" in page.inner_text("main")
+    assert page.evaluate("() => LC.t('nav.rules')") == "Règles"
+    assert {c["name"]: c["value"] for c in ctx.cookies()}.get("lc_lang") == "fr"
+    shot(page, "home-fr")
+    # remembered: another page, and a new tab, are in French although the browser says English
+    page.goto(server.url + "/rules")
+    assert page.get_attribute("html", "lang") == "fr"
+    other = ctx.new_page()
+    other.goto(server.url + "/calculator")
+    assert other.get_attribute("html", "lang") == "fr" and other.input_value("#lang-switch") == "fr"
+    with other.expect_navigation():
+        other.select_option("#lang-switch", "ko")
+    assert other.get_attribute("html", "lang") == "ko"
+    page.reload()
+    assert page.get_attribute("html", "lang") == "ko"
+    ctx.close()
+
+
+class _Page:
+    """What :func:`shot` needs of a Playwright page."""
+
+    def screenshot(self, path: str, full_page: bool) -> None:
+        Path(path).write_bytes(b"\x89PNG")
+
+
+def test_screenshots_are_kept_as_test_artefacts(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    if "LOSTCITIES_SCREENSHOTS" not in os.environ:
+        # kept by default, in the build folder (ignored by git): no variable needed
+        assert Path(test_web_e2e.SHOTS) == Path(test_web_e2e.__file__).resolve().parents[2] / "build" / "test-artifacts" / "screenshots"
+    monkeypatch.setattr(test_web_e2e, "SHOTS", str(tmp_path / "shots"))
+    test_web_e2e.shot(_Page(), "x")
+    assert (tmp_path / "shots" / "x.png").exists()
+    monkeypatch.setattr(test_web_e2e, "SHOTS", "off")
+    test_web_e2e.shot(_Page(), "y")
+    assert not re.search("y", " ".join(p.name for p in (tmp_path / "shots").iterdir()))
