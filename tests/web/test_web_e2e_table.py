@@ -104,8 +104,9 @@ def test_hand_buttons_and_message_line_stay_on_screen(browser: Any, server: Any,
     ctx.close()
 
 
-def test_connection_lost_banner_and_no_moves_until_back(browser: Any, server: Any) -> None:
-    ctx = browser.new_context(viewport=DESKTOP)
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280x800", "375x740"])
+def test_connection_lost_banner_and_no_moves_until_back(browser: Any, server: Any, viewport: dict[str, int]) -> None:
+    ctx = browser.new_context(viewport=viewport)
     page = ctx.new_page()
     new_game(page, server.url)
     assert wait_my_turn_or_end(page) == "turn"
@@ -114,9 +115,10 @@ def test_connection_lost_banner_and_no_moves_until_back(browser: Any, server: An
     server.kill()
     page.wait_for_selector("#conn-banner:not(.hidden)")
     assert "Connection lost" in page.locator("#conn-banner").inner_text()
-    on_screen(page, "#conn-banner")
+    for sel in ("#conn-banner", "#hand", "#hint"):
+        on_screen(page, sel)
     assert "Your turn" not in page.locator("#status-text").inner_text()
-    shot(page, "table-connection-lost")
+    shot(page, f"table-{viewport['width']}-connection-lost")
     # moves are disabled: a card cannot even be selected
     page.locator("#hand .card").first.click()
     assert page.locator("#hand .card.selected").count() == 0
