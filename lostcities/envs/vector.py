@@ -234,6 +234,7 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
         # self-play: both players' rows, kept incrementally, and each one's pending kinds
         self._pobs = np.zeros((n if opponent is None else 1, 2, enc.observation_size), np.float32)
         self._pend = np.zeros((n if opponent is None else 1, 2, 9), np.int64)
+        self._work = np.zeros(V.WORK, np.int64)  # the kernels' scratch
         self._shown = np.full((n if opponent is None else 1, 2), -1, np.int64)
         self._autoreset = np.zeros(n, np.bool_)
         self._no_reset = np.zeros(n, np.bool_)
@@ -362,7 +363,7 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
             self.reward_mode == "margin", self._forfeit_reward, self._layout, self._obs,
             self._mask, self._rewards, self._term, self._trunc, self._illegal, self._scores,
             self._player, self._track, self._need, self._feats, self._sample_rng, self._pre,
-            self._pobs, self._pend, self._shown,
+            self._pobs, self._pend, self._shown, self._work,
         )
         if self._parallel:
             V.vec_step_parallel(*args, self._chunks)
@@ -435,7 +436,7 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
             self._policy, self._bot_mt, self._bot_pos, self._rngs, seat, starter,
             self.variant.num_colors, self.max_turns or 0, self._layout, self._obs, self._mask,
             self._scores, self._player, self._track, self._need, self._feats, self._sample_rng,
-            self._pre, self._pobs, self._pend, self._shown,
+            self._pre, self._pobs, self._pend, self._shown, self._work,
         )
         self._net_moves()
 
@@ -449,7 +450,7 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
             self.states, rows, np.ascontiguousarray(logits), self._to_action, self._seats,
             self._last, self.reward_mode == "margin", self._layout, self._obs, self._mask,
             self._rewards, self._term, self._trunc, self._scores, self._player, self._track,
-            self._sample_rng, self._pre,
+            self._sample_rng, self._pre, self._work,
         )
         self._need[:] = False
 

@@ -112,6 +112,10 @@ _M32 = 0xFFFFFFFF
 _DECK_COUNT = np.array([3 if x % 10 == 0 else 1 for x in range(60)], np.int64)
 _RANK_OF = np.array([0 if x % 10 == 0 else x % 10 + 1 for x in range(60)], np.int64)
 _SCRATCH = K.MAX_LEGAL + 256  # int64 scratch per worker: legal moves, seen counts, kinds
+WORK = _SCRATCH + 624 + 2 + 72
+"""int64 scratch a kernel call needs (the step kernels allocate nothing: numba's reference
+counting of array views is switched off in this file's kernels, ``_nrt=False``, which
+saves tens of nanoseconds per view passed to a function)."""
 
 
 def _init_genrand(seed: int) -> npt.NDArray[np.int64]:
@@ -126,7 +130,7 @@ _MT_INIT = _init_genrand(19650218)  # init_by_array's start, the same for every 
 
 
 # -- CPython's Mersenne Twister (any integer array of 624 words; pos: next word, ready) -----
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _keys(seed: int) -> tuple[int, int]:
     """What ``init_by_array`` adds at even and odd steps of its first loop (key word + j)."""
     lo = seed & _M32
@@ -134,7 +138,7 @@ def _keys(seed: int) -> tuple[int, int]:
     return lo, (hi + 1 if hi != 0 else lo)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def mt_seed2(a: np.ndarray, pa: np.ndarray, sa: int, b: np.ndarray, pb: np.ndarray, sb: int) -> None:
     """:func:`mt_seed` of two generators at once (their dependency chains interleave)."""
     ea, oa = _keys(sa)
@@ -169,7 +173,7 @@ def mt_seed2(a: np.ndarray, pa: np.ndarray, sa: int, b: np.ndarray, pb: np.ndarr
         pb[1] = 624
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def mt_seed(mt: np.ndarray, pos: np.ndarray, seed: int) -> None:
     """``random.Random(seed)``'s state for a whole number ``0 <= seed < 2**64`` (CPython's
     ``init_by_array`` over the seed's 32-bit words); ``pos`` of one entry (for
@@ -191,7 +195,7 @@ def mt_seed(mt: np.ndarray, pos: np.ndarray, seed: int) -> None:
         pos[1] = 624
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _twist_word(mt: np.ndarray, kk: int, nxt: int, far: int) -> None:
     y = (mt[kk] & 0x80000000) | (mt[nxt] & 0x7FFFFFFF)
     v = mt[far] ^ (y >> 1)
@@ -200,7 +204,7 @@ def _twist_word(mt: np.ndarray, kk: int, nxt: int, far: int) -> None:
     mt[kk] = v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def mt_next32(mt: np.ndarray, pos: np.ndarray) -> int:
     """The next 32-bit output (``getrandbits(32)``) of a Mersenne Twister ``mt`` with
     ``pos`` = (next word, words of the block twisted): the twist is done in two parts, the
@@ -226,7 +230,7 @@ def mt_next32(mt: np.ndarray, pos: np.ndarray) -> int:
     return int(y & _M32)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _mt_randbelow(mt: np.ndarray, pos: np.ndarray, n: int) -> int:
     """``Random._randbelow_with_getrandbits(n)`` for ``0 < n < 2**32``."""
     k = 0
@@ -267,7 +271,7 @@ def pcg_state(rng: np.random.Generator, out: npt.NDArray[np.uint64] | None = Non
     return r
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _mulhi64(a: np.uint64, b: np.uint64) -> np.uint64:
     a0 = a & _U32
     a1 = a >> _S32
@@ -280,7 +284,7 @@ def _mulhi64(a: np.uint64, b: np.uint64) -> np.uint64:
     return a1 * b1 + (p01 >> _S32) + (p10 >> _S32) + (mid >> _S32)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _pcg_next64(r: np.ndarray) -> Any:
     hi = r[0]
     lo = r[1]
@@ -295,7 +299,7 @@ def _pcg_next64(r: np.ndarray) -> Any:
     return (x >> rot) | (x << ((_S64 - rot) & _S63))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pcg_integers2(r: np.ndarray) -> int:
     """``Generator.integers(2)`` (Lemire's method on a buffered 32-bit draw)."""
     if r[4] != 0:
@@ -309,14 +313,14 @@ def pcg_integers2(r: np.ndarray) -> int:
     return int(u >> _S31)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pcg_integers63(r: np.ndarray) -> int:
     """``Generator.integers(2**63)`` (Lemire's method on a 64-bit draw: its top 63 bits)."""
     return int(_pcg_next64(r) >> _S1)
 
 
 # -- deals -------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _deal_seeded(
     s: np.ndarray, ncol: int, starter: int, max_turns: int, mt: np.ndarray, pos: np.ndarray,
     cards: np.ndarray,
@@ -342,7 +346,7 @@ def _deal_seeded(
     s[NCOL] = ncol
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def deal_cpython(
     s: np.ndarray, ncol: int, seed: int, starter: int, max_turns: int,
     mt: np.ndarray, pos: np.ndarray, cards: np.ndarray,
@@ -366,13 +370,13 @@ _DEBRUIJN_INDEX = np.array(
 _POPCOUNT6 = np.array([bin(i).count("1") for i in range(64)], np.int64)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _lowest_bit(m: int) -> int:
     """The index of the lowest set bit of ``m`` (0 < ``m`` < 2**63)."""
     return int(_DEBRUIJN_INDEX[((m & -m) * _DEBRUIJN >> 58) & 63])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _hand_bits(s: np.ndarray, me: int) -> int:
     h = 0
     for i in range(8):
@@ -380,7 +384,7 @@ def _hand_bits(s: np.ndarray, me: int) -> int:
     return h
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _sources(s: np.ndarray) -> int:
     srcs = 0
     for col in range(s[NCOL]):
@@ -390,7 +394,7 @@ def _sources(s: np.ndarray) -> int:
 
 
 # -- the opponents ------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_count(s: np.ndarray) -> int:
     """How many distinct legal moves the player to move has (:func:`gen_legal`'s count,
     from the hand's kinds and the draw sources, without listing them)."""
@@ -409,7 +413,7 @@ def legal_count(s: np.ndarray) -> int:
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_nth(s: np.ndarray, r: int) -> int:
     """The ``r``-th distinct legal move in :func:`gen_legal`'s order (the core's)."""
     p = s[TURN]
@@ -439,7 +443,7 @@ def legal_nth(s: np.ndarray, r: int) -> int:
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _bot_action(s: np.ndarray, policy: int, mt: np.ndarray, pos: np.ndarray, buf: np.ndarray) -> int:
     if policy == 0:
         return legal_nth(s, _mt_randbelow(mt, pos, legal_count(s)))
@@ -448,7 +452,7 @@ def _bot_action(s: np.ndarray, policy: int, mt: np.ndarray, pos: np.ndarray, buf
     return int(smart_action(s))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def net_features(s: np.ndarray, me: int, x: np.ndarray, buf: np.ndarray) -> None:
     """``x`` = :func:`lostcities.nn.features.features` of player ``me``'s view of ``s``
     (``buf``: int64 scratch of 120)."""
@@ -543,7 +547,7 @@ def net_features(s: np.ndarray, me: int, x: np.ndarray, buf: np.ndarray) -> None
     x[607] = s[PLY] / 100.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _net_choice(s: np.ndarray, logits: np.ndarray, buf: np.ndarray) -> int:
     """The legal move of the highest probability under ``logits`` (over the 840 moves), the
     first of equals in the core's order, as :class:`lostcities.bots.net.NetBot` picks."""
@@ -567,7 +571,7 @@ def _net_choice(s: np.ndarray, logits: np.ndarray, buf: np.ndarray) -> int:
 
 
 # -- observations and masks ----------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _write(
     s: np.ndarray, me: int, last: int, lay: np.ndarray, to_action: np.ndarray,
     o: np.ndarray, m: np.ndarray, buf: np.ndarray, scores: np.ndarray, track: np.ndarray,
@@ -628,7 +632,7 @@ def _write(
     track[1] = _sources(s)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _scalars(
     s: np.ndarray, me: int, old: int, last: int, lay: np.ndarray, o: np.ndarray,
     scores: np.ndarray,
@@ -658,7 +662,7 @@ def _scalars(
         o[lay[18]] = max(s[MAXT] - s[PLY], 0) / s[MAXT]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _touch(s: np.ndarray, a: int, me: int, kinds: np.ndarray, nk: int) -> int:
     """Before move ``a``: append the card kinds whose observation cells (for ``me``) it may
     change to ``kinds[nk:]``; the new count."""
@@ -689,7 +693,7 @@ def _touch(s: np.ndarray, a: int, me: int, kinds: np.ndarray, nk: int) -> int:
     return nk
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _obs_kind(s: np.ndarray, me: int, x: int, lay: np.ndarray, o: np.ndarray) -> None:
     """The eight count cells of card kind ``x`` (hand .. unseen) from the state."""
     opp = 1 - me
@@ -721,7 +725,7 @@ def _obs_kind(s: np.ndarray, me: int, x: int, lay: np.ndarray, o: np.ndarray) ->
     o[lay[7] + x] = _DECK_COUNT[x] - h - oe - pe - top - below - ko
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _update(
     s: np.ndarray, me: int, old: int, last: int, kinds: np.ndarray, nk: int, dirty: int,
     lay: np.ndarray, o: np.ndarray, m: np.ndarray, scores: np.ndarray, track: np.ndarray,
@@ -772,7 +776,7 @@ def _update(
 _ALL_KINDS = (1 << 60) - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _write_both(
     s: np.ndarray, g: int, last: int, lay: np.ndarray, to_action: np.ndarray, obs: np.ndarray,
     mask: np.ndarray, buf: np.ndarray, scores: np.ndarray, track: np.ndarray,
@@ -788,11 +792,12 @@ def _write_both(
     shown[g, 1] = last
     pend[g, 0, 8] = 0
     pend[g, 1, 8] = 0
-    obs[g, :] = pobs[g, p, :]
+    for j in range(obs.shape[1]):
+        obs[g, j] = pobs[g, p, j]
 
 
 # -- one env ----------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _reset_one(
     s: np.ndarray, g: int, selfplay: bool, policy: int, seats: np.ndarray, last: np.ndarray,
     bot_mt: np.ndarray, bot_pos: np.ndarray, rngs: np.ndarray, seat_opt: int, starter_opt: int,
@@ -828,7 +833,7 @@ def _reset_one(
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _result(
     s: np.ndarray, me: int, g: int, margin_reward: bool, rewards: np.ndarray, term: np.ndarray,
     trunc: np.ndarray,
@@ -844,7 +849,7 @@ def _result(
         rewards[g] = 1.0 if d > 0 else -1.0 if d < 0 else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _step_range(
     lo: int, hi: int, states: np.ndarray, actions: np.ndarray, to_index: np.ndarray,
     to_action: np.ndarray, seats: np.ndarray, last: np.ndarray, selfplay: bool, policy: int,
@@ -853,14 +858,14 @@ def _step_range(
     lay: np.ndarray, obs: np.ndarray, mask: np.ndarray, rewards: np.ndarray, term: np.ndarray,
     trunc: np.ndarray, illegal: np.ndarray, scores: np.ndarray, player: np.ndarray,
     track: np.ndarray, need: np.ndarray, feats: np.ndarray, srng: np.ndarray, pre: np.ndarray,
-    pobs: np.ndarray, pend: np.ndarray, shown: np.ndarray,
+    pobs: np.ndarray, pend: np.ndarray, shown: np.ndarray, work: np.ndarray,
 ) -> None:
     presample = pre.shape[0] == states.shape[0]
-    buf = np.empty(_SCRATCH, np.int64)
+    buf = work[:_SCRATCH]
     kinds = buf[_SCRATCH - 32 :]
-    mt = np.empty(624, np.int64)
-    pos = np.empty(2, np.int64)
-    cards = np.empty(72, np.int64)
+    mt = work[_SCRATCH : _SCRATCH + 624]
+    pos = work[_SCRATCH + 624 : _SCRATCH + 626]
+    cards = work[_SCRATCH + 626 : WORK]
     for g in range(lo, hi):
         s = states[g]
         rewards[g] = 0.0
@@ -922,7 +927,8 @@ def _step_range(
                             mask[g], scores[g], track[g])
                     shown[g, other] = a
                     pend[g, other, 8] = 0
-                    obs[g, :] = pobs[g, other, :]
+                    for j in range(obs.shape[1]):
+                        obs[g, j] = pobs[g, other, j]
                     player[g] = other
                     whole = False
                 else:
@@ -938,7 +944,7 @@ def _step_range(
             pre[g] = _sample_one(s, to_action, srng[g])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def vec_step(
     states: np.ndarray, actions: np.ndarray, to_index: np.ndarray, to_action: np.ndarray,
     seats: np.ndarray, last: np.ndarray, selfplay: bool, policy: int,
@@ -947,7 +953,7 @@ def vec_step(
     lay: np.ndarray, obs: np.ndarray, mask: np.ndarray, rewards: np.ndarray, term: np.ndarray,
     trunc: np.ndarray, illegal: np.ndarray, scores: np.ndarray, player: np.ndarray,
     track: np.ndarray, need: np.ndarray, feats: np.ndarray, srng: np.ndarray, pre: np.ndarray,
-    pobs: np.ndarray, pend: np.ndarray, shown: np.ndarray,
+    pobs: np.ndarray, pend: np.ndarray, shown: np.ndarray, work: np.ndarray,
 ) -> None:
     """One step of every game, on one thread: games with ``do_reset`` are dealt anew (their
     action ignored: next-step autoreset; ``seat_opt`` < 0 draws the seat), the others make
@@ -961,7 +967,7 @@ def vec_step(
     _step_range(0, states.shape[0], states, actions, to_index, to_action, seats, last,
                 selfplay, policy, bot_mt, bot_pos, do_reset, rngs, seat_opt, ncol, max_turns,
                 margin_reward, forfeit_reward, lay, obs, mask, rewards, term, trunc, illegal,
-                scores, player, track, need, feats, srng, pre, pobs, pend, shown)
+                scores, player, track, need, feats, srng, pre, pobs, pend, shown, work)
 
 
 @njit(cache=True, parallel=True)
@@ -973,29 +979,31 @@ def vec_step_parallel(
     lay: np.ndarray, obs: np.ndarray, mask: np.ndarray, rewards: np.ndarray, term: np.ndarray,
     trunc: np.ndarray, illegal: np.ndarray, scores: np.ndarray, player: np.ndarray,
     track: np.ndarray, need: np.ndarray, feats: np.ndarray, srng: np.ndarray, pre: np.ndarray,
-    pobs: np.ndarray, pend: np.ndarray, shown: np.ndarray, chunks: int,
+    pobs: np.ndarray, pend: np.ndarray, shown: np.ndarray, work: np.ndarray, chunks: int,
 ) -> None:
-    """:func:`vec_step` over numba's threads, the batch cut into ``chunks``."""
+    """:func:`vec_step` over numba's threads, the batch cut into ``chunks`` (``work``:
+    unused, each chunk has its own)."""
     n = states.shape[0]
     for ch in prange(chunks):
+        mine = np.empty(WORK, np.int64)
         _step_range(ch * n // chunks, (ch + 1) * n // chunks, states, actions, to_index,
                     to_action, seats, last, selfplay, policy, bot_mt, bot_pos, do_reset, rngs,
                     seat_opt, ncol, max_turns, margin_reward, forfeit_reward, lay, obs, mask,
                     rewards, term, trunc, illegal, scores, player, track, need, feats, srng,
-                    pre, pobs, pend, shown)
+                    pre, pobs, pend, shown, mine)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def vec_net_finish(
     states: np.ndarray, rows: np.ndarray, logits: np.ndarray, to_action: np.ndarray,
     seats: np.ndarray, last: np.ndarray, margin_reward: bool, lay: np.ndarray,
     obs: np.ndarray, mask: np.ndarray, rewards: np.ndarray, term: np.ndarray,
     trunc: np.ndarray, scores: np.ndarray, player: np.ndarray, track: np.ndarray,
-    srng: np.ndarray, pre: np.ndarray,
+    srng: np.ndarray, pre: np.ndarray, work: np.ndarray,
 ) -> None:
     """The ``net`` opponent's moves in games ``rows`` (``logits[i]``: its policy over the
     840 moves in game ``rows[i]``), then their results, observations and masks."""
-    buf = np.empty(_SCRATCH, np.int64)
+    buf = work[:_SCRATCH]
     for i in range(rows.shape[0]):
         g = rows[i]
         s = states[g]
@@ -1011,7 +1019,7 @@ def vec_net_finish(
             pre[g] = _sample_one(s, to_action, srng[g])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def check_actions(
     states: np.ndarray, actions: np.ndarray, skip: np.ndarray, num_actions: int,
     to_index: np.ndarray, legal_too: bool,
@@ -1029,7 +1037,7 @@ def check_actions(
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def vec_reset_rows(
     states: np.ndarray, rows: np.ndarray, to_action: np.ndarray, seats: np.ndarray,
     last: np.ndarray, selfplay: bool, policy: int, bot_mt: np.ndarray, bot_pos: np.ndarray,
@@ -1037,14 +1045,15 @@ def vec_reset_rows(
     lay: np.ndarray, obs: np.ndarray, mask: np.ndarray, scores: np.ndarray,
     player: np.ndarray, track: np.ndarray, need: np.ndarray, feats: np.ndarray,
     srng: np.ndarray, pre: np.ndarray, pobs: np.ndarray, pend: np.ndarray, shown: np.ndarray,
+    work: np.ndarray,
 ) -> None:
     """Deal the games ``rows`` anew (serially; ``seat_opt``, ``starter_opt`` < 0: drawn)
     and write their observations and masks (or, for the ``net`` opponent to move first,
     set ``need`` and its input)."""
-    buf = np.empty(_SCRATCH, np.int64)
-    mt = np.empty(624, np.int64)
-    pos = np.empty(2, np.int64)
-    cards = np.empty(72, np.int64)
+    buf = work[:_SCRATCH]
+    mt = work[_SCRATCH : _SCRATCH + 624]
+    pos = work[_SCRATCH + 624 : _SCRATCH + 626]
+    cards = work[_SCRATCH + 626 : WORK]
     for i in range(rows.shape[0]):
         g = rows[i]
         s = states[g]
@@ -1064,7 +1073,7 @@ def vec_reset_rows(
             pre[g] = _sample_one(s, to_action, srng[g])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _xorshift_below(rng: np.ndarray, n: int) -> int:
     s1 = rng[0]
     s0 = rng[1]
@@ -1075,14 +1084,14 @@ def _xorshift_below(rng: np.ndarray, n: int) -> int:
     return int((((s1 + s0) >> _S32) * np.uint64(n)) >> _S32)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _sample_one(s: np.ndarray, to_action: np.ndarray, rng: np.ndarray) -> int:
     if s[OVER] != 0:
         return 0
     return int(to_action[legal_nth(s, _xorshift_below(rng, legal_count(s)))])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def sample_legal(states: np.ndarray, to_action: np.ndarray, rngs: np.ndarray, out: np.ndarray) -> None:
     """``out[g]`` = a uniformly random legal action (an env action number, through
     ``to_action``) of the player to move in game ``g`` (0 when it is over), drawn from the
