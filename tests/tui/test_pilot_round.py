@@ -1,8 +1,9 @@
 """A whole round of the long game at 80x24 by real key presses against the heuristic bot,
 checking issue 15's terminal points on the way: players numbered from 1, the "to move" line
 (and its return after an error), keys that do not clash (``p`` is purple, Enter plays), a
-rejected typed move that clears the box, the help overlay, and the end-of-round screen with
-the core's scores; then the match end."""
+rejected typed move that clears the box, the help overlay, the take-back (refused after a
+draw from the draw pile, made after one from a discard pile), and the end-of-round screen
+with the core's scores; then the match end."""
 
 from __future__ import annotations
 
@@ -43,16 +44,16 @@ async def settle(pilot: Pilot[int]) -> None:
     raise AssertionError("the bot never answered")
 
 
-def keys_for(move: Move, hand: tuple[Card, ...]) -> list[str]:
-    """The keystrokes of the long game's keyboard flow: the card picked (the first card of
-    the hand is picked already, ``→``/``←`` reach its neighbours, else it is typed: ``p7`` is
-    purple 7), Enter to play or ``d`` to discard, then ``.`` (the draw pile) or a pile's
-    letter."""
-    i = hand.index(move.card)
-    if move.card.color is Color.PURPLE or 1 < i < len(hand) - 1:
+def keys_for(move: Move, hand: tuple[Card, ...], at: int = 0) -> list[str]:
+    """The keystrokes of the long game's keyboard flow: the card picked (the card at ``at``
+    is picked already, the first one at the start of a turn; ``→``/``←`` reach its
+    neighbours, round the hand, else it is typed: ``p7`` is purple 7), Enter to play or ``d``
+    to discard, then ``.`` (the draw pile) or a pile's letter."""
+    step = (hand.index(move.card) - at) % len(hand)
+    if move.card.color is Color.PURPLE or step not in (0, 1, len(hand) - 1):
         keys = list(str(move.card))
     else:
-        keys = [[], ["right"]][i] if i < 2 else ["left"]
+        keys = [] if step == 0 else ["right"] if step == 1 else ["left"]
     keys.append("enter" if move.action is Action.PLAY else "d")
     keys.append("full_stop" if move.draw is None else move.draw.letter)
     return keys
@@ -88,6 +89,7 @@ async def test_a_whole_long_round_by_keys_at_80x24() -> None:
         box = screen.query_one("#move-input", Input)
         turn = 0
         purple_keys = 0
+        take_backs = {True: False, False: False}  # tried after a draw-pile move, a discard-pile one
         while not r.is_over():
             assert app.screen is screen and screen.phase == "pick"
             status = text_of(app, "#status")
@@ -123,7 +125,8 @@ async def test_a_whole_long_round_by_keys_at_80x24() -> None:
                 await pilot.press("escape")
                 assert not screen.error and text_of(app, "#status").startswith("Your move")
             move = choose(r, rng)
-            keys = keys_for(move, r.view(0).hand)
+            hand = r.view(0).hand
+            keys = keys_for(move, hand, screen.selected or 0)
             if move.card.color is Color.PURPLE:
                 # p picks purple (it does not play): the card is chosen, nothing made yet
                 await pilot.press(*keys[:-2])
@@ -135,7 +138,22 @@ async def test_a_whole_long_round_by_keys_at_80x24() -> None:
             assert r.history[ply] == move, text_of(app, "#status")
             await settle(pilot)
             turn += 1
+            if r.is_over() or r.ply != ply + 2 or take_backs[move.draw is None]:
+                continue
+            # u: a move that drew from the draw pile is not taken back (one line says why);
+            # one that took a discard pile's card is, with the bot's reply
+            await pilot.press("u")
+            take_backs[move.draw is None] = True
+            if move.draw is None:
+                assert text_of(app, "#status").startswith("cannot undo: ") and r.ply == ply + 2
+                seen.append(text_of(app, "#status"))
+                await pilot.press("escape")
+            else:
+                assert r.ply == ply and session.assisted
+                assert text_of(app, "#last").startswith(f"you took back {move} and the reply ")
+            assert text_of(app, "#status").startswith("Your move")
         await pilot.pause()
+        assert all(take_backs.values())
         assert turn > 20 and purple_keys > 0 and any(
             m.draw is not None for i, m in enumerate(r.history) if r.starter ^ (i & 1) == 0
         )
