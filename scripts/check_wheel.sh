@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
 # Build the wheel and the sdist, then install the wheel where nothing else is and use it.
 #
-#   1. python -m build --no-isolation  -> dist/lostcities-VERSION-py3-none-any.whl + .tar.gz
+#   1. python -m build --no-isolation  -> dist/lostcities-VERSION-py3-none-any.whl + .tar.gz;
+#      both hold the package data (weights, web pages and catalogues, TUI styles), the wheel
+#      no numba cache and no bytecode
 #   2. a fresh virtual environment (no system packages): pip install the wheel (the core has
 #      no dependencies, so nothing is downloaded); lostcities --version, lostcities score,
-#      import lostcities, the sdist holds the package data
-#   3. a virtual environment that sees the installed extras (--system-site-packages): the
-#      wheel installed over them (--no-deps), with an empty numba cache: a bot from the
-#      shipped weights moves, lostcities serve --help, lostcities.envs.vector steps
+#      import lostcities
+#   3. a virtual environment that sees the installed extras (--system-site-packages, no pip
+#      or setuptools of its own, so the installed ones count): the wheel installed over them,
+#      then every extra it declares (pip install --no-index 'WHEEL[web,tui,...]': each
+#      requirement of each extra must resolve, nothing is downloaded; an extra this script
+#      has no check for fails) and each extra's modules imported from the wheel;
+#      with an empty numba cache: a bot from the shipped weights moves, lostcities.envs.vector
+#      steps, lostcities serve --help, and the README's first command, lostcities serve,
+#      answers /healthz, the home page and its static files from the installed package
+#   4. LOSTCITIES_WHEEL_FRESH="tui web ..." (optional; downloads from the configured index):
+#      each named extra installed from the index in a fresh virtual environment of its own,
+#      its modules imported
 #
 # Run from anywhere; exits non-zero on the first failure. PYTHON: the interpreter.
 set -euo pipefail
@@ -25,10 +35,17 @@ test -f "$wheel" && test -f "$sdist"
 echo "built $(basename "$wheel") and $(basename "$sdist")"
 tar -tzf "$sdist" >"$work/sdist.txt"
 "$PYTHON" -m zipfile -l "$wheel" >"$work/wheel.txt"
-for f in lostcities/data/net.npz lostcities/py.typed lostcities/tui/app.tcss; do
+for f in lostcities/data/net.npz lostcities/py.typed lostcities/tui/app.tcss \
+         lostcities/web/templates/base.html lostcities/web/static/js/common.js \
+         lostcities/web/static/i18n/en.json; do
     grep -q "lostcities-$version/$f" "$work/sdist.txt" || { echo "sdist lacks $f" >&2; exit 1; }
     grep -q "$f" "$work/wheel.txt" || { echo "wheel lacks $f" >&2; exit 1; }
 done
+# numba compiles on first use into its own cache; a cache shipped in the wheel would be
+# another machine's (and stale): nothing compiled belongs in it
+if grep -E '\.(nbi|nbc|pyc)( |$)|__pycache__' "$work/wheel.txt"; then
+    echo "the wheel holds compiled caches (above)" >&2; exit 1
+fi
 
 # -- a fresh environment: the core only
 "$PYTHON" -m venv "$work/bare"
@@ -42,11 +59,52 @@ grep -q . "$work/score.txt"
 cd - >/dev/null
 
 # -- with the extras: shipped weights, the server's CLI, the compiled engine from no cache
-"$PYTHON" -m venv --system-site-packages "$work/full"
+# without pip and setuptools of its own (3.11's venv would add setuptools 65, shadowing the
+# installed one that torch requires): the installed pip runs for this environment
+"$PYTHON" -m venv --system-site-packages --without-pip "$work/full"
 full="$work/full/bin"
-"$full/pip" install -q --no-deps --no-index --force-reinstall "$wheel"
+pip_full=("$full/python" -m pip --disable-pip-version-check)
+"${pip_full[@]}" install -q --no-deps --no-index --force-reinstall "$wheel"
 cd "$work"
-export NUMBA_CACHE_DIR="$work/numba-cache"  # empty: nothing compiled at install is needed
+# each extra the wheel declares, and what shows it works: modules to import
+declare -A extra_modules=(
+    [web]="lostcities.web.app"
+    [tui]="lostcities.tui.app"
+    [fast]="lostcities.fast.kernels numba"
+    [rl]="lostcities.envs.pettingzoo lostcities.envs.gymnasium lostcities.envs.openspiel"
+    [arena]="lostcities.arena matplotlib.pyplot rich.progress"
+    [train]="lostcities.train.model torch"
+    [ray]="ray"
+    [docs]="mkdocs mkdocstrings_handlers.python"
+    [all]="lostcities.web.app lostcities.tui.app lostcities.envs.openspiel"
+    [dev]="pytest hypothesis build"
+)
+extras="$("$full/python" -c "
+import importlib.metadata as m
+print(' '.join(m.metadata('lostcities').get_all('Provides-Extra') or []))")"
+test -n "$extras"
+modules=""
+for extra in $extras; do
+    test -n "${extra_modules[$extra]:-}" \
+        || { echo "extra $extra: no check in scripts/check_wheel.sh" >&2; exit 1; }
+    modules="$modules ${extra_modules[$extra]}"
+done
+# one resolution for all of them (each alone takes as long); on a failure, find which
+if ! "${pip_full[@]}" install -q --no-index "$wheel[${extras// /,}]"; then
+    for extra in $extras; do
+        "${pip_full[@]}" install -q --no-index "$wheel[$extra]" >/dev/null 2>&1 \
+            || echo "extra $extra: its requirements do not resolve" >&2
+    done
+    exit 1
+fi
+# shellcheck disable=SC2086  # one module name a word
+"$full/python" -c "
+import importlib, sys
+for name in dict.fromkeys(sys.argv[1:]):
+    mod = importlib.import_module(name)
+    assert not name.startswith('lostcities') or '/full/' in (mod.__file__ or ''), mod
+" $modules
+echo "extras ${extras// /, }: install from the wheel; import $(echo $modules | wc -w) modules"
 "$full/python" - <<'PY'
 import lostcities
 assert "/full/" in lostcities.__file__, lostcities.__file__
@@ -60,7 +118,58 @@ print("net bot from the shipped weights plays", move)
 PY
 "$full/lostcities" serve --help >/dev/null
 echo "lostcities serve --help: ok"
+# the README's first command (pip install '.[web,fast]' && lostcities serve), from the wheel
+"$full/python" - "$full/lostcities" "$work" <<'PY'
+import socket, subprocess, sys, time, urllib.request
+
+exe, work = sys.argv[1], sys.argv[2]
+with socket.socket() as s:
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+server = subprocess.Popen([exe, "serve", "--port", str(port), "--db", f"sqlite:///{work}/web.db"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+base = f"http://127.0.0.1:{port}"
+try:
+    deadline = time.monotonic() + 300  # the shared machine may be loaded
+    while True:
+        try:
+            with urllib.request.urlopen(f"{base}/healthz", timeout=10) as r:
+                assert r.status == 200
+                break
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                sys.exit(f"lostcities serve did not answer: {server.stderr.read().decode()[-2000:]}")
+            time.sleep(0.5)
+    with urllib.request.urlopen(f"{base}/", timeout=30) as r:
+        page = r.read().decode()
+    assert r.status == 200 and "/static/" in page, page[:500]
+    for path in ("/static/js/common.js", "/static/i18n/en.json"):
+        with urllib.request.urlopen(base + path, timeout=30) as r:
+            assert r.status == 200 and r.read(), path
+    print("lostcities serve from the wheel: /healthz, the home page and its static files")
+finally:
+    server.terminate()
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+PY
 "$full/python" -c "
 from lostcities.envs.vector import LostCitiesVectorEnv
 e = LostCitiesVectorEnv(4); e.reset(seed=0); e.step(e.sample_legal_actions()); print('vector env steps')"
+
+# -- optional: each named extra from the index, in a fresh environment of its own
+for extra in ${LOSTCITIES_WHEEL_FRESH:-}; do
+    modules="${extra_modules[$extra]:-}"
+    test -n "$modules" || { echo "LOSTCITIES_WHEEL_FRESH: no extra $extra" >&2; exit 1; }
+    "$PYTHON" -m venv "$work/fresh-$extra"
+    "$work/fresh-$extra/bin/pip" install -q "$wheel[$extra]"
+    "$work/fresh-$extra/bin/python" -c "
+import importlib, sys
+for name in sys.argv[1:]:
+    importlib.import_module(name)
+" $modules
+    echo "extra $extra in a fresh environment: installs from the index; imports $modules"
+done
 echo "wheel checks passed"
