@@ -108,6 +108,7 @@ followed by K (card kinds), the initial draw-pile size and S (draw sources)."""
 NET_FEATURES = 608
 """Length of :func:`net_features` (:data:`lostcities.nn.features.NUM_FEATURES`)."""
 
+_NO_RC: dict[str, Any] = {"_nrt": False}  # no reference counting of arrays (see WORK)
 _M32 = 0xFFFFFFFF
 _DECK_COUNT = np.array([3 if x % 10 == 0 else 1 for x in range(60)], np.int64)
 _RANK_OF = np.array([0 if x % 10 == 0 else x % 10 + 1 for x in range(60)], np.int64)
@@ -130,7 +131,7 @@ _MT_INIT = _init_genrand(19650218)  # init_by_array's start, the same for every 
 
 
 # -- CPython's Mersenne Twister (any integer array of 624 words; pos: next word, ready) -----
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, inline="always", **_NO_RC)
 def _keys(seed: int) -> tuple[int, int]:
     """What ``init_by_array`` adds at even and odd steps of its first loop (key word + j)."""
     lo = seed & _M32
@@ -138,7 +139,7 @@ def _keys(seed: int) -> tuple[int, int]:
     return lo, (hi + 1 if hi != 0 else lo)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **_NO_RC)
 def mt_seed2(a: np.ndarray, pa: np.ndarray, sa: int, b: np.ndarray, pb: np.ndarray, sb: int) -> None:
     """:func:`mt_seed` of two generators at once (their dependency chains interleave)."""
     ea, oa = _keys(sa)
@@ -173,7 +174,7 @@ def mt_seed2(a: np.ndarray, pa: np.ndarray, sa: int, b: np.ndarray, pb: np.ndarr
         pb[1] = 624
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **_NO_RC)
 def mt_seed(mt: np.ndarray, pos: np.ndarray, seed: int) -> None:
     """``random.Random(seed)``'s state for a whole number ``0 <= seed < 2**64`` (CPython's
     ``init_by_array`` over the seed's 32-bit words); ``pos`` of one entry (for
@@ -195,7 +196,7 @@ def mt_seed(mt: np.ndarray, pos: np.ndarray, seed: int) -> None:
         pos[1] = 624
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, inline="always", **_NO_RC)
 def _twist_word(mt: np.ndarray, kk: int, nxt: int, far: int) -> None:
     y = (mt[kk] & 0x80000000) | (mt[nxt] & 0x7FFFFFFF)
     v = mt[far] ^ (y >> 1)
@@ -204,7 +205,7 @@ def _twist_word(mt: np.ndarray, kk: int, nxt: int, far: int) -> None:
     mt[kk] = v
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **_NO_RC)
 def mt_next32(mt: np.ndarray, pos: np.ndarray) -> int:
     """The next 32-bit output (``getrandbits(32)``) of a Mersenne Twister ``mt`` with
     ``pos`` = (next word, words of the block twisted): the twist is done in two parts, the
@@ -230,7 +231,7 @@ def mt_next32(mt: np.ndarray, pos: np.ndarray) -> int:
     return int(y & _M32)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **_NO_RC)
 def _mt_randbelow(mt: np.ndarray, pos: np.ndarray, n: int) -> int:
     """``Random._randbelow_with_getrandbits(n)`` for ``0 < n < 2**32``."""
     k = 0
@@ -241,7 +242,7 @@ def _mt_randbelow(mt: np.ndarray, pos: np.ndarray, n: int) -> int:
     r = mt_next32(mt, pos) >> (32 - k)
     while r >= n:
         r = mt_next32(mt, pos) >> (32 - k)
-    return r
+    return int(r)
 
 
 # -- NumPy's PCG64 and Generator.integers, replayed -------------------------------------------
@@ -271,7 +272,7 @@ def pcg_state(rng: np.random.Generator, out: npt.NDArray[np.uint64] | None = Non
     return r
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, inline="always", **_NO_RC)
 def _mulhi64(a: np.uint64, b: np.uint64) -> np.uint64:
     a0 = a & _U32
     a1 = a >> _S32
@@ -284,7 +285,7 @@ def _mulhi64(a: np.uint64, b: np.uint64) -> np.uint64:
     return a1 * b1 + (p01 >> _S32) + (p10 >> _S32) + (mid >> _S32)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **_NO_RC)
 def _pcg_next64(r: np.ndarray) -> Any:
     hi = r[0]
     lo = r[1]
@@ -299,7 +300,7 @@ def _pcg_next64(r: np.ndarray) -> Any:
     return (x >> rot) | (x << ((_S64 - rot) & _S63))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **_NO_RC)
 def pcg_integers2(r: np.ndarray) -> int:
     """``Generator.integers(2)`` (Lemire's method on a buffered 32-bit draw)."""
     if r[4] != 0:
@@ -313,14 +314,14 @@ def pcg_integers2(r: np.ndarray) -> int:
     return int(u >> _S31)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **_NO_RC)
 def pcg_integers63(r: np.ndarray) -> int:
     """``Generator.integers(2**63)`` (Lemire's method on a 64-bit draw: its top 63 bits)."""
     return int(_pcg_next64(r) >> _S1)
 
 
 # -- deals -------------------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **_NO_RC)
 def _deal_seeded(
     s: np.ndarray, ncol: int, starter: int, max_turns: int, mt: np.ndarray, pos: np.ndarray,
     cards: np.ndarray,
@@ -346,7 +347,7 @@ def _deal_seeded(
     s[NCOL] = ncol
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **_NO_RC)
 def deal_cpython(
     s: np.ndarray, ncol: int, seed: int, starter: int, max_turns: int,
     mt: np.ndarray, pos: np.ndarray, cards: np.ndarray,
@@ -370,13 +371,13 @@ _DEBRUIJN_INDEX = np.array(
 _POPCOUNT6 = np.array([bin(i).count("1") for i in range(64)], np.int64)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, inline="always", **_NO_RC)
 def _lowest_bit(m: int) -> int:
     """The index of the lowest set bit of ``m`` (0 < ``m`` < 2**63)."""
     return int(_DEBRUIJN_INDEX[((m & -m) * _DEBRUIJN >> 58) & 63])
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, inline="always", **_NO_RC)
 def _hand_bits(s: np.ndarray, me: int) -> int:
     h = 0
     for i in range(8):
@@ -384,7 +385,7 @@ def _hand_bits(s: np.ndarray, me: int) -> int:
     return h
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, inline="always", **_NO_RC)
 def _sources(s: np.ndarray) -> int:
     srcs = 0
     for col in range(s[NCOL]):
@@ -394,7 +395,7 @@ def _sources(s: np.ndarray) -> int:
 
 
 # -- the opponents ------------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **_NO_RC)
 def legal_count(s: np.ndarray) -> int:
     """How many distinct legal moves the player to move has (:func:`gen_legal`'s count,
     from the hand's kinds and the draw sources, without listing them)."""
@@ -413,7 +414,7 @@ def legal_count(s: np.ndarray) -> int:
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **_NO_RC)
 def legal_nth(s: np.ndarray, r: int) -> int:
     """The ``r``-th distinct legal move in :func:`gen_legal`'s order (the core's)."""
     p = s[TURN]
@@ -438,21 +439,21 @@ def legal_nth(s: np.ndarray, r: int) -> int:
                     draw = _lowest_bit(sm) + 1
                     sm &= sm - 1
                     r -= 1
-                return (60 * phase + x) * 7 + draw
+                return int((60 * phase + x) * 7 + draw)
             r -= cnt
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **_NO_RC)
 def _bot_action(s: np.ndarray, policy: int, mt: np.ndarray, pos: np.ndarray, buf: np.ndarray) -> int:
     if policy == 0:
-        return legal_nth(s, _mt_randbelow(mt, pos, legal_count(s)))
+        return int(legal_nth(s, _mt_randbelow(mt, pos, legal_count(s))))
     if policy == 1:
         return int(rollout_action(s))
     return int(smart_action(s))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **_NO_RC)
 def net_features(s: np.ndarray, me: int, x: np.ndarray, buf: np.ndarray) -> None:
     """``x`` = :func:`lostcities.nn.features.features` of player ``me``'s view of ``s``
     (``buf``: int64 scratch of 120)."""
@@ -547,7 +548,7 @@ def net_features(s: np.ndarray, me: int, x: np.ndarray, buf: np.ndarray) -> None
     x[607] = s[PLY] / 100.0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **_NO_RC)
 def _net_choice(s: np.ndarray, logits: np.ndarray, buf: np.ndarray) -> int:
     """The legal move of the highest probability under ``logits`` (over the 840 moves), the
     first of equals in the core's order, as :class:`lostcities.bots.net.NetBot` picks."""
@@ -571,7 +572,7 @@ def _net_choice(s: np.ndarray, logits: np.ndarray, buf: np.ndarray) -> int:
 
 
 # -- observations and masks ----------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **_NO_RC)
 def _write(
     s: np.ndarray, me: int, last: int, lay: np.ndarray, to_action: np.ndarray,
     o: np.ndarray, m: np.ndarray, buf: np.ndarray, scores: np.ndarray, track: np.ndarray,
@@ -632,7 +633,7 @@ def _write(
     track[1] = _sources(s)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **_NO_RC)
 def _scalars(
     s: np.ndarray, me: int, old: int, last: int, lay: np.ndarray, o: np.ndarray,
     scores: np.ndarray,
@@ -662,7 +663,7 @@ def _scalars(
         o[lay[18]] = max(s[MAXT] - s[PLY], 0) / s[MAXT]
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, inline="always", **_NO_RC)
 def _touch(s: np.ndarray, a: int, me: int, kinds: np.ndarray, nk: int) -> int:
     """Before move ``a``: append the card kinds whose observation cells (for ``me``) it may
     change to ``kinds[nk:]``; the new count."""
@@ -693,7 +694,7 @@ def _touch(s: np.ndarray, a: int, me: int, kinds: np.ndarray, nk: int) -> int:
     return nk
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, inline="always", **_NO_RC)
 def _obs_kind(s: np.ndarray, me: int, x: int, lay: np.ndarray, o: np.ndarray) -> None:
     """The eight count cells of card kind ``x`` (hand .. unseen) from the state."""
     opp = 1 - me
@@ -725,7 +726,7 @@ def _obs_kind(s: np.ndarray, me: int, x: int, lay: np.ndarray, o: np.ndarray) ->
     o[lay[7] + x] = _DECK_COUNT[x] - h - oe - pe - top - below - ko
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **_NO_RC)
 def _update(
     s: np.ndarray, me: int, old: int, last: int, kinds: np.ndarray, nk: int, dirty: int,
     lay: np.ndarray, o: np.ndarray, m: np.ndarray, scores: np.ndarray, track: np.ndarray,
@@ -776,7 +777,7 @@ def _update(
 _ALL_KINDS = (1 << 60) - 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **_NO_RC)
 def _write_both(
     s: np.ndarray, g: int, last: int, lay: np.ndarray, to_action: np.ndarray, obs: np.ndarray,
     mask: np.ndarray, buf: np.ndarray, scores: np.ndarray, track: np.ndarray,
@@ -797,7 +798,7 @@ def _write_both(
 
 
 # -- one env ----------------------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **_NO_RC)
 def _reset_one(
     s: np.ndarray, g: int, selfplay: bool, policy: int, seats: np.ndarray, last: np.ndarray,
     bot_mt: np.ndarray, bot_pos: np.ndarray, rngs: np.ndarray, seat_opt: int, starter_opt: int,
@@ -833,7 +834,7 @@ def _reset_one(
     return False
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, inline="always", **_NO_RC)
 def _result(
     s: np.ndarray, me: int, g: int, margin_reward: bool, rewards: np.ndarray, term: np.ndarray,
     trunc: np.ndarray,
@@ -849,7 +850,7 @@ def _result(
         rewards[g] = 1.0 if d > 0 else -1.0 if d < 0 else 0.0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **_NO_RC)
 def _step_range(
     lo: int, hi: int, states: np.ndarray, actions: np.ndarray, to_index: np.ndarray,
     to_action: np.ndarray, seats: np.ndarray, last: np.ndarray, selfplay: bool, policy: int,
@@ -944,7 +945,7 @@ def _step_range(
             pre[g] = _sample_one(s, to_action, srng[g])
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **_NO_RC)
 def vec_step(
     states: np.ndarray, actions: np.ndarray, to_index: np.ndarray, to_action: np.ndarray,
     seats: np.ndarray, last: np.ndarray, selfplay: bool, policy: int,
@@ -993,7 +994,7 @@ def vec_step_parallel(
                     pre, pobs, pend, shown, mine)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **_NO_RC)
 def vec_net_finish(
     states: np.ndarray, rows: np.ndarray, logits: np.ndarray, to_action: np.ndarray,
     seats: np.ndarray, last: np.ndarray, margin_reward: bool, lay: np.ndarray,
@@ -1019,7 +1020,7 @@ def vec_net_finish(
             pre[g] = _sample_one(s, to_action, srng[g])
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **_NO_RC)
 def check_actions(
     states: np.ndarray, actions: np.ndarray, skip: np.ndarray, num_actions: int,
     to_index: np.ndarray, legal_too: bool,
@@ -1037,7 +1038,7 @@ def check_actions(
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **_NO_RC)
 def vec_reset_rows(
     states: np.ndarray, rows: np.ndarray, to_action: np.ndarray, seats: np.ndarray,
     last: np.ndarray, selfplay: bool, policy: int, bot_mt: np.ndarray, bot_pos: np.ndarray,
@@ -1073,7 +1074,7 @@ def vec_reset_rows(
             pre[g] = _sample_one(s, to_action, srng[g])
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, inline="always", **_NO_RC)
 def _xorshift_below(rng: np.ndarray, n: int) -> int:
     s1 = rng[0]
     s0 = rng[1]
@@ -1084,14 +1085,14 @@ def _xorshift_below(rng: np.ndarray, n: int) -> int:
     return int((((s1 + s0) >> _S32) * np.uint64(n)) >> _S32)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **_NO_RC)
 def _sample_one(s: np.ndarray, to_action: np.ndarray, rng: np.ndarray) -> int:
     if s[OVER] != 0:
         return 0
     return int(to_action[legal_nth(s, _xorshift_below(rng, legal_count(s)))])
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **_NO_RC)
 def sample_legal(states: np.ndarray, to_action: np.ndarray, rngs: np.ndarray, out: np.ndarray) -> None:
     """``out[g]`` = a uniformly random legal action (an env action number, through
     ``to_action``) of the player to move in game ``g`` (0 when it is over), drawn from the
