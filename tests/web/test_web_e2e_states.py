@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from tests.web import test_web_e2e
-from tests.web.test_web_e2e import ARGS, CHROMIUM, shot
-from tests.web.test_web_e2e_table import DESKTOP, PHONE, on_screen
+from tests.web.test_web_e2e import ARGS, CHROMIUM, shot, wait_my_turn_or_end
+from tests.web.test_web_e2e_table import DESKTOP, PHONE, new_game, on_screen
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
@@ -113,6 +113,42 @@ def test_the_language_switch_is_remembered(browser: Any, server: Any) -> None:
     assert other.get_attribute("html", "lang") == "ko"
     page.reload()
     assert page.get_attribute("html", "lang") == "ko"
+    ctx.close()
+
+
+def focused(page: Any, selector: str) -> bool:
+    return bool(page.evaluate("(s) => !!document.activeElement && document.activeElement.matches(s)", selector))
+
+
+def tab_to(page: Any, selector: str, limit: int = 60) -> None:
+    """Press Tab until the focus is on ``selector``."""
+    for _ in range(limit):
+        if focused(page, selector):
+            return
+        page.keyboard.press("Tab")
+    raise AssertionError(f"Tab never reached {selector}")
+
+
+def test_turns_by_keyboard_alone(browser: Any, server: Any) -> None:
+    """A card chosen, discarded and a card drawn by Tab and Enter alone; after each step the
+    focus is on the next one (Play, the draw pile, the hand), not back at the top of the page."""
+    ctx = browser.new_context(viewport=DESKTOP)
+    page = ctx.new_page()
+    new_game(page, server.url)
+    for turn in range(2):
+        assert wait_my_turn_or_end(page) == "turn"
+        n = page.locator("#log .n").count()
+        tab_to(page, "#hand .card")
+        page.keyboard.press("Enter")
+        assert page.locator("#hand .card.selected").count() == 1
+        assert focused(page, "#actions [data-act=play]")
+        tab_to(page, "#actions [data-act=discard]", limit=3)
+        page.keyboard.press("Enter")
+        assert focused(page, "#drawpile")
+        page.keyboard.press("Enter")
+        page.wait_for_function(f"() => document.querySelectorAll('#log .n').length >= {n + 2}")
+        assert wait_my_turn_or_end(page) == "turn"
+        assert focused(page, "#hand .card"), turn  # ready for the next turn
     ctx.close()
 
 

@@ -228,7 +228,29 @@
     $("opp-name").title = t(p[opp()].kind === "bot" ? "presence.computer" : p[opp()].connected ? "presence.online" : "presence.offline");
   }
 
+  // keyboard play: a redraw replaces the hand, the buttons and the piles, so the focus they
+  // held goes to the page; it is put where the next step is (Play, then the draw pile, then
+  // the hand), not back at the top of the page
+  const TABLE_PARTS = ["hand", "actions", "piles", "drawpile", "my-exps"];
+  function focusOnTable() {
+    const a = document.activeElement;
+    return !!a && a !== document.body && TABLE_PARTS.some((id) => $(id) && $(id).contains(a));
+  }
+  function refocus() {
+    const a = document.activeElement;
+    // kept where it is, unless it is on the draw pile after the move (back to the hand then)
+    if (a && a !== document.body && document.contains(a) && !(a === $("drawpile") && !sel)) return;
+    const target = sel && action ? $("drawpile")
+      : sel ? $("actions").querySelector("button")
+      : $("hand").children[selIdx] || $("hand").querySelector(".card");
+    if (target) target.focus({ preventScroll: true });
+  }
   function render(keepHint = false) {
+    const hadFocus = focusOnTable();
+    renderTable(keepHint);
+    if (hadFocus) refocus();
+  }
+  function renderTable(keepHint) {
     stopMotion();
     const v = S.view;
     if (engineHint && (engineHint.round !== S.round || engineHint.ply !== v.ply)) {
