@@ -4,7 +4,11 @@ reference (mkdocstrings, from the docstrings) for each public part of the packag
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -53,3 +57,21 @@ def test_the_api_reference_covers_the_public_modules() -> None:
     for name in rendered:
         path = ROOT / Path(*name.split("."))
         assert path.with_suffix(".py").is_file() or (path / "__init__.py").is_file(), name
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("link", ["[r](rules.md#no-such-heading)", "[r](no-such-page.md)"])
+def test_a_broken_link_fails_the_strict_build(tmp_path: Path, link: str) -> None:
+    yaml = pytest.importorskip("yaml")
+    pytest.importorskip("mkdocs")
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    assert config["strict"] is True
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text(f"# A\n\nSee {link}.\n", encoding="utf-8")
+    (tmp_path / "docs" / "rules.md").write_text("# Rules\n\n## A turn\n", encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(
+        {"site_name": "t", "strict": True, "validation": config["validation"]}), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode != 0, done.stderr
+    assert "index.md" in done.stderr
