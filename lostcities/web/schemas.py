@@ -568,13 +568,16 @@ class Sync(_In):
 CHAT_PHRASES = (
     "hello", "good_luck", "have_fun", "well_played", "thanks", "sorry", "oops", "wow",
     "thinking", "good_game",
+    "emote_smile", "emote_laugh", "emote_surprised", "emote_thumbs_up", "emote_sad",
 )
-"""The quick-chat phrase ids (the client shows each in the reader's language; no free text,
-so nothing needs moderating)."""
+"""The quick-chat phrase ids (the client shows each in the reader's language, an ``emote_``
+one as its emoji, named in the reader's language; no free text, so nothing needs
+moderating)."""
 
 ChatPhrase = Literal[
     "hello", "good_luck", "have_fun", "well_played", "thanks", "sorry", "oops", "wow",
     "thinking", "good_game",
+    "emote_smile", "emote_laugh", "emote_surprised", "emote_thumbs_up", "emote_sad",
 ]
 
 

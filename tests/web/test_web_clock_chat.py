@@ -91,8 +91,21 @@ def test_quick_chat_passes_phrase_ids_only(client: Any) -> None:
         for ws in (a, b, spectator):
             msg = _receive_until(ws, lambda m: m.get("type") == "chat")
             assert msg == {"type": "chat", "seat": 0, "phrase": "good_luck"}
+        b.send_text(json.dumps({"type": "chat", "phrase": "emote_thumbs_up"}))  # an emote
+        for ws in (a, b, spectator):
+            msg = _receive_until(ws, lambda m: m.get("type") == "chat")
+            assert msg == {"type": "chat", "seat": 1, "phrase": "emote_thumbs_up"}
         b.send_text(json.dumps({"type": "chat", "phrase": "you are bad"}))  # no free text
         err = _receive_until(b, lambda m: m.get("type") == "error")
         assert err["code"] == "bad_message"
         spectator.send_text(json.dumps({"type": "chat", "phrase": "wow"}))
         assert _receive_until(spectator, lambda m: m.get("type") == "error")["code"] == "spectator"
+
+
+def test_every_phrase_and_emote_is_named_in_every_language() -> None:
+    from lostcities.web import i18n
+    from lostcities.web.schemas import CHAT_PHRASES
+
+    assert {p for p in CHAT_PHRASES if p.startswith("emote_")}, "no emotes"
+    for lang in i18n.LANGUAGES:
+        assert all(f"chat.{p}" in i18n.catalogue(lang) for p in CHAT_PHRASES), lang

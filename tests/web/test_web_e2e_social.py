@@ -60,6 +60,13 @@ def test_clock_and_quick_chat_between_two_browsers(browser: Any, server: Any) ->
     pb.wait_for_function("() => document.querySelector('#chat-log').textContent.includes('Bonne chance')")
     pa.wait_for_function("() => document.querySelector('#chat-log').textContent.includes('Alice: Good luck!')")
     shot(pa, "chat-clock-1280")
+    # an emote: the same picture for both, its name in each reader's language
+    emote = pa.locator("#chat-buttons button[data-phrase=emote_thumbs_up]")
+    assert emote.inner_text() == "👍" and emote.get_attribute("aria-label") == "thumbs up"
+    assert pb.get_attribute("#chat-buttons button[data-phrase=emote_thumbs_up]", "aria-label") == "pouce levé"
+    emote.click()
+    pb.wait_for_function("() => document.querySelector('#chat-log').textContent.includes('Alice : 👍')")
+    pa.wait_for_function("() => document.querySelector('#chat-log').textContent.includes('Alice: 👍')")
     # Bob mutes: the log empties and later phrases are not shown
     pb.check("#mute-chat")
     pa.click("#chat-buttons button[data-phrase=wow]")

@@ -912,7 +912,10 @@
     el.classList.toggle("low", running !== null && running <= 10);
   }
   const PHRASES = ["hello", "good_luck", "have_fun", "well_played", "thanks", "sorry", "oops", "wow", "thinking", "good_game"];
+  // emotes: the same picture in every language, named in the reader's (chat.emote_*)
+  const EMOTES = { emote_smile: "🙂", emote_laugh: "😄", emote_surprised: "😮", emote_thumbs_up: "👍", emote_sad: "😢" };
   const phraseKey = (id) => `chat.${id}`; // every phrase id has a key in each catalogue
+  const phraseText = (id) => EMOTES[id] || t(phraseKey(id));
   let chatMuted = localStorage.getItem("lostcities.chat_muted") === "1";
   function renderChatPanel() {
     // friend games only (both seats people); spectators read it but cannot write
@@ -921,21 +924,22 @@
     const box = $("chat-buttons");
     box.classList.toggle("hidden", S.seat === null || chatMuted);
     if (!box.childElementCount) {
-      for (const id of PHRASES) {
+      for (const id of [...PHRASES, ...Object.keys(EMOTES)]) {
         const b = document.createElement("button");
         b.type = "button";
-        b.className = "btn small";
+        b.className = id in EMOTES ? "btn small emote" : "btn small";
         b.dataset.phrase = id;
-        b.textContent = t(phraseKey(id));
+        b.textContent = phraseText(id);
+        if (id in EMOTES) { b.setAttribute("aria-label", t(phraseKey(id))); b.title = t(phraseKey(id)); }
         b.addEventListener("click", () => send({ type: "chat", phrase: id }));
         box.appendChild(b);
       }
     }
   }
   function showChat(seat, phrase) {
-    if (chatMuted || !S || !PHRASES.includes(phrase)) return;
+    if (chatMuted || !S || !(PHRASES.includes(phrase) || phrase in EMOTES)) return;
     const line = document.createElement("div");
-    line.textContent = t("game.chat_said", { name: nameOf(seat), phrase: t(phraseKey(phrase)) });
+    line.textContent = t("game.chat_said", { name: nameOf(seat), phrase: phraseText(phrase) });
     const log = $("chat-log");
     log.appendChild(line);
     while (log.childElementCount > 20) log.firstElementChild.remove();
