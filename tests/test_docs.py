@@ -25,7 +25,7 @@ from lostcities.cli import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-PAGES = ["rules.md", *sorted(p.relative_to(DOCS).as_posix() for p in DOCS.glob("tutorials/*.md"))]
+PAGES = ["index.md", "rules.md", *sorted(p.relative_to(DOCS).as_posix() for p in DOCS.glob("tutorials/*.md"))]
 
 _BLOCK = re.compile(r"^```([\w-]*)[^\n]*\n(.*?)^```", re.S | re.M)
 
