@@ -13,37 +13,60 @@ the figures include the action choice, which is the same cheap NumPy call everyw
   counted as steps), no observation;
 - ``openspiel + obs``: the same plus ``observation_tensor`` for the player to move;
 - ``native vector xN``: :class:`lostcities.envs.vector.LostCitiesVectorEnv` of N envs against
-  ``random`` (observations and masks included), the agent's actions from
-  ``sample_legal_actions()`` (compiled: a NumPy choice per env would cost more than the step);
-  steps counted per env, with the memory per env;
+  each built-in opponent (``random``, ``rollout``, ``smart``, ``net``) and in self-play,
+  observations and masks included, the agent's actions from ``sample_legal_actions()``
+  (compiled, drawn in the step's pass: a NumPy choice per env would cost more than the step);
+  one numba thread (``--native-parallel`` adds rows on numba's threads); steps counted per
+  env, with the memory per env;
 - ``core Round``: the rules core alone (``legal_moves`` + ``push``), the floor under all of
   them, to read the others as ratios on a loaded machine.
+
+Each row is timed by the wall clock and by the process's CPU time (``steps/CPU s``: on a
+shared machine the wall clock also counts the time other programs held the cores; the CPU
+time does not, though their cache traffic still slows ours), and given as a ratio to
+``SyncVectorEnv`` and to the single Gymnasium env of the same run. The header line has the
+load average at the start and at the end.
 
 Usage::
 
     python benchmarks/env_speed.py --seconds 5
     python benchmarks/env_speed.py --seconds 5 --repeat 3 --markdown
+    python benchmarks/env_speed.py --only-native --native-envs 16384
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import os
 import platform
 import time
 from collections.abc import Callable
 
 import numpy as np
 
+Rate = tuple[float, float]
+"""Steps per wall-clock second and per CPU second of this process."""
+
 
 def _timed(fn: Callable[[], int], seconds: float) -> tuple[int, float]:
     steps = 0
     t0 = time.perf_counter()
+    c0 = time.process_time()
     while time.perf_counter() - t0 < seconds:
         steps += fn()
+    _CPU[0] = time.process_time() - c0
     return steps, time.perf_counter() - t0
 
 
-def bench_core(seconds: float) -> float:
+_CPU = [0.0]  # the CPU seconds of the last _timed call
+
+
+def _rate(steps: int, took: float) -> Rate:
+    return steps / took, steps / max(_CPU[0], 1e-9)
+
+
+def bench_core(seconds: float) -> Rate:
     """The rules core alone: ``legal_moves()`` + ``push`` (the floor under every env)."""
     import random
 
@@ -63,10 +86,10 @@ def bench_core(seconds: float) -> float:
         return n
 
     steps, took = _timed(one_round, seconds)
-    return steps / took
+    return _rate(steps, took)
 
 
-def bench_pettingzoo(seconds: float, wrapped: bool) -> float:
+def bench_pettingzoo(seconds: float, wrapped: bool) -> Rate:
     from lostcities.envs.pettingzoo import env, raw_env
 
     e = env() if wrapped else raw_env()
@@ -87,10 +110,10 @@ def bench_pettingzoo(seconds: float, wrapped: bool) -> float:
         return n
 
     steps, took = _timed(one_round, seconds)
-    return steps / took
+    return _rate(steps, took)
 
 
-def bench_gymnasium(seconds: float) -> float:
+def bench_gymnasium(seconds: float) -> Rate:
     from lostcities.envs.gymnasium import LostCitiesEnv
 
     env = LostCitiesEnv(opponent="random")
@@ -108,10 +131,10 @@ def bench_gymnasium(seconds: float) -> float:
                 return n
 
     steps, took = _timed(one_round, seconds)
-    return steps / took
+    return _rate(steps, took)
 
 
-def bench_vector(seconds: float, num_envs: int) -> float:
+def bench_vector(seconds: float, num_envs: int) -> Rate:
     from lostcities.envs.gymnasium import make_vec
 
     envs = make_vec(num_envs, opponent="random")
@@ -126,18 +149,21 @@ def bench_vector(seconds: float, num_envs: int) -> float:
         return num_envs
 
     steps, took = _timed(batch, seconds)
-    return steps / took
+    return _rate(steps, took)
 
 
 _BYTES_PER_ENV: dict[str, float] = {}
 
 
-def bench_native_vector(seconds: float, num_envs: int, opponent: str | None) -> float:
+def bench_native_vector(
+    seconds: float, num_envs: int, opponent: str | None, parallel: bool = False
+) -> Rate:
     from lostcities.envs.vector import LostCitiesVectorEnv
 
-    envs = LostCitiesVectorEnv(num_envs, opponent=opponent)
+    envs = LostCitiesVectorEnv(num_envs, opponent=opponent, parallel=parallel)
     envs.reset(seed=0)
     envs.step(envs.sample_legal_actions())  # compiled (or loaded from numba's cache) now
+    envs.step(envs.sample_legal_actions())
     _BYTES_PER_ENV[str(opponent or "self-play")] = envs.nbytes / num_envs
 
     def batch() -> int:
@@ -145,10 +171,10 @@ def bench_native_vector(seconds: float, num_envs: int, opponent: str | None) -> 
         return num_envs
 
     steps, took = _timed(batch, seconds)
-    return steps / took
+    return _rate(steps, took)
 
 
-def bench_openspiel(seconds: float, observe: bool) -> float:
+def bench_openspiel(seconds: float, observe: bool) -> Rate:
     import pyspiel
 
     import lostcities.envs.openspiel  # noqa: F401 - registers the game
@@ -173,7 +199,7 @@ def bench_openspiel(seconds: float, observe: bool) -> float:
         return n
 
     steps, took = _timed(one_round, seconds)
-    return steps / took
+    return _rate(steps, took)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -182,45 +208,64 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--vector-envs", type=int, default=8)
     ap.add_argument("--native-envs", type=int, default=4096, help="envs of the native vector env")
     ap.add_argument("--only-native", action="store_true", help="skip the Python envs")
+    ap.add_argument("--no-net", action="store_true", help="skip the native env against net")
+    ap.add_argument(
+        "--native-parallel", action="store_true", help="also time the native env on numba's threads"
+    )
     ap.add_argument(
         "--repeat", type=int, default=1, help="measure each N times, report the best (noisy hosts)"
     )
     ap.add_argument("--markdown", action="store_true", help="print a Markdown table")
     args = ap.parse_args(argv)
-    rows: list[tuple[str, Callable[[], float]]] = [
+    sync = f"gymnasium SyncVectorEnv x{args.vector_envs}"
+    single = "gymnasium vs random"
+    rows: list[tuple[str, Callable[[], Rate]]] = [
         ("core Round (reference, no env)", lambda: bench_core(args.seconds)),
         ("pettingzoo raw_env", lambda: bench_pettingzoo(args.seconds, wrapped=False)),
         ("pettingzoo env() (wrapped)", lambda: bench_pettingzoo(args.seconds, wrapped=True)),
-        ("gymnasium vs random", lambda: bench_gymnasium(args.seconds)),
-        (
-            f"gymnasium SyncVectorEnv x{args.vector_envs}",
-            lambda: bench_vector(args.seconds, args.vector_envs),
-        ),
+        (single, lambda: bench_gymnasium(args.seconds)),
+        (sync, lambda: bench_vector(args.seconds, args.vector_envs)),
         ("openspiel (no observation)", lambda: bench_openspiel(args.seconds, observe=False)),
         ("openspiel + observation_tensor", lambda: bench_openspiel(args.seconds, observe=True)),
     ]
     n = args.native_envs
-    native: list[tuple[str, Callable[[], float]]] = [
-        (f"native vector x{n} vs random", lambda: bench_native_vector(args.seconds, n, "random")),
-        (f"native vector x{n} vs rollout", lambda: bench_native_vector(args.seconds, n, "rollout")),
-        (f"native vector x{n} self-play", lambda: bench_native_vector(args.seconds, n, None)),
-    ]
+    opponents: list[str | None] = ["random", "rollout", "smart", *([] if args.no_net else ["net"]), None]
+    native: list[tuple[str, Callable[[], Rate]]] = []
+    for par in (False, True) if args.native_parallel else (False,):
+        for opp in opponents:
+            who = "self-play" if opp is None else f"vs {opp}"
+            how = " (numba threads)" if par else ""
+            run = functools.partial(bench_native_vector, args.seconds, n, opp, par)
+            native.append((f"native vector x{n} {who}{how}", run))
     rows = native if args.only_native else rows[:1] + native + rows[1:]
-    results = [(name, max(fn() for _ in range(max(args.repeat, 1)))) for name, fn in rows]
+    load0 = os.getloadavg()[0]
+    results: list[tuple[str, Rate]] = []
+    for name, fn in rows:
+        runs = [fn() for _ in range(max(args.repeat, 1))]
+        results.append((name, max(runs)))
+    load1 = os.getloadavg()[0]
+    rates = dict(results)
     print(
-        f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
-        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
+        f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python "
+        f"{platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+        f"load average {load0:.1f} at the start, {load1:.1f} at the end"
     )
     if _BYTES_PER_ENV:
         mem = ", ".join(f"{k} {v:,.0f}" for k, v in _BYTES_PER_ENV.items())
         print(f"# native vector env memory, bytes per env: {mem}")
+
+    def ratio(name: str, base: str) -> str:
+        return f"{rates[name][0] / rates[base][0]:,.1f}" if base in rates else "-"
+
     if args.markdown:
-        print("| API | steps/s |\n|---|---:|")
-        for name, v in results:
-            print(f"| {name} | {v:,.0f} |")
+        print("| API | steps/s | steps/CPU s | x SyncVectorEnv | x single env |")
+        print("|---|---:|---:|---:|---:|")
+        for name, (wall, cpu) in results:
+            print(f"| {name} | {wall:,.0f} | {cpu:,.0f} | {ratio(name, sync)} | {ratio(name, single)} |")
     else:
-        for name, v in results:
-            print(f"{name:36s} {v:10,.0f} steps/s")
+        print(f"{'':44s} {'steps/s':>10s} {'steps/CPU s':>12s} {'x sync':>8s} {'x single':>9s}")
+        for name, (wall, cpu) in results:
+            print(f"{name:44s} {wall:10,.0f} {cpu:12,.0f} {ratio(name, sync):>8s} {ratio(name, single):>9s}")
     return 0
 
 
