@@ -38,7 +38,7 @@ COUNTED = re.compile(r"\{(\w+)\}\s*(points?|Punkte?|puntos?|cartes?|cards?|Karte
 def test_a_number_beside_a_counted_word_is_a_plural_form(lang: str) -> None:
     plain = sorted(
         key for key, value in i18n.catalogue(lang).items()
-        if isinstance(value, str) and any(m.group(1) in ("n", "score", "count") for m in COUNTED.finditer(value))
+        if isinstance(value, str) and any(m.group(1) in ("n", "score", "count", "loss") for m in COUNTED.finditer(value))
     )
     assert not plain, plain
     for key in ("exp.label_yours", "exp.label_theirs"):

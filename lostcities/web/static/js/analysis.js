@@ -99,7 +99,7 @@
     const who = A.players[m.player];
     el.textContent = m.move === m.best
       ? t("analysis.same", { name: who, move: m.move, pct: pct(m.win) })
-      : t("analysis.better", { name: who, move: m.move, pct: pct(m.win), best: m.best, best_pct: pct(m.best_win), loss: LC.num(Number(m.loss.toFixed(1))) }) + (m.mark ? ` — ${MARKS[m.mark]}` : "");
+      : t("analysis.better", { name: who, move: m.move, pct: pct(m.win), best: m.best, best_pct: pct(m.best_win), n: Number(m.loss.toFixed(1)) }) + (m.mark ? ` — ${MARKS[m.mark]}` : "");
   }
 
   poll();
