@@ -248,9 +248,9 @@ def test_home_rules_and_calculator(browser: Any, server: Any) -> None:
 
 
 WATCH_FLIGHTS = """() => {
-  window.__flights = 0;
+  window.__flights = [];  // where each flying card lands (the id of its nearest part of the table)
   new MutationObserver((ms) => ms.forEach((m) => {
-    if (m.target.classList && m.target.classList.contains('flying')) window.__flights += 1;
+    if (m.target.classList && m.target.classList.contains('flying')) window.__flights.push(m.target.parentElement.closest('[id]').id);
   })).observe(document.body, { attributes: true, subtree: true, attributeFilter: ['class'] });
 }"""
 
@@ -271,7 +271,10 @@ def test_cards_move_unless_reduced_motion_is_asked(browser: Any, server: Any, mo
     assert wait_my_turn_or_end(page) == "turn"
     flights = page.evaluate("() => window.__flights")
     if motion == "reduce":
-        assert flights == 0
+        assert flights == []
     else:
-        assert flights >= 2  # the card played and the card drawn (and the bot's)
+        # my discard onto its pile and my card drawn into the hand; the bot's card to its
+        # expedition or a pile and its card drawn onto its hand's backs
+        assert "piles" in flights and "hand" in flights and "opp-hand" in flights, flights
+        assert "opp-exps" in flights or flights.count("piles") >= 2, flights
     ctx.close()
