@@ -633,6 +633,20 @@ def _write(
     track[1] = _sources(s)
 
 
+@njit(cache=True, inline="always", **_NO_RC)
+def _score(s: np.ndarray, p: int) -> int:
+    """:func:`lostcities.fast.kernels.score` without branches (an expedition's terms are
+    multiplied by whether it is started)."""
+    total = 0
+    for c in range(s[NCOL]):
+        o = 6 * p + c
+        n = s[CNT + o]
+        started = 1 if n > 0 else 0
+        bonus = BONUS if n >= BONUS_CARDS else 0
+        total += started * ((s[SUM + o] - COST) * (s[WAG + o] + 1)) + bonus
+    return total
+
+
 @njit(cache=True, **_NO_RC)
 def _scalars(
     s: np.ndarray, me: int, old: int, last: int, lay: np.ndarray, o: np.ndarray,
@@ -651,8 +665,8 @@ def _scalars(
         o[lay[10] + (last // 7) % 60] = 1.0
         o[lay[11] + last % 7] = 1.0
     o[lay[12]] = s[NDECK] / lay[20]
-    own = score(s, me)
-    theirs = score(s, 1 - me)
+    own = _score(s, me)
+    theirs = _score(s, 1 - me)
     scores[0] = own
     scores[1] = theirs
     o[lay[13]] = own / 100.0
@@ -1116,7 +1130,7 @@ def _stamp() -> str:
 K.guard_cache(
     (_keys, mt_seed2, mt_seed, mt_next32, _mt_randbelow, _pcg_next64, pcg_integers2, pcg_integers63,
      _deal_seeded, deal_cpython, legal_count, legal_nth, _bot_action, net_features, _net_choice, _write, _scalars,
-     _update, _write_both, _reset_one, _step_range, vec_step, vec_step_parallel, vec_net_finish,
+     _update, _score, _write_both, _reset_one, _step_range, vec_step, vec_step_parallel, vec_net_finish,
      check_actions, vec_reset_rows, _sample_one, sample_legal),
     _stamp(),
     "vector.kernels",
