@@ -152,6 +152,53 @@ def test_turns_by_keyboard_alone(browser: Any, server: Any) -> None:
     ctx.close()
 
 
+def test_the_tutorial_explains_every_rule_by_the_end_of_its_round(browser: Any, server: Any) -> None:
+    """The tutorial's round played to its end (the person's moves over HTTP, the table
+    watching): each rule was explained on the way, the 8-card bonus once an expedition
+    reached 4 cards."""
+    ctx = browser.new_context(viewport=PHONE)
+    page = ctx.new_page()
+    page.goto(server.url + "/")
+    page.click("#tutorial-start")
+    page.wait_for_url(re.compile(r"/game/"))
+    page.wait_for_selector("#tutorial:not(.hidden)")
+    page.wait_for_selector("#hand .card")
+    for sel in ("#hand", "#hint", "#tutorial-ok"):  # the tips do not push the hand off screen
+        on_screen(page, sel)
+    g = page.evaluate("() => JSON.parse(localStorage.getItem('lostcities.games'))[0]")
+    headers = {"X-Seat-Token": g["token"]}
+    longest = 0
+    for _ in range(2000):
+        status, st = server.request("GET", f"/api/games/{g['id']}/state", headers=headers)
+        assert status == 200, st
+        v = st["view"]
+        longest = max(longest, *(len(e) for e in v["expeditions"][0]))
+        if v["over"]:
+            break
+        if v["to_move"] != 0:
+            page.wait_for_timeout(20)  # the computer's turn
+            continue
+        # play onto the longest expedition when possible (to reach the bonus), drawing blind
+        blind = [m for m in v["legal"] if m.endswith(".")]
+        plays = sorted((m for m in blind if m[0] == "+"), key=lambda m: -len(v["expeditions"][0]["ybwgr".index(m[1])]))
+        move = (plays or blind or v["legal"])[0]
+        status, out = server.request("POST", f"/api/games/{g['id']}/moves", {"token": g["token"], "move": move, "round": st["round"], "ply": v["ply"]})
+        assert status == 200, out
+    assert v["over"]
+    key = f"lostcities.tutorial.{g['id']}.seen"
+    page.wait_for_function(f"() => (localStorage.getItem('{key}') || '').includes('end')")
+    seen = set(page.evaluate(f"() => JSON.parse(localStorage.getItem('{key}'))"))
+    want = {"intro", "wager", "pile", "cost", "ascending", "last_cards", "end"} | ({"bonus"} if longest >= 4 else set())
+    assert want <= seen, want - seen
+    assert "The round is over" in page.inner_text("#tutorial-text")
+    # every tip of the round added up (none acknowledged): Got it is still in reach
+    page.wait_for_selector("#modal:not(.hidden)")
+    page.keyboard.press("Escape")
+    on_screen(page, "#tutorial-ok")
+    shot(page, "tutorial-375-end")
+    ctx.close()
+
+
 class _Page:
     """What :func:`shot` needs of a Playwright page."""
 
