@@ -80,6 +80,13 @@ def test_round_over_and_match_over_are_on_screen(browser: Any, server: Any, view
     page.wait_for_selector("#hand .card")
     for sel in ("#hand", "#hint"):
         on_screen(page, sel)
+    # the last round's final board can be seen again during the next one
+    page.click("#last-round")
+    page.wait_for_selector("#modal:not(.hidden)")
+    assert page.inner_text("#modal-board h3") == "Final board · round 1"
+    modal_on_screen(page)
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#modal.hidden", state="attached")
     # the other rounds are played elsewhere: the match ends on this table
     play_until(server, g["id"], tokens, rounds_done=3)
     page.wait_for_function("() => document.querySelector('#modal-title').textContent.includes('Match over')")
