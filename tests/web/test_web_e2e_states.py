@@ -146,6 +146,10 @@ def test_turns_by_keyboard_alone(browser: Any, server: Any) -> None:
         assert wait_my_turn_or_end(page) == "turn"
         n = page.locator("#log .n").count()
         tab_to(page, "#hand .card")
+        # screen readers: the card is named by its colour and rank, not its notation
+        name = page.evaluate("() => document.activeElement.getAttribute('aria-label')")
+        assert re.fullmatch(r"(yellow|blue|white|green|red) (\d+|wager)", name), name
+        card = page.evaluate("() => document.activeElement.dataset.card")
         page.keyboard.press("Enter")
         assert page.locator("#hand .card.selected").count() == 1
         assert focused(page, "#actions [data-act=play]")
@@ -155,6 +159,9 @@ def test_turns_by_keyboard_alone(browser: Any, server: Any) -> None:
         page.keyboard.press("Enter")
         page.wait_for_function(f"() => document.querySelectorAll('#log .n').length >= {n + 2}")
         assert wait_my_turn_or_end(page) == "turn"
+        pile = page.get_attribute(f"#piles .pile[data-color='{card[0]}']", "aria-label")
+        # (the computer may have taken the card back off it)
+        assert re.fullmatch(rf"{name.split()[0]} discard pile, (\d+ cards?, top: \w+ (\d+|wager)|empty)", pile or ""), pile
         assert focused(page, "#hand .card"), turn  # ready for the next turn
     ctx.close()
 
