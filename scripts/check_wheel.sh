@@ -15,9 +15,10 @@
 #      with an empty numba cache: a bot from the shipped weights moves, lostcities.envs.vector
 #      steps, lostcities serve --help, and the README's first command, lostcities serve,
 #      answers /healthz, the home page and its static files from the installed package
-#   4. LOSTCITIES_WHEEL_FRESH="tui web ..." (optional; downloads from the configured index):
-#      each named extra installed from the index in a fresh virtual environment of its own,
-#      its modules imported
+#   4. LOSTCITIES_WHEEL_FRESH="tui web ... readme" (optional; downloads from the configured
+#      index): each named extra installed from the index in a fresh virtual environment of its
+#      own, its modules imported; "readme": the README's quick start as written (pip install
+#      '.[web,fast]' in the unpacked sdist, then lostcities serve answers) in a fresh one
 #
 # Run from anywhere; exits non-zero on the first failure. PYTHON: the interpreter.
 set -euo pipefail
@@ -46,6 +47,49 @@ done
 if grep -E '\.(nbi|nbc|pyc)( |$)|__pycache__' "$work/wheel.txt"; then
     echo "the wheel holds compiled caches (above)" >&2; exit 1
 fi
+
+# lostcities serve from the environment BIN_DIR ($1) answers /healthz, the home page and
+# its static files (its database in the folder $2)
+check_serve() {
+    "$1/python" - "$1/lostcities" "$2" <<'PY'
+import socket, subprocess, sys, time, urllib.request
+
+exe, work = sys.argv[1], sys.argv[2]
+with socket.socket() as s:
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+log = open(f"{work}/serve.log", "w+b")
+server = subprocess.Popen([exe, "serve", "--port", str(port), "--db", f"sqlite:///{work}/web.db"],
+                          stdout=log, stderr=subprocess.STDOUT)
+base = f"http://127.0.0.1:{port}"
+try:
+    deadline = time.monotonic() + 300  # the shared machine may be loaded
+    while True:
+        try:
+            with urllib.request.urlopen(f"{base}/healthz", timeout=10) as r:
+                assert r.status == 200
+                break
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                log.seek(0)
+                sys.exit(f"lostcities serve did not answer: {log.read().decode()[-2000:]}")
+            time.sleep(0.5)
+    with urllib.request.urlopen(f"{base}/", timeout=30) as r:
+        page = r.read().decode()
+    assert r.status == 200 and "/static/" in page, page[:500]
+    for path in ("/static/js/common.js", "/static/i18n/en.json"):
+        with urllib.request.urlopen(base + path, timeout=30) as r:
+            assert r.status == 200 and r.read(), path
+    print(f"{exe} serve: /healthz, the home page and its static files")
+finally:
+    server.terminate()
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+PY
+}
 
 # -- a fresh environment: the core only
 "$PYTHON" -m venv "$work/bare"
@@ -119,48 +163,23 @@ PY
 "$full/lostcities" serve --help >/dev/null
 echo "lostcities serve --help: ok"
 # the README's first command (pip install '.[web,fast]' && lostcities serve), from the wheel
-"$full/python" - "$full/lostcities" "$work" <<'PY'
-import socket, subprocess, sys, time, urllib.request
-
-exe, work = sys.argv[1], sys.argv[2]
-with socket.socket() as s:
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-server = subprocess.Popen([exe, "serve", "--port", str(port), "--db", f"sqlite:///{work}/web.db"],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-base = f"http://127.0.0.1:{port}"
-try:
-    deadline = time.monotonic() + 300  # the shared machine may be loaded
-    while True:
-        try:
-            with urllib.request.urlopen(f"{base}/healthz", timeout=10) as r:
-                assert r.status == 200
-                break
-        except OSError:
-            if server.poll() is not None or time.monotonic() > deadline:
-                sys.exit(f"lostcities serve did not answer: {server.stderr.read().decode()[-2000:]}")
-            time.sleep(0.5)
-    with urllib.request.urlopen(f"{base}/", timeout=30) as r:
-        page = r.read().decode()
-    assert r.status == 200 and "/static/" in page, page[:500]
-    for path in ("/static/js/common.js", "/static/i18n/en.json"):
-        with urllib.request.urlopen(base + path, timeout=30) as r:
-            assert r.status == 200 and r.read(), path
-    print("lostcities serve from the wheel: /healthz, the home page and its static files")
-finally:
-    server.terminate()
-    try:
-        server.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        server.kill()
-        server.wait()
-PY
+check_serve "$full" "$work"
 "$full/python" -c "
 from lostcities.envs.vector import LostCitiesVectorEnv
 e = LostCitiesVectorEnv(4); e.reset(seed=0); e.step(e.sample_legal_actions()); print('vector env steps')"
 
 # -- optional: each named extra from the index, in a fresh environment of its own
 for extra in ${LOSTCITIES_WHEEL_FRESH:-}; do
+    if [ "$extra" = readme ]; then
+        # the README's quick start as written, in the unpacked sdist (an isolated build:
+        # setuptools comes from the index too)
+        tar -xzf "$sdist" -C "$work"
+        "$PYTHON" -m venv "$work/fresh-readme"
+        (cd "$work/lostcities-$version" && "$work/fresh-readme/bin/pip" install -q '.[web,fast]')
+        check_serve "$work/fresh-readme/bin" "$work"
+        echo "the README's pip install '.[web,fast]' && lostcities serve: ok in a fresh environment"
+        continue
+    fi
     modules="${extra_modules[$extra]:-}"
     test -n "$modules" || { echo "LOSTCITIES_WHEEL_FRESH: no extra $extra" >&2; exit 1; }
     "$PYTHON" -m venv "$work/fresh-$extra"
