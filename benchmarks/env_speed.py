@@ -7,7 +7,8 @@ the figures include the action choice, which is the same cheap NumPy call everyw
 - ``pettingzoo raw``: ``raw_env.step`` + ``last()`` (observation and mask of the next agent);
 - ``pettingzoo env()``: the same through PettingZoo's three standard wrappers;
 - ``gymnasium``: ``LostCitiesEnv.step`` against ``random`` (the bot's reply is inside the
-  step, so one step is two moves of the round);
+  step, so one step is two moves of the round), and against ``net`` (the network bot, to
+  read the native env's ``net`` row against);
 - ``gymnasium sync xN``: ``SyncVectorEnv`` of N envs; steps counted per env;
 - ``openspiel``: ``apply_action`` + ``legal_actions`` at every node (chance nodes included,
   counted as steps), no observation;
@@ -113,10 +114,10 @@ def bench_pettingzoo(seconds: float, wrapped: bool) -> Rate:
     return _rate(steps, took)
 
 
-def bench_gymnasium(seconds: float) -> Rate:
+def bench_gymnasium(seconds: float, opponent: str = "random") -> Rate:
     from lostcities.envs.gymnasium import LostCitiesEnv
 
-    env = LostCitiesEnv(opponent="random")
+    env = LostCitiesEnv(opponent=opponent)
     rng = np.random.default_rng(0)
     seed = [0]
 
@@ -224,6 +225,11 @@ def main(argv: list[str] | None = None) -> int:
         ("pettingzoo raw_env", lambda: bench_pettingzoo(args.seconds, wrapped=False)),
         ("pettingzoo env() (wrapped)", lambda: bench_pettingzoo(args.seconds, wrapped=True)),
         (single, lambda: bench_gymnasium(args.seconds)),
+        *(
+            []
+            if args.no_net
+            else [("gymnasium vs net", lambda: bench_gymnasium(args.seconds, "net"))]
+        ),
         (sync, lambda: bench_vector(args.seconds, args.vector_envs)),
         ("openspiel (no observation)", lambda: bench_openspiel(args.seconds, observe=False)),
         ("openspiel + observation_tensor", lambda: bench_openspiel(args.seconds, observe=True)),
