@@ -173,19 +173,20 @@ def default_name(src_uri: str, number: int) -> str:
     return f"{src_uri.removesuffix('.md').replace('/', '-').lower()}-{number}"
 
 
-_pages: dict[str, list[Block]] = {}
+drawn_blocks: dict[str, list[Block]] = {}
+"""Each page's blocks as the last build drew them (on_files fills it, on_page_markdown reads it)."""
 
 
 def on_files(files: Files, config: Any) -> Files:
     """Draw every page's positions, each as a file ``img/positions/NAME.svg`` of the site."""
-    _pages.clear()
+    drawn_blocks.clear()
     taken: dict[str, str] = {}
     for f in list(files.documentation_pages()):
         text = f.content_string
         found = blocks(text)
         if not found:
             continue
-        _pages[f.src_uri] = found
+        drawn_blocks[f.src_uri] = found
         for number, block in enumerate(found, 1):
             where = f"{f.src_uri}:{block.start + 1}"
             try:
@@ -210,7 +211,7 @@ def on_files(files: Files, config: Any) -> Files:
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
     """Put each drawn position's picture where its block was."""
-    drawn = _pages.get(page.file.src_uri, [])
+    drawn = drawn_blocks.get(page.file.src_uri, [])
     lines = markdown.split("\n")
     for block, done in reversed(list(zip(blocks(markdown), drawn, strict=False))):
         spec = done.spec
@@ -218,8 +219,9 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
             continue  # warned about in on_files; the block stays as code
         link = posixpath.relpath(done.uri, posixpath.dirname(page.file.src_uri) or ".")
         alt = re.sub(r"[\[\]*_`]", "", spec.caption) or f"a position of deal {spec.deal}"
-        image = [f"![{alt}]({link})"]
+        indent = lines[block.start][: len(lines[block.start]) - len(lines[block.start].lstrip())]
+        image = [f"{indent}![{alt}]({link})"]
         if spec.caption:
-            image += ["", f"*{spec.caption}*"]
-        lines[block.start : block.end + 1] = image
+            image += ["", f"{indent}*{spec.caption}*"]
+        lines[block.start : block.end + 1] = image  # indented as the block was (in a list)
     return "\n".join(lines)

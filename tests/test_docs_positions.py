@@ -33,7 +33,7 @@ def hook() -> Iterator[ModuleType]:
     yield positions
 
 
-def _pages(hook: ModuleType) -> dict[str, list[object]]:
+def page_blocks(hook: ModuleType) -> dict[str, list[object]]:
     found = {}
     for page in sorted(DOCS.rglob("*.md")):
         blocks = hook.blocks(page.read_text(encoding="utf-8"))
@@ -73,7 +73,7 @@ def test_a_move_the_rules_refuse_is_an_error(hook: ModuleType) -> None:
 
 
 def test_the_pages_show_positions(hook: ModuleType) -> None:
-    pages = _pages(hook)
+    pages = page_blocks(hook)
     for page in ("index.md", "rules.md", "notation.md", "tutorials/play.md", "api/svg.md"):
         assert page in pages, page
     for page, blocks in pages.items():
@@ -102,7 +102,7 @@ def _html(site: Path, page: str) -> str:
 
 @pytest.mark.slow
 def test_the_built_site_holds_the_pictures(hook: ModuleType, site: Path) -> None:
-    for page, blocks in _pages(hook).items():
+    for page, blocks in page_blocks(hook).items():
         html = _html(site, page)
         assert "language-position" not in html, page  # every block became its picture
         for number, block in enumerate(blocks, 1):
@@ -118,7 +118,7 @@ def test_the_built_site_holds_the_pictures(hook: ModuleType, site: Path) -> None
 @pytest.mark.slow
 def test_a_view_on_the_site_shows_no_hidden_card(hook: ModuleType, site: Path) -> None:
     checked = 0
-    for page, blocks in _pages(hook).items():
+    for page, blocks in page_blocks(hook).items():
         for number, block in enumerate(blocks, 1):
             spec = hook.parse_spec(block.text)
             if spec.view is None:
@@ -139,6 +139,22 @@ def test_a_view_on_the_site_shows_no_hidden_card(hook: ModuleType, site: Path) -
             assert len(backs) == len(r.hands[spec.view ^ 1]), name
             checked += 1
     assert checked >= 2
+
+
+def test_a_block_becomes_its_picture_where_it_was(hook: ModuleType) -> None:
+    class Page:
+        class file:  # the shape of mkdocs' Page.file
+            src_uri = "tutorials/x.md"
+
+    text = "1. A list:\n\n    ```position\n    deal: 3\n    caption: C\n    ```\n\nEnd.\n"
+    found = hook.blocks(text)
+    found[0].spec, found[0].uri = hook.parse_spec(found[0].text), "img/positions/x-1.svg"
+    hook.drawn_blocks["tutorials/x.md"] = found
+    try:
+        out = hook.on_page_markdown(text, Page, {}, None)
+    finally:
+        hook.drawn_blocks.clear()
+    assert out == "1. A list:\n\n    ![C](../img/positions/x-1.svg)\n\n    *C*\n\nEnd.\n"
 
 
 @pytest.mark.slow
