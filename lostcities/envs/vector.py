@@ -103,7 +103,7 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
 
     Args:
         num_envs: the number of rounds (>= 1).
-        opponent: ``random``, ``rollout``, ``smart``, or ``None`` for self-play.
+        opponent: ``random``, ``rollout``, ``smart``, ``net``, or ``None`` for self-play.
         variant: ``classic`` or ``long``.
         seat: the agent's seat (0 or 1), or ``None`` to draw it at each reset.
         max_turns: cap on moves (both seats); the round is then truncated.
