@@ -109,6 +109,22 @@ def test_the_language_switch_is_remembered(browser: Any, server: Any) -> None:
     assert page.evaluate("() => LC.t('nav.rules')") == "Règles"
     assert {c["name"]: c["value"] for c in ctx.cookies()}.get("lc_lang") == "fr"
     shot(page, "home-fr")
+    # the table's log in French: my move and the computer's, in words
+    status, g = server.request("POST", "/api/games", {"opponent": "computer", "level": "easy", "rounds": 1, "name": "Ana"})
+    assert status == 201, g
+    page.evaluate("(g) => LC.remember({id: g.id, token: g.token, seat: 0})", g)
+    page.goto(server.url + f"/game/{g['id']}")
+    page.wait_for_function("() => document.querySelector('#status').classList.contains('mine')")
+    page.locator("#hand .card").first.click()
+    page.click("#actions [data-act=discard]")
+    page.click("#drawpile")
+    page.wait_for_function("""() => {
+      const says = [...document.querySelectorAll('#log .say')].map((e) => e.textContent);
+      return says.some((x) => x.startsWith('Vous')) && says.some((x) => x.startsWith('Ordinateur'));
+    }""")
+    says = page.locator("#log .say").all_inner_texts()
+    assert any(re.fullmatch(r"Vous défaussez le .+ et piochez", x) for x in says), says
+    assert any(re.match(r"Ordinateur \(Facile\) (joue|défausse) le ", x) for x in says), says
     # remembered: another page, and a new tab, are in French although the browser says English
     page.goto(server.url + "/rules")
     assert page.get_attribute("html", "lang") == "fr"
