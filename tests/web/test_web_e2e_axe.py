@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.test_web_e2e import ARGS, CHROMIUM
+from tests.web.test_web_e2e import ARGS, CHROMIUM, shot
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
@@ -57,6 +57,7 @@ def test_no_serious_or_critical_findings_on_any_page(browser: Any, server: Any) 
         page.goto(server.url + path)
         page.wait_for_load_state("networkidle")
         found[path] = _serious(page)
+        shot(page, "page-" + (path.strip("/").split("/")[0] or "home"))
     # a table with cards on it, then (resigned) the replay and analysis pages
     page.goto(server.url + "/")
     page.click("label:has(input[value=easy])")
@@ -74,6 +75,7 @@ def test_no_serious_or_critical_findings_on_any_page(browser: Any, server: Any) 
         page.goto(server.url + path)
         page.wait_for_load_state("networkidle")
         found[path] = _serious(page)
+        shot(page, "page-" + path.strip("/").split("/")[0])
     ctx.close()
     bad = {k: v for k, v in found.items() if v}
     assert not bad, json.dumps(bad, indent=1)
