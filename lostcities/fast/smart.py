@@ -186,6 +186,13 @@ def smart_action(s: np.ndarray) -> int:
 
 
 @njit(cache=True)
+def smart_action_into(s: np.ndarray, scratch: np.ndarray) -> int:
+    """:func:`smart_action` with its scratch passed in (an int64 array of at least 30),
+    for kernels that allocate nothing (compiled without numba's reference counting)."""
+    return _smart_action(s, scratch)
+
+
+@njit(cache=True)
 def _playout(s: np.ndarray, sc: np.ndarray) -> None:
     plies = 0
     while s[OVER] == 0:

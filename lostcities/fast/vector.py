@@ -68,7 +68,7 @@ from lostcities.fast.kernels import (
     rollout_action,
     score,
 )
-from lostcities.fast.smart import smart_action
+from lostcities.fast.smart import smart_action_into
 from lostcities.scoring import BONUS, BONUS_CARDS, COST
 
 __all__ = [
@@ -127,7 +127,8 @@ def _init_genrand(seed: int) -> npt.NDArray[np.int64]:
     return np.array(mt, np.int64)
 
 
-_MT_INIT = _init_genrand(19650218)  # init_by_array's start, the same for every seed
+_MT_INIT = _init_genrand(19650218)
+_BITLEN = np.array([n.bit_length() for n in range(256)], np.int64)  # init_by_array's start, the same for every seed
 
 
 # -- CPython's Mersenne Twister (any integer array of 624 words; pos: next word, ready) -----
@@ -234,8 +235,8 @@ def mt_next32(mt: np.ndarray, pos: np.ndarray) -> int:
 @njit(cache=True, **_NO_RC)
 def _mt_randbelow(mt: np.ndarray, pos: np.ndarray, n: int) -> int:
     """``Random._randbelow_with_getrandbits(n)`` for ``0 < n < 2**32``."""
-    k = 0
-    m = n
+    k = _BITLEN[n] if n < 256 else 8
+    m = n >> 8
     while m:
         k += 1
         m >>= 1
@@ -395,62 +396,93 @@ def _sources(s: np.ndarray) -> int:
 
 
 # -- the opponents ------------------------------------------------------------------------------
-@njit(cache=True, **_NO_RC)
-def legal_count(s: np.ndarray) -> int:
-    """How many distinct legal moves the player to move has (:func:`gen_legal`'s count,
-    from the hand's kinds and the draw sources, without listing them)."""
+@njit(cache=True, inline="always", **_NO_RC)
+def _popcount(m: int) -> int:
+    n = 0
+    while m:  # (LLVM makes this one instruction)
+        m &= m - 1
+        n += 1
+    return n
+
+
+@njit(cache=True, inline="always", **_NO_RC)
+def _legal_sets(s: np.ndarray) -> tuple[int, int, int, int]:
+    """The mover's playable hand kinds and hand kinds (bitsets), the draw sources, and the
+    number of distinct legal moves."""
     p = s[TURN]
     srcs = _sources(s)
     ns = _POPCOUNT6[srcs]
-    m = _hand_bits(s, p)
-    n = 0
+    hand = _hand_bits(s, p)
+    play = 0
+    blocked = 0  # hand kinds whose own colour's pile has cards (not drawn after its discard)
+    m = hand
     while m:
         x = _lowest_bit(m)
         m &= m - 1
         c = x // 10
         if playable(_RANK_OF[x], s[TOP + 6 * p + c]):
-            n += 1 + ns
-        n += 1 + ns - ((srcs >> c) & 1)
-    return n
+            play |= 1 << x
+        blocked += (srcs >> c) & 1
+    n = (_popcount(play) + _popcount(hand)) * (1 + ns) - blocked
+    return play, hand, srcs, n
+
+
+@njit(cache=True, inline="always", **_NO_RC)
+def _legal_pick(play: int, hand: int, srcs: int, r: int) -> int:
+    """The ``r``-th move of :func:`_legal_sets`' moves in :func:`gen_legal`'s order."""
+    per = 1 + _POPCOUNT6[srcs]
+    nplay = _popcount(play) * per
+    if r < nplay:
+        m = play
+        for _ in range(r // per):
+            m &= m - 1
+        x = _lowest_bit(m)
+        sm = srcs
+        r %= per
+        base = x * 7
+    else:
+        r -= nplay
+        m = hand
+        x = _lowest_bit(m)
+        sm = srcs & ~(1 << (x // 10))
+        cnt = 1 + _POPCOUNT6[sm]
+        while r >= cnt:
+            r -= cnt
+            m &= m - 1
+            x = _lowest_bit(m)
+            sm = srcs & ~(1 << (x // 10))
+            cnt = 1 + _POPCOUNT6[sm]
+        base = (60 + x) * 7
+    draw = 0
+    while r > 0:
+        draw = _lowest_bit(sm) + 1
+        sm &= sm - 1
+        r -= 1
+    return int(base + draw)
+
+
+@njit(cache=True, **_NO_RC)
+def legal_count(s: np.ndarray) -> int:
+    """How many distinct legal moves the player to move has (:func:`gen_legal`'s count,
+    from the hand's kinds and the draw sources, without listing them)."""
+    return int(_legal_sets(s)[3])
 
 
 @njit(cache=True, **_NO_RC)
 def legal_nth(s: np.ndarray, r: int) -> int:
     """The ``r``-th distinct legal move in :func:`gen_legal`'s order (the core's)."""
-    p = s[TURN]
-    srcs = _sources(s)
-    hand = _hand_bits(s, p)
-    for phase in range(2):
-        m = hand
-        while m:
-            x = _lowest_bit(m)
-            m &= m - 1
-            c = x // 10
-            if phase == 0:
-                if not playable(_RANK_OF[x], s[TOP + 6 * p + c]):
-                    continue
-                sm = srcs
-            else:
-                sm = srcs & ~(1 << c)
-            cnt = 1 + _POPCOUNT6[sm]
-            if r < cnt:
-                draw = 0
-                while r > 0:
-                    draw = _lowest_bit(sm) + 1
-                    sm &= sm - 1
-                    r -= 1
-                return int((60 * phase + x) * 7 + draw)
-            r -= cnt
-    return -1
+    play, hand, srcs, _ = _legal_sets(s)
+    return int(_legal_pick(play, hand, srcs, r))
 
 
 @njit(cache=True, **_NO_RC)
 def _bot_action(s: np.ndarray, policy: int, mt: np.ndarray, pos: np.ndarray, buf: np.ndarray) -> int:
     if policy == 0:
-        return int(legal_nth(s, _mt_randbelow(mt, pos, legal_count(s))))
+        play, hand, srcs, n = _legal_sets(s)
+        return int(_legal_pick(play, hand, srcs, _mt_randbelow(mt, pos, n)))
     if policy == 1:
         return int(rollout_action(s))
-    return int(smart_action(s))
+    return int(smart_action_into(s, buf[192:224]))  # a part of the scratch no caller holds
 
 
 @njit(cache=True, **_NO_RC)
@@ -1103,7 +1135,8 @@ def _xorshift_below(rng: np.ndarray, n: int) -> int:
 def _sample_one(s: np.ndarray, to_action: np.ndarray, rng: np.ndarray) -> int:
     if s[OVER] != 0:
         return 0
-    return int(to_action[legal_nth(s, _xorshift_below(rng, legal_count(s)))])
+    play, hand, srcs, n = _legal_sets(s)
+    return int(to_action[_legal_pick(play, hand, srcs, _xorshift_below(rng, n))])
 
 
 @njit(cache=True, **_NO_RC)
