@@ -127,8 +127,8 @@ def _init_genrand(seed: int) -> npt.NDArray[np.int64]:
     return np.array(mt, np.int64)
 
 
-_MT_INIT = _init_genrand(19650218)
-_BITLEN = np.array([n.bit_length() for n in range(256)], np.int64)  # init_by_array's start, the same for every seed
+_MT_INIT = _init_genrand(19650218)  # init_by_array's start, the same for every seed
+_BITLEN = np.array([n.bit_length() for n in range(256)], np.int64)
 
 
 # -- CPython's Mersenne Twister (any integer array of 624 words; pos: next word, ready) -----
