@@ -58,13 +58,33 @@ async def receiver(ws: Any, i: int, out: list[dict[str, Any]], latest: list[Any]
                 done.set()
 
 
+RETRIES = [0]
+
+
+async def post(h: httpx.AsyncClient, path: str, body: dict[str, Any]) -> httpx.Response:
+    """POST, again (at most 3 times) after a transport error: a kept-alive connection that the
+    server closed as it was reused (uvicorn closes idle ones after 5 s) is not the server's
+    answer. A retried create may leave an unused game behind: harmless here."""
+    for attempt in range(4):
+        try:
+            r = await h.post(path, json=body)
+            r.raise_for_status()
+            return r
+        except httpx.TransportError:
+            if attempt == 3:
+                raise
+            RETRIES[0] += 1
+            await asyncio.sleep(0.2)
+    raise AssertionError("unreachable")
+
+
 async def play(h: httpx.AsyncClient, ws_url: str, rng_seed: int, rounds: int) -> tuple[str, list[list[dict[str, Any]]]]:
     import random
 
     rng = random.Random(rng_seed)
-    g = (await h.post("/api/games", json={"opponent": "friend", "rounds": rounds})).json()
+    g = (await post(h, "/api/games", {"opponent": "friend", "rounds": rounds})).json()
     invite = g["invite_url"].split("#", 1)[1]
-    j = (await h.post(f"/api/games/{g['id']}/join", json={"invite": invite})).json()
+    j = (await post(h, f"/api/games/{g['id']}/join", {"invite": invite})).json()
     tokens = [g["token"], j["token"], None]
     msgs: list[list[dict[str, Any]]] = [[], [], []]
     latest: list[Any] = [None, None, None]
@@ -156,7 +176,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     games = 0
     sem = asyncio.Semaphore(args.concurrency)
 
-    http = httpx.AsyncClient(base_url=base, timeout=60, limits=httpx.Limits(max_connections=args.concurrency))
+    # idle connections dropped after 1 s, before the server's 5 s keep-alive limit
+    http = httpx.AsyncClient(base_url=base, timeout=60,
+                             limits=httpx.Limits(max_connections=args.concurrency, keepalive_expiry=1.0))
 
     async def one(i: int) -> None:
         nonlocal messages, games
@@ -186,6 +208,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "leaks": len(leaks), "first_leaks": leaks[:3], "planted": args.plant,
             "seconds": round(time.monotonic() - t0, 1), "server_cpu_s": round(scpu, 1),
             "harness_cpu_s": round(ccpu, 1), "checker_cpu_s": round(SCAN_CPU[0], 1), "games_asked": args.games,
+            "http_retries": RETRIES[0],
             "database": db}
 
 
