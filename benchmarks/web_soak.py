@@ -78,7 +78,15 @@ async def slot(base: str, ws_url: str, stats: Stats, think: tuple[float, float],
     """One of the concurrent games, replaced by a fresh one whenever it finishes."""
     while not stop.is_set():
         async with sem:
-            gid, a, b = await create_game(http)
+            for attempt in range(4):
+                try:
+                    gid, a, b = await create_game(http)
+                    break
+                except httpx.TransportError:  # a kept-alive connection the server had just closed
+                    if attempt == 3:
+                        raise
+                    counts["http_retries"] += 1
+                    await asyncio.sleep(0.2)
         seats = list(await asyncio.gather(open_seat(ws_url, gid, a, csem), open_seat(ws_url, gid, b, csem)))
         counts["created"] += 1
         try:
@@ -100,13 +108,15 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     base = f"http://127.0.0.1:{port}"
     ws_url = f"ws://127.0.0.1:{port}"
     stats = Stats()
-    counts = {"created": 0}
+    counts = {"created": 0, "http_retries": 0}
     stop = asyncio.Event()
     samples: list[dict[str, float]] = []
     out: dict[str, Any] = {"games": args.games, "duration_s": args.duration, "think_s": list(args.think)}
     rng = random.Random(args.seed)
     try:
-        async with httpx.AsyncClient(base_url=base, limits=httpx.Limits(max_connections=32), timeout=120) as http:
+        async with httpx.AsyncClient(base_url=base, timeout=120,
+                                     # idle connections dropped before the server's 5 s keep-alive limit
+                                     limits=httpx.Limits(max_connections=32, keepalive_expiry=1.0)) as http:
             sem, csem = asyncio.Semaphore(32), asyncio.Semaphore(64)
             tasks = [asyncio.create_task(slot(base, ws_url, stats, tuple(args.think), random.Random(rng.random()),
                                               stop, http, sem, csem, counts)) for _ in range(args.games)]
@@ -166,6 +176,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "load1_min_mean_max": [round(min(loads), 2), round(statistics.fmean(loads), 2), round(max(loads), 2)]
             if loads else None,
             "server_log_lines": sum(1 for _ in log_path.open("rb")) if log_path.exists() else 0,
+            "http_retries": counts["http_retries"],
             "client_errors": errors[:3],
             "client_error_count": len(errors),
         })
