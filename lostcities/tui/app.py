@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -33,6 +34,7 @@ __all__ = [
     "LostCitiesApp",
     "StartApp",
     "cli_main",
+    "level_notes",
     "levels_unavailable",
     "prepare_search",
     "save_record",
@@ -190,13 +192,15 @@ class StartApp(App[Setup | None]):
     start: StartScreen | None = None
     """The start screen, once shown."""
 
-    def __init__(self, unavailable: Mapping[str, str] | None = None) -> None:
+    def __init__(self, unavailable: Mapping[str, str] | None = None, notes: Mapping[str, str] | None = None) -> None:
         super().__init__()
         self.unavailable = dict(unavailable or {})
         """The levels that cannot run here, with why (:func:`levels_unavailable`)."""
+        self.notes = dict(notes or {})
+        """How levels play here where it is worse than they can (:func:`level_notes`)."""
 
     def on_mount(self) -> None:
-        self.start = StartScreen(unavailable=self.unavailable)
+        self.start = StartScreen(unavailable=self.unavailable, notes=self.notes)
         self.push_screen(self.start, self._chosen)
         self.call_after_refresh(lambda: self.check_size((self.size.width, self.size.height)))
 
@@ -260,6 +264,15 @@ def levels_unavailable() -> dict[str, str]:
     return out
 
 
+def level_notes() -> dict[str, str]:
+    """How the start screen's search levels play on this machine where it is worse than they
+    can: without numba their search runs in pure Python (as :func:`prepare_search` says)."""
+    if importlib.util.find_spec("numba") is not None:
+        return {}
+    note = "numba is not installed: its search runs in pure Python, far weaker"
+    return {level: note for level, (spec, _) in START_LEVELS.items() if parse_spec(spec)[0] in SEARCH_BOTS}
+
+
 def prepare_search(progress: Callable[[str], None] | None = None) -> float:
     """Compile the search kernels, or load them from numba's on-disk cache
     (:func:`lostcities.fast.warmup.warm_up`), before the first bot move; returns the seconds
@@ -293,7 +306,7 @@ def cli_main(args: argparse.Namespace) -> int:
     Returns the exit code: 0, or 2 with one line on stderr when the bot cannot be made.
     """
     if start_screen_wanted(args):
-        setup = StartApp(levels_unavailable()).run()
+        setup = StartApp(levels_unavailable(), level_notes()).run()
         if setup is None:
             return 0  # quit at the start screen
         args = with_setup(args, setup)

@@ -75,3 +75,26 @@ def test_play_without_flags_tells_the_start_screen(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(StartApp, "run", run)
     assert main(["play"]) == 0
     assert seen == [NO_EXPERT]
+
+
+def test_level_notes_without_numba(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = tui_app.importlib.util.find_spec
+    monkeypatch.setattr(tui_app.importlib.util, "find_spec", lambda name, *a: None if name == "numba" else real(name, *a))
+    notes = tui_app.level_notes()
+    assert set(notes) == {"ismcts", "expert"} and "pure Python" in notes["expert"]
+    monkeypatch.setattr(tui_app.importlib.util, "find_spec", lambda name, *a: object())
+    assert tui_app.level_notes() == {}
+
+
+@pytest.mark.asyncio
+async def test_a_level_that_runs_worse_here_says_so_while_chosen() -> None:
+    app = StartApp({}, {"expert": "numba is not installed: its search runs in pure Python, far weaker"})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert "here: numba" not in box_text(app)  # the opponent line is the current one
+        await pilot.press("down")
+        assert "here: numba is not installed: its search runs in pure Python, far weaker" in box_text(app)
+        await pilot.press("left")  # ismcts: no note
+        assert "here:" not in box_text(app)
+        await pilot.press("enter")
+    assert app.return_value == Setup(level="ismcts")

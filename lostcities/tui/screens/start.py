@@ -105,9 +105,12 @@ def _value(setup: Setup, row: str) -> tuple[str, str]:
     return ("on" if setup.achievements else "off"), "5 goal cards a round, 10 points each held"
 
 
-def start_text(setup: Setup, row: str, unavailable: Mapping[str, str] | None = None) -> str:
+def start_text(
+    setup: Setup, row: str, unavailable: Mapping[str, str] | None = None, notes: Mapping[str, str] | None = None
+) -> str:
     """The screen's text (Rich markup) with ``row`` the current line; the levels in
-    ``unavailable`` (level: why) are named as not playable here on the level's line.
+    ``unavailable`` (level: why) are named as not playable here, and a level's line shows its
+    entry of ``notes`` (how it plays on this machine) while it is chosen.
 
     >>> print(start_text(Setup(hotseat=True), "opponent").splitlines()[3])
      ▸ [b]Opponent       ‹ a friend at this keyboard (hot-seat) ›[/b]
@@ -130,6 +133,9 @@ def start_text(setup: Setup, row: str, unavailable: Mapping[str, str] | None = N
         gone = ", ".join(f"{name} ({why})" for name, why in unavailable.items())
         note = f"not on this machine: {gone}"
         lines.append(f"[dim]{escape(note if len(note) <= 78 else note[:77] + '…')}[/dim]")
+    elif notes and row == "level" and setup.level in notes and not setup.hotseat:
+        note = f"here: {notes[setup.level]}"
+        lines.append(f"[dim]{escape(note if len(note) <= 78 else note[:77] + '…')}[/dim]")
     else:
         lines.append("")
     lines.append(f"[dim]same as: {setup.command_line()}[/dim]")
@@ -151,8 +157,13 @@ class StartScreen(Screen[Setup | None]):
         Binding("escape", "quit_start", "quit", show=False),
     ]
 
-    def __init__(self, setup: Setup | None = None, unavailable: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, setup: Setup | None = None, unavailable: Mapping[str, str] | None = None,
+        notes: Mapping[str, str] | None = None,
+    ) -> None:
         super().__init__()
+        self.notes = dict(notes or {})
+        """How a level plays on this machine, where it is worse than it can (shown while chosen)."""
         self.unavailable = {k: v for k, v in (unavailable or {}).items() if k in LEVELS}
         """The levels that cannot run here, with why: passed over, named on the level line."""
         setup = setup or Setup()
@@ -165,11 +176,11 @@ class StartScreen(Screen[Setup | None]):
 
     def compose(self) -> ComposeResult:
         with Middle(), Center():
-            yield Static(start_text(self.setup, self.row, self.unavailable), id="start-box")
+            yield Static(start_text(self.setup, self.row, self.unavailable, self.notes), id="start-box")
         yield Footer()
 
     def _show(self) -> None:
-        self.query_one("#start-box", Static).update(start_text(self.setup, self.row, self.unavailable))
+        self.query_one("#start-box", Static).update(start_text(self.setup, self.row, self.unavailable, self.notes))
 
     def action_row(self, step: int) -> None:
         rows = [r for r in ROWS if not (r == "level" and self.setup.hotseat)]
