@@ -410,3 +410,18 @@ def test_self_play_rows_stay_equal_over_many_rounds(variant: str) -> None:
             assert term[g] == r.is_over()
             finished += int(r.is_over())
     assert finished >= 2 * n
+
+
+@pytest.mark.parametrize("opponent", ["random", None])
+def test_numba_threads_step_as_one_thread_does(opponent: str | None) -> None:
+    envs = [LostCitiesVectorEnv(600, opponent=opponent, parallel=p) for p in (False, True)]
+    outs = [e.reset(seed=5)[0] for e in envs]
+    acts = [e.sample_legal_actions(seed=9) for e in envs]
+    for step in range(60):
+        for key in ("observation", "action_mask"):
+            assert np.array_equal(outs[0][key], outs[1][key]), (step, key)
+        assert np.array_equal(acts[0], acts[1]), step
+        results = [e.step(a) for e, a in zip(envs, acts, strict=True)]
+        outs = [r[0] for r in results]
+        assert np.array_equal(results[0][1], results[1][1])
+        acts = [e.sample_legal_actions() for e in envs]
