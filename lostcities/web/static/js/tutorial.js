@@ -28,6 +28,9 @@
     text.textContent = before.concat(queue.map((id) => t(`tut.${id}`))).join(" ");
     queue.length = 0;
     panel.classList.remove("hidden");
+    // brought into view: the person may have scrolled down to the draw pile (the hand stays,
+    // it is sticky at the bottom)
+    panel.scrollIntoView({ block: "nearest" });
   }
   document.getElementById("tutorial-skip").addEventListener("click", () => {
     localStorage.setItem(key, "skipped");
