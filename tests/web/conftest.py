@@ -219,3 +219,18 @@ def client(tmp_path: Path) -> Iterator[Any]:
     )
     with TestClient(create_app(settings)) as c:
         yield c
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Debian Chromium, one per test module (skipped without Playwright or
+    /usr/bin/chromium)."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    from tests.web.test_web_e2e import ARGS, CHROMIUM
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip("needs /usr/bin/chromium")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield b
+        b.close()

@@ -4,7 +4,6 @@ goals on the table, and claims are marked and animated."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,14 +24,6 @@ new MutationObserver((records) => {
     if (n.classList && n.classList.contains("claimed-now")) window.__claimed.push(n.dataset.goal);
 }).observe(document, { childList: true, subtree: true });
 """
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
 
 
 def _state(page: Any, server: Any) -> dict[str, Any]:

@@ -6,25 +6,16 @@ and goal cards in the reader's language. (A whole round by invite link: test_web
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.web.test_web_e2e import ARGS, CHROMIUM, play_one_turn, shot
+from tests.web.test_web_e2e import CHROMIUM, play_one_turn, shot
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs /usr/bin/chromium")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
 
 
 def friend_tables(browser: Any, server: Any, *, clock: str | None = None, **bob_ctx: Any) -> tuple[Any, Any, Any, Any]:

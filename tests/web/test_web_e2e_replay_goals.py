@@ -3,25 +3,16 @@ every position (real headless Chromium)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.web.test_web_e2e import ARGS, CHROMIUM, shot
+from tests.web.test_web_e2e import CHROMIUM, shot
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs /usr/bin/chromium")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
 
 
 def _played_goal_game(server: Any) -> tuple[str, dict[str, Any]]:

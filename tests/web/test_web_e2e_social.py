@@ -6,25 +6,16 @@ its first explanations, one when the first expedition is started, and skipping i
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.web.test_web_e2e import ARGS, CHROMIUM, shot, wait_my_turn_or_end
+from tests.web.test_web_e2e import CHROMIUM, shot, wait_my_turn_or_end
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs /usr/bin/chromium")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
 
 
 def test_clock_and_quick_chat_between_two_browsers(browser: Any, server: Any) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from tests.web.conftest import Server
-from tests.web.test_web_e2e import ARGS, CHROMIUM, shot, wait_my_turn_or_end
+from tests.web.test_web_e2e import CHROMIUM, shot, wait_my_turn_or_end
 from tests.web.test_web_e2e_states import friend_game
 from tests.web.test_web_e2e_table import DESKTOP, PHONE, on_screen
 
@@ -29,14 +29,6 @@ sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs /usr/bin/chromium")
 
 SIZES = pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280x800", "375x740"])
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")
