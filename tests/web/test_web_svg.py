@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,21 +14,6 @@ from lostcities.record import read_records
 from lostcities.svg import position
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.skip("needs /usr/bin/chromium")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
-
 
 def finished_game(post: Any, get: Any) -> tuple[str, Round]:
     """A one-round friend game with four moves, then a resignation; its round replayed."""
