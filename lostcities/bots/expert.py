@@ -237,16 +237,14 @@ class ExpertBot(Bot):
         max_worlds = None if self.iters is None else -(-self.iters // k)
         # the compiled engine plays the classic game: goal games are played out in Python,
         # whose rollouts claim and score the goals (the network's candidates know none)
-        compiled = fast_engine_available() and view.achievements is None
-        if compiled:
+        search: FlatSearch | None = None
+        if fast_engine_available() and view.achievements is None:
             from lostcities.fast.search import FlatSearch
 
-            search: FlatSearch | None = FlatSearch(
+            search = FlatSearch(
                 view, cands, scale=self.scale, rollout="smart", rng=self.rng,
                 hands=self.inferred_hands(view),
             )
-        else:
-            search = None
         if self.control > 0:
             worlds, sums = self._controlled(view, cands, probs, search, start, hard, max_worlds)
         elif search is not None:
@@ -275,8 +273,12 @@ class ExpertBot(Bot):
             means = [(1 - self.mix) * m + self.mix * v for m, v in zip(means, values, strict=True)]
         return self._best(cands, probs, means)
 
+    def _priors(self, probs: list[float]) -> list[float]:
+        """The prior's term of each candidate's score: ``prior * log(probability)``."""
+        return [self.prior * math.log(max(p, 1e-12)) for p in probs]
+
     def _best(self, cands: list[Move], probs: list[float], means: list[float]) -> Move:
-        score = [means[j] + self.prior * math.log(max(probs[j], 1e-12)) for j in range(len(cands))]
+        score = [m + p for m, p in zip(means, self._priors(probs), strict=True)]
         return cands[max(range(len(cands)), key=lambda j: (score[j], -j))]
 
     def values_after(self, view: PlayerView, cands: list[Move]) -> list[float]:
@@ -297,8 +299,8 @@ class ExpertBot(Bot):
                 r = world.copy()
                 r.push_unchecked(m)
                 if r.is_over():
-                    a, b = r.scores()[me], r.scores()[me ^ 1]
-                    exact[row] = math.tanh((a - b) / self.scale)
+                    sc = r.scores()
+                    exact[row] = math.tanh((sc[me] - sc[me ^ 1]) / self.scale)
                 else:
                     features(r.view(r.to_move), out=x[row])
                     sign[row] = 1.0 if r.to_move == me else -1.0
@@ -321,7 +323,7 @@ class ExpertBot(Bot):
         timed = max_worlds is None
         base = float(self.time or 1.0) if timed else float(max_worlds or 1)
         top = base + min(self.bank, self.spend * base)
-        prior = np.array([self.prior * math.log(max(p, 1e-12)) for p in probs])
+        prior = np.array(self._priors(probs))
         rows: list[npt.NDArray[np.float64]] = []
         sums = np.zeros(k)
         worlds = 0
