@@ -6,30 +6,18 @@ from __future__ import annotations
 import re
 
 import pytest
-from textual.pilot import Pilot
-from textual.widgets import Static
 
 from lostcities.tui.app import LostCitiesApp
 from lostcities.tui.records import build_record
 from lostcities.tui.screens.game import GameScreen
 from lostcities.tui.screens.match_end import MatchEndScreen
 from lostcities.tui.session import Session
+from tests.tui.test_play import settle, text_of
 
 SIZE = (80, 24)
 
 
-def text_of(app: LostCitiesApp, selector: str) -> str:
-    return str(app.screen.query_one(selector, Static).content)
 
-
-async def settle(pilot: Pilot[int]) -> None:
-    for _ in range(100):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        screen = pilot.app.screen
-        if not (isinstance(screen, GameScreen) and screen.phase == "bot"):
-            return
-    raise AssertionError("the bot never answered")
 
 
 @pytest.mark.asyncio
@@ -37,12 +25,12 @@ async def test_hint_then_analysis_at_the_end() -> None:
     session = Session(opponent="random", rounds=1, seed=11)
     app = LostCitiesApp(session)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+        await settle(pilot, tries=100)
         screen = app.screen
         assert isinstance(screen, GameScreen)
         legal = [str(m) for m in session.round.legal_moves()]
         await pilot.press("h")
-        await settle(pilot)
+        await settle(pilot, tries=100)
         status = text_of(app, "#status")
         m = re.search(r"hint: (\S+)\s+\(expected margin [+-]\d+\.\d, \d+% to win the round\)", status)
         assert m and m.group(1) in legal, status
@@ -51,7 +39,7 @@ async def test_hint_then_analysis_at_the_end() -> None:
         while not r.is_over():
             moves = [x for x in r.legal_moves() if x.draw is None]
             screen.commit(moves[0])
-            await settle(pilot)
+            await settle(pilot, tries=100)
         await pilot.pause()
         await pilot.press("enter")
         await pilot.pause()

@@ -11,7 +11,6 @@ import random
 import re
 
 import pytest
-from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from lostcities.cards import Card, Color
@@ -24,24 +23,13 @@ from lostcities.tui.screens.match_end import MatchEndScreen
 from lostcities.tui.screens.round_end import RoundEndScreen
 from lostcities.tui.session import Session
 from lostcities.tui.widgets.hand import HandCard
+from tests.tui.test_play import settle, text_of
 
 SIZE = (80, 24)
 PLAYER_0 = re.compile(r"\b[Pp]layer 0\b")
 
 
-def text_of(app: LostCitiesApp, selector: str) -> str:
-    return str(app.screen.query_one(selector, Static).content)
 
-
-async def settle(pilot: Pilot[int]) -> None:
-    """Let the bot's worker finish and its message be handled."""
-    for _ in range(50):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        screen = pilot.app.screen
-        if not (isinstance(screen, GameScreen) and screen.phase == "bot"):
-            return
-    raise AssertionError("the bot never answered")
 
 
 def keys_for(move: Move, hand: tuple[Card, ...], at: int = 0) -> list[str]:

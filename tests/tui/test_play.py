@@ -36,9 +36,9 @@ def text_of(app: LostCitiesApp, selector: str) -> str:
     return str(app.screen.query_one(selector, Static).content)
 
 
-async def settle(pilot: Pilot[int]) -> None:
-    """Let the bot's worker finish and its message be handled."""
-    for _ in range(50):
+async def settle(pilot: Pilot[int], tries: int = 50) -> None:
+    """Let the bot's worker finish and its message be handled (at most ``tries`` waits)."""
+    for _ in range(tries):
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         screen = pilot.app.screen

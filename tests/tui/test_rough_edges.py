@@ -17,12 +17,9 @@ from lostcities.tui.screens.game import GameScreen
 from lostcities.tui.screens.help import HelpScreen, TooSmallScreen
 from lostcities.tui.screens.match_end import match_summary
 from lostcities.tui.session import Session, bot_name, number_players
+from tests.tui.test_play import text_of
 
 SIZE = (80, 24)
-
-
-def text_of(app: LostCitiesApp, selector: str) -> str:
-    return str(app.screen.query_one(selector, Static).content)
 
 
 class Named(Bot):
