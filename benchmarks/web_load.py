@@ -153,13 +153,15 @@ async def play_pair(
 
 
 def start_server(
-    db: str, port: int, nice: int = 0, *, limits: bool = False, env_defaults: dict[str, str] | None = None
+    db: str, port: int, nice: int = 0, *, limits: bool = False, env_defaults: dict[str, str] | None = None,
+    cpus: str | None = None,
 ) -> subprocess.Popen[bytes]:
     """``lostcities serve`` on ``db`` and ``port``, once it answers ``/healthz``.
 
     ``limits``: keep the per-client limits (web_flood.py measures them); otherwise they are
     off, since every scripted client comes from this one address. ``env_defaults``: more
-    environment variables, unless already set."""
+    environment variables, unless already set. ``cpus``: pin the server (and its bot worker) to
+    these CPUs (``taskset -c`` syntax), so that it need not share a core with the clients."""
     env = dict(os.environ)
     if limits:
         env.pop("LOSTCITIES_LIMITS", None)  # the defaults: what is measured
@@ -170,6 +172,8 @@ def start_server(
     cmd = [sys.executable, "-m", "lostcities.cli", "serve", "--port", str(port), "--db", db]
     if nice:
         cmd = ["nice", "-n", str(nice), *cmd]
+    if cpus:
+        cmd = ["taskset", "-c", cpus, *cmd]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

@@ -101,7 +101,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 4 * args.games + 512)), hard))
     tmp = tempfile.mkdtemp(prefix="lc-soak-")
     port = free_port()
-    proc = start_server(f"sqlite:///{Path(tmp) / 'soak.db'}", port, args.server_nice)
+    proc = start_server(f"sqlite:///{Path(tmp) / 'soak.db'}", port, args.server_nice, cpus=args.server_cpus)
     pid = proc.pid
     log_path = Path(args.server_log) if args.server_log else Path(tmp) / "server.log"
     drain(proc.stderr, log_path)
@@ -200,6 +200,8 @@ def main() -> int:
     ap.add_argument("--think", type=float, nargs=2, default=(2.0, 6.0), metavar=("MIN", "MAX"),
                     help="seconds a scripted player waits before each move, uniform (2 6)")
     ap.add_argument("--server-nice", type=int, default=0)
+    ap.add_argument("--server-cpus", default=None,
+                    help="pin the server to these CPUs (taskset -c syntax, e.g. 0); pin the client with taskset yourself")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--samples-out", default=None, help="write every sample to this JSON file")
     ap.add_argument("--server-log", default=None, help="the server's stderr goes here (default: the temp dir)")
