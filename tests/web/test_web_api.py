@@ -377,3 +377,33 @@ def test_a_chunked_body_over_the_limit_is_refused_early(client: Any) -> None:
         "/api/games", content=iter([b'{"opponent": ', b'"friend"}']), headers={"Content-Type": "application/json"}
     )
     assert ok.status_code == 201  # a small chunked body is read as before
+
+
+def test_serve_freezes_start_up_and_collects_rarely_before_it_serves(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    """``lostcities serve`` tunes the collector (web.app.tune_gc) before uvicorn runs: the
+    soak's full collections of 350 ms every 25-40 s came from CPython's default thresholds."""
+    import argparse
+    import gc
+
+    import uvicorn
+
+    from lostcities.web import app as web_app
+
+    seen: dict[str, Any] = {}
+
+    def fake_run(target: Any, **kw: Any) -> None:
+        seen.update(threshold=gc.get_threshold(), frozen=gc.get_freeze_count())
+
+    monkeypatch.setattr(uvicorn, "run", fake_run)
+    monkeypatch.setattr(web_app, "prepare_search", lambda say: None)
+    before = gc.get_threshold()
+    try:
+        args = argparse.Namespace(db=f"sqlite:///{tmp_path / 'g.db'}", port=8765, host="127.0.0.1", workers=1)
+        assert web_app.cli_main(args) == 0
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
+    assert seen["threshold"] == web_app.GC_THRESHOLDS != before
+    assert seen["frozen"] > 10_000  # the imports and the app, never walked again
