@@ -38,7 +38,10 @@ Options (``expert:time=0.5``, ``expert:iters=4000,top=4``):
              after the candidate, for the opponent then to move, negated (on the
              rollouts' scale); ``mix=1`` plays no rollouts;
 ``endgame``  with this many cards or fewer left in the draw pile, search every legal move
-             (the prior still weighs them) instead of the network's ``top`` (default 0: off).
+             (the prior still weighs them) instead of the network's ``top`` (default 0: off);
+``union``    1: the ``ismcts`` candidates (the heuristic's best card actions, each with its
+             draw and the draw pile) join the network's in every game, their prior no
+             lower than the network's last candidate's (default 0: only in goal games).
 
 >>> from lostcities import Round
 >>> r = Round.deal(seed=4)
@@ -98,6 +101,7 @@ class ExpertBot(Bot):
         endgame: int = 0,
         mix: float = 0.0,
         vworlds: int = 16,
+        union: bool = False,
     ) -> None:
         super().__init__(seed)
         if iters is None and time is None:
@@ -122,6 +126,7 @@ class ExpertBot(Bot):
         self.mix = mix
         self.vworlds = vworlds
         self.endgame = endgame
+        self.union = union
         self.spend = spend
         self.bank = 0.0
         """Budget saved by search-time control this round (seconds, or worlds with ``iters``)."""
@@ -147,7 +152,7 @@ class ExpertBot(Bot):
             "expert", options,
             (
                 "time", "iters", "top", "prior", "scale", "weights", "infer", "guesses",
-                "power", "control", "spend", "endgame", "mix", "vworlds",
+                "power", "control", "spend", "endgame", "mix", "vworlds", "union",
             ),
         )
         t = o.number("time", math.nan)
@@ -169,6 +174,7 @@ class ExpertBot(Bot):
             endgame=o.whole("endgame", 0, minimum=0) or 0,
             mix=o.number("mix", 0.0, minimum=0),
             vworlds=o.whole("vworlds", 16, minimum=1) or 16,
+            union=bool(o.whole("union", 0, minimum=0)),
         )
 
     def restart(self, variant: Variant, seat: int) -> None:
@@ -180,18 +186,21 @@ class ExpertBot(Bot):
         moves, probs = self.network.policy(view)
         top = len(moves) if view.deck_size <= self.endgame else self.top
         order = [int(i) for i in np.argsort(-probs, kind="stable")[:top]]
-        if view.achievements is not None:
+        goals = view.achievements is not None
+        if goals or self.union:
             # the network knows no goals: the goal-aware heuristic's candidates join in
+            # (searched without the prior's penalty: the network cannot judge them); with
+            # ``union`` they join in every game, weighed no lower than the network's last
             if self._goal_candidates is None:
                 self._goal_candidates = IsmctsBot(iters=1, seed=0)
-            # (searched without the prior's penalty: the network cannot judge them)
             where = {m: i for i, m in enumerate(moves)}
-            best = float(probs[order[0]])
+            floor = float(probs[order[0]] if goals else probs[order[-1]])
             extra = [where[m] for m in self._goal_candidates.search_candidates(view)]
             extra = [i for i in dict.fromkeys(extra) if i not in order]
             return (
                 [moves[i] for i in order + extra],
-                [float(probs[i]) for i in order] + [best] * len(extra),
+                [float(probs[i]) for i in order]
+                + [floor if goals else max(floor, float(probs[i])) for i in extra],
             )
         return [moves[i] for i in order], [float(probs[i]) for i in order]
 

@@ -195,3 +195,19 @@ def test_value_mix_scores_candidates_by_the_networks_value_after_them() -> None:
     assert move in cands and move == ExpertBot(iters=200, seed=4, mix=1.0, vworlds=8).choose(view)
     with pytest.raises(BotSpecError):
         make("expert:mix=2")
+
+
+def test_union_adds_the_ismcts_candidates_weighed_no_lower_than_the_networks_last() -> None:
+    from lostcities.bots.ismcts import IsmctsBot
+
+    grown = 0
+    for r in _positions("classic", 6):
+        view = r.view(r.to_move)
+        plain, plain_p = ExpertBot(iters=10).candidates(view)
+        both, both_p = make("expert:iters=10,union=1").candidates(view)  # type: ignore[attr-defined]
+        heur = IsmctsBot(iters=1, seed=0).search_candidates(view)
+        assert both[: len(plain)] == plain and both_p[: len(plain)] == plain_p
+        assert set(both) == set(plain) | set(heur) and len(set(both)) == len(both)
+        assert all(p >= min(plain_p) for p in both_p[len(plain):])
+        grown += len(both) > len(plain)
+    assert grown  # some positions where the heuristic proposes a move the network does not
