@@ -23,6 +23,7 @@ from lostcities.bots.base import (
     BotSpecError,
     BotTerminatedError,
     BotTimeoutError,
+    SearchSetup,
 )
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "BotSpecError",
     "BotTerminatedError",
     "BotTimeoutError",
+    "SearchSetup",
     "make",
     "parse_options",
     "parse_spec",

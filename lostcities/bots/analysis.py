@@ -263,32 +263,6 @@ def _python_playout(rollout: str) -> Callable[[Round], tuple[int, int]]:
     return smart_playout if rollout == "smart" else playout
 
 
-@dataclass(frozen=True)
-class _Setup:
-    candidates: list[Move]
-    scale: float
-    rollout: str
-    engine: str
-    iters: int | None
-    time: float | None
-
-
-def _setup(bot: Bot, view: PlayerView) -> _Setup:
-    """The search bot's candidates and settings (``ismcts`` and ``expert``)."""
-    from lostcities.bots.ismcts import IsmctsBot, fast_engine_available
-
-    if isinstance(bot, IsmctsBot):
-        return _Setup(bot.search_candidates(view), bot.scale, bot.rollout, bot.engine, bot.iters, bot.time)
-    try:
-        from lostcities.bots.expert import ExpertBot
-    except ImportError:  # pragma: no cover - numpy missing: no expert bot either
-        ExpertBot = None  # type: ignore[assignment,misc]
-    if ExpertBot is not None and isinstance(bot, ExpertBot):
-        engine = "fast" if fast_engine_available() else "python"
-        return _Setup(bot.candidates(view)[0], bot.scale, "smart", engine, bot.iters, bot.time)
-    raise BotError(f"{bot.name}: cannot analyse (only the search bots do: ismcts, expert)")
-
-
 def analyse(
     bot: Bot,
     view: PlayerView,
@@ -315,7 +289,9 @@ def analyse(
         raise IllegalMoveError(f"illegal move: {str(played)!r} ({view.why_illegal(played)})")
     if seed is not None:
         bot.reseed(seed)
-    setup = _setup(bot, view)
+    setup = bot.search_setup(view)
+    if setup is None:
+        raise BotError(f"{bot.name}: cannot analyse (only the search bots do: ismcts, expert)")
     cands = list(setup.candidates) if len(moves) > 1 else [moves[0]]
     if played is not None and played not in cands:
         cands.append(played)

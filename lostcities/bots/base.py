@@ -10,6 +10,7 @@ import abc
 import math
 import os
 import random
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from lostcities.cards import Variant
@@ -19,11 +20,33 @@ from lostcities.rules import Move, PlayerView
 if TYPE_CHECKING:
     from lostcities.bots.analysis import Analysis
 
-__all__ = ["Bot", "BotError", "BotSpecError", "BotTerminatedError", "BotTimeoutError", "SpecOptions"]
+__all__ = [
+    "Bot", "BotError", "BotSpecError", "BotTerminatedError", "BotTimeoutError", "SearchSetup", "SpecOptions",
+]
 
 
 class BotSpecError(ValueError):
     """A bot spec string that names no bot or has bad options (``'ismcts:iters=-1'``)."""
+
+
+@dataclass(frozen=True)
+class SearchSetup:
+    """What a search bot compares at the root of ``view`` and how (:meth:`Bot.search_setup`):
+    the analysis (:mod:`lostcities.bots.analysis`) plays the same candidates out the same way.
+    """
+
+    candidates: list[Move]
+    """The moves the search compares, best first by the bot's own ordering."""
+    scale: float
+    """Points of margin that give a reward of ``tanh(1)``."""
+    rollout: str
+    """The rollout policy: ``"smart"`` or ``"cheap"``."""
+    engine: str
+    """``"fast"`` (compiled) or ``"python"``."""
+    iters: int | None
+    """Playouts per move, or ``None`` for a time budget."""
+    time: float | None
+    """Seconds per move, or ``None`` with ``iters``."""
 
 
 class Bot(abc.ABC):
@@ -96,6 +119,11 @@ class Bot(abc.ABC):
         from lostcities.bots.analysis import analyse
 
         return analyse(self, view, time_limit, played=played, worlds=worlds, seed=seed)
+
+    def search_setup(self, view: PlayerView) -> SearchSetup | None:
+        """The candidates and settings this bot's search compares at ``view``, for
+        :meth:`analyse`; ``None`` (the default) for a bot that does not search."""
+        return None
 
     def inform(self, move: Move, player: int) -> None:  # noqa: B027 - optional hook
         """``player`` made ``move`` (called for both players' moves)."""

@@ -61,7 +61,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from lostcities.bots.base import Bot, BotError, BotSpecError, SpecOptions
+from lostcities.bots.base import Bot, BotError, BotSpecError, SearchSetup, SpecOptions
 from lostcities.bots.ismcts import IsmctsBot, fast_engine_available, flat_totals
 from lostcities.bots.net import load_network
 from lostcities.cards import Card, Variant
@@ -203,6 +203,11 @@ class ExpertBot(Bot):
                 + [floor if goals else max(floor, float(probs[i])) for i in extra],
             )
         return [moves[i] for i in order], [float(probs[i]) for i in order]
+
+    def search_setup(self, view: PlayerView) -> SearchSetup:
+        """:meth:`candidates` and the search's settings, for the analysis."""
+        engine = "fast" if fast_engine_available() else "python"
+        return SearchSetup(self.candidates(view)[0], self.scale, "smart", engine, self.iters, self.time)
 
     def inferred_hands(self, view: PlayerView) -> list[list[Card]] | None:
         """Guesses of the opponent's hidden cards, drawn in proportion to their likelihood

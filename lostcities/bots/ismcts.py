@@ -72,7 +72,7 @@ import time
 import warnings
 from collections.abc import Callable
 
-from lostcities.bots.base import Bot, BotError, BotSpecError, SpecOptions
+from lostcities.bots.base import Bot, BotError, BotSpecError, SearchSetup, SpecOptions
 from lostcities.bots.heuristic import HeuristicBot, goals_option
 from lostcities.bots.rollout import MOVES, playout
 from lostcities.cards import ALL_CARDS
@@ -446,6 +446,10 @@ class IsmctsBot(Bot):
         if not self.top:
             return list(view.legal_moves())
         return self._root_moves(self._heuristic.rank_moves(view))
+
+    def search_setup(self, view: PlayerView) -> SearchSetup:
+        """:meth:`search_candidates` and the search's settings, for the analysis."""
+        return SearchSetup(self.search_candidates(view), self.scale, self.rollout, self.engine, self.iters, self.time)
 
     def _root_moves(self, ranked: list[tuple[float, Move]]) -> list[Move]:
         # the heuristic's best card actions, each with its chosen draw and the draw pile

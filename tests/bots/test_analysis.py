@@ -138,3 +138,24 @@ def test_summary_leaves_forced_moves_out() -> None:
     assert s["moves"] == 1 and s["blunders"] == 1 and s["average_loss"] == 20.0
     assert s["accuracy"] == pytest.approx(13.5, abs=0.1)
     assert summary([forced, bad], 1)["moves"] == 0
+
+
+def test_any_bot_that_says_its_search_setup_can_be_analysed() -> None:
+    """The analysis asks the bot (Bot.search_setup), not its type: a bot of one's own that
+    searches two moves gets exactly those two evaluated."""
+    from lostcities.bots import Bot, SearchSetup
+    from lostcities.rules import PlayerView
+
+    class TwoMoves(Bot):
+        name = "two"
+
+        def choose(self, view: PlayerView, time_limit: float | None = None) -> Move:
+            return view.legal_moves()[0]
+
+        def search_setup(self, view: PlayerView) -> SearchSetup:
+            return SearchSetup(list(view.legal_moves()[:2]), 15.0, "smart", "python", 40, None)
+
+    view = Round.deal(seed=5).view(0)
+    a = TwoMoves(seed=1).analyse(view)
+    assert sorted(str(e.move) for e in a.moves) == sorted(str(m) for m in view.legal_moves()[:2])
+    assert a.worlds == 20  # iters=40 over the two moves
