@@ -16,20 +16,27 @@ import contextlib
 import io
 import json
 import os
-import random
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lostcities import Card, Match, Move, Round, errors
+from lostcities import Move, errors
 from lostcities.cli import main
 from lostcities.protocol.host import BotProtocol, MockTransport
-from lostcities.record import GameRecord, RecordError, read_records
-from lostcities.scoring import parse_score_sheet, parse_totals_sheet
+from lostcities.record import read_records
 from tests import fuzzbudget
 from tests.fuzzbudget import timed
+from tests.fuzzprops import (
+    RECORD,
+    ROUND,
+    check_card,
+    check_move,
+    check_record_text,
+    check_score_sheets,
+    one_line,
+)
 
 FUZZ_EXAMPLES = int(os.environ.get("LOSTCITIES_FUZZ_EXAMPLES", "2000"))
 fuzz = settings(
@@ -43,18 +50,6 @@ anything = st.text(max_size=40)
 texts = st.one_of(near, anything)
 
 
-def one_line(e: BaseException) -> None:
-    msg = str(e)
-    assert msg and "\n" not in msg and "Traceback" not in msg, repr(msg)
-
-
-def snapshot(r: Round) -> tuple[object, ...]:
-    return (
-        r.ply, r.to_move, tuple(r.history), tuple(r.hands[0]), tuple(r.hands[1]),
-        tuple(r.draw_pile), tuple(tuple(p) for p in r.discard_piles.values()),
-    )
-
-
 # -- notation -----------------------------------------------------------------------------
 
 
@@ -62,37 +57,14 @@ def snapshot(r: Round) -> tuple[object, ...]:
 @fuzz
 @given(texts)
 def test_card_notation(text: str) -> None:
-    try:
-        card = Card.parse(text)
-    except errors.InvalidCardError as e:
-        one_line(e)
-    else:
-        assert Card.parse(str(card)) == card
-
-
-ROUND = Round.deal(seed=14)
-for _ in range(9):
-    ROUND.push(ROUND.legal_moves()[0])
+    check_card(text)
 
 
 @timed
 @fuzz
 @given(texts)
 def test_move_notation_changes_nothing(text: str) -> None:
-    try:
-        move = Move.parse(text)
-    except errors.InvalidMoveError as e:
-        one_line(e)
-    else:
-        assert Move.parse(str(move)) == move
-    before = snapshot(ROUND)
-    try:
-        m = ROUND.parse_move(text)
-    except (errors.InvalidMoveError, errors.IllegalMoveError) as e:
-        one_line(e)
-    else:
-        assert m in ROUND.legal_moves()
-    assert snapshot(ROUND) == before
+    check_move(text)
 
 
 # -- lostcities score ---------------------------------------------------------------------
@@ -109,13 +81,7 @@ items = st.lists(
 @fuzz
 @given(items, st.sampled_from(["classic", "long"]))
 def test_score_sheets(args: list[str], variant: str) -> None:
-    for parse in (parse_score_sheet, parse_totals_sheet):
-        try:
-            sheet = parse(args, variant)
-        except errors.InvalidExpeditionError as e:
-            one_line(e)
-        else:
-            assert all(isinstance(e.score, int) for e in sheet.values())
+    check_score_sheets(args, variant)
 
 
 @timed
@@ -142,18 +108,6 @@ def test_score_command(args: list[str], totals: bool, as_json: bool) -> None:
 # -- records ------------------------------------------------------------------------------
 
 
-def _record() -> str:
-    m = Match(2, seed=5)
-    rng = random.Random(5)
-    while not m.is_over():
-        r = m.new_round()
-        while not r.is_over():
-            moves = r.legal_moves()
-            r.push(moves[rng.randrange(len(moves))] if rng.random() < 0.3 else moves[0])
-    return str(GameRecord.from_match(m, players=("ann", "bob")))
-
-
-RECORD = _record()
 LINES = RECORD.splitlines()
 
 
@@ -184,18 +138,7 @@ def mutated_records(draw: st.DrawFn) -> str:
 @fuzz
 @given(st.one_of(mutated_records(), anything))
 def test_record_reader_and_replay(text: str) -> None:
-    for rec in read_records(io.StringIO(text)):
-        for e in rec.errors:
-            assert isinstance(e, RecordError)
-            one_line(e)
-        try:
-            match = rec.replay()
-        except RecordError as e:
-            one_line(e)
-            assert e.line is None or e.line >= 1
-        else:
-            assert match.rounds or not rec.rounds
-            assert str(GameRecord.from_match(match, players=rec.players)).count("[Deck") == len(rec.rounds)
+    check_record_text(text)
 
 
 # -- protocol: lines from a bot -----------------------------------------------------------
