@@ -93,6 +93,12 @@ def test_tutorial_explains_rules_as_they_matter_and_can_be_skipped(browser: Any,
     page.click("#drawpile")
     page.wait_for_function("() => document.querySelector('#tutorial-text').textContent.includes('20 points')")
     assert "higher than the last" in page.inner_text("#tutorial-text")
+    # beside the table (the side column), so the tips push nothing: the draw pile stays on
+    # screen above the sticky hand, the tip's buttons too
+    assert page.locator("aside.side > #tutorial").count() == 1
+    pile, hand = page.locator("#drawpile").bounding_box(), page.locator("#hand-wrap").bounding_box()
+    ok = page.locator("#tutorial-ok").bounding_box()
+    assert pile and hand and ok and pile["y"] + pile["height"] <= hand["y"] and ok["y"] + ok["height"] <= 800
     shot(page, "tutorial-1280")
     page.click("#tutorial-skip")
     page.reload()

@@ -12,6 +12,18 @@
   const seen = new Set(JSON.parse(localStorage.getItem(`${key}.seen`) || "[]"));
   const text = document.getElementById("tutorial-text");
   const queue = [];
+  // at the top of the side column where the layout has one (above the table it would push
+  // the draw pile under the sticky hand), above the table otherwise
+  const side = root.querySelector("aside.side");
+  const home = panel.parentElement;
+  const after = panel.nextElementSibling;
+  const wide = window.matchMedia("(min-width: 980px)"); // app.css: the two-column layout
+  function place() {
+    if (wide.matches && side) side.prepend(panel);
+    else home.insertBefore(panel, after);
+  }
+  place();
+  wide.addEventListener("change", place);
 
   function say(id) {
     if (seen.has(id)) return;
@@ -28,8 +40,8 @@
     text.textContent = before.concat(queue.map((id) => t(`tut.${id}`))).join(" ");
     queue.length = 0;
     panel.classList.remove("hidden");
-    // brought into view: the person may have scrolled down to the draw pile (the hand stays,
-    // it is sticky at the bottom)
+    // brought into view: the person may have scrolled down (the hand stays, it is sticky at
+    // the bottom)
     panel.scrollIntoView({ block: "nearest" });
   }
   document.getElementById("tutorial-skip").addEventListener("click", () => {
