@@ -64,6 +64,24 @@ def new_game(page: Any, url: str, opponent: str = "computer") -> None:
     page.wait_for_selector("#hand .card")
 
 
+def test_a_resent_state_of_the_same_position_keeps_the_card_chosen(browser: Any, server: Any) -> None:
+    """A state that changes nothing (here the resync a page asks for when it is shown again;
+    a reconnection sends the same) must not drop the card the player picked: only a new
+    position does."""
+    page = browser.new_context(viewport=DESKTOP).new_page()
+    new_game(page, server.url)
+    assert wait_my_turn_or_end(page) == "turn"
+    page.evaluate("() => { window.lcStates = 0; document.addEventListener('lc:state', () => window.lcStates++); }")
+    page.locator("#hand .card").first.click()
+    page.wait_for_selector("#actions [data-act=discard]")
+    page.evaluate("() => document.dispatchEvent(new Event('visibilitychange'))")  # sends a sync
+    page.wait_for_function("() => window.lcStates >= 1")
+    assert page.locator("#hand .card.selected").count() == 1
+    page.click("#actions [data-act=discard]")  # still there: the move goes on
+    page.wait_for_selector("#drawpile.drawable")
+    page.context.close()
+
+
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280x800", "375x740"])
 def test_hand_buttons_and_message_line_stay_on_screen(browser: Any, server: Any, viewport: dict[str, int]) -> None:
     ctx = browser.new_context(viewport=viewport)

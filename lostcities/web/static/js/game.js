@@ -93,7 +93,9 @@
       S = m;
       if (!connected) { connected = true; $("conn-banner").classList.add("hidden"); document.body.classList.remove("offline"); }
       if (m.ack !== null && m.ack !== undefined) sending = false;
-      if (!sending) { sel = null; selIdx = -1; action = null; }
+      // a state of the same position (a resync, a reconnection) keeps the card chosen
+      const same = before && before.round === m.round && before.view.ply === m.view.ply && !m.view.over;
+      if (!sending && !same) { sel = null; selIdx = -1; action = null; }
       clearTimeout(sendTimer);
       const fly = before ? flightsFrom(before, m) : null;
       render();
