@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import random
+from collections.abc import Callable
 
 from lostcities import Card, Match, Move, Round, errors
 from lostcities.record import GameRecord, RecordError, read_records
@@ -51,22 +52,22 @@ RECORD = _record()
 """A valid two-round match record, the seed of the mutated ones."""
 
 
-def check_card(text: str) -> None:
+def _round_trip(parse: Callable[[str], object], error: type[ValueError], text: str) -> None:
+    """``text`` parses to a value whose string parses back to it, or fails with ``error``."""
     try:
-        card = Card.parse(text)
-    except errors.InvalidCardError as e:
+        value = parse(text)
+    except error as e:
         one_line(e)
     else:
-        assert Card.parse(str(card)) == card
+        assert parse(str(value)) == value
+
+
+def check_card(text: str) -> None:
+    _round_trip(Card.parse, errors.InvalidCardError, text)
 
 
 def check_move(text: str) -> None:
-    try:
-        move = Move.parse(text)
-    except errors.InvalidMoveError as e:
-        one_line(e)
-    else:
-        assert Move.parse(str(move)) == move
+    _round_trip(Move.parse, errors.InvalidMoveError, text)
     before = snapshot(ROUND)
     try:
         m = ROUND.parse_move(text)
