@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -234,3 +235,25 @@ def browser() -> Iterator[Any]:
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         yield b
         b.close()
+
+
+def watch_errors(*pages: Any) -> list[str]:
+    """The uncaught script errors of ``pages`` from now on (a test asserts it stays empty)."""
+    errors: list[str] = []
+    for page in pages:
+        page.on("pageerror", lambda e: errors.append(str(e)))
+    return errors
+
+
+def start_tutorial(browser: Any, url: str, viewport: dict[str, int]) -> tuple[Any, Any, list[str]]:
+    """A new page at ``viewport`` that starts the tutorial from the home page and waits for
+    its first tip; the context, the page and its script errors (:func:`watch_errors`)."""
+    ctx = browser.new_context(viewport=viewport)
+    page = ctx.new_page()
+    errors = watch_errors(page)
+    page.goto(url + "/")
+    page.click("#tutorial-start")
+    page.wait_for_url(re.compile(r"/game/"))
+    page.wait_for_selector("#tutorial:not(.hidden)")
+    return ctx, page, errors
+

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from tests.web.conftest import watch_errors
+
 sync_api = pytest.importorskip("playwright.sync_api")
 
 CHROMIUM = "/usr/bin/chromium"
@@ -84,8 +86,7 @@ def test_full_round_against_the_computer(browser: Any, server_factory: Any, tmp_
     server = server_factory(db)
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    errors = watch_errors(page)
     page.goto(server.url + "/")
     page.click("label:has(input[value=easy])")
     page.click("label:has(input[name=rounds][value=\"1\"])")
@@ -141,9 +142,7 @@ def test_two_friends_play_by_invite_link(browser: Any, server: Any) -> None:
     alice = browser.new_context(viewport={"width": 1280, "height": 900})
     bob = browser.new_context(viewport={"width": 375, "height": 800}, is_mobile=True, has_touch=True)
     pa, pb = alice.new_page(), bob.new_page()
-    errors: list[str] = []
-    for p in (pa, pb):
-        p.on("pageerror", lambda e: errors.append(str(e)))
+    errors = watch_errors(pa, pb)
     pa.goto(server.url + "/")
     pa.click("label:has(input[value=friend])")
     pa.click("label:has(input[name=rounds][value=\"1\"])")

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from tests.web.conftest import watch_errors
+
 sync_api = pytest.importorskip("playwright.sync_api")
 
 CHROMIUM = "/usr/bin/chromium"
@@ -40,8 +42,7 @@ def _state(page: Any, server: Any) -> dict[str, Any]:
 def test_a_goal_game_shows_its_goals_and_claims(browser: Any, server: Any) -> None:
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    errors = watch_errors(page)
     page.add_init_script(WATCH)
     page.goto(server.url + "/")
     page.click("label:has(input[value=easy])")

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from tests.web.conftest import watch_errors
+
 sync_api = pytest.importorskip("playwright.sync_api")
 
 CHROMIUM = "/usr/bin/chromium"
@@ -24,8 +26,7 @@ def my_turn(page: Any) -> None:
 def test_hint_then_analysis_page(browser: Any, server: Any) -> None:
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    errors = watch_errors(page)
     page.on("dialog", lambda d: d.accept())
     page.goto(server.url + "/")
     page.click("label:has(input[value=easy])")

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.web.conftest import watch_errors
 from tests.web.test_web_e2e import CHROMIUM, play_one_turn, shot
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -103,11 +104,10 @@ AudioContext.prototype.createOscillator = function () { window.__beeps += 1; ret
 
 def test_turn_alert_only_when_enabled_and_hidden(browser: Any, server: Any) -> None:
     alice, bob, pa, pb = friend_tables(browser, server)
-    errors: list[str] = []
+    errors = watch_errors(pa, pb)
     for ctx in (alice, bob):
         ctx.add_init_script(HIDDEN_STUBS)
     for p in (pa, pb):
-        p.on("pageerror", lambda e: errors.append(str(e)))
         p.reload()
         p.wait_for_selector("#hand .card")
         assert not p.is_checked("#turn-alert")  # off by default
@@ -151,8 +151,7 @@ def test_server_errors_and_goal_cards_in_the_readers_language(browser: Any, serv
     assert status == 201
     fr = browser.new_context(viewport={"width": 1280, "height": 800}, locale="fr-FR")
     page = fr.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    errors = watch_errors(page)
     page.goto(server.url + f"/join/{g['id']}#not-the-code")
     page.wait_for_selector("#join-form:not(.hidden)")
     page.click("#join-form button")

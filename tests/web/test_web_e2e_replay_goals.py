@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests.web.conftest import watch_errors
 from tests.web.test_web_e2e import CHROMIUM, shot
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -40,8 +41,7 @@ def test_the_replay_shows_the_goal_cards_and_their_holders(browser: Any, server:
     names = [p["name"] for p in end["game"]["players"]]
     ctx = browser.new_context(viewport={"width": 1280, "height": 800})
     page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    errors = watch_errors(page)
     page.goto(server.url + f"/replay/{gid}")
     page.wait_for_selector("#replay-body:not(.hidden)")
     cards = page.locator("#r-goals .goal")

@@ -8,18 +8,14 @@ from typing import Any
 
 import pytest
 
+from tests.web.conftest import watch_errors
+
 sync_api = pytest.importorskip("playwright.sync_api")
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs /usr/bin/chromium")
-
-
-def _errors(page: Any) -> list[str]:
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    return errors
 
 
 def _total_is(page: Any, value: str) -> None:
@@ -32,7 +28,7 @@ def _total_is(page: Any, value: str) -> None:
 def test_calculator_quick_mode_by_totals(browser: Any, server: Any, viewport: dict[str, int]) -> None:
     ctx = browser.new_context(viewport=viewport, has_touch=viewport["width"] < 500)
     page = ctx.new_page()
-    errors = _errors(page)
+    errors = watch_errors(page)
     page.goto(server.url + "/calculator")
     page.wait_for_selector(".calc-row[data-color=y]")
     page.click("label:has(input[name=mode][value=totals])")
@@ -91,7 +87,7 @@ def test_rules_page_questions_link_to_worked_examples(browser: Any, server: Any)
 def test_comments_post_show_and_survive_a_reload_as_text(browser: Any, server: Any) -> None:
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     page = ctx.new_page()
-    errors = _errors(page)
+    errors = watch_errors(page)
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.goto(server.url + "/rules")

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.web.conftest import start_tutorial, watch_errors
 from tests.web.test_web_e2e import CHROMIUM, shot, wait_my_turn_or_end
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -22,9 +23,7 @@ def test_clock_and_quick_chat_between_two_browsers(browser: Any, server: Any) ->
     alice = browser.new_context(viewport={"width": 1280, "height": 800})
     bob = browser.new_context(viewport={"width": 375, "height": 740}, locale="fr-FR")
     pa, pb = alice.new_page(), bob.new_page()
-    errors: list[str] = []
-    for p in (pa, pb):
-        p.on("pageerror", lambda e: errors.append(str(e)))
+    errors = watch_errors(pa, pb)
     pa.goto(server.url + "/")
     assert pa.locator("#clock-field").is_hidden()  # computer games have no clock
     pa.click("label:has(input[value=friend])")
@@ -73,14 +72,7 @@ def test_clock_and_quick_chat_between_two_browsers(browser: Any, server: Any) ->
 
 
 def test_tutorial_explains_rules_as_they_matter_and_can_be_skipped(browser: Any, server: Any) -> None:
-    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(server.url + "/")
-    page.click("#tutorial-start")
-    page.wait_for_url(re.compile(r"/game/"))
-    page.wait_for_selector("#tutorial:not(.hidden)")
+    ctx, page, errors = start_tutorial(browser, server.url, {"width": 1280, "height": 800})
     assert "play one card" in page.inner_text("#tutorial-text")
     page.click("#tutorial-ok")
     assert page.locator("#tutorial").is_hidden()

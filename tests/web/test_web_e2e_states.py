@@ -15,7 +15,13 @@ from typing import Any
 import pytest
 
 from tests.web import test_web_e2e
-from tests.web.test_web_e2e import ARGS, CHROMIUM, shot, wait_my_turn_or_end
+from tests.web.conftest import start_tutorial, watch_errors
+from tests.web.test_web_e2e import (
+    ARGS,
+    CHROMIUM,
+    shot,
+    wait_my_turn_or_end,
+)
 from tests.web.test_web_e2e_table import DESKTOP, PHONE, new_game, on_screen
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -65,8 +71,7 @@ def test_round_over_and_match_over_are_on_screen(browser: Any, server: Any, view
     play_until(server, g["id"], tokens, rounds_done=1)
     ctx = browser.new_context(viewport=viewport)
     page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    errors = watch_errors(page)
     page.goto(server.url + "/")
     page.evaluate("(g) => LC.remember({id: g.id, token: g.token, seat: 0})", g)
     page.goto(server.url + f"/game/{g['id']}")
@@ -186,12 +191,7 @@ def test_the_tutorial_explains_every_rule_by_the_end_of_its_round(browser: Any, 
     """The tutorial's round played to its end (the person's moves over HTTP, the table
     watching): each rule was explained on the way, the 8-card bonus once an expedition
     reached 4 cards."""
-    ctx = browser.new_context(viewport=PHONE)
-    page = ctx.new_page()
-    page.goto(server.url + "/")
-    page.click("#tutorial-start")
-    page.wait_for_url(re.compile(r"/game/"))
-    page.wait_for_selector("#tutorial:not(.hidden)")
+    ctx, page, _ = start_tutorial(browser, server.url, PHONE)
     page.wait_for_selector("#hand .card")
     for sel in ("#hand", "#hint", "#tutorial-ok"):  # the tips do not push the hand off screen
         on_screen(page, sel)

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.web.conftest import watch_errors
 from tests.web.test_web_e2e import ARGS, CHROMIUM, shot, wait_my_turn_or_end
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -86,8 +87,7 @@ def test_a_resent_state_of_the_same_position_keeps_the_card_chosen(browser: Any,
 def test_hand_buttons_and_message_line_stay_on_screen(browser: Any, server: Any, viewport: dict[str, int]) -> None:
     ctx = browser.new_context(viewport=viewport)
     page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    errors = watch_errors(page)
     # a friend game, the invite panel shown: the hand is not pushed below the fold
     new_game(page, server.url, "friend")
     page.wait_for_selector("#invite-panel:not(.hidden)")

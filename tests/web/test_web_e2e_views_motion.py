@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import Server
+from tests.web.conftest import Server, start_tutorial, watch_errors
 from tests.web.test_web_e2e import CHROMIUM, shot, wait_my_turn_or_end
 from tests.web.test_web_e2e_states import friend_game
 from tests.web.test_web_e2e_table import DESKTOP, PHONE, on_screen
@@ -71,8 +71,7 @@ def test_a_spectators_view_is_on_screen(browser: Any, server: Server, viewport: 
     assert max(len(e) for e in st["view"]["expeditions"][0]) >= 3, st["view"]["expeditions"]
     ctx = browser.new_context(viewport=viewport)
     page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    errors = watch_errors(page)
     page.goto(server.url + f"/game/{g['id']}")
     page.wait_for_function("() => document.querySelector('#status-text').textContent.startsWith('Spectating')")
     page.wait_for_selector("#my-backs .card")
@@ -102,14 +101,7 @@ def tutorial_on_screen(page: Any, state_name: str) -> None:
 def test_the_tutorial_is_on_screen(browser: Any, server: Server, viewport: dict[str, int]) -> None:
     """The tutorial's first turn, tips shown and not yet acknowledged: the tips and their
     buttons, the hand, the move buttons and the message line are on screen in each step."""
-    ctx = browser.new_context(viewport=viewport)
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(server.url + "/")
-    page.click("#tutorial-start")
-    page.wait_for_url(re.compile(r"/game/"))
-    page.wait_for_selector("#tutorial:not(.hidden)")
+    ctx, page, errors = start_tutorial(browser, server.url, viewport)
     assert wait_my_turn_or_end(page) == "turn"
     tutorial_on_screen(page, "turn")
     legal = page.locator("#hand .card.legal")
@@ -197,8 +189,7 @@ def test_a_redraw_during_a_flight_cancels_it_and_shows_the_final_board(browser: 
     ctx = browser.new_context(viewport=DESKTOP, reduced_motion="no-preference")
     ctx.add_init_script(WATCH_MOTION)
     page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    errors = watch_errors(page)
     twice = {"on": False}
 
     def relay(ws: Any, msg: Any) -> None:

@@ -12,6 +12,7 @@ import pytest
 from lostcities import Round
 from lostcities.record import read_records
 from lostcities.svg import position
+from tests.web.conftest import watch_errors
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -79,8 +80,7 @@ def test_the_replay_page_links_the_position_shown(browser: Any, server_factory: 
     server = server_factory(f"sqlite:///{tmp_path / 'svg.db'}")
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    errors = watch_errors(page)
 
     def post(path: str, body: dict[str, Any]) -> Any:
         r = page.request.post(server.url + path, data=body)
