@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -266,8 +265,11 @@ def levels_unavailable() -> dict[str, str]:
 
 def level_notes() -> dict[str, str]:
     """How the start screen's search levels play on this machine where it is worse than they
-    can: without numba their search runs in pure Python (as :func:`prepare_search` says)."""
-    if importlib.util.find_spec("numba") is not None:
+    can: without the compiled engine (numba) their search runs in pure Python (the bots' own
+    test, :func:`lostcities.bots.ismcts.fast_engine_available`)."""
+    from lostcities.bots.ismcts import fast_engine_available
+
+    if fast_engine_available():
         return {}
     note = "numba is not installed: its search runs in pure Python, far weaker"
     return {level: note for level, (spec, _) in START_LEVELS.items() if parse_spec(spec)[0] in SEARCH_BOTS}

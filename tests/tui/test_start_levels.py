@@ -78,11 +78,12 @@ def test_play_without_flags_tells_the_start_screen(monkeypatch: pytest.MonkeyPat
 
 
 def test_level_notes_without_numba(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = tui_app.importlib.util.find_spec
-    monkeypatch.setattr(tui_app.importlib.util, "find_spec", lambda name, *a: None if name == "numba" else real(name, *a))
+    from lostcities.bots import ismcts
+
+    monkeypatch.setattr(ismcts, "fast_engine_available", lambda: False)
     notes = tui_app.level_notes()
     assert set(notes) == {"ismcts", "expert"} and "pure Python" in notes["expert"]
-    monkeypatch.setattr(tui_app.importlib.util, "find_spec", lambda name, *a: object())
+    monkeypatch.setattr(ismcts, "fast_engine_available", lambda: True)
     assert tui_app.level_notes() == {}
 
 
