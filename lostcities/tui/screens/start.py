@@ -129,15 +129,13 @@ def start_text(
             lines.append(f"   {label}   {value}")
     about = _value(setup, row)[1]
     lines += ["", f"[i]{about}[/i]" if about else ""]
+    note = ""
     if unavailable and not setup.hotseat:
-        gone = ", ".join(f"{name} ({why})" for name, why in unavailable.items())
-        note = f"not on this machine: {gone}"
-        lines.append(f"[dim]{escape(note if len(note) <= 78 else note[:77] + '…')}[/dim]")
+        note = "not on this machine: " + ", ".join(f"{name} ({why})" for name, why in unavailable.items())
     elif notes and row == "level" and setup.level in notes and not setup.hotseat:
         note = f"here: {notes[setup.level]}"
-        lines.append(f"[dim]{escape(note if len(note) <= 78 else note[:77] + '…')}[/dim]")
-    else:
-        lines.append("")
+    # one line of the 80-column screen
+    lines.append(f"[dim]{escape(note if len(note) <= 78 else note[:77] + '…')}[/dim]" if note else "")
     lines.append(f"[dim]same as: {setup.command_line()}[/dim]")
     return "\n".join(lines)
 
