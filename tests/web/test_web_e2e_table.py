@@ -101,9 +101,12 @@ def test_hand_buttons_and_message_line_stay_on_screen(browser: Any, server: Any,
         if dim.count():
             break
         # no unplayable card yet: play a turn and look again
+        ply = page.evaluate("() => document.querySelectorAll('#log .n').length")
         page.locator("#hand .card").first.click()
         page.click("#actions [data-act=discard]")
         page.click("#drawpile")
+        # the move acknowledged first (the status says "your turn" until it is)
+        page.wait_for_function(f"() => document.querySelectorAll('#log .n').length > {ply}")
         assert wait_my_turn_or_end(page) == "turn"
     if dim.count():
         dim.first.click()
