@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.test_web_e2e import CHROMIUM, shot
+from tests.web.test_web_e2e import CHROMIUM, play_one_turn, shot, wait_my_turn_or_end
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
@@ -38,6 +38,19 @@ def _serious(page: Any) -> list[str]:
     ]
 
 
+def _with_every_mark(route: Any) -> None:
+    """Serve the real analysis with a move of each mark, whatever this short game's were."""
+    response = route.fetch()
+    body = response.json()
+    if body.get("status") == "done" and body.get("moves"):
+        moves = body["moves"]
+        while len(moves) < 4:
+            moves.append(dict(moves[-1]))
+        for move, mark in zip(moves, ("inaccuracy", "mistake", "blunder"), strict=False):
+            move.update(mark=mark, loss=4.0)
+    route.fulfill(response=response, json=body)
+
+
 def test_no_serious_or_critical_findings_on_any_page(browser: Any, server: Any) -> None:
     ctx = browser.new_context(viewport={"width": 1280, "height": 800}, bypass_csp=True)
     page = ctx.new_page()
@@ -57,14 +70,20 @@ def test_no_serious_or_critical_findings_on_any_page(browser: Any, server: Any) 
     page.wait_for_url(re.compile(r"/game/"))
     page.wait_for_selector("#hand .card")
     found["/game"] = _serious(page)
+    wait_my_turn_or_end(page)
+    play_one_turn(page, explain={"done": True})  # (so the analysis has a move to mark)
     gid = page.url.rsplit("/", 1)[1].split("?")[0].split("#")[0]
     token = page.evaluate("(id) => LC.tokenFor(id)", gid)
     _post(f"{server.url}/api/games/{gid}/resign", {"token": token})
     page.wait_for_function("() => document.querySelector('#status-text').textContent.startsWith('Match over')")
     found["/game (over)"] = _serious(page)
     for path in (f"/replay/{gid}", f"/analysis/{gid}"):
+        if path.startswith("/analysis"):
+            page.route(f"**/api/games/{gid}/analysis", _with_every_mark)
         page.goto(server.url + path)
         page.wait_for_load_state("networkidle")
+        if path.startswith("/analysis"):
+            page.wait_for_selector("#analysis-moves .analysis-row.blunder")
         found[path] = _serious(page)
         shot(page, "page-" + path.strip("/").split("/")[0])
     ctx.close()

@@ -10,7 +10,8 @@
   const pct = (p) => new Intl.NumberFormat(LC.LANG, { style: "percent" }).format(p);
   const MARKS = { inaccuracy: t("mark.inaccuracy"), mistake: t("mark.mistake"), blunder: t("mark.blunder") };
   const SIGN = { inaccuracy: "?!", mistake: "?", blunder: "??" };
-  const COLOR = { inaccuracy: "#d9a400", mistake: "#e06c00", blunder: "#c00000" };
+  // (the rows' colours are app.css's .analysis-row rules; these are the same, for the curves' dots)
+  const COLOR = { inaccuracy: "#8a6500", mistake: "#a84f00", blunder: "#c00000" };
   let A = null;
   let ready = !!window.LCReplay;
   document.addEventListener("replay:ready", () => { ready = true; draw(); });
@@ -76,9 +77,7 @@
       row.className = `analysis-row${m.mark ? " " + m.mark : ""}`;
       row.dataset.round = m.round;
       row.dataset.ply = m.ply;
-      row.style.cssText = "display:block;width:100%;text-align:left;background:none;border:0;padding:.1rem .3rem;cursor:pointer;font:inherit";
-      if (m.mark) row.style.color = COLOR[m.mark];
-      row.textContent = `${t("analysis.round_short", { n: m.round })} ${m.ply + 1}. ${names[m.player]} ${m.move}${m.mark ? " " + SIGN[m.mark] + " " + MARKS[m.mark] + " " + t("analysis.loss_better", { loss: LC.num(Number(m.loss.toFixed(1))), best: m.best }) : ""}`;
+      row.textContent = `${t("analysis.round_short", { n: m.round })} ${m.ply + 1}. ${names[m.player]} ${m.move}${m.mark ? " " + SIGN[m.mark] + " " + MARKS[m.mark] + " " + t("analysis.loss_better", { loss: LC.num1(m.loss), best: m.best }) : ""}`;
       row.addEventListener("click", () => go(m.round, m.ply));
       list.appendChild(row);
     }
@@ -92,7 +91,6 @@
     const m = A.moves.find((x) => x.round === ri + 1 && x.ply === frame);
     document.querySelectorAll(".analysis-row").forEach((r) => {
       r.classList.toggle("selected", Number(r.dataset.round) === ri + 1 && Number(r.dataset.ply) === frame);
-      r.style.fontWeight = r.classList.contains("selected") ? "bold" : "";
     });
     const el = $("analysis-move");
     if (!m) { el.textContent = ""; return; }

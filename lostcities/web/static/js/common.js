@@ -16,6 +16,11 @@ const LC = (() => {
     return v.replace(/\{(\w+)\}/g, (m, k) => (k in params ? (typeof params[k] === "number" ? numbers.format(params[k]) : String(params[k])) : m));
   }
   const num = (x) => numbers.format(x);
+  // a measured figure with exactly one decimal ("12.0", "-3.5"; signed: "+12.0", "0.0"), in the page's language
+  const tenths = { minimumFractionDigits: 1, maximumFractionDigits: 1 };
+  const plain1 = new Intl.NumberFormat(LANG, tenths);
+  const signed1 = new Intl.NumberFormat(LANG, { ...tenths, signDisplay: "exceptZero" });
+  const num1 = (x, signed = false) => (signed ? signed1 : plain1).format(x);
   // a server error in the page's language: the server sends a stable code with English text,
   // and each code has a catalogue entry (error.code.*); "invalid" (the calculator's input,
   // in the CLI's words) and any code unknown here keep the server's text
@@ -184,5 +189,5 @@ const LC = (() => {
     return `<div class="sheet-wrap"><table class="sheet"><thead><tr><th><span class="sr-only">${t("sheet.colour")}</span></th><th style="text-align:left">${t("sheet.cards")}</th><th>${t("sheet.sum")}</th><th>-20</th><th>x</th><th>${t("sheet.bonus")}</th><th>${t("sheet.score")}</th></tr></thead><tbody>${rows.join("")}<tr class="total"><td>${t("sheet.total")}</td><td></td><td></td><td></td><td></td><td></td><td>${total}</td></tr></tbody></table></div>`;
   }
 
-  return { LANG, t, num, errorText, goalName, goalText, reasonText, displayName, setLanguage, NAMES, PILE_NAMES, SYMBOL_NAMES, symbol, cardEl, chipEl, cardLabel, rankText, games, remember, tokenFor, forget, playerName, setPlayerName, api, toast, esc, sheetTable };
+  return { LANG, t, num, num1, errorText, goalName, goalText, reasonText, displayName, setLanguage, NAMES, PILE_NAMES, SYMBOL_NAMES, symbol, cardEl, chipEl, cardLabel, rankText, games, remember, tokenFor, forget, playerName, setPlayerName, api, toast, esc, sheetTable };
 })();
