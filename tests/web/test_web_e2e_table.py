@@ -83,6 +83,44 @@ def test_a_resent_state_of_the_same_position_keeps_the_card_chosen(browser: Any,
     page.context.close()
 
 
+def test_the_status_says_the_move_is_on_its_way_until_it_is_acknowledged(browser: Any, server: Any) -> None:
+    """While a move is in flight the status says so (not "your turn"), the table takes no
+    other move, and the acknowledgement gives the turn away."""
+    page = browser.new_context(viewport=DESKTOP).new_page()
+    held: list[Any] = []
+    hold = {"on": False}
+
+    def relay(ws: Any) -> None:
+        server_ws = ws.connect_to_server()
+        ws.on_message(server_ws.send)
+        server_ws.on_message(lambda m: held.append(m) if hold["on"] else ws.send(m))
+        relay.client = ws  # type: ignore[attr-defined]
+
+    page.route_web_socket(re.compile(r"/ws/"), relay)
+    new_game(page, server.url)
+    assert wait_my_turn_or_end(page) == "turn"
+    hold["on"] = True  # the server's replies (its acknowledgement) wait here
+    page.locator("#hand .card").first.click()
+    page.click("#actions [data-act=discard]")
+    page.click("#drawpile")
+    page.wait_for_function("() => document.querySelector('#status-text').textContent === 'Sending your move…'")
+    assert "mine" not in (page.get_attribute("#status", "class") or "")
+    assert page.locator("#hand .card.selected").count() == 1  # the card chosen stays up
+    page.locator("#hand .card").nth(1).click()  # and no other card can be chosen meanwhile
+    assert page.locator("#hand .card.selected").count() == 1
+    for _ in range(100):  # the server has answered; its answer is held here
+        if held:
+            break
+        page.wait_for_timeout(100)
+    assert held and page.locator("#status-text").inner_text() == "Sending your move…"
+    hold["on"] = False
+    for m in held:
+        relay.client.send(m)  # type: ignore[attr-defined]
+    page.wait_for_function("() => document.querySelector('#status-text').textContent !== 'Sending your move…'")
+    assert page.locator("#hand .card.selected").count() == 0
+    page.context.close()
+
+
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280x800", "375x740"])
 def test_hand_buttons_and_message_line_stay_on_screen(browser: Any, server: Any, viewport: dict[str, int]) -> None:
     ctx = browser.new_context(viewport=viewport)
@@ -105,7 +143,7 @@ def test_hand_buttons_and_message_line_stay_on_screen(browser: Any, server: Any,
         page.locator("#hand .card").first.click()
         page.click("#actions [data-act=discard]")
         page.click("#drawpile")
-        # the move acknowledged first (the status says "your turn" until it is)
+        # the move acknowledged and logged first
         page.wait_for_function(f"() => document.querySelectorAll('#log .n').length > {ply}")
         assert wait_my_turn_or_end(page) == "turn"
     if dim.count():

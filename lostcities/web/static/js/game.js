@@ -276,6 +276,8 @@
       text = LC.t("status.match_over", { result: res, mine: t[me()], theirs: t[opp()], why });
     } else if (S.game.status === "waiting" && !p[1].joined) {
       text = LC.t("status.waiting_friend");
+    } else if (mine && sending) {
+      text = LC.t("status.sending");
     } else if (mine) {
       text = LC.t(action ? "status.your_turn_draw" : "status.your_turn");
     } else if (S.seat === null) {
@@ -286,7 +288,7 @@
     if (S.seat === null && S.match.over) text = LC.t("status.spectating", { text });
     if (!connected) text = LC.t("status.not_connected");
     $("status-text").textContent = text;
-    status.classList.toggle("mine", mine);
+    status.classList.toggle("mine", mine && !sending);  // (not while its move is on its way)
     status.classList.toggle("spectating", S.seat === null);
     document.title = mine ? `● ${t("title.your_turn")} · ${t("brand")}` : S.match.over ? `${t("title.game_over")} · ${t("brand")}` : t("brand");
 
@@ -836,6 +838,7 @@
       return;
     }
     sending = true;
+    render(true);
     hint(t("hint.sending"));
     clearTimeout(sendTimer);
     sendTimer = setTimeout(() => { if (sending) { sending = false; send({ type: "sync" }); } }, 8000);
