@@ -68,7 +68,7 @@ from lostcities.fast.kernels import (
     rollout_action,
     score,
 )
-from lostcities.fast.smart import smart_action_into
+from lostcities.fast.smart import mt_next32, mt_randbelow, mt_seed, mt_seed2, smart_action_into
 from lostcities.scoring import BONUS, BONUS_CARDS, COST
 
 __all__ = [
@@ -117,133 +117,6 @@ WORK = _SCRATCH + 624 + 2 + 72
 """int64 scratch a kernel call needs (the step kernels allocate nothing: numba's reference
 counting of array views is switched off in this file's kernels, ``_nrt=False``, which
 saves tens of nanoseconds per view passed to a function)."""
-
-
-def _init_genrand(seed: int) -> npt.NDArray[np.int64]:
-    mt = [seed]
-    for i in range(1, 624):
-        prev = mt[-1]
-        mt.append((1812433253 * (prev ^ (prev >> 30)) + i) & _M32)
-    return np.array(mt, np.int64)
-
-
-_MT_INIT = _init_genrand(19650218)  # init_by_array's start, the same for every seed
-_BITLEN = np.array([n.bit_length() for n in range(256)], np.int64)
-
-
-# -- CPython's Mersenne Twister (any integer array of 624 words; pos: next word, ready) -----
-@njit(cache=True, inline="always", **_NO_RC)
-def _keys(seed: int) -> tuple[int, int]:
-    """What ``init_by_array`` adds at even and odd steps of its first loop (key word + j)."""
-    lo = seed & _M32
-    hi = (seed >> 32) & _M32
-    return lo, (hi + 1 if hi != 0 else lo)
-
-
-@njit(cache=True, **_NO_RC)
-def mt_seed2(a: np.ndarray, pa: np.ndarray, sa: int, b: np.ndarray, pb: np.ndarray, sb: int) -> None:
-    """:func:`mt_seed` of two generators at once (their dependency chains interleave)."""
-    ea, oa = _keys(sa)
-    eb, ob = _keys(sb)
-    x = _MT_INIT[0]
-    y = x
-    for i in range(1, 624):  # the first loop; the previous word is kept in a register
-        ka = ea if i & 1 else oa
-        kb = eb if i & 1 else ob
-        x = ((_MT_INIT[i] ^ ((x ^ (x >> 30)) * 1664525)) + ka) & _M32
-        y = ((_MT_INIT[i] ^ ((y ^ (y >> 30)) * 1664525)) + kb) & _M32
-        a[i] = x
-        b[i] = y
-    x = ((a[1] ^ ((x ^ (x >> 30)) * 1664525)) + oa) & _M32  # wrapped: step 624 is odd
-    y = ((b[1] ^ ((y ^ (y >> 30)) * 1664525)) + ob) & _M32
-    a[1] = x
-    b[1] = y
-    for i in range(2, 624):
-        x = ((a[i] ^ ((x ^ (x >> 30)) * 1566083941)) - i) & _M32
-        y = ((b[i] ^ ((y ^ (y >> 30)) * 1566083941)) - i) & _M32
-        a[i] = x
-        b[i] = y
-    a[1] = ((a[1] ^ ((x ^ (x >> 30)) * 1566083941)) - 1) & _M32
-    b[1] = ((b[1] ^ ((y ^ (y >> 30)) * 1566083941)) - 1) & _M32
-    a[0] = 0x80000000
-    b[0] = 0x80000000
-    pa[0] = 624
-    pb[0] = 624
-    if pa.shape[0] > 1:
-        pa[1] = 624
-    if pb.shape[0] > 1:
-        pb[1] = 624
-
-
-@njit(cache=True, **_NO_RC)
-def mt_seed(mt: np.ndarray, pos: np.ndarray, seed: int) -> None:
-    """``random.Random(seed)``'s state for a whole number ``0 <= seed < 2**64`` (CPython's
-    ``init_by_array`` over the seed's 32-bit words); ``pos`` of one entry (for
-    :func:`lostcities.fast.smart.mt_next`) or two (for :func:`mt_next32`)."""
-    even, odd = _keys(seed)
-    x = _MT_INIT[0]
-    for i in range(1, 624):
-        x = ((_MT_INIT[i] ^ ((x ^ (x >> 30)) * 1664525)) + (even if i & 1 else odd)) & _M32
-        mt[i] = x
-    x = ((mt[1] ^ ((x ^ (x >> 30)) * 1664525)) + odd) & _M32
-    mt[1] = x
-    for i in range(2, 624):
-        x = ((mt[i] ^ ((x ^ (x >> 30)) * 1566083941)) - i) & _M32
-        mt[i] = x
-    mt[1] = ((mt[1] ^ ((x ^ (x >> 30)) * 1566083941)) - 1) & _M32
-    mt[0] = 0x80000000
-    pos[0] = 624
-    if pos.shape[0] > 1:
-        pos[1] = 624
-
-
-@njit(cache=True, inline="always", **_NO_RC)
-def _twist_word(mt: np.ndarray, kk: int, nxt: int, far: int) -> None:
-    y = (mt[kk] & 0x80000000) | (mt[nxt] & 0x7FFFFFFF)
-    v = mt[far] ^ (y >> 1)
-    if y & 1:
-        v ^= 0x9908B0DF
-    mt[kk] = v
-
-
-@njit(cache=True, **_NO_RC)
-def mt_next32(mt: np.ndarray, pos: np.ndarray) -> int:
-    """The next 32-bit output (``getrandbits(32)``) of a Mersenne Twister ``mt`` with
-    ``pos`` = (next word, words of the block twisted): the twist is done in two parts, the
-    first 227 words (all a round's deal needs) and the rest when reached."""
-    i = pos[0]
-    if i >= pos[1]:
-        if i >= 624:
-            i = 0
-            for kk in range(227):
-                _twist_word(mt, kk, kk + 1, kk + 397)
-            pos[1] = 227
-        else:
-            for kk in range(227, 623):
-                _twist_word(mt, kk, kk + 1, kk - 227)
-            _twist_word(mt, 623, 0, 396)
-            pos[1] = 624
-    y = mt[i] & _M32
-    pos[0] = i + 1
-    y ^= y >> 11
-    y ^= (y << 7) & 0x9D2C5680
-    y ^= (y << 15) & 0xEFC60000
-    y ^= y >> 18
-    return int(y & _M32)
-
-
-@njit(cache=True, **_NO_RC)
-def _mt_randbelow(mt: np.ndarray, pos: np.ndarray, n: int) -> int:
-    """``Random._randbelow_with_getrandbits(n)`` for ``0 < n < 2**32``."""
-    k = _BITLEN[n] if n < 256 else 8
-    m = n >> 8
-    while m:
-        k += 1
-        m >>= 1
-    r = mt_next32(mt, pos) >> (32 - k)
-    while r >= n:
-        r = mt_next32(mt, pos) >> (32 - k)
-    return int(r)
 
 
 # -- NumPy's PCG64 and Generator.integers, replayed -------------------------------------------
@@ -332,7 +205,7 @@ def _deal_seeded(
         for j in range(12):
             cards[12 * c + j] = 10 * c + (0 if j < 3 else j - 2)
     for i in range(n - 1, 0, -1):  # random.shuffle
-        j = _mt_randbelow(mt, pos, i + 1)
+        j = mt_randbelow(mt, pos, i + 1)
         t = cards[i]
         cards[i] = cards[j]
         cards[j] = t
@@ -479,7 +352,7 @@ def legal_nth(s: np.ndarray, r: int) -> int:
 def _bot_action(s: np.ndarray, policy: int, mt: np.ndarray, pos: np.ndarray, buf: np.ndarray) -> int:
     if policy == 0:
         play, hand, srcs, n = _legal_sets(s)
-        return int(_legal_pick(play, hand, srcs, _mt_randbelow(mt, pos, n)))
+        return int(_legal_pick(play, hand, srcs, mt_randbelow(mt, pos, n)))
     if policy == 1:
         return int(rollout_action(s))
     return int(smart_action_into(s, buf[192:224]))  # a part of the scratch no caller holds
@@ -1161,7 +1034,7 @@ def _stamp() -> str:
 
 
 K.guard_cache(
-    (_keys, mt_seed2, mt_seed, mt_next32, _mt_randbelow, _pcg_next64, pcg_integers2, pcg_integers63,
+    (_pcg_next64, pcg_integers2, pcg_integers63,
      _deal_seeded, deal_cpython, legal_count, legal_nth, _bot_action, net_features, _net_choice, _write, _scalars,
      _update, _score, _write_both, _reset_one, _step_range, vec_step, vec_step_parallel, vec_net_finish,
      check_actions, vec_reset_rows, _sample_one, sample_legal),
