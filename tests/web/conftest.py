@@ -257,3 +257,29 @@ def start_tutorial(browser: Any, url: str, viewport: dict[str, int]) -> tuple[An
     page.wait_for_selector("#tutorial:not(.hidden)")
     return ctx, page, errors
 
+
+def friend_tables(browser: Any, server: Any, *, clock: str | None = None, **bob_ctx: Any) -> tuple[Any, Any, Any, Any]:
+    """Alice creates a one-round friend game on the home page, Bob joins by the invite link;
+    returns both contexts and pages, both at the table."""
+    alice = browser.new_context(viewport={"width": 1280, "height": 800})
+    bob = browser.new_context(**{"viewport": {"width": 1280, "height": 800}, **bob_ctx})
+    pa, pb = alice.new_page(), bob.new_page()
+    pa.goto(server.url + "/")
+    pa.click("label:has(input[value=friend])")
+    if clock is not None:
+        pa.click(f"label:has(input[name=clock][value=\"{clock}\"])")
+    pa.click("label:has(input[name=rounds][value=\"1\"])")
+    pa.fill("input[name=name]", "Alice")
+    pa.click("#start")
+    pa.wait_for_selector("#invite-box:not(.hidden)")
+    invite = pa.input_value("#invite-url")
+    pa.click("#to-table")
+    pa.wait_for_url(re.compile(r"/game/"))
+    pb.goto(invite)
+    pb.wait_for_selector("#join-form:not(.hidden)")
+    pb.fill("input[name=name]", "Bob")
+    pb.click("#join-form button")
+    pb.wait_for_url(re.compile(r"/game/"))
+    for p in (pa, pb):
+        p.wait_for_selector("#hand .card")
+    return alice, bob, pa, pb

@@ -11,39 +11,12 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import watch_errors
+from tests.web.conftest import friend_tables, watch_errors
 from tests.web.test_web_e2e import CHROMIUM, play_one_turn, shot
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs /usr/bin/chromium")
-
-
-def friend_tables(browser: Any, server: Any, *, clock: str | None = None, **bob_ctx: Any) -> tuple[Any, Any, Any, Any]:
-    """Alice creates a one-round friend game on the home page, Bob joins by the invite link;
-    returns both contexts and pages, both at the table."""
-    alice = browser.new_context(viewport={"width": 1280, "height": 800})
-    bob = browser.new_context(**{"viewport": {"width": 1280, "height": 800}, **bob_ctx})
-    pa, pb = alice.new_page(), bob.new_page()
-    pa.goto(server.url + "/")
-    pa.click("label:has(input[value=friend])")
-    if clock is not None:
-        pa.click(f"label:has(input[name=clock][value=\"{clock}\"])")
-    pa.click("label:has(input[name=rounds][value=\"1\"])")
-    pa.fill("input[name=name]", "Alice")
-    pa.click("#start")
-    pa.wait_for_selector("#invite-box:not(.hidden)")
-    invite = pa.input_value("#invite-url")
-    pa.click("#to-table")
-    pa.wait_for_url(re.compile(r"/game/"))
-    pb.goto(invite)
-    pb.wait_for_selector("#join-form:not(.hidden)")
-    pb.fill("input[name=name]", "Bob")
-    pb.click("#join-form button")
-    pb.wait_for_url(re.compile(r"/game/"))
-    for p in (pa, pb):
-        p.wait_for_selector("#hand .card")
-    return alice, bob, pa, pb
 
 
 def mover(pa: Any, pb: Any) -> tuple[Any, Any]:

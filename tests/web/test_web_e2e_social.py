@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import start_tutorial, watch_errors
+from tests.web.conftest import friend_tables, start_tutorial, watch_errors
 from tests.web.test_web_e2e import CHROMIUM, shot, wait_my_turn_or_end
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -20,26 +20,14 @@ pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs /usr/
 
 
 def test_clock_and_quick_chat_between_two_browsers(browser: Any, server: Any) -> None:
-    alice = browser.new_context(viewport={"width": 1280, "height": 800})
-    bob = browser.new_context(viewport={"width": 375, "height": 740}, locale="fr-FR")
-    pa, pb = alice.new_page(), bob.new_page()
+    home = browser.new_context().new_page()
+    home.goto(server.url + "/")
+    assert home.locator("#clock-field").is_hidden()  # computer games have no clock
+    home.context.close()
+    alice, bob, pa, pb = friend_tables(
+        browser, server, clock="60", viewport={"width": 375, "height": 740}, locale="fr-FR"
+    )
     errors = watch_errors(pa, pb)
-    pa.goto(server.url + "/")
-    assert pa.locator("#clock-field").is_hidden()  # computer games have no clock
-    pa.click("label:has(input[value=friend])")
-    pa.click("label:has(input[name=clock][value=\"60\"])")
-    pa.click("label:has(input[name=rounds][value=\"1\"])")
-    pa.fill("input[name=name]", "Alice")
-    pa.click("#start")
-    pa.wait_for_selector("#invite-box:not(.hidden)")
-    invite = pa.input_value("#invite-url")
-    pa.click("#to-table")
-    pa.wait_for_url(re.compile(r"/game/"))
-    pb.goto(invite)
-    pb.wait_for_selector("#join-form:not(.hidden)")
-    pb.fill("input[name=name]", "Bob")
-    pb.click("#join-form button")
-    pb.wait_for_url(re.compile(r"/game/"))
     for p in (pa, pb):
         p.wait_for_selector("#clock:not(.hidden)")
         assert re.search(r"[01]:\d\d", p.inner_text("#clock")), p.inner_text("#clock")
