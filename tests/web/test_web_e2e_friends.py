@@ -168,7 +168,8 @@ def test_server_errors_and_goal_cards_in_the_readers_language(browser: Any, serv
     page.fill("input[name=b-sum]", "12")
     page.fill("input[name=b-wagers]", "0")
     page.fill("input[name=b-cards]", "5")
-    page.wait_for_function("() => document.querySelector('#calc-error').textContent.includes('12')")
+    # (each field's edit is scored: wait for the answer to all three, not an earlier one's)
+    page.wait_for_function("() => document.querySelector('#calc-error').textContent.includes('5 cartes')")
     assert "5 cartes numérotées ne peuvent pas faire 12 (leur somme va de 20 à 40)" in page.inner_text("#calc-error")
     assert not errors, errors
     fr.close()
