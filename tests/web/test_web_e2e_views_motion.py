@@ -66,8 +66,23 @@ def test_a_spectators_view_is_on_screen(browser: Any, server: Server, viewport: 
     line saying who is to move are on screen, without scrolling."""
     g, tokens = friend_game(server, rounds=1)
     st = state(server, g["id"], tokens[0])
+
+    def mid_round_move() -> dict[str, Any]:
+        """Play onto an expedition of fewer than 4 cards (else discard), drawing blind: the
+        table of any deal grows to mid-round size (a longer game's page scrolls)."""
+        seat = st["view"]["to_move"]
+        mine = state(server, g["id"], tokens[seat])
+        colors, exps = mine["game"]["colors"], mine["view"]["expeditions"][seat]
+
+        def pick(legal: list[str]) -> str:
+            blind = [m for m in legal if m.endswith(".")]
+            short = [m for m in blind if m[0] == "+" and len(exps[colors.index(m[1])]) < 4]
+            return (short or [m for m in blind if m[0] == "-"])[0]
+
+        return move(server, g["id"], tokens[seat], pick)
+
     for _ in range(24):  # both play onto their expeditions: the table grows
-        st = move(server, g["id"], tokens[st["view"]["to_move"]])
+        st = mid_round_move()
     assert max(len(e) for e in st["view"]["expeditions"][0]) >= 3, st["view"]["expeditions"]
     ctx = browser.new_context(viewport=viewport)
     page = ctx.new_page()
@@ -80,7 +95,7 @@ def test_a_spectators_view_is_on_screen(browser: Any, server: Server, viewport: 
         on_screen(page, sel)
     # a move made meanwhile is shown and the view stays on screen
     n = page.locator("#log .n").count()
-    move(server, g["id"], tokens[st["view"]["to_move"]])
+    mid_round_move()
     page.wait_for_function(f"() => document.querySelectorAll('#log .n').length > {n}")
     for sel in ("#status", "#opp-hand", "#my-backs"):
         on_screen(page, sel)
