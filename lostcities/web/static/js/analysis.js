@@ -10,8 +10,6 @@
   const pct = (p) => new Intl.NumberFormat(LC.LANG, { style: "percent" }).format(p);
   const MARKS = { inaccuracy: t("mark.inaccuracy"), mistake: t("mark.mistake"), blunder: t("mark.blunder") };
   const SIGN = { inaccuracy: "?!", mistake: "?", blunder: "??" };
-  // (the rows' colours are app.css's .analysis-row rules; these are the same, for the curves' dots)
-  const COLOR = { inaccuracy: "#8a6500", mistake: "#a84f00", blunder: "#c00000" };
   let A = null;
   let ready = !!window.LCReplay;
   document.addEventListener("replay:ready", () => { ready = true; draw(); });
@@ -58,7 +56,7 @@
       svg += `<polyline fill="none" stroke="#1f5fa8" stroke-width="1.6" points="${pts}"/>`;
       for (const m of ms) {
         if (!m.mark) continue;
-        svg += `<circle class="mark-dot" data-round="${rnd}" data-ply="${m.ply}" cx="${x(m.ply).toFixed(1)}" cy="${y(p0(m)).toFixed(1)}" r="4" fill="${COLOR[m.mark]}"><title>${LC.esc(names[m.player])} ${m.move}: ${MARKS[m.mark]}</title></circle>`;
+        svg += `<circle class="mark-dot ${m.mark}" data-round="${rnd}" data-ply="${m.ply}" cx="${x(m.ply).toFixed(1)}" cy="${y(p0(m)).toFixed(1)}" r="4"><title>${LC.esc(names[m.player])} ${m.move}: ${MARKS[m.mark]}</title></circle>`;
       }
       svg += "</svg>";
       const h = document.createElement("div");
