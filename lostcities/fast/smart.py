@@ -312,6 +312,15 @@ def _twist_word(mt: np.ndarray, kk: int, nxt: int, far: int) -> None:
     mt[kk] = v
 
 
+@njit(cache=True, inline="always", **_NO_RC)
+def _twist_rest(mt: np.ndarray, pos: np.ndarray) -> None:
+    """The twist of the block's words 227..623 (their partners already twisted)."""
+    for kk in range(227, 623):
+        _twist_word(mt, kk, kk + 1, kk - 227)
+    _twist_word(mt, 623, 0, 396)
+    pos[1] = 624
+
+
 @njit(cache=True, **_NO_RC)
 def mt_next32(mt: np.ndarray, pos: np.ndarray) -> int:
     """The next 32-bit output (``getrandbits(32)``) of a Mersenne Twister ``mt`` with
@@ -325,10 +334,7 @@ def mt_next32(mt: np.ndarray, pos: np.ndarray) -> int:
                 _twist_word(mt, kk, kk + 1, kk + 397)
             pos[1] = 227
         else:
-            for kk in range(227, 623):
-                _twist_word(mt, kk, kk + 1, kk - 227)
-            _twist_word(mt, 623, 0, 396)
-            pos[1] = 624
+            _twist_rest(mt, pos)
     y = mt[i] & _M32
     pos[0] = i + 1
     y ^= y >> 11
@@ -340,7 +346,8 @@ def mt_next32(mt: np.ndarray, pos: np.ndarray) -> int:
 
 @njit(cache=True, **_NO_RC)
 def mt_randbelow(mt: np.ndarray, pos: np.ndarray, n: int) -> int:
-    """``Random._randbelow_with_getrandbits(n)`` for ``0 < n < 2**32``."""
+    """``random.Random.randrange(n)`` (``_randbelow_with_getrandbits``) for ``0 < n < 2**32``:
+    the shuffles' draws and the vector env's ``random`` bot's."""
     k = _BITLEN[n] if n < 256 else 8
     m = n >> 8
     while m:
@@ -357,10 +364,7 @@ def mt_untwisted(mt: np.ndarray, pos: np.ndarray) -> None:
     """Twist what :func:`mt_next32` has left of its block, so that ``mt`` and ``pos[0]`` are
     CPython's state (as :meth:`MersenneState.store` hands it back)."""
     if pos[0] < 624 and pos[1] < 624:
-        for kk in range(227, 623):
-            _twist_word(mt, kk, kk + 1, kk - 227)
-        _twist_word(mt, 623, 0, 396)
-        pos[1] = 624
+        _twist_rest(mt, pos)
 
 
 @njit(cache=True)
@@ -375,8 +379,6 @@ def mt_shuffle(x: np.ndarray, mt: np.ndarray, pos: np.ndarray) -> None:
 
 mt_next = mt_next32
 """The next 32-bit output of a Mersenne Twister state (``mt``, ``pos``): ``getrandbits(32)``."""
-"""``random.Random.randrange(n)`` for ``0 < n < 2**32`` on a Mersenne Twister state (``mt``,
-``pos``): what the ``random`` bot draws (:mod:`lostcities.envs.vector` replays it)."""
 
 
 class MersenneState:
@@ -505,7 +507,7 @@ def _kernels_stamp() -> str:
 K.guard_cache(
     (
         _smart_action, smart_action, _playout, smart_playout, smart_playout_scores, _keys,
-        mt_seed2, mt_seed, _twist_word, mt_next32, mt_randbelow, mt_untwisted, mt_shuffle,
+        mt_seed2, mt_seed, _twist_word, _twist_rest, mt_next32, mt_randbelow, mt_untwisted, mt_shuffle,
         flat_smart_kernel, _play_candidates, flat_hands_kernel,
     ),
     _kernels_stamp(),
