@@ -54,3 +54,16 @@ def test_the_wheel_check_covers_every_extra() -> None:
     assert sorted(checked) == sorted(extras)
     assert all(mods.split() for mods in checked.values())
     assert "scripts/check_wheel.sh" in (ROOT / "scripts" / "test.sh").read_text(encoding="utf-8")
+
+
+def test_the_licence_is_declared_and_shipped() -> None:
+    meta = _pyproject()["project"]
+    assert isinstance(meta, dict)
+    assert meta["license"] == "MIT"  # PEP 639: an SPDX expression (setuptools >= 77)
+    assert meta["license-files"] == ["LICENSE"]
+    requires = _pyproject()["build-system"]["requires"]  # type: ignore[index]
+    assert requires == ["setuptools>=77"]
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert text.startswith("MIT License\n\nCopyright (c) 2026 the lostcities developers\n")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "## Licence" in readme and "[LICENSE](LICENSE)" in readme
