@@ -21,14 +21,23 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Literal
 
 from lostcities.achievements import DEFAULT_GOALS, Goal, GoalSet
 from lostcities.cards import CLASSIC, Card, Variant, get_variant
 from lostcities.errors import TieBreakError
-from lostcities.rules import Round, Termination
+from lostcities.rules import MatchContext, PlayerView, Round, Termination
 
-__all__ = ["TIE_BREAKS", "TIE_BROKEN", "Match", "TieBreak", "check_tie_break", "round_seed"]
+__all__ = [
+    "TIE_BREAKS",
+    "TIE_BROKEN",
+    "Match",
+    "MatchContext",
+    "TieBreak",
+    "check_tie_break",
+    "round_seed",
+]
 
 TieBreak = Literal["draw", "youngest"]
 """How equal match totals end: ``draw`` (the default, RULES.md) or ``youngest``."""
@@ -159,6 +168,55 @@ class Match:
                 a += s[0]
                 b += s[1]
         return (a, b)
+
+    def context(self, player: int) -> MatchContext:
+        """Where the current (or last) round stands in the match, seen from ``player``'s
+        seat: its number, the totals of the rounds before it, the tie-break.
+
+        >>> m = Match(rounds=3, seed=2)
+        >>> r = m.new_round()
+        >>> while not r.is_over():
+        ...     r.push(r.legal_moves()[0])
+        >>> _ = m.new_round()
+        >>> c = m.context(1)
+        >>> c.round, c.rounds_left, c.totals == r.scores(), c.lead == r.scores()[1] - r.scores()[0]
+        (2, 1, True, True)
+
+        :raises ValueError: before the first round is dealt, or for a bad ``player``.
+        """
+        if not self.rounds:
+            raise ValueError("no round has been dealt yet")
+        if player not in (0, 1):
+            raise ValueError(f"invalid player: {player!r} (expected 0 or 1)")
+        a = b = 0
+        for r in self.rounds[:-1]:
+            s = r.scores()
+            a += s[0]
+            b += s[1]
+        return MatchContext(
+            round=len(self.rounds),
+            rounds=self.num_rounds,
+            totals=(a, b),
+            player=player,
+            tie_break=self.tie_break,
+            younger=self.younger,
+        )
+
+    def view(self, player: int) -> PlayerView:
+        """``player``'s view of the current (or last) round with the match's context
+        (:attr:`PlayerView.match`): what a player of the match may know.
+
+        >>> m = Match(rounds=3, seed=2)
+        >>> _ = m.new_round()
+        >>> v = m.view(0)
+        >>> v.match.round, v.match.rounds, v.match.totals, v.hand == m.rounds[0].view(0).hand
+        (1, 3, (0, 0), True)
+
+        :raises ValueError: before the first round is dealt, or for a bad ``player``.
+        """
+        if not self.rounds:
+            raise ValueError("no round has been dealt yet")
+        return replace(self.rounds[-1].view(player), match=self.context(player))
 
     def next_starter(self) -> int:
         """Who starts the next round under the rules."""

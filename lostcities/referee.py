@@ -244,7 +244,18 @@ class Referee:
         return self.round.to_move
 
     def view(self, player: int) -> PlayerView:
-        """What ``player`` may know now (the only thing players are ever given)."""
+        """What ``player`` may know now (the only thing players are ever given); in a
+        match, with where the round stands in it (:attr:`PlayerView.match`: the round,
+        the totals so far), so players can play for the match.
+
+        >>> from lostcities.match import Match
+        >>> ref = Referee(Match(rounds=3, seed=1))
+        >>> _ = ref.start_round()
+        >>> ref.view(0).match.round, ref.view(0).match.rounds_left
+        (1, 2)
+        """
+        if self.match is not None and self._round is not None:
+            return self.match.view(player)
         return self.round.view(player)
 
     def is_over(self) -> bool:
@@ -349,7 +360,7 @@ class Referee:
         limit = self.time_limit
         start = time.perf_counter()
         try:
-            move = player.choose(r.view(p), limit)
+            move = player.choose(self.view(p), limit)
             if not isinstance(move, Move):
                 raise BotError(f"bot returned {move!r}, not a Move")
             elapsed = time.perf_counter() - start

@@ -19,8 +19,8 @@ from __future__ import annotations
 import enum
 import random
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Generic, NamedTuple, TypeVar, overload
+from dataclasses import dataclass, replace
+from typing import Generic, Literal, NamedTuple, TypeVar, overload
 
 from lostcities.achievements import GOAL_POINTS, Goal, GoalBoard, decide_end, resolve_goals
 from lostcities.cards import (
@@ -41,6 +41,7 @@ __all__ = [
     "Action",
     "ColorMap",
     "LegalMoves",
+    "MatchContext",
     "Move",
     "PlayerView",
     "Round",
@@ -1137,6 +1138,85 @@ def _render(
 
 
 @dataclass(frozen=True, slots=True)
+class MatchContext:
+    """Where a round stands in its match, as both players know it: which round of how
+    many, the totals of the rounds before it and how equal totals end. A
+    :class:`PlayerView` inside a :class:`~lostcities.Match` carries one
+    (:meth:`lostcities.Match.view`, the referee's views); a lone round has none. Public
+    information only: the protocol sends it as the ``match`` position line.
+
+    ``totals`` are by seat; the properties read them from ``player``'s side.
+
+    >>> c = MatchContext(round=3, rounds=3, totals=(40, 52), player=1)
+    >>> c.rounds_left, c.last_round, c.own_total, c.opponent_total, c.lead
+    (0, True, 52, 40, 12)
+    >>> MatchContext(round=3, rounds=3, totals=(0, 0), player=1, tie_break="youngest",
+    ...              younger=0).tie_value
+    -1
+    """
+
+    round: int
+    """The round this view is in, from 1."""
+    rounds: int
+    """How many rounds the match has."""
+    totals: tuple[int, int]
+    """The running totals by seat over the rounds finished before this one."""
+    player: int
+    """The seat the context is seen from (the view's player)."""
+    tie_break: Literal["draw", "youngest"] = "draw"
+    """How equal match totals end: ``draw`` or ``youngest`` (the :attr:`younger` seat
+    wins)."""
+    younger: int | None = None
+    """The seat marked as the younger player (``youngest`` only), else ``None``."""
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.round <= self.rounds:
+            raise ValueError(
+                f"invalid match context: round {self.round!r} of {self.rounds!r}"
+            )
+        if self.player not in (0, 1):
+            raise ValueError(f"invalid match context: player {self.player!r} (expected 0 or 1)")
+        if (self.tie_break == "youngest") != (self.younger in (0, 1)):
+            raise ValueError(
+                f"invalid match context: tie-break {self.tie_break!r} with younger "
+                f"{self.younger!r}"
+            )
+
+    @property
+    def rounds_left(self) -> int:
+        """Rounds still to come after this one."""
+        return self.rounds - self.round
+
+    @property
+    def last_round(self) -> bool:
+        """Whether this is the match's last round."""
+        return self.round == self.rounds
+
+    @property
+    def own_total(self) -> int:
+        """The viewer's total so far."""
+        return self.totals[self.player]
+
+    @property
+    def opponent_total(self) -> int:
+        """The opponent's total so far."""
+        return self.totals[self.player ^ 1]
+
+    @property
+    def lead(self) -> int:
+        """The viewer's total minus the opponent's (negative when behind)."""
+        return self.own_total - self.opponent_total
+
+    @property
+    def tie_value(self) -> int:
+        """What equal final totals are worth to the viewer: ``1`` (they win), ``-1``
+        (the opponent wins) or ``0`` (a draw)."""
+        if self.tie_break != "youngest":
+            return 0
+        return 1 if self.younger == self.player else -1
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerView:
     """One player's information set: everything that player may know, nothing more.
 
@@ -1172,6 +1252,9 @@ class PlayerView:
     achievements: GoalBoard | None = None
     """The achievements variant's goal cards and claims (public), ``None`` in the classic
     game."""
+    match: MatchContext | None = None
+    """Where the round stands in its match (round, totals so far), ``None`` for a lone
+    round (:class:`MatchContext`)."""
 
     def legal_moves(self) -> LegalMoves:
         """The player's legal moves (none unless it is their turn)."""
@@ -1295,6 +1378,7 @@ class PlayerView:
                     ply=t,
                     max_turns=self.max_turns,
                     own_known=tuple(sorted(known[p])),
+                    match=None if self.match is None else replace(self.match, player=p),
                 )
             )
             card = move.card

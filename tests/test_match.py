@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 import pytest
 from core_helpers import deck_with
 
-from lostcities import Match, Round
+from lostcities import Match, MatchContext, Round
 
 
 def _finish(r: Round, prefer_draw_pile: bool = True) -> None:
@@ -159,3 +162,58 @@ def test_the_record_keeps_the_tie_break_and_replay_checks_it() -> None:
     d = Match(1, starter=0)
     _tied(d)
     assert "TieBreak" not in str(GameRecord.from_match(d))
+
+
+# -- the match context of a view --------------------------------------------------------------
+
+
+def test_the_view_in_a_match_carries_round_totals_and_tie_break_from_the_viewers_seat() -> None:
+    m = Match(rounds=3, seed=11, starter=0, tie_break="youngest", younger=1)
+    seen = []
+    while not m.is_over():
+        before = m.totals()
+        r = m.new_round()
+        for p in (0, 1):
+            c = m.view(p).match
+            assert c is not None
+            assert (c.round, c.rounds, c.totals, c.player) == (len(m.rounds), 3, before, p)
+            assert c.rounds_left == 3 - len(m.rounds) and c.last_round == (len(m.rounds) == 3)
+            assert c.lead == before[p] - before[p ^ 1] == -m.view(p ^ 1).match.lead  # type: ignore[union-attr]
+            assert c.tie_value == (1 if p == 1 else -1)
+            assert m.view(p) == dataclasses.replace(r.view(p), match=c)  # nothing else changes
+        seen.append(before)
+        _finish(r)
+    assert seen[0] == (0, 0) and len(seen) == 3
+    assert Round.deal(seed=1).view(0).match is None  # a lone round has none
+
+
+def test_earlier_views_keep_the_match_context_seen_from_each_mover() -> None:
+    m = Match(rounds=2, seed=3, starter=1)
+    _finish(m.new_round())
+    r = m.new_round()
+    for mv in list(r.legal_moves())[:1]:
+        r.push(mv)
+    r.push(r.legal_moves()[0])
+    past = m.view(0).earlier_views()
+    assert [v.match.player for v in past] == [v.player for v in past]  # type: ignore[union-attr]
+    assert all(v.match.totals == m.totals() for v in past)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"round": 0, "rounds": 3, "totals": (0, 0), "player": 0},
+        {"round": 4, "rounds": 3, "totals": (0, 0), "player": 0},
+        {"round": 1, "rounds": 3, "totals": (0, 0), "player": 2},
+        {"round": 1, "rounds": 3, "totals": (0, 0), "player": 0, "tie_break": "youngest"},
+        {"round": 1, "rounds": 3, "totals": (0, 0), "player": 0, "younger": 1},
+    ],
+)
+def test_a_bad_match_context_is_refused(kwargs: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match="invalid match context"):
+        MatchContext(**kwargs)
+
+
+def test_the_context_needs_a_dealt_round() -> None:
+    with pytest.raises(ValueError, match="no round"):
+        Match(rounds=1, seed=1).view(0)

@@ -214,3 +214,20 @@ def test_undo_never_takes_back_a_draw_from_the_draw_pile() -> None:
     ref.submit(public)
     assert ref.undo_blocker() is None
     assert ref.undo() == public and ref.view(0).hand == hand
+
+
+def test_players_in_a_match_see_the_round_and_the_totals_so_far() -> None:
+    a, b = First(), First()
+    m = Match(rounds=3, seed=4, starter=0)
+    ref = Referee(m, [a, b])
+    totals_at_start: list[tuple[int, int]] = []
+    ref.subscribe(lambda e: totals_at_start.append(m.totals()) if isinstance(e, RoundStarted) else None)
+    ref.play_match()
+    for bot, seat in ((a, 0), (b, 1)):
+        seen = {(v.match.round, v.match.totals) for v in bot.views if v.match is not None}
+        assert len(seen) == 3 and all(v.match is not None and v.match.player == seat for v in bot.views)
+        assert sorted(seen) == [(i + 1, t) for i, t in enumerate(totals_at_start)]
+    # a referee of a lone round gives views without a match
+    lone = First()
+    Referee(Round.deal(seed=4), [lone, First()]).play()
+    assert lone.views and all(v.match is None for v in lone.views)
