@@ -9,6 +9,9 @@ interval, next to ``random`` playing the same deals.
 
     python examples/train_masked_policy.py --minutes 3 --eval-rounds 1000
 
+``--rounds N`` ends the training after N rounds (if the minutes last that long), so that a
+seed always gives the same policy and the same evaluation.
+
 Requires the ``rl`` extra (``pip install lostcities[rl]``); ``rich`` for the progress bar.
 """
 
@@ -107,9 +110,17 @@ def play_episode(
 
 
 def train(
-    minutes: float, seed: int, lr: float, opponent: str, reward: str, policy: str
+    minutes: float,
+    seed: int,
+    lr: float,
+    opponent: str,
+    reward: str,
+    policy: str,
+    rounds: int | None = None,
 ) -> tuple[MaskedLinearPolicy | MaskedMLPPolicy, int, int]:
-    """REINFORCE for ``minutes``; returns the policy, episodes and steps played.
+    """REINFORCE for ``minutes`` (or ``rounds`` rounds, if that comes first: a fixed number
+    of rounds gives the same policy for the same seed); returns the policy, episodes and
+    steps played.
 
     ``reward``: ``result`` (+1/-1/0) or ``margin`` (the score margin / 100) as the return.
     """
@@ -142,7 +153,7 @@ def train(
         task = progress.add_task("train", total=60 * minutes, info="")
     recent: list[float] = []
     start = time.monotonic()
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and (rounds is None or episodes < rounds):
         xs: list[npt.NDArray[np.float32]] = []
         gs: list[Array] = []
         obs, _ = env.reset(seed=int(rng.integers(2**62)))
@@ -216,6 +227,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--eval-rounds", type=int, default=1000, help="evaluation rounds (default 1000)"
     )
+    ap.add_argument(
+        "--rounds", type=int, default=None, help="stop training after this many rounds (default: none)"
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument(
         "--policy",
@@ -238,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.monotonic()
     lr = args.lr if args.lr is not None else (0.001 if args.policy == "mlp" else 0.5)
     pol, episodes, steps = train(
-        args.minutes, args.seed, lr, args.opponent, args.reward, args.policy
+        args.minutes, args.seed, lr, args.opponent, args.reward, args.policy, args.rounds
     )
     took = time.monotonic() - t0
     print(

@@ -16,6 +16,9 @@ and rates it with the arena (duplicate deals, 95% intervals) against ``random`` 
     python examples/train_vector.py --minutes 30 --out runs/ppo
     lostcities match "cmd:python examples/train_vector.py --play runs/ppo/policy.npz" heuristic
 
+``--updates N`` ends the training after N updates (if the minutes last that long), so that
+a seed always gives the same policy.
+
 Requires the ``rl`` and ``train`` extras (``pip install '.[rl,train]'``): NumPy, numba,
 Gymnasium, PyTorch (a CPU build is enough).
 """
@@ -126,7 +129,9 @@ def train(args: argparse.Namespace) -> None:
     steps = 0
     update = 0
     curve = (out / "curve.jsonl").open("w", encoding="utf-8")
-    while time.monotonic() - start < args.minutes * 60:
+    while time.monotonic() - start < args.minutes * 60 and (
+        args.updates is None or update < args.updates
+    ):
         # -- collect t_len steps of every env
         with torch.no_grad():
             for t in range(t_len):
@@ -226,6 +231,8 @@ def main() -> None:
     p.add_argument("--play", metavar="POLICY", help="serve POLICY.npz as a protocol bot")
     p.add_argument("--minutes", type=float, default=30.0,
                    help="training time (30; 0: only rate OUT/policy.npz)")
+    p.add_argument("--updates", type=int, default=None,
+                   help="stop training after this many PPO updates (default: none)")
     p.add_argument("--out", default="runs/ppo", help="output folder (runs/ppo)")
     p.add_argument("--envs", type=int, default=1024, help="rounds played at once (1024)")
     p.add_argument("--steps", type=int, default=32, help="steps per env per update (32)")
