@@ -13,12 +13,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lostcities import Move, Round, get_variant
+from lostcities import Match, Move, Round, get_variant
 from lostcities.bots import (
     BotError,
     BotSpecError,
@@ -541,3 +542,116 @@ def test_async_api_against_a_real_bot() -> None:
 
     move = asyncio.run(session())
     assert Round.deal(seed=3).is_legal(move)
+
+
+# -- the match line ----------------------------------------------------------------------------
+
+
+def match_view(seed: int, rounds: int, round_no: int, plies: int, **kw: Any) -> Any:
+    """A view of round ``round_no`` of a match, ``plies`` random moves in (rounds before it
+    played out at random)."""
+    rng = random.Random(seed)
+    m = Match(rounds=rounds, seed=seed, **kw)
+    while True:
+        r = m.new_round()
+        target = 10**9 if len(m.rounds) < round_no else plies
+        while not r.is_over() and r.ply < target:
+            moves = r.legal_moves()
+            r.push(moves[rng.randrange(len(moves))])
+        if len(m.rounds) == round_no:
+            if r.is_over():
+                r.pop()
+            return m.view(r.to_move)
+
+
+@pytest.mark.parametrize(
+    ("seed", "rounds", "round_no", "kw"),
+    [(1, 3, 1, {}), (2, 3, 2, {}), (3, 3, 3, {"tie_break": "youngest", "younger": 1}), (4, 5, 4, {})],
+)
+def test_the_match_line_round_trips_the_view_in_a_match(
+    seed: int, rounds: int, round_no: int, kw: dict[str, Any]
+) -> None:
+    view = match_view(seed, rounds, round_no, 9, **kw)
+    lines = position_lines(view)
+    c = view.match
+    assert lines[-1] == wire.match_line(c) == (
+        f"match {round_no} {rounds} {c.totals[0]} {c.totals[1]} {kw.get('younger', 'draw')}"
+    )
+    assert read_back(lines, "classic", view.player) == view
+    # a lone round sends the eleven lines and no match line
+    assert not [line for line in position_lines(Round.deal(seed=seed).view(0)) if line.startswith("match")]
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["match", "match 1 3 0 0", "match 4 3 0 0 draw", "match 0 3 0 0 draw", "match 1 3 x 0 draw",
+     "match 1 3 0 0 2", "match 1 3 0 0 draw extra"],
+)
+def test_a_bad_match_line_is_refused(line: str) -> None:
+    reader = PositionReader()
+    reader.newgame("classic", 0)
+    with pytest.raises(PositionError, match="bad match line"):
+        reader.feed(line)
+
+
+def test_the_host_sends_the_match_line_before_go_and_an_old_bot_still_plays() -> None:
+    view = match_view(5, 3, 2, 6)
+    legal = view.legal_moves()[0]
+    mock = MockTransport()
+    lines = position_lines(view)
+    assert lines[-1].startswith("match 2 3 ")
+    # a bot from before the match line answers it as an unknown command, then moves
+    mock.expect_many(lines[:-1])
+    mock.expect(lines[-1], ["info error unknown command 'match' ignored"])
+    mock.expect("go 500", [f"move {legal}"])
+    bot = SimpleBot.from_transport(mock)
+    try:
+        assert bot.play(view, 0.5) == legal
+    finally:
+        bot.close()
+    mock.assert_done()
+
+
+def test_the_engine_side_gives_its_player_the_match_context() -> None:
+    seen: list[Any] = []
+
+    class First:
+        def choose(self, view: Any, time_limit: float | None = None) -> Move:
+            seen.append(view.match)
+            return view.legal_moves()[0]  # type: ignore[no-any-return]
+
+    view = match_view(6, 3, 3, 4, tie_break="youngest", younger=0)
+    lines = [f"newgame classic {view.player}", *position_lines(view), "go 50"]
+    out = io.StringIO()
+    assert serve(First(), stdin=io.StringIO("\n".join(lines) + "\n"), stdout=out) == 0
+    assert out.getvalue() == f"move {view.legal_moves()[0]}\n"
+    assert seen == [view.match] and seen[0].last_round and seen[0].tie_value == (1 if view.player == 0 else -1)
+
+
+def test_a_bot_program_in_a_match_reads_the_match_line(tmp_path: Path) -> None:
+    script = tmp_path / "matchbot.py"
+    log = tmp_path / "seen.txt"
+    script.write_text(
+        "import sys\n"
+        "from lostcities.protocol import serve\n"
+        "class First:\n"
+        "    def choose(self, view, time_limit=None):\n"
+        f"        with open({str(log)!r}, 'a') as f:\n"
+        "            c = view.match\n"
+        "            f.write(f'{c.round} {c.rounds} {c.totals[0]} {c.totals[1]} {c.player}\\n')\n"
+        "        return view.legal_moves()[0]\n"
+        "serve(First(), name='matchbot')\n"
+    )
+    from lostcities.referee import Referee, RoundStarted
+
+    bot = make(f"cmd:{PY} {script}")
+    m = Match(rounds=2, seed=8, starter=1)
+    started: list[tuple[int, int]] = []
+    try:
+        ref = Referee(m, [make("random", seed=1), bot], time_limit=5.0)
+        ref.subscribe(lambda e: started.append(m.totals()) if isinstance(e, RoundStarted) else None)
+        ref.play_match()
+    finally:
+        bot.close()
+    rows = {tuple(int(w) for w in line.split()) for line in log.read_text().splitlines()}
+    assert rows == {(i + 1, 2, *t, 1) for i, t in enumerate(started)}

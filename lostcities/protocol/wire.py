@@ -5,7 +5,8 @@ protocol build and read their lines with these functions, so what the referee se
 exactly what a bot reads.
 
 Referee to bot (*commands*): ``lcp``, ``isready``, ``newgame <variant> <seat>``,
-``seed <n>``, the position lines (:func:`position_lines`), ``go <ms>``,
+``seed <n>``, the position lines (:func:`position_lines`; in a match also the ``match``
+line, :func:`match_line`), ``go <ms>``,
 ``moved <seat> <move>``, ``quit``. Bot to referee (*answers*): ``id name <name>``,
 ``id author <text>``, ``lcpok``, ``readyok``, ``move <move>``, ``info <anything>``.
 
@@ -33,7 +34,7 @@ from typing import Any
 from lostcities.achievements import Goal, GoalBoard
 from lostcities.cards import Card, Variant, get_variant
 from lostcities.errors import InvalidCardError, InvalidGoalError, InvalidMoveError
-from lostcities.rules import Move, PlayerView
+from lostcities.rules import MatchContext, Move, PlayerView
 
 __all__ = [
     "ANSWERS",
@@ -44,10 +45,12 @@ __all__ = [
     "go_line",
     "goal_lines",
     "handshake_lines",
+    "match_line",
     "move_line",
     "moved_line",
     "newgame_line",
     "parse_go",
+    "parse_match",
     "parse_move_answer",
     "parse_moved",
     "parse_newgame",
@@ -70,10 +73,11 @@ POSITION_KEYWORDS = frozenset(
         "maxturns",
         "goal",
         "tally",
+        "match",
     }
 )
 """The first words of the position lines (``goal`` and ``tally`` only in the achievements
-variant)."""
+variant, ``match`` only in a round of a match)."""
 COMMANDS = frozenset({"lcp", "isready", "newgame", "seed", "go", "moved", "quit"}) | POSITION_KEYWORDS
 """The first words of the referee's commands (a bot ignores any other)."""
 ANSWERS = frozenset({"id", "lcpok", "readyok", "move", "info"})
@@ -250,6 +254,14 @@ def position_lines(view: PlayerView) -> list[str]:
     >>> v = Round.deal(seed=5, achievements=list(DEFAULT_GOALS[:1])).view(0)
     >>> position_lines(v)[11:]
     ['goal 0 - trailblazer | race | Trailblazer | expeditions >= 3 | Be first to have three expeditions started.', 'tally 0 0 0 0']
+
+    A round of a match ends with its ``match`` line (:func:`match_line`):
+
+    >>> from lostcities import Match
+    >>> m = Match(rounds=3, seed=5)
+    >>> _ = m.new_round()
+    >>> position_lines(m.view(0))[-1]
+    'match 1 3 0 0 draw'
     """
     me = view.player
     last = "none"
@@ -268,7 +280,53 @@ def position_lines(view: PlayerView) -> list[str]:
         f"lastmove {last}",
         f"maxturns {'none' if view.max_turns is None else view.max_turns}",
         *goal_lines(view.achievements),
+        *([] if view.match is None else [match_line(view.match)]),
     ]
+
+
+def match_line(context: MatchContext) -> str:
+    """``match <round> <rounds> <total of 0> <total of 1> <tie>``: where the round stands in
+    its match (the round from 1, the totals of the rounds before it by seat); ``<tie>`` is
+    ``draw``, or the seat that wins on equal totals (the ``youngest`` tie-break).
+
+    >>> match_line(MatchContext(round=2, rounds=3, totals=(45, -12), player=1))
+    'match 2 3 45 -12 draw'
+    >>> match_line(MatchContext(3, 3, (0, 0), 0, tie_break="youngest", younger=1))
+    'match 3 3 0 0 1'
+    """
+    c = context
+    tie = "draw" if c.younger is None else str(c.younger)
+    return f"match {c.round} {c.rounds} {c.totals[0]} {c.totals[1]} {tie}"
+
+
+def parse_match(words: Sequence[str], seat: int) -> MatchContext:
+    """The match context of the words of a ``match`` line, seen from ``seat``.
+
+    >>> parse_match("match 2 3 45 -12 draw".split(), 0).lead
+    57
+
+    :raises PositionError: for missing words, bad numbers or a round outside the match.
+    """
+    if len(words) != 6 or words[0] != "match" or words[5] not in ("draw", "0", "1"):
+        raise PositionError(
+            "bad match line: expected match <round> <rounds> <total 0> <total 1> <draw|0|1>"
+        )
+    try:
+        rnd, rounds, t0, t1 = (int(w) for w in words[1:5])
+    except ValueError:
+        raise PositionError(f"bad match line: {' '.join(words[1:5])!r} are not numbers") from None
+    younger = None if words[5] == "draw" else int(words[5])
+    try:
+        return MatchContext(
+            round=rnd,
+            rounds=rounds,
+            totals=(t0, t1),
+            player=seat,
+            tie_break="draw" if younger is None else "youngest",
+            younger=younger,
+        )
+    except ValueError as e:
+        raise PositionError(f"bad match line: {e}") from None
 
 
 def goal_lines(board: GoalBoard | None) -> list[str]:
@@ -360,6 +418,8 @@ class PositionReader:
             if len(rest) != 4 or not all(w.isdigit() for w in rest):
                 raise PositionError("bad tally line: expected four numbers")
             f[keyword] = tuple(int(w) for w in rest)
+        elif keyword == "match":
+            f[keyword] = parse_match(words, self.seat)
         elif keyword == "lastmove":
             if rest != ["none"]:
                 try:
@@ -415,4 +475,5 @@ class PositionReader:
             max_turns=f.get("maxturns"),
             own_known=tuple(sorted(f.get(f"known{me}", ()))),
             achievements=board,
+            match=f.get("match"),
         )
