@@ -41,7 +41,14 @@ Options (``expert:time=0.5``, ``expert:iters=4000,top=4``):
              (the prior still weighs them) instead of the network's ``top`` (default 0: off);
 ``union``    1: the ``ismcts`` candidates (the heuristic's best card actions, each with its
              draw and the draw pile) join the network's in every game, their prior no
-             lower than the network's last candidate's (default 0: only in goal games).
+             lower than the network's last candidate's (default 0: only in goal games);
+``match``    in a round of a match (the view's :class:`~lostcities.MatchContext`), 1
+             (default): a world's reward is the chance its margin gives to win the match
+             (:func:`lostcities.bots.matchplay.match_utility`: a leader protects a lead in
+             the last round, a trailer takes risks); 0: the round's ``tanh(margin /
+             scale)`` as in a lone round (match-blind, for comparison);
+``msd``      the standard deviation of a later round's margin that match value assumes
+             (points, default 35, :data:`lostcities.bots.matchplay.ROUND_MARGIN_SD`).
 
 >>> from lostcities import Round
 >>> r = Round.deal(seed=4)
@@ -55,14 +62,15 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from lostcities.bots.base import Bot, BotError, BotSpecError, SearchSetup, SpecOptions
-from lostcities.bots.ismcts import IsmctsBot, fast_engine_available, flat_totals
+from lostcities.bots.ismcts import IsmctsBot, fast_engine_available, flat_totals, smart_playout
+from lostcities.bots.matchplay import ROUND_MARGIN_SD, flat_match_totals, match_reward
 from lostcities.bots.net import load_network
 from lostcities.cards import Card, Variant
 from lostcities.nn import Network
@@ -102,6 +110,8 @@ class ExpertBot(Bot):
         mix: float = 0.0,
         vworlds: int = 16,
         union: bool = False,
+        match: bool = True,
+        msd: float = ROUND_MARGIN_SD,
     ) -> None:
         super().__init__(seed)
         if iters is None and time is None:
@@ -127,6 +137,12 @@ class ExpertBot(Bot):
         self.vworlds = vworlds
         self.endgame = endgame
         self.union = union
+        if not msd > 0:
+            raise BotSpecError(f"invalid bot spec: expert msd must be positive, not {msd}")
+        self.match = match
+        """Whether a round of a match is searched for the match's value (``match=1``)."""
+        self.msd = msd
+        """The spread of a later round's margin that match value assumes (points)."""
         self.spend = spend
         self.bank = 0.0
         """Budget saved by search-time control this round (seconds, or worlds with ``iters``)."""
@@ -152,7 +168,8 @@ class ExpertBot(Bot):
             "expert", options,
             (
                 "time", "iters", "top", "prior", "scale", "weights", "infer", "guesses",
-                "power", "control", "spend", "endgame", "mix", "vworlds", "union",
+                "power", "control", "spend", "endgame", "mix", "vworlds", "union", "match",
+                "msd",
             ),
         )
         t = o.number("time", math.nan)
@@ -175,6 +192,8 @@ class ExpertBot(Bot):
             mix=o.number("mix", 0.0, minimum=0),
             vworlds=o.whole("vworlds", 16, minimum=1) or 16,
             union=bool(o.whole("union", 0, minimum=0)),
+            match=bool(o.whole("match", 1, minimum=0)),
+            msd=o.number("msd", ROUND_MARGIN_SD),
         )
 
     def restart(self, variant: Variant, seat: int) -> None:
@@ -244,7 +263,8 @@ class ExpertBot(Bot):
         if k == 1:
             self.last_iterations = 0
             return cands[0]
-        values = self.values_after(view, cands) if self.mix > 0 else None
+        reward = self.reward(view)
+        values = self.values_after(view, cands, reward) if self.mix > 0 else None
         if values is not None and self.mix >= 1:
             self.last_iterations = 0
             return self._best(cands, probs, values)
@@ -257,10 +277,12 @@ class ExpertBot(Bot):
 
             search = FlatSearch(
                 view, cands, scale=self.scale, rollout="smart", rng=self.rng,
-                hands=self.inferred_hands(view),
+                hands=self.inferred_hands(view), reward=reward,
             )
         if self.control > 0:
-            worlds, sums = self._controlled(view, cands, probs, search, start, hard, max_worlds)
+            worlds, sums = self._controlled(
+                view, cands, probs, search, start, hard, max_worlds, reward
+            )
         elif search is not None:
             if deadline == math.inf:
                 search.run(max_worlds or 1)
@@ -275,7 +297,7 @@ class ExpertBot(Bot):
                 n = 8 if max_worlds is None else min(8, max_worlds - worlds)
                 if n <= 0:
                     break
-                for j, t in enumerate(flat_totals(view, cands, n, self.rng, self.scale)):
+                for j, t in enumerate(self._python_totals(view, cands, n, reward)):
                     sums[j] += t
                 worlds += n
                 if time.perf_counter() >= deadline:
@@ -287,6 +309,23 @@ class ExpertBot(Bot):
             means = [(1 - self.mix) * m + self.mix * v for m, v in zip(means, values, strict=True)]
         return self._best(cands, probs, means)
 
+    def reward(self, view: PlayerView) -> Callable[[int], float] | None:
+        """The reward of a world's margin for ``view``: the match value in a round of a
+        match (``match=1``, :func:`lostcities.bots.matchplay.match_utility`), else
+        ``None`` (the round's ``tanh(margin / scale)``)."""
+        if not self.match:
+            return None
+        return match_reward(view.match, sd=self.msd, scale=self.scale)
+
+    def _python_totals(
+        self, view: PlayerView, cands: list[Move], worlds: int,
+        reward: Callable[[int], float] | None,
+    ) -> list[float]:
+        """The Python engine's summed rewards of ``worlds`` more worlds."""
+        if reward is None:
+            return flat_totals(view, cands, worlds, self.rng, self.scale)
+        return flat_match_totals(view, cands, worlds, self.rng, reward, smart_playout)
+
     def _priors(self, probs: list[float]) -> list[float]:
         """The prior's term of each candidate's score: ``prior * log(probability)``."""
         return [self.prior * math.log(max(p, 1e-12)) for p in probs]
@@ -295,11 +334,14 @@ class ExpertBot(Bot):
         score = [m + p for m, p in zip(means, self._priors(probs), strict=True)]
         return cands[max(range(len(cands)), key=lambda j: (score[j], -j))]
 
-    def values_after(self, view: PlayerView, cands: list[Move]) -> list[float]:
+    def values_after(
+        self, view: PlayerView, cands: list[Move], reward: Callable[[int], float] | None = None
+    ) -> list[float]:
         """Each candidate's mean value for the viewer over ``vworlds`` sampled worlds: the
         network's value of the position after it for the opponent then to move, negated,
         or the round's result where it ends; on the rollouts' reward scale
-        (``tanh(margin / scale)``)."""
+        (``tanh(margin / scale)``, or ``reward`` of the margin, rounded, when given)."""
+        rw = (lambda m: math.tanh(m / self.scale)) if reward is None else reward
         sampler = view.sampler()
         me = view.player
         k = len(cands)
@@ -314,7 +356,7 @@ class ExpertBot(Bot):
                 r.push_unchecked(m)
                 if r.is_over():
                     sc = r.scores()
-                    exact[row] = math.tanh((sc[me] - sc[me ^ 1]) / self.scale)
+                    exact[row] = rw(sc[me] - sc[me ^ 1])
                 else:
                     features(r.view(r.to_move), out=x[row])
                     sign[row] = 1.0 if r.to_move == me else -1.0
@@ -322,7 +364,10 @@ class ExpertBot(Bot):
         _, v = self.network.forward(x)
         # the network's value is tanh(margin / VALUE_SCALE): put it on the rollouts' scale
         margin = VALUE_SCALE * np.arctanh(np.clip(v, -0.999999, 0.999999))
-        out = np.tanh(margin / self.scale) * sign
+        if reward is None:
+            out = np.tanh(margin / self.scale) * sign
+        else:  # the viewer's margin, rounded to the points a round is scored in
+            out = np.array([reward(round(float(x))) for x in margin * sign], np.float64)
         for i, e in exact.items():
             out[i] = e
         return [float(t) for t in out.reshape(self.vworlds, k).mean(axis=0)]
@@ -330,6 +375,7 @@ class ExpertBot(Bot):
     def _controlled(
         self, view: PlayerView, cands: list[Move], probs: list[float],
         search: FlatSearch | None, start: float, hard: float, max_worlds: int | None,
+        reward: Callable[[int], float] | None = None,
     ) -> tuple[int, list[float]]:
         """The search under search-time control (``control``): worlds played and each
         candidate's summed rewards."""
@@ -351,7 +397,7 @@ class ExpertBot(Bot):
                 search.run(n)
                 chunk = search.value_sums - before
             else:
-                chunk = np.array(flat_totals(view, cands, n, self.rng, self.scale))
+                chunk = np.array(self._python_totals(view, cands, n, reward))
             rows.append(chunk / n)
             sums += chunk
             worlds += n

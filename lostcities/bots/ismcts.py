@@ -50,7 +50,13 @@ Options (spec ``ismcts:time=0.5``, ``ismcts:iters=2000,mode=tree,c=0.7``):
              :mod:`lostcities.fast.search`, about 25 times the rollouts per second, the
              same moves for the same ``iters`` and seed) or ``python``. In the
              achievements variant the search always runs in Python (the compiled engine
-             knows no goals), so its rollouts claim goals and its rewards count them.
+             knows no goals), so its rollouts claim goals and its rewards count them;
+``match``    in a round of a match (the view's :class:`~lostcities.MatchContext`), 1
+             (default): the reward is the chance the margin gives to win the match
+             (:func:`lostcities.bots.matchplay.match_utility`); 0: ``tanh(margin /
+             scale)`` as in a lone round (match-blind);
+``msd``      the standard deviation of a later round's margin that match value assumes
+             (points, default 35, :data:`lostcities.bots.matchplay.ROUND_MARGIN_SD`).
 
 A single legal move is returned at once.
 
@@ -74,6 +80,7 @@ from collections.abc import Callable
 
 from lostcities.bots.base import Bot, BotError, BotSpecError, SearchSetup, SpecOptions
 from lostcities.bots.heuristic import HeuristicBot, goals_option
+from lostcities.bots.matchplay import ROUND_MARGIN_SD, flat_match_totals, match_reward
 from lostcities.bots.rollout import MOVES, playout
 from lostcities.cards import ALL_CARDS
 from lostcities.rules import PLAYABLE, Action, Move, PlayerView, Round, WorldSampler, playable
@@ -348,6 +355,8 @@ class IsmctsBot(Bot):
         mode: str = "flat",
         engine: str | None = None,
         goals: bool = True,
+        match: bool = True,
+        msd: float = ROUND_MARGIN_SD,
     ) -> None:
         super().__init__(seed)
         if iters is None and time is None:
@@ -394,6 +403,13 @@ class IsmctsBot(Bot):
         self.engine = engine
         self.goals = goals
         """Whether the search values the achievements variant's goals (``goals=off``: not)."""
+        if not msd > 0:
+            raise BotSpecError(f"invalid bot spec: ismcts msd must be positive, not {msd}")
+        self.match = match
+        """Whether a round of a match is searched for the match's value (``match=1``)."""
+        self.msd = msd
+        """The spread of a later round's margin that match value assumes (points)."""
+        self._reward: Callable[[int], float] | None = None
         self._playout = smart_playout if rollout == "smart" else playout
         self._heuristic = HeuristicBot(seed=seed)
         self.last_iterations = 0
@@ -409,7 +425,7 @@ class IsmctsBot(Bot):
             "ismcts",
             options,
             ("time", "iters", "c", "depth", "widen", "scale", "rollout", "top", "mode", "engine",
-             "goals"),
+             "goals", "match", "msd"),
         )
         time_ = o.number("time", math.nan)
         depth = o.whole("depth", 8)
@@ -428,6 +444,8 @@ class IsmctsBot(Bot):
             mode=options.get("mode", "flat").lower(),
             engine=options["engine"].lower() if "engine" in options else None,
             goals=goals_option("ismcts", options),
+            match=bool(o.whole("match", 1, minimum=0)),
+            msd=o.number("msd", ROUND_MARGIN_SD),
         )
 
     def reseed(self, seed: int | None) -> None:
@@ -488,6 +506,8 @@ class IsmctsBot(Bot):
         me = view.player
         rng = self.rng
         sampler = view.sampler()
+        # in a round of a match: the match's value of a margin (None: tanh(margin / scale))
+        self._reward = match_reward(view.match, sd=self.msd, scale=self.scale) if self.match else None
         if self.mode == "flat":
             return self._flat(view, candidates or list(moves), sampler, deadline)
         i = 0
@@ -526,7 +546,10 @@ class IsmctsBot(Bot):
         if self.engine == "fast" and view.achievements is None:
             from lostcities.fast.search import FlatSearch
 
-            search = FlatSearch(view, candidates, scale=self.scale, rollout=self.rollout, rng=self.rng)
+            search = FlatSearch(
+                view, candidates, scale=self.scale, rollout=self.rollout, rng=self.rng,
+                reward=self._reward,
+            )
             max_worlds = None if self.iters is None else -(-self.iters // k)
             if deadline == math.inf:
                 search.run(max_worlds or 1)
@@ -545,7 +568,11 @@ class IsmctsBot(Bot):
                 break
             if i and time.perf_counter() >= deadline:
                 break
-            _score_world(sampler.sample(rng), candidates, me, scale, play, totals)
+            if self._reward is None:
+                _score_world(sampler.sample(rng), candidates, me, scale, play, totals)
+            else:
+                for j, t in enumerate(flat_match_totals(view, candidates, 1, rng, self._reward, play)):
+                    totals[j] += t
             i += k
         self.last_iterations = i
         best = max(range(k), key=lambda j: (totals[j], -j))
@@ -628,7 +655,8 @@ class IsmctsBot(Bot):
             if added or added2:
                 break
         s = self._playout(world)
-        r = math.tanh((s[me] - s[me ^ 1]) / self.scale)
+        margin = s[me] - s[me ^ 1]
+        r = math.tanh(margin / self.scale) if self._reward is None else self._reward(margin)
         root.n += 1
         for n, p in path:
             n.n += 1

@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -71,12 +71,17 @@ class FlatSearch:
     ``hands``: the opponent's hidden cards (besides those it is known to hold) of each
     world, cycled in order, the rest of the unseen cards shuffled into the draw pile (for
     worlds weighted by inference about the opponent's hand; needs ``rng``).
+    ``reward``: the reward of a world's final margin instead of ``tanh(margin / scale)``
+    (a match-aware bot's chance to win the match,
+    :func:`lostcities.bots.matchplay.match_utility`); the same worlds are played, one
+    kernel call each so that every world's margins are seen.
     """
 
     def __init__(
         self, view: PlayerView, candidates: Sequence[Move], *, scale: float = MARGIN_SCALE,
         seed: int | None = None, rollout: str = "cheap", rng: random.Random | None = None,
         hands: Sequence[Sequence[Card]] | None = None,
+        reward: Callable[[int], float] | None = None,
     ) -> None:
         if rollout not in ("cheap", "smart"):
             raise ValueError(f"flat search: rollout must be cheap or smart, not {rollout!r}")
@@ -129,10 +134,15 @@ class FlatSearch:
         """Per candidate: the sum of its rewards so far."""
         self.margin_sums = np.zeros(len(self.candidates), np.int64)
         """Per candidate: the sum of its final score margins so far."""
+        self.reward = reward
+        """The reward of a final margin (``reward=``), or ``None`` for ``tanh(margin / scale)``."""
 
     def run(self, worlds: int) -> None:
         """Play ``worlds`` more worlds (each candidate once in each)."""
         if worlds <= 0:
+            return
+        if self.reward is not None:
+            self._run_rewarded(worlds, self.reward)
             return
         mt = self._mt
         if mt is not None and self.hands is not None:
@@ -162,6 +172,55 @@ class FlatSearch:
         self.value_sums += v
         self.margin_sums += m
         self.worlds += worlds
+
+    def margins(self, worlds: int) -> npt.NDArray[np.int64]:
+        """Play ``worlds`` more worlds as :meth:`run` does (the same worlds and sums; with
+        ``reward``, :attr:`value_sums` is left to the caller) and return each world's final
+        margins: row ``w``, column ``j`` is candidate ``j``'s
+        in world ``w``. Each world is one kernel call."""
+        k = len(self.candidates)
+        block = np.zeros((max(worlds, 0), k), np.int64)
+        if worlds <= 0:
+            return block
+        # the kernels' tanh rewards go to value_sums as run() adds them, unless a reward is given
+        totals = np.zeros(k, np.float64) if self.reward is not None else self.value_sums
+        smart = self.rollout == "smart"
+        mt = self._mt
+        if mt is not None:
+            assert self._py_rng is not None
+            hands = self.hands
+            for w in range(worlds):
+                if hands is not None:
+                    flat_hands_kernel(
+                        self.template, self.opp, self.first, hands, self._rests,
+                        (self.worlds + w) % len(hands), self.actions, 1, mt.mt, mt.pos, self.me,
+                        self.scale, smart, totals, block[w],
+                    )
+                else:
+                    flat_smart_kernel(
+                        self.template, self.opp, self.first, self._unseen_py, self.actions, 1,
+                        mt.mt, mt.pos, self.me, self.scale, smart, totals, block[w],
+                    )
+            mt.store(self._py_rng)
+        else:
+            for w in range(worlds):
+                v, m = K.flat_kernel(
+                    self.template, self.opp, self.first, self.unseen, self.actions, 1, self.rng,
+                    self.me, self.scale,
+                )
+                block[w] = m
+                if self.reward is None:
+                    self.value_sums += v
+        self.margin_sums += block.sum(axis=0)
+        self.worlds += worlds
+        return block
+
+    def _run_rewarded(self, worlds: int, reward: Callable[[int], float]) -> None:
+        """:meth:`run` with the reward of each world's margin given (``reward=``)."""
+        block = self.margins(worlds)
+        values, where = np.unique(block, return_inverse=True)
+        rewards = np.array([reward(int(x)) for x in values], np.float64)
+        self.value_sums += rewards[where.reshape(block.shape)].sum(axis=0)
 
     def run_until(self, deadline: float, max_worlds: int | None = None) -> None:
         """Play worlds until ``time.perf_counter()`` reaches ``deadline`` (checked between
