@@ -66,7 +66,7 @@ from lostcities.scoring import (
     sheet_total,
 )
 
-__version__ = "0.1.0"
+__version__ = "0.3.0"
 
 __all__ = [
     "ALL_CARDS",

@@ -10,17 +10,32 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 
-from lostcities.presentation import format_score_table
-
-__all__ = ["format_score_table", "main"]  # format_score_table: kept for old imports
+__all__ = ["main"]
 
 EXIT_USAGE = 2
 
 
 class CommandError(Exception):
     """A command failed for a reason the user can fix; the message is shown as is."""
+
+
+def __getattr__(name: str) -> Callable[..., str]:
+    """``lostcities.cli.format_score_table``: deprecated, removed in 0.4.0 (it lives in
+    :mod:`lostcities.presentation`)."""
+    if name == "format_score_table":
+        warnings.warn(
+            "lostcities.cli.format_score_table is deprecated and will be removed in 0.4.0: "
+            "import it from lostcities.presentation",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        from lostcities.presentation import format_score_table
+
+        return format_score_table
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _positive_int(text: str) -> int:
@@ -355,6 +370,7 @@ def _score(args: argparse.Namespace) -> int:
     import json
 
     from lostcities.errors import InvalidExpeditionError
+    from lostcities.presentation import format_score_table
     from lostcities.scoring import goal_points, parse_score_sheet, parse_totals_sheet, sheet_total
 
     if args.totals is not None:

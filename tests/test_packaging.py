@@ -42,7 +42,11 @@ def test_the_changelog_has_the_version() -> None:
     text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     headings = re.findall(r"^## (.+)$", text, re.M)
     assert headings[0] == "Unreleased"
-    assert lostcities.__version__ in headings, headings
+    releases = [re.fullmatch(r"(\d+\.\d+\.\d+) - (\d{4}-\d{2}-\d{2})", h) for h in headings[1:]]
+    assert all(releases), headings  # Keep a Changelog: "## 0.3.0 - 2026-12-02"
+    versions = [m.group(1) for m in releases if m]
+    assert versions[0] == lostcities.__version__, headings  # the newest release is this one
+    assert versions == sorted(versions, key=lambda v: tuple(map(int, v.split("."))), reverse=True)
 
 
 def test_the_wheel_check_covers_every_extra() -> None:

@@ -13,7 +13,7 @@ A move is one flat index in ``0 .. 839`` (:data:`NUM_ACTIONS`)::
 - ``draw``: 0 for the draw pile, ``1 + colour`` for the top of that colour's discard pile.
 
 So ``+y2.`` is 7, ``-r10b`` is ``(60 + 49) * 7 + 2 = 765``. Conversions:
-:func:`lostcities.fast.action_of` and :func:`lostcities.fast.move_of`. This is also the
+:attr:`lostcities.Move.index` and :meth:`lostcities.Move.from_index`. This is also the
 key the core uses internally for its interned moves. Each legal move of a position is exactly
 one action (identical wagers are one move, as in ``Round.legal_moves()``).
 
@@ -38,8 +38,8 @@ import numpy.typing as npt
 from lostcities.cards import Variant, get_variant
 from lostcities.errors import IllegalMoveError
 from lostcities.fast import kernels as K
-from lostcities.fast.state import move_of, state_from_round
-from lostcities.rules import Round
+from lostcities.fast.state import state_from_round
+from lostcities.rules import Move, Round
 
 __all__ = ["NUM_ACTIONS", "BatchGames"]
 
@@ -225,7 +225,7 @@ class BatchGames:
         bad = K.batch_check(self.states, a)
         if bad >= 0:
             act = int(a[bad])
-            what = str(move_of(act)) if 0 <= act < NUM_ACTIONS else "out of range"
+            what = str(Move.from_index(act)) if 0 <= act < NUM_ACTIONS else "out of range"
             raise IllegalMoveError(
                 f"illegal action {act} ({what}) in game {bad}: not a legal move there"
             )

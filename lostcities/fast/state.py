@@ -11,6 +11,8 @@ True
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import numpy.typing as npt
 
@@ -34,21 +36,34 @@ _MOVES: tuple[Move, ...] = tuple(map(Move.from_index, range(NUM_MOVES)))  # by a
 
 
 def action_of(move: Move) -> int:
-    """The flat action index of ``move``: its :attr:`Move.index <lostcities.Move.index>`
-    (an alias; the fast path's actions are the project's move numbering).
-
-    >>> action_of(Move.parse("+y2.")), action_of(Move.parse("-r10b"))
-    (7, 765)
-    """
+    """Deprecated (removed in 0.4.0): use :attr:`Move.index <lostcities.Move.index>`, the
+    flat action index itself (the fast path's actions are the project's move numbering)."""
+    warnings.warn(
+        "lostcities.fast.action_of is deprecated and will be removed in 0.4.0: "
+        "use Move.index",
+        DeprecationWarning,
+        stacklevel=2,
+    )
     return move.index
 
 
 def move_of(action: int) -> Move:
-    """The :class:`~lostcities.Move` of a flat action index: :meth:`Move.from_index
-    <lostcities.Move.from_index>` (an alias that also takes NumPy integers).
+    """Deprecated (removed in 0.4.0): use :meth:`Move.from_index
+    <lostcities.Move.from_index>`, which takes NumPy integers too.
 
     :raises InvalidMoveError: for an index outside ``0 .. 839``.
     """
+    warnings.warn(
+        "lostcities.fast.move_of is deprecated and will be removed in 0.4.0: "
+        "use Move.from_index",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return _move_of_action(action)
+
+
+def _move_of_action(action: int) -> Move:
+    """The move of a flat action index given to :meth:`FastRound.push`."""
     if not isinstance(action, int | np.integer) or not 0 <= action < NUM_MOVES:
         raise InvalidMoveError(f"invalid action index: {action!r} (expected 0..839)")
     return Move.from_index(int(action))
@@ -82,7 +97,8 @@ class FastRound:
     """A round on the fast path: the rules of :class:`~lostcities.Round` over an array
     state, for bulk simulation. Build one from any core round with :meth:`from_round`.
 
-    Moves are given as :class:`~lostcities.Move` or flat action indexes (:func:`action_of`).
+    Moves are given as :class:`~lostcities.Move` or flat action indexes
+    (:attr:`Move.index <lostcities.Move.index>`).
     """
 
     __slots__ = ("_buf", "state", "variant")
@@ -148,7 +164,7 @@ class FastRound:
         :raises IllegalMoveError: if it is not legal here; nothing changes.
         :raises InvalidMoveError: for an action index outside ``0 .. 839``.
         """
-        a = move.index if isinstance(move, Move) else move_of(move).index
+        a = move.index if isinstance(move, Move) else _move_of_action(move).index
         if not K.is_legal(self.state, a):
             raise IllegalMoveError(f"illegal move: {str(_MOVES[a])!r}")
         K.apply(self.state, a)

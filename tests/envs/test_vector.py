@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 from gymnasium.utils import seeding
 
-from lostcities import IllegalMoveError, Round
+from lostcities import IllegalMoveError, Move, Round
 from lostcities.bots.rollout import rollout_move
 from lostcities.envs.encoding import InvalidActionError, get_encoding
 from lostcities.envs.gymnasium import ENV_ID, LostCitiesEnv
 from lostcities.envs.vector import LostCitiesVectorEnv
 from lostcities.fast import kernels as K
 from lostcities.fast.smart import mt_next, smart_action
-from lostcities.fast.state import move_of, state_from_round
+from lostcities.fast.state import state_from_round
 from lostcities.fast.vector import (
     NET_FEATURES,
     deal_cpython,
@@ -110,7 +110,7 @@ class _Reference:
             if self.policy == "rollout":
                 r.push(rollout_move(r))
             else:
-                r.push(move_of(int(smart_action(state_from_round(r)))))
+                r.push(Move.from_index(int(smart_action(state_from_round(r)))))
 
     def step(self, action: int) -> tuple[float, bool]:
         if self.done:

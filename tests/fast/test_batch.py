@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from lostcities import IllegalMoveError, Round, get_variant
+from lostcities import NUM_MOVES, IllegalMoveError, Move, Round, get_variant
 
 from .positions import random_positions
 
@@ -37,11 +37,19 @@ def _deck(variant: str) -> Counter[int]:
 
 
 def test_action_encoding_round_trips() -> None:
+    assert NUM_ACTIONS == NUM_MOVES
     for a in range(NUM_ACTIONS):
-        assert action_of(move_of(a)) == a
-    assert str(move_of(7)) == "+y2." and action_of(move_of(765)) == 765
-    assert str(move_of(765)) == "-r10b"
-    with pytest.raises(ValueError, match="invalid action"):
+        assert Move.from_index(a).index == a
+        assert Move.from_index(np.int64(a)).index == a  # NumPy integers too
+    assert str(Move.from_index(7)) == "+y2." and str(Move.from_index(765)) == "-r10b"
+
+
+def test_action_of_and_move_of_are_deprecated() -> None:
+    with pytest.warns(DeprecationWarning, match=r"removed in 0\.4\.0: use Move\.index"):
+        assert action_of(Move.parse("-r10b")) == 765
+    with pytest.warns(DeprecationWarning, match=r"removed in 0\.4\.0: use Move\.from_index"):
+        assert str(move_of(np.int64(7))) == "+y2."
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="invalid action"):
         move_of(840)
 
 
@@ -54,11 +62,11 @@ def test_mask_and_steps_follow_the_core(variant: str) -> None:
         mask = games.legal_mask()
         actions = np.full(len(rounds), -1, np.int64)
         for g, r in enumerate(rounds):
-            legal = sorted(action_of(m) for m in r.legal_moves())
+            legal = sorted(m.index for m in r.legal_moves())
             assert np.flatnonzero(mask[g]).tolist() == legal
             if legal:
                 actions[g] = rng.choice(legal)
-                r.push(move_of(int(actions[g])))
+                r.push(Move.from_index(int(actions[g])))
         done = games.step(actions)
         assert done.tolist() == [r.is_over() for r in rounds]
     assert games.scores().tolist() == [list(r.scores()) for r in rounds]

@@ -22,7 +22,7 @@ np = pytest.importorskip("numpy")
 numba = pytest.importorskip("numba")
 
 from lostcities.fast import kernels as K  # noqa: E402
-from lostcities.fast.state import FastRound, action_of, state_from_round  # noqa: E402
+from lostcities.fast.state import FastRound, state_from_round  # noqa: E402
 
 # the replay loops are compiled here, for the tests only (not cached: a cached copy would
 # not notice a change of the kernels it calls)
@@ -195,7 +195,7 @@ def test_any_position_and_sampled_determinizations(variant: str) -> None:
     for r in random_positions(150, variant, seed=3):
         f = FastRound.from_round(r)
         assert f.legal_moves() == list(r.legal_moves())
-        legal = {action_of(m) for m in r.legal_moves()}
+        legal = {m.index for m in r.legal_moves()}
         assert {a for a in range(K.NUM_ACTIONS) if f.is_legal(a)} == legal
         while not r.is_over():
             moves = r.legal_moves()

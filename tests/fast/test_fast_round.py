@@ -9,7 +9,7 @@ from lostcities.bots.rollout import playout
 
 pytest.importorskip("numba")
 
-from lostcities.fast import FastRound, action_of
+from lostcities.fast import FastRound
 
 
 def test_push_checks_and_changes_nothing_on_error() -> None:
@@ -22,10 +22,10 @@ def test_push_checks_and_changes_nothing_on_error() -> None:
     with pytest.raises(InvalidMoveError, match="invalid action"):
         f.push(840)
     with pytest.raises(IllegalMoveError):
-        f.push(action_of(illegal))
+        f.push(illegal.index)
     assert (f.state == before).all()
     m = r.legal_moves()[3]
-    f.push(action_of(m))  # by index
+    f.push(m.index)  # by index
     r.push(m)
     assert f.legal_moves() == list(r.legal_moves()) and f.ply == r.ply == 1
     assert f.to_move == r.to_move and f.deck_size == r.deck_size

@@ -25,7 +25,7 @@ from lostcities.fast.smart import (  # noqa: E402
     smart_action,
     smart_playout_scores,
 )
-from lostcities.fast.state import action_of, move_of, state_from_round  # noqa: E402
+from lostcities.fast.state import state_from_round  # noqa: E402
 
 
 def _python_line(r: Round) -> tuple[list[Move], tuple[int, int]]:
@@ -62,9 +62,9 @@ def _check_line(r: Round) -> int:
     s = state_from_round(r)
     for t, m in enumerate(moves):
         assert s[K.OVER] == 0, f"fast path ended early at step {t}"
-        got = move_of(int(smart_action(s)))
+        got = Move.from_index(int(smart_action(s)))
         assert got == m, f"step {t} from ply {r.ply}: fast {got}, python {m}\n{r}"
-        K.apply(s, action_of(got))
+        K.apply(s, got.index)
     assert s[K.OVER] != 0
     assert (int(K.score(s, 0)), int(K.score(s, 1))) == scores
     # and the whole compiled playout in one call
