@@ -28,8 +28,8 @@ opens strong expeditions and plays them up; ``rollout=cheap`` is
 :func:`lostcities.bots.rollout.playout` (compiled with numba when available, about 5 times
 faster per rollout but it never opens an expedition, which biases the search against
 opening). ``rollout=fast`` is a deprecated name of ``cheap`` (accepted, with a
-:class:`DeprecationWarning`; "fast" is the compiled engine, ``engine=fast``). Both always
-end: they draw from the draw pile (or a pile top they can play).
+:class:`DeprecationWarning`, until 0.4.0; "fast" is the compiled engine, ``engine=fast``).
+Both always end: they draw from the draw pile (or a pile top they can play).
 
 Options (spec ``ismcts:time=0.5``, ``ismcts:iters=2000,mode=tree,c=0.7``):
 
@@ -37,7 +37,8 @@ Options (spec ``ismcts:time=0.5``, ``ismcts:iters=2000,mode=tree,c=0.7``):
 ``iters``    rollouts per move: fully deterministic given the seed (unless a ``time_limit``
              passed to :meth:`IsmctsBot.choose` cuts the search short);
 ``mode``     ``flat`` (default) or ``tree``;
-``rollout``  ``smart`` (default) or ``cheap`` (``fast``: deprecated name of ``cheap``);
+``rollout``  ``smart`` (default) or ``cheap`` (``fast``: deprecated name of ``cheap``,
+             removed in 0.4.0);
 ``top``      heuristic card actions searched at the root (default 3; 0 = every legal move);
 ``c``        the UCB exploration constant (default 0.7, tree mode);
 ``depth``    most moves from the root the tree grows (default 8, tree mode);
@@ -375,7 +376,8 @@ class IsmctsBot(Bot):
         self.scale = scale
         if rollout == "fast":
             warnings.warn(
-                "ismcts rollout=fast is deprecated: it is called rollout=cheap",
+                "ismcts rollout=fast is deprecated and will be removed in 0.4.0: "
+                "it is called rollout=cheap",
                 DeprecationWarning,
                 stacklevel=2,
             )

@@ -33,7 +33,7 @@ def test_spec_options() -> None:
 
 
 def test_rollout_fast_is_a_deprecated_name_of_cheap() -> None:
-    with pytest.warns(DeprecationWarning, match="rollout=cheap"):
+    with pytest.warns(DeprecationWarning, match=r"removed in 0\.4\.0: it is called rollout=cheap"):
         bot = make("ismcts:iters=20,rollout=fast", seed=1)
     assert isinstance(bot, IsmctsBot) and bot.rollout == "cheap"
     r = midgame(2)
