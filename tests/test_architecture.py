@@ -71,7 +71,7 @@ ALLOWED: dict[str, dict[str, str]] = {
 ONLY_IN: dict[tuple[str, str], set[str]] = {
     ("bots", "protocol"): {"lostcities.bots.external"},
     ("tui", "fast"): {"lostcities.tui.app"},
-    ("web", "fast"): {"lostcities.web.games"},
+    ("web", "fast"): {"lostcities.web.workers"},  # prepare_search: the worker pool's start-up
 }
 """Part-to-part imports allowed only in the modules named."""
 

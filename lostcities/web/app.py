@@ -28,17 +28,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lostcities.web import schemas
 from lostcities.web.deps import Settings
-from lostcities.web.games import (
-    BotRunner,
-    GameError,
-    GameManager,
-    ManagerSettings,
-    prepare_search,
-)
+from lostcities.web.errors import GameError
+from lostcities.web.games import GameManager, ManagerSettings
 from lostcities.web.limits import ClientLimits, RateLimitedError, retry_after_header
 from lostcities.web.peers import SWEEP_SECONDS, peers_for
 from lostcities.web.routers import bots, calculator, comments, games, pages, ws
 from lostcities.web.store import GameStore, normalize_db_url
+from lostcities.web.workers import BotRunner, prepare_search
 
 __all__ = ["CSP", "MAX_BODY", "SECURITY_HEADERS", "WS_TRANSPORT_MAX", "BodyLimit", "SecurityHeaders", "cli_main", "create_app", "serve_app"]
 

@@ -70,7 +70,7 @@ def test_hints_mark_the_game_assisted_and_the_analysis_is_computed_once(client: 
     assert sum(1 for m in rand if m["mark"]) > 0  # the random bot blunders
     # stored: the same answer at once, and no computation is running
     again = client.get(f"/api/games/{gid}/analysis").json()
-    assert again == a and not client.app.state.manager.analyses
+    assert again == a and not client.app.state.manager.analyst.analyses
     page = client.get(f"/analysis/{gid}")
     assert page.status_code == 200 and "analysis.js" in page.text
 

@@ -39,11 +39,11 @@ async def levels(mgr: GameManager = Depends(get_manager)) -> list[LevelOut]:
     unavailable if it is."""
     out = []
     for level, lv in mgr.levels.items():
-        why = mgr.level_unavailable(level)
-        spec = lv.spec if why is not None else mgr.resolve_level(level)[0]
+        why = mgr.levels.unavailable(level)
+        spec = lv.spec if why is not None else mgr.levels.resolve(level)[0]
         about = lv.about
         if spec != lv.spec:
-            instead = f"this server plays {spec} instead ({mgr.own_bot_missing(level)})"
+            instead = f"this server plays {spec} instead ({mgr.levels.own_bot_missing(level)})"
             about = f"{about}; {instead}" if about else instead
         out.append(
             LevelOut(

@@ -6,9 +6,10 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Header, Request
 from fastapi.responses import PlainTextResponse, Response
 
-from lostcities.web import schemas
+from lostcities.web import archive, schemas
 from lostcities.web.deps import get_manager, rate_limit
-from lostcities.web.games import GameManager, InvalidTokenError
+from lostcities.web.errors import InvalidTokenError
+from lostcities.web.games import GameManager
 
 router = APIRouter(prefix="/api/games", tags=["games"])
 
@@ -76,9 +77,7 @@ async def make_move(
     seat = g.seat_for(req.token)
     if seat is None:
         raise InvalidTokenError("a seat token is needed to move")
-    await g.submit(seat, req.round, req.ply, req.move)
-    await g.broadcast()
-    g.schedule_bot()
+    await g.play(seat, req.round, req.ply, req.move)
     return Response(g.state(seat), media_type="application/json")
 
 
@@ -111,14 +110,14 @@ async def rematch(
 async def replay(game_id: str, mgr: GameManager = Depends(get_manager)) -> schemas.ReplayOut:
     """Every position of a finished game, both hands revealed."""
     g = await mgr.get(game_id)
-    return mgr.replay(g)
+    return archive.replay(g)
 
 
 @router.get("/{game_id}/record", response_class=PlainTextResponse)
 async def record(game_id: str, mgr: GameManager = Depends(get_manager)) -> PlainTextResponse:
     """The game record (``lostcities replay`` reads it) of a finished game."""
     g = await mgr.get(game_id)
-    text = mgr.record_text(g)
+    text = archive.record_text(g)
     return PlainTextResponse(
         text,
         headers={"Content-Disposition": f'attachment; filename="lostcities-{g.id}.txt"'},
@@ -132,7 +131,7 @@ async def position_svg(
     """A finished game's position as an SVG picture (``round`` from 1, after ``ply``
     moves; both hands shown, as the replay shows them), to download."""
     g = await mgr.get(game_id)
-    svg = mgr.position_svg(g, round, ply)
+    svg = archive.position_svg(g, round, ply)
     name = f"lostcities-{g.id}-round{round}-ply{ply}.svg"
     return Response(
         svg,
@@ -151,7 +150,7 @@ async def hint(
     seat = g.seat_for(req.token)
     if seat is None:
         raise InvalidTokenError("a seat token is needed for a hint")
-    out = await mgr.hint(g, seat)
+    out = await mgr.analyst.hint(g, seat)
     await g.broadcast()
     return out
 
@@ -161,4 +160,4 @@ async def analysis(game_id: str, mgr: GameManager = Depends(get_manager)) -> sch
     """The analysis of a finished game (computed once, in the bot workers): ``status``
     ``running`` with its progress until it is ``done``."""
     g = await mgr.get(game_id)
-    return await mgr.analysis(g)
+    return await mgr.analyst.analysis(g)

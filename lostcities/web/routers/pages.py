@@ -12,7 +12,8 @@ from markupsafe import Markup
 
 from lostcities.web import i18n
 from lostcities.web.deps import get_manager
-from lostcities.web.games import LEVELS, GameManager
+from lostcities.web.games import GameManager
+from lostcities.web.levels import LEVELS
 
 router = APIRouter(tags=["pages"], include_in_schema=False)
 templates = Jinja2Templates(directory=str(Path(__file__).resolve().parent.parent / "templates"))
@@ -55,9 +56,9 @@ async def home(request: Request, mgr: GameManager = Depends(get_manager)) -> HTM
         about = i18n.translate(lang, f"level.{name}.about") if known else lv.about
         # a level that cannot play here is shown disabled, saying so in the reader's language
         # (the technical reason is in /api/levels); one playing its fallback names the bot
-        why = mgr.level_unavailable(name)
-        if why is None and mgr.own_bot_missing(name) is not None:
-            spec = mgr.resolve_level(name)[0]
+        why = mgr.levels.unavailable(name)
+        if why is None and mgr.levels.own_bot_missing(name) is not None:
+            spec = mgr.levels.resolve(name)[0]
             like = next((k for k, other in mgr.levels.items() if other.spec == spec and k in LEVELS), None)
             instead = (
                 i18n.translate(lang, "level.instead_level", level=i18n.translate(lang, f"level.{like}"))

@@ -16,20 +16,15 @@ from pydantic import ValidationError
 
 from lostcities.web import schemas
 from lostcities.web.deps import get_limits, ws_manager
-from lostcities.web.games import (
-    Conn,
-    GameError,
-    GameManager,
-    InvalidTokenError,
-    LiveGame,
-    StaleMoveError,
-)
+from lostcities.web.errors import GameError, InvalidTokenError, StaleMoveError
+from lostcities.web.games import GameManager
 from lostcities.web.limits import (
     CLOSE_RATE_LIMITED,
     ClientLimits,
     RateLimitedError,
     client_key,
 )
+from lostcities.web.live import Conn, LiveGame
 
 router = APIRouter(tags=["ws"])
 log = logging.getLogger("lostcities.web")
@@ -159,8 +154,7 @@ async def _serve(
                     continue
                 try:
                     ClientLimits.check_free(limits.moves, key, "moves")
-                    await g.submit(conn.seat, msg.round, msg.ply, msg.move)
-                    ClientLimits.charge(limits.moves, key)  # only moves made are charged
+                    await g.play(conn.seat, msg.round, msg.ply, msg.move, ack_conn=conn, ack=msg.id)
                 except RateLimitedError as e:
                     await ws.send_text(error_message("rate_limited", str(e), msg.id))
                     continue
@@ -171,8 +165,7 @@ async def _serve(
                 except GameError as e:
                     await ws.send_text(error_message(e.code, str(e), msg.id))
                     continue
-                await g.broadcast(ack_conn=conn, ack=msg.id)
-                g.schedule_bot()
+                ClientLimits.charge(limits.moves, key)  # only moves made are charged
     except WebSocketDisconnect:
         pass
     except Exception:  # never leave a broken connection behind

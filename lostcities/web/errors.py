@@ -1,0 +1,116 @@
+"""The errors of the web referee: one :class:`GameError` subclass per thing a request can get
+wrong, each with the ``code`` clients see (the API's ``error``, the WebSocket's ``error``
+message) and its HTTP status.
+
+>>> issubclass(StaleMoveError, ValueError), StaleMoveError.code, StaleMoveError.status
+(True, 'stale', 409)
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BotUnavailableError",
+    "GameError",
+    "GameNotFoundError",
+    "GameOverError",
+    "HintNotAllowedError",
+    "IllegalMoveRequestError",
+    "InvalidTokenError",
+    "NotFinishedError",
+    "NotYourTurnError",
+    "PositionNotFoundError",
+    "SeatTakenError",
+    "StaleMoveError",
+    "TimeOutError",
+]
+
+class GameError(ValueError):
+    """A request the referee refuses; ``code`` names the kind, ``status`` the HTTP status."""
+
+    code = "bad_request"
+    status = 400
+
+
+class GameNotFoundError(GameError):
+    """No game with that id."""
+
+    code = "not_found"
+    status = 404
+
+
+class InvalidTokenError(GameError):
+    """The token is not one of this game's seat tokens."""
+
+    code = "invalid_token"
+    status = 403
+
+
+class NotYourTurnError(GameError):
+    """The seat tried to move while the other player is to move."""
+
+    code = "not_your_turn"
+    status = 409
+
+
+class StaleMoveError(GameError):
+    """The move was made at a round/ply that is not the current one (duplicate or stale)."""
+
+    code = "stale"
+    status = 409
+
+
+class GameOverError(GameError):
+    """The game (or round) is over."""
+
+    code = "game_over"
+    status = 409
+
+
+class SeatTakenError(GameError):
+    """The invite was already used."""
+
+    code = "seat_taken"
+    status = 409
+
+
+class BotUnavailableError(GameError):
+    """The level's bot is not installed on this server."""
+
+    code = "bot_unavailable"
+    status = 400
+
+
+class IllegalMoveRequestError(GameError):
+    """The rules forbid the move (message from the core)."""
+
+    code = "illegal_move"
+    status = 422
+
+
+class HintNotAllowedError(GameError):
+    """A hint asked for in a game between people, or for the computer's seat."""
+
+    code = "hint_not_allowed"
+    status = 403
+
+
+class NotFinishedError(GameError):
+    """Replays and records exist only for finished games."""
+
+    code = "not_finished"
+    status = 409
+
+
+class TimeOutError(GameError):
+    """The move came after the move clock ran out (the round is forfeited for it)."""
+
+    code = "time_out"
+    status = 409
+
+
+class PositionNotFoundError(GameError):
+    """The game has no such round, or the round no such ply."""
+
+    code = "no_such_position"
+    status = 404
+

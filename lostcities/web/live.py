@@ -1,0 +1,553 @@
+"""A live game: one game in memory, its match under a referee, its connections, its move
+clock and its bot's turns.
+
+The server holds every game's :class:`~lostcities.Match` under a
+:class:`~lostcities.referee.Referee` (both seats submit from outside: people over the
+network, bots from the worker pool); clients only ever get the view of their own seat
+(spectators: the public part). A move is checked by the rules core, stored (committed) and
+only then applied through the referee and acknowledged. A per-game lock applies moves one at a
+time, and each move names the round and ply it was made at, so a stale or repeated
+submission (double click, two tabs) is rejected instead of applied twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import logging
+import random
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+from sqlalchemy.exc import IntegrityError
+
+from lostcities.match import Match, round_seed
+from lostcities.referee import Referee
+from lostcities.rules import Move, Round
+from lostcities.web import clocks, schemas
+from lostcities.web.errors import (
+    GameError,
+    GameOverError,
+    IllegalMoveRequestError,
+    InvalidTokenError,
+    NotYourTurnError,
+    StaleMoveError,
+    TimeOutError,
+)
+from lostcities.web.store import GameRow, RoundRow, hash_token, op_forfeit, op_move, utcnow
+
+if TYPE_CHECKING:
+    from lostcities.web.games import GameManager
+
+__all__ = ["Conn", "LiveGame", "Sender"]
+
+log = logging.getLogger("lostcities.web")
+
+
+class Sender(Protocol):
+    """What the referee needs of a connection: send one text message."""
+
+    async def send_text(self, data: str) -> None: ...
+
+
+@dataclass(eq=False)
+class Conn:
+    """A connected client of a game."""
+
+    sender: Sender
+    seat: int | None
+    alive: bool = True
+
+
+# -- the live game -----------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class LiveGame:
+    """One game in memory: its match under a referee, and its connections."""
+
+    row: GameRow
+    match: Match
+    manager: GameManager
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    conns: list[Conn] = field(default_factory=list)
+    bot_task: asyncio.Task[None] | None = None
+    last_active: float = field(default_factory=time.monotonic)
+    rematch_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    clock_task: asyncio.Task[None] | None = None
+    clock_key: tuple[int, int] | None = None
+    """The round and ply :attr:`clock_task` waits on."""
+    clock_due: float = 0.0
+    """When (the event loop's time) :attr:`clock_task` looks again."""
+    referee: Referee = field(init=False)
+    """Applies the stored moves, forfeits and new rounds to :attr:`match` (both seats
+    submit: the bots' moves come from the :class:`BotRunner`); its
+    :attr:`~lostcities.referee.Referee.time_limit` and ``grace`` are the move clock."""
+
+    def __post_init__(self) -> None:
+        self.referee = Referee(self.match, time_limit=clocks.move_limit(self.row))
+
+    @property
+    def id(self) -> str:
+        """The game id."""
+        return self.row.id
+
+    @property
+    def round(self) -> Round:
+        """The current round (the last one dealt)."""
+        return self.referee.round
+
+    @property
+    def round_index(self) -> int:
+        """0-based index of the current round."""
+        return self.referee.round_index
+
+    def bot_spec(self, seat: int) -> str | None:
+        """The bot spec playing ``seat``, or ``None`` for a human."""
+        return self.row.bot0 if seat == 0 else self.row.bot1
+
+    def is_over(self) -> bool:
+        """Whether the match is over."""
+        return self.match.is_over()
+
+    def seat_for(self, token: str | None) -> int | None:
+        """The seat bound to ``token``; ``None`` for no token.
+
+        :raises InvalidTokenError: for a token that is not one of this game's.
+        """
+        if token is None or token == "":
+            return None
+        h = hash_token(token)
+        for seat, stored in ((0, self.row.token0), (1, self.row.token1)):
+            if stored is not None and hmac.compare_digest(stored, h):
+                return seat
+        raise InvalidTokenError("invalid token for this game")
+
+    # -- state for clients ---------------------------------------------------------------
+
+    def summary(self, seat: int | None = None) -> schemas.GameSummary:
+        """Public facts (no cards)."""
+        row = self.row
+        connected = [False, False]
+        for c in self.conns:
+            if c.seat is not None and c.alive:
+                connected[c.seat] = True
+        players = []
+        for s in (0, 1):
+            bot = self.bot_spec(s)
+            name = row.name0 if s == 0 else row.name1
+            token = row.token0 if s == 0 else row.token1
+            players.append(
+                schemas.PlayerOut(
+                    name=name,
+                    kind="bot" if bot else "human",
+                    level=row.level if bot else None,
+                    joined=bool(bot) or token is not None,
+                    connected=True if bot else connected[s],
+                )
+            )
+        over = self.is_over()
+        to_move = None if over else self.round.to_move
+        return schemas.GameSummary(
+            id=row.id,
+            variant=row.variant,
+            colors=schemas.colors_of(self.match.variant),
+            num_rounds=row.num_rounds,
+            status=row.status,
+            result=self.match.result(),
+            players=players,
+            round=self.round_index,
+            totals=list(self.match.totals()),
+            to_move=to_move,
+            seat=seat,
+            # a game still waiting for the friend is nobody's turn yet
+            your_turn=seat is not None and to_move == seat and row.status != "waiting",
+            updated_at=row.updated_at.isoformat() + "Z" if row.updated_at else None,
+            rematch_id=row.rematch_id,
+            assisted=bool(row.hints),
+            hints=row.hints or 0,
+            clock=clocks.clock_choice(row),
+            clock_left=self.clock_left(),
+            clock_times=self.clock_times(),
+        )
+
+    def _illegal(self, seat: int) -> dict[str, str]:
+        r = self.round
+        if r.is_over() or r.to_move != seat:
+            return {}
+        out: dict[str, str] = {}
+        for card in r.hands[seat]:
+            text = f"+{card}."
+            if not r.is_legal(text):
+                try:
+                    r.parse_move(text)
+                except ValueError as e:
+                    msg = str(e)
+                    if "(" in msg and msg.endswith(")"):
+                        msg = msg[msg.index("(") + 1 : -1]
+                    out[str(card)] = msg
+        return out
+
+    def state(self, seat: int | None, ack: int | str | None = None) -> str:
+        """The ``state`` message for ``seat`` (``None``: a spectator), as JSON text."""
+        r = self.round
+        if seat is None:
+            view = schemas.view_out(r.view(0), reveal_hand=False)
+        else:
+            view = schemas.view_out(r.view(seat), reveal_hand=True, illegal=self._illegal(seat))
+        m = self.match
+        rounds = [schemas.round_summary(i, x) for i, x in enumerate(m.rounds) if x.is_over()]
+        match = schemas.MatchOut(
+            totals=list(m.totals()),
+            rounds=rounds,
+            over=m.is_over(),
+            result=m.result(),
+            winner=m.winner(),
+            reason=m.reason(),
+            tie_break=m.tie_break,
+            younger=m.younger,
+            achievements=m.achievements is not None,
+        )
+        msg = schemas.StateOut(
+            game=self.summary(seat),
+            seat=seat,
+            round=self.round_index,
+            starter=r.starter,
+            view=view,
+            match=match,
+            ack=ack,
+        )
+        return msg.model_dump_json()
+
+    async def broadcast(self, ack_conn: Conn | None = None, ack: int | str | None = None) -> None:
+        """Send every connection its own state (the submitter's carries ``ack``)."""
+        self.schedule_clock()
+        cache: dict[int | None, str] = {}
+        for c in list(self.conns):
+            if c is ack_conn:
+                text = self.state(c.seat, ack)
+            else:
+                if c.seat not in cache:
+                    cache[c.seat] = self.state(c.seat)
+                text = cache[c.seat]
+            await self.send(c, text)
+
+    async def send(self, c: Conn, text: str) -> None:
+        """Send to one connection; a dead connection is dropped."""
+        if not c.alive:
+            return
+        try:
+            await c.sender.send_text(text)
+        except Exception:
+            c.alive = False
+            if c in self.conns:
+                self.conns.remove(c)
+
+    async def send_all(self, text: str) -> None:
+        """Send the same message to every connection."""
+        for c in list(self.conns):
+            await self.send(c, text)
+
+    # -- moves ---------------------------------------------------------------------------
+
+    async def play(
+        self,
+        seat: int,
+        round_index: int,
+        ply: int,
+        move_text: str,
+        *,
+        ack_conn: Conn | None = None,
+        ack: int | str | None = None,
+    ) -> Move:
+        """A person's move, from the HTTP API or a WebSocket: :meth:`submit` it, send every
+        connection its new state (``ack_conn``'s carries ``ack``), then start the bot's
+        turn if the bot is to move.
+
+        :raises GameError: (stale, not your turn, game over, illegal move) - nothing changed,
+            nothing sent.
+        """
+        move = await self.submit(seat, round_index, ply, move_text)
+        await self.broadcast(ack_conn, ack)
+        self.schedule_bot()
+        return move
+
+    async def submit(self, seat: int, round_index: int, ply: int, move_text: str) -> Move:
+        """Check, store and apply a move of ``seat`` made at ``round_index``/``ply``.
+
+        The work runs in its own task, shielded: once a move is being stored, cancelling the
+        caller (a dropped connection, shutdown) cannot leave it stored but not applied.
+
+        :raises GameError: (stale, not your turn, game over, illegal move) - nothing changed.
+        """
+        task = asyncio.ensure_future(self._submit(seat, round_index, ply, move_text))
+        return await asyncio.shield(task)
+
+    async def _submit(self, seat: int, round_index: int, ply: int, move_text: str) -> Move:
+        async with self.lock:
+            self.last_active = time.monotonic()
+            if self.is_over():
+                raise GameOverError("the game is over")
+            r = self.round
+            if round_index != self.round_index or ply != r.ply:
+                raise StaleMoveError(
+                    # rounds and plies counted from 0, as the API's ``round`` and ``ply`` are
+                    f"stale move: made at round {round_index} ply {ply}, but the game is at "
+                    f"round {self.round_index} ply {r.ply} (state re-sent)"
+                )
+            if r.to_move != seat:
+                raise NotYourTurnError("it is not your turn")
+            if self.timed_out():
+                raise TimeOutError("your time for this move has run out")
+            try:
+                move = r.parse_move(move_text)
+            except ValueError as e:
+                raise IllegalMoveRequestError(str(e)) from None
+            new_round, next_deck, status, result = self._leads_to(move)
+            times = self._times_after_move(seat)
+            try:
+                await self.manager.store.write(
+                    op_move(
+                        self.id, round_index, ply, str(move),
+                        new_round=new_round, status=status, result=result, clock_left=times,
+                    )
+                )
+            except IntegrityError:
+                # another server process stored this ply first: ours is stale
+                self.manager.background(self.refresh())
+                raise StaleMoveError(
+                    f"stale move: round {round_index} ply {ply} was already played"
+                ) from None
+            self.referee.submit(move, player=seat, seconds=self.thinking_time())
+            self.row.updated_at = utcnow()  # the next move's clock starts (as stored)
+            if times is not None:
+                self.row.clock_left0, self.row.clock_left1 = times
+            if next_deck is not None:
+                self.referee.start_round(next_deck)
+            if status is not None:
+                self.row.status = status
+            if result is not None:
+                self.row.result = result
+            return move
+
+    def _leads_to(
+        self, move: Move
+    ) -> tuple[RoundRow | None, list[str] | None, str | None, str | None]:
+        """What the legal ``move`` leads to, for the store: the next round's row and deck
+        (if it ends a round but not the match), and the match's new status and result (if
+        it ends the match). A probe: the move is made and taken back at once (no await in
+        between, so nobody sees it); the referee makes it only once it is stored."""
+        r = self.round
+        r.push(move)
+        try:
+            if not r.is_over():
+                return None, None, None, None
+            m = self.match
+            if m.is_over():
+                return None, None, "finished", m.result()
+            idx = len(m.rounds)
+            deck = [str(c) for c in Round.deal(round_seed(m.seed, idx), m.variant).deal_order]
+            row = RoundRow(game_id=self.id, index=idx, starter=m.next_starter(), deck=" ".join(deck))
+            return row, deck, None, None
+        finally:
+            r.pop()
+
+    async def resign(self, seat: int, reason: str = "resigned") -> None:
+        """``seat`` gives up (or its bot failed): the round is forfeited and the match ends.
+
+        :raises GameOverError: if the game is already over.
+        """
+        await asyncio.shield(asyncio.ensure_future(self._resign(seat, reason)))
+
+    async def _resign(self, seat: int, reason: str) -> None:
+        async with self.lock:
+            await self._forfeit_match(seat, reason)
+
+    async def _forfeit_match(self, seat: int, reason: str) -> None:
+        # (the caller holds the lock)
+        if self.is_over():
+            raise GameOverError("the game is over")
+        result = "0-1" if seat == 0 else "1-0"
+        await self.manager.store.write(
+            op_forfeit(self.id, self.round_index, seat, reason, status="finished", result=result)
+        )
+        self.referee.forfeit(seat, reason)
+        self.row.status = "finished"
+        self.row.result = result
+
+    async def refresh(self) -> bool:
+        """Take the game as the database has it, if another server process changed it (a
+        move, a forfeit, a seat claimed), and send every connection its state; returns
+        whether anything changed."""
+        async with self.lock:
+            stored = await self.manager.store.load(self.id)
+            if stored is None:
+                return False
+            match = self.manager.build(stored)
+            if _signature(stored.row, match) == _signature(self.row, self.match):
+                return False
+            self.row, self.match = stored.row, match
+            self.referee = Referee(match, time_limit=clocks.move_limit(stored.row))
+        await self.broadcast()
+        self.schedule_bot()
+        return True
+
+    # -- the move clock ----------------------------------------------------------------------
+
+    def thinking_time(self) -> float:
+        """Seconds since the move to make became due (the last stored change of the game)."""
+        return max(0.0, (self.manager.now() - self.row.updated_at).total_seconds())
+
+    def has_match_clock(self) -> bool:
+        """Whether the game has a Fischer-style match clock (each player's time, plus an
+        increment after each move) rather than a per-move clock or none."""
+        return clocks.has_match_clock(self.row)
+
+    def _running(self) -> bool:
+        return self.row.status == "active" and not self.is_over()
+
+    def _allowed(self) -> float | None:
+        """Seconds the player to move may think in all (their match time, or the per-move
+        limit), or ``None`` while no clock runs."""
+        if not self._running():
+            return None
+        if self.has_match_clock():
+            return clocks.stored_times(self.row)[self.round.to_move]
+        return self.referee.time_limit
+
+    def clock_times(self) -> list[float] | None:
+        """With a match clock, each player's time left (the player to move's as of now,
+        while the game runs); else ``None``."""
+        if not self.has_match_clock():
+            return None
+        times = clocks.stored_times(self.row)
+        if self._running():
+            p = self.round.to_move
+            times[p] = max(0.0, times[p] - self.thinking_time())
+        return [round(t, 2) for t in times]
+
+    def _times_after_move(self, seat: int) -> tuple[float, float] | None:
+        """Both match-clock times once ``seat`` moves now (``None`` without a match clock)."""
+        if not self.has_match_clock():
+            return None
+        return clocks.times_after_move(self.row, seat, self.thinking_time())
+
+    def clock_left(self) -> float | None:
+        """Seconds the player to move has left, or ``None`` while no clock runs (no clock,
+        the game waiting for the friend, or over)."""
+        allowed = self._allowed()
+        if allowed is None:
+            return None
+        return max(0.0, allowed - self.thinking_time())
+
+    def timed_out(self) -> bool:
+        """Whether the player to move overran the clock by more than the referee's grace."""
+        allowed = self._allowed()
+        if allowed is None:
+            return False
+        return self.thinking_time() > allowed + self.referee.grace
+
+    def timeout_reason(self) -> str:
+        """Why the player to move lost on time (the round's forfeit reason)."""
+        return clocks.timeout_reason(self.row, self.referee.time_limit)
+
+    def schedule_clock(self) -> None:
+        """Wait for the current move's time-out (one wait per round and ply, set again if
+        the time-out moved, e.g. the game's last change came from another process)."""
+        left = self.clock_left()
+        if left is None:
+            return
+        key = (self.round_index, self.round.ply)
+        loop = asyncio.get_running_loop()
+        delay = left + self.referee.grace + 0.05
+        due = loop.time() + delay
+        if key == self.clock_key and self.clock_task is not None and abs(due - self.clock_due) < 1:
+            return
+        if self.clock_task is not None:
+            self.clock_task.cancel()
+        self.clock_key, self.clock_due = key, due
+        self.clock_task = loop.create_task(self._clock(key, delay))
+
+    async def _clock(self, key: tuple[int, int], delay: float) -> None:
+        early = False
+        try:
+            await asyncio.sleep(delay)
+            if not await self.manager.peers.own_bots(self.id):
+                return  # the process running this game's bots also runs its clock
+            async with self.lock:
+                if self.is_over() or (self.round_index, self.round.ply) != key:
+                    return
+                early = not self.timed_out()
+                if not early:
+                    await self._forfeit_match(self.round.to_move, self.timeout_reason())
+        finally:
+            if self.clock_key == key:
+                self.clock_task = None
+                self.clock_key = None
+        if early:  # (the wall clock and the loop's clock disagree a little)
+            self.schedule_clock()
+        else:
+            await self.broadcast()
+
+    # -- bots ----------------------------------------------------------------------------
+
+    def schedule_bot(self) -> None:
+        """Start the bot's turn if a bot is to move and none is thinking."""
+        if self.is_over() or (self.bot_task is not None and not self.bot_task.done()):
+            return
+        seat = self.round.to_move
+        spec = self.bot_spec(seat)
+        if spec is None:
+            return
+        self.bot_task = asyncio.get_running_loop().create_task(self._bot_turn(seat, spec))
+
+    async def _bot_turn(self, seat: int, spec: str) -> None:
+        mgr = self.manager
+        try:
+            if not await mgr.peers.own_bots(self.id):
+                return  # another server process runs this game's bots
+            if self.is_over() or self.round.to_move != seat:
+                return  # the game moved on meanwhile
+            t0 = time.monotonic()
+            r = self.round
+            ri, ply = self.round_index, r.ply
+            view = r.view(seat)
+            seed = random.Random(f"{self.match.seed}:{ri}:{ply}").randrange(2**31)
+            try:
+                move = await mgr.bots.choose(
+                    spec, seed, view, mgr.settings.bot_time_limit, self.row.mistakes or 0.0
+                )
+            except Exception as e:
+                log.warning("bot %r failed in game %s: %s", spec, self.id, e)
+                if not self.is_over():
+                    await self.forfeit_bot(seat, f"bot failed: {e}")
+                    await self.broadcast()
+                return
+            wait = mgr.settings.bot_min_delay - (time.monotonic() - t0)
+            if wait > 0:
+                await asyncio.sleep(wait)
+            try:
+                await self.submit(seat, ri, ply, str(move))
+            except GameError as e:
+                log.warning("bot move rejected in game %s: %s", self.id, e)
+                return
+            await self.broadcast()
+        finally:
+            self.bot_task = None
+        self.schedule_bot()
+
+    async def forfeit_bot(self, seat: int, reason: str) -> None:
+        """A bot that cannot move loses the match."""
+        with contextlib.suppress(GameOverError):
+            await self.resign(seat, reason)
+
+
+def _signature(row: GameRow, match: Match) -> tuple[object, ...]:
+    """What other processes can change of a game: its moves, forfeits, seats and status."""
+    rounds = tuple((len(r.history), r.is_over()) for r in match.rounds)
+    return (
+        rounds, match.is_over(), row.status, row.result, row.token0, row.token1, row.name0,
+        row.name1, row.rematch_id, row.hints,
+    )

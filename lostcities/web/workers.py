@@ -1,0 +1,194 @@
+"""The bot worker pool: bot searches, hints and analyses run off the event loop, in worker
+processes (default) or threads. Each worker process dies with the server
+(:func:`die_with_parent`) and loads the compiled search and the levels' bots before its
+first move (:func:`prepare_search`)."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import ctypes
+import logging
+import multiprocessing
+import os
+import random
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from lostcities.bots import make
+from lostcities.bots.base import one_core_per_bot
+from lostcities.rules import Move, PlayerView
+from lostcities.web.levels import bot_available
+
+__all__ = [
+    "NO_NUMBA",
+    "PR_SET_PDEATHSIG",
+    "BotRunner",
+    "bot_choose",
+    "die_with_parent",
+    "prepare_search",
+]
+
+log = logging.getLogger("lostcities.web")
+T = TypeVar("T")
+
+
+def bot_choose(
+    spec: str, seed: int, view: PlayerView, time_limit: float | None, mistakes: float = 0.0
+) -> str:
+    """What a worker of :class:`BotRunner` runs: build the bot of ``spec`` and choose a move
+    for ``view`` (its only input), in notation; with probability ``mistakes`` (drawn from
+    ``seed``) a uniformly random legal move instead."""
+    rng = random.Random(seed)
+    if mistakes > 0 and rng.random() < mistakes:
+        moves = view.legal_moves()
+        return str(moves[rng.randrange(len(moves))])
+    bot = make(spec, seed)
+    try:
+        bot.restart(view.variant, view.player)
+        return str(bot.choose(view, time_limit))
+    finally:
+        bot.close()
+
+
+NO_NUMBA = "numba is not installed: nothing to compile (the bots search in pure Python)"
+"""What :func:`prepare_search` says without the ``fast`` extra."""
+
+
+def prepare_search(progress: Callable[[str], None] | None = None) -> float:
+    """Compile the search kernels, or load them from numba's on-disk cache
+    (:func:`lostcities.fast.warmup.warm_up`), so that no bot move waits on the JIT; returns
+    the seconds spent. Without numba there is nothing to do (``progress`` is told so)."""
+    try:
+        from lostcities.fast.warmup import warm_up
+    except ImportError:
+        if progress is not None:
+            progress(NO_NUMBA)
+        return 0.0
+    return warm_up(progress)
+
+
+PR_SET_PDEATHSIG = 1
+"""Linux ``prctl`` option: the signal a process gets when its parent dies."""
+
+
+def die_with_parent(parent: int, poll: float = 1.0) -> None:
+    """Make this process end when process ``parent`` does (a bot worker must never outlive
+    the server, not even a ``kill -9`` of it, which runs no shutdown code).
+
+    Two layers: on Linux the kernel sends SIGKILL at the parent's death
+    (``prctl(PR_SET_PDEATHSIG)``, through ctypes); everywhere a daemon thread checks every
+    ``poll`` seconds that the parent is still this process's parent and ends the process
+    (``os._exit``) when it is not. A parent already gone at the call ends it at once.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):  # pragma: no cover - no prctl: the thread does it
+            pass
+    if os.getppid() != parent:  # it died before prctl took effect
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(poll)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="lostcities-parent-watch", daemon=True).start()
+
+
+def _prepare_worker(specs: tuple[str, ...], parent: int | None = None) -> None:
+    """Start-up of each bot worker process: die with the server (:func:`die_with_parent`),
+    load the compiled search and build each level's bot once (the network's weights),
+    before the worker takes its first move."""
+    if parent is not None:
+        die_with_parent(parent)
+    try:
+        prepare_search()
+        for spec in specs:
+            bot_available(spec)
+    except Exception:  # never break the pool: a move will say what is wrong
+        log.warning("bot worker warm-up failed", exc_info=True)
+
+
+def _ready() -> int:
+    return os.getpid()
+
+
+class BotRunner:
+    """Runs bot searches off the event loop: a process pool (default) or a thread pool.
+
+    Each worker process first loads the compiled search (:func:`prepare_search`) and builds
+    the bots of :attr:`specs`, so a move never waits on a compile or a weights file.
+    """
+
+    def __init__(
+        self, kind: str = "process", workers: int = 2, specs: Sequence[str] = ()
+    ) -> None:
+        self.kind = kind
+        self.workers = max(1, workers)
+        self.specs = tuple(specs)
+        """Bot specs each worker process builds once at start (the levels' bots)."""
+        self._pool: concurrent.futures.Executor | None = None
+
+    def _executor(self) -> concurrent.futures.Executor:
+        if self._pool is None:
+            if self.kind == "process":
+                one_core_per_bot()
+                ctx = multiprocessing.get_context("spawn")
+                self._pool = concurrent.futures.ProcessPoolExecutor(
+                    self.workers, mp_context=ctx, initializer=_prepare_worker,
+                    initargs=(self.specs, os.getpid()),
+                )
+            else:
+                self._pool = concurrent.futures.ThreadPoolExecutor(
+                    self.workers, thread_name_prefix="lostcities-bot"
+                )
+        return self._pool
+
+    async def warm_up(self) -> None:
+        """Start the workers now and wait until they are ready (each has loaded the compiled
+        search and the levels' bots) rather than on the first bot move."""
+        ex = self._executor()
+        futures = [asyncio.wrap_future(ex.submit(_ready)) for _ in range(self.workers)]
+        await asyncio.gather(*futures, return_exceptions=True)
+
+    async def choose(
+        self,
+        spec: str,
+        seed: int,
+        view: PlayerView,
+        time_limit: float | None,
+        mistakes: float = 0.0,
+    ) -> Move:
+        """The bot's move for ``view`` (:func:`bot_choose` in a worker, through :meth:`run`).
+
+        :raises Exception: whatever the bot raised.
+        """
+        return Move.parse(await self.run(bot_choose, spec, seed, view, time_limit, mistakes))
+
+    async def run(self, fn: Callable[..., T], *args: object) -> T:
+        """``fn(*args)`` in a worker (moves, hints, analyses). A broken pool (a worker
+        killed, out of memory) is replaced by a fresh one and ``fn`` tried once more.
+
+        :raises Exception: whatever ``fn`` raised.
+        """
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._executor(), fn, *args)
+        except concurrent.futures.BrokenExecutor:
+            log.warning("bot worker pool broke; restarting it")
+            self.close()
+            return await loop.run_in_executor(self._executor(), fn, *args)
+
+    def close(self) -> None:
+        """Stop the workers."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
