@@ -229,6 +229,17 @@ def _add_match(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--verbose", "-v", action="store_true", help="log bot misbehaviour (unknown lines, ...)"
     )
+    p.add_argument(
+        "--matches",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="play N whole matches instead of single deals, each twice on the same deals"
+        " with the seats swapped; reports the match win rate beside the round figures",
+    )
+    p.add_argument(
+        "--rounds", type=_positive_int, default=None, help="rounds per match with --matches (3)"
+    )
 
 
 def _add_tournament(p: argparse.ArgumentParser) -> None:

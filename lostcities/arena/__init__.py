@@ -22,6 +22,13 @@ public names are importable from here too, loaded on first use.
 (6, 6)
 >>> sorted(result.to_dict())[:4]
 ['a', 'a_forfeits', 'a_win_rate', 'a_win_rate_ci95']
+
+Whole matches of several rounds (:mod:`~lostcities.arena.matches`), each played twice on
+the same deals with the seats swapped, give the match win rate beside the round figures:
+
+>>> result = play_matches("heuristic", "random", matches=1, rounds=2, seed=1, jobs=1)
+>>> result.whole.matches, result.whole.a_win_rate, result.rounds
+(2, 1.0, 4)
 """
 
 from __future__ import annotations
@@ -43,7 +50,15 @@ from lostcities.arena.engine import (
     play_tournament,
     unique_labels,
 )
-from lostcities.arena.results import SPRT_MIN_DEALS, MatchResult, RoundResult, TournamentResult
+from lostcities.arena.matches import MatchesConfig, play_matches
+from lostcities.arena.results import (
+    SPRT_MIN_DEALS,
+    MatchGame,
+    MatchResult,
+    RoundResult,
+    TournamentResult,
+    WholeMatches,
+)
 
 if TYPE_CHECKING:
     from lostcities.arena.report import (
@@ -59,10 +74,13 @@ __all__ = [
     "Backend",
     "ClusterError",
     "MatchConfig",
+    "MatchGame",
     "MatchResult",
+    "MatchesConfig",
     "MissingDependencyError",
     "RoundResult",
     "TournamentResult",
+    "WholeMatches",
     "check_spec",
     "cli_match",
     "cli_tournament",
@@ -72,6 +90,7 @@ __all__ = [
     "derive_seed",
     "goal_pool",
     "play_match",
+    "play_matches",
     "play_round",
     "play_tournament",
     "plot_ladder",

@@ -14,7 +14,7 @@ import signal
 import time
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, TypeVar
 
 from lostcities.achievements import GoalSet, goal_pool
 from lostcities.arena.cluster import LOCAL, Backend, ray_ordered, ray_session
@@ -27,6 +27,7 @@ from lostcities.stats import SprtParams, fit_ladder, sprt_decision, sprt_llr
 
 __all__ = [
     "MatchConfig",
+    "Players",
     "check_spec",
     "configure_logging",
     "deal_pair",
@@ -36,8 +37,12 @@ __all__ = [
     "play_match",
     "play_round",
     "play_tournament",
+    "round_result",
+    "unit_results",
     "unique_labels",
 ]
+
+T = TypeVar("T")
 
 
 def derive_seed(*parts: object) -> int:
@@ -109,15 +114,17 @@ class MatchConfig:
     """The achievements variant's goal pool (each deal draws 5 by its seed), or ``None``."""
 
 
-class _Players:
-    """The bots of one process. Built-in bots are made afresh for every round from their
-    spec and a derived seed; external (``cmd:``) bots are kept running and re-seeded."""
+class Players:
+    """The bots of one process (a worker's, for the units it plays). Built-in bots are
+    made afresh for every :meth:`get` from their spec and a derived seed; external
+    (``cmd:``) bots are kept running and re-seeded."""
 
     def __init__(self, config: MatchConfig) -> None:
         self.config = config
         self.external: dict[str, Bot] = {}
 
     def get(self, side: str, seed: int) -> Bot:
+        """Bot ``side``'s (``'a'`` or ``'b'``) player, seeded ``seed``."""
         spec = self.config.a if side == "a" else self.config.b
         if parse_spec(spec)[0] != "cmd":
             return make(spec, seed=seed)
@@ -128,10 +135,12 @@ class _Players:
         return bot
 
     def release(self, bot: Bot) -> None:
+        """Done with ``bot``: a built-in one is closed, an external one kept."""
         if bot not in self.external.values():
             bot.close()
 
     def close(self) -> None:
+        """Close the external bots."""
         for bot in self.external.values():
             with contextlib.suppress(Exception):
                 bot.close()
@@ -145,7 +154,7 @@ class _Players:
                 kill()
 
 
-def _play_deal(players: _Players, deal: int) -> list[RoundResult]:
+def _play_deal(players: Players, deal: int) -> list[RoundResult]:
     cfg = players.config
     seed, starter = deal_seed(cfg.seed, deal)
     out = []
@@ -173,11 +182,11 @@ def _play_deal(players: _Players, deal: int) -> list[RoundResult]:
             finally:
                 for bot in seats:
                     players.release(bot)
-        out.append(_round_result(cfg, rnd, deal, a_seat, sides, thinking))
+        out.append(round_result(cfg, rnd, deal, a_seat, sides, thinking))
     return out
 
 
-def _round_result(
+def round_result(
     cfg: MatchConfig,
     rnd: Round,
     deal: int,
@@ -185,6 +194,9 @@ def _round_result(
     sides: tuple[str, str],
     thinking: Sequence[float],
 ) -> RoundResult:
+    """The result of the finished round ``rnd`` of deal ``deal`` from A's side (A in
+    ``a_seat``; ``sides`` names each seat's bot, ``thinking`` its seconds), with its game
+    record when ``cfg.records``."""
     outcome = rnd.outcome()
     assert outcome is not None
     scores = outcome.scores
@@ -226,12 +238,12 @@ def _round_result(
     )
 
 
-_WORKER_PLAYERS: _Players | None = None
+_WORKER_PLAYERS: Players | None = None
 
 
 def _worker_init(config: MatchConfig) -> None:
     global _WORKER_PLAYERS
-    players = _WORKER_PLAYERS = _Players(config)
+    players = _WORKER_PLAYERS = Players(config)
 
     def terminated(signum: int, frame: object) -> None:
         players.kill()
@@ -258,19 +270,26 @@ def configure_logging(verbose: bool) -> None:
         logging.getLogger("lostcities.protocol").setLevel(logging.ERROR)
 
 
-def _worker_deal(deal: int) -> list[RoundResult]:
+def _worker_unit(play: Callable[[Players, int], T], unit: int) -> T:
     assert _WORKER_PLAYERS is not None
-    return _play_deal(_WORKER_PLAYERS, deal)
+    return play(_WORKER_PLAYERS, unit)
 
 
 def deal_pair(config: MatchConfig, deal: int) -> list[RoundResult]:
     """Both rounds of deal ``deal`` of a match, with bots of their own (closed after, or
     killed if the pair is interrupted): the unit a Ray worker plays."""
+    return play_unit((config, _play_deal), deal)
+
+
+def play_unit(shared: tuple[MatchConfig, Callable[[Players, int], T]], unit: int) -> T:
+    """``play(players, unit)`` for ``shared = (config, play)`` with bots of its own
+    (closed after, or killed if the unit is interrupted): what a Ray worker runs."""
+    config, play = shared
     one_core_per_bot()
     configure_logging(config.verbose)
-    players = _Players(config)
+    players = Players(config)
     try:
-        return _play_deal(players, deal)
+        return play(players, unit)
     except BaseException:  # cancelled (KeyboardInterrupt in the worker): no bot outlives it
         players.kill()
         raise
@@ -295,30 +314,47 @@ def _deal_results(
     config: MatchConfig, deals: int, jobs: int | None, backend: Backend = LOCAL
 ) -> Generator[list[RoundResult], None, None]:
     """Yield each deal's results in deal order; closing the iterator stops the work."""
+    return unit_results(config, deals, jobs, backend, _play_deal, "deal")
+
+
+def unit_results(
+    config: MatchConfig,
+    units: int,
+    jobs: int | None,
+    backend: Backend,
+    play: Callable[[Players, int], T],
+    what: str = "unit",
+) -> Generator[T, None, None]:
+    """Yield ``play(players, i)`` for ``i`` in ``range(units)``, in that order, played in
+    this process (``jobs`` 1), local worker processes or on Ray; closing the iterator stops
+    the work. ``play`` is a module-level function (the workers import it by name); ``what``
+    names a unit in errors (``deal 3``)."""
     if backend.kind == "ray":
         yield from ray_ordered(
-            deal_pair, config, range(deals), jobs=jobs, describe=lambda d: f"deal {d + 1}"
+            play_unit, (config, play), range(units), jobs=jobs,
+            describe=lambda d: f"{what} {d + 1}",
         )
         return
-    jobs = min(jobs or os.cpu_count() or 1, deals)
+    jobs = min(jobs or os.cpu_count() or 1, units)
+    deals = units
     if jobs <= 1:
-        players = _Players(config)
+        players = Players(config)
         try:
             for deal in range(deals):
-                yield _play_deal(players, deal)
+                yield play(players, deal)
         finally:
             players.close()
         return
     one_core_per_bot()
     ctx = multiprocessing.get_context("spawn")
     pool = ctx.Pool(jobs, initializer=_worker_init, initargs=(config,))
-    pending: dict[int, multiprocessing.pool.AsyncResult[list[RoundResult]]] = {}
+    pending: dict[int, multiprocessing.pool.AsyncResult[T]] = {}
     next_submit = 0
     finished = False
     try:
         for deal in range(deals):
             while next_submit < deals and len(pending) < 2 * jobs:
-                pending[next_submit] = pool.apply_async(_worker_deal, (next_submit,))
+                pending[next_submit] = pool.apply_async(_worker_unit, (play, next_submit))
                 next_submit += 1
             yield pending.pop(deal).get()
         finished = True

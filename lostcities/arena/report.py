@@ -128,6 +128,20 @@ def _match_table(result: MatchResult) -> Any:
     )
     t.add_row("Elo (A - B)", _fmt(result.elo, 1, True), _fmt_ci(result.elo_ci95, sign=True))
     t.add_row("forfeits (A / B)", f"{result.a_forfeits} / {result.b_forfeits}", "")
+    whole = result.whole
+    if whole is not None:
+        t.add_row(f"matches of {whole.rounds} / pairs", f"{whole.matches} / {whole.pairs}", "")
+        t.add_row("A / draws / B matches", f"{whole.a_wins} / {whole.draws} / {whole.b_wins}", "")
+        t.add_row(
+            "A match win rate",
+            f"{100 * whole.a_win_rate:.1f}%",
+            _fmt_ci(whole.a_win_rate_ci95, scale=100.0),
+        )
+        t.add_row(
+            "mean match margin (A - B)",
+            _fmt(whole.mean_margin, 1, True),
+            _fmt_ci(whole.mean_margin_ci95, sign=True),
+        )
     if result.truncated:
         t.add_row("turn-capped rounds", str(result.truncated), "")
     if result.sprt is not None:
@@ -199,6 +213,10 @@ def cli_match(args: argparse.Namespace) -> int:
     _check_specs([args.a, args.b])
     if args.records == "-" and args.json:
         raise ValueError("--records - and --json both want stdout; give --records a file")
+    if getattr(args, "matches", None):
+        return _cli_matches(args, backend, verbose, pool)
+    if getattr(args, "rounds", None) is not None:
+        raise ValueError("--rounds is the length of a whole match: it needs --matches N")
     total = args.deals * 2
     with _progress(total, True) as bar, _open_records(args.records) as records:
         task = bar.add_task(f"{args.a} vs {args.b}", total=total)
@@ -234,6 +252,53 @@ def cli_match(args: argparse.Namespace) -> int:
             reasons[key] = reasons.get(key, 0) + 1
     for reason, n in sorted(reasons.items(), key=lambda kv: -kv[1])[:10]:
         console.print(f"forfeit x{n}  {reason}", markup=False, highlight=False)
+    return 0
+
+
+def _cli_matches(args: argparse.Namespace, backend: Backend, verbose: bool, pool: Any) -> int:
+    """``lostcities match A B --matches N``: whole matches (:mod:`lostcities.arena.matches`)."""
+    from rich.console import Console
+
+    from lostcities.arena.matches import play_matches
+
+    if args.sprt:
+        raise ValueError("--sprt stops single deals; with --matches give the number to play")
+    total = args.matches * 2
+    with _progress(total, True) as bar, _open_records(args.records) as records:
+        task = bar.add_task(f"{args.a} vs {args.b}", total=total)
+
+        def update(r: MatchResult) -> None:
+            w = r.whole
+            assert w is not None
+            pts = w.a_wins + w.draws / 2
+            live = f"matches {pts:g}-{w.matches - pts:g}, rounds {_live(r)}"
+            bar.update(task, completed=w.matches, description=f"{args.a} vs {args.b}  {live}")
+
+        result = play_matches(
+            args.a,
+            args.b,
+            matches=args.matches,
+            rounds=args.rounds or 3,
+            seed=args.seed,
+            jobs=args.jobs,
+            variant=args.variant,
+            max_turns=args.max_turns,
+            time_limit=args.time_limit or None,
+            records=records,
+            progress=update,
+            verbose=verbose,
+            achievements=pool,
+            backend=backend,
+        )
+    if args.json:
+        print(json.dumps(result.to_dict()))
+        return 0
+    console = Console()
+    console.print(_match_table(result))
+    assert result.whole is not None
+    for g in result.whole.games:
+        if g.forfeit:
+            console.print(f"match {g.match + 1}: {g.reason}", markup=False, highlight=False)
     return 0
 
 

@@ -1,6 +1,8 @@
-"""The arena's results: one round (:class:`RoundResult`), a match's summary with its
-confidence intervals and SPRT state (:class:`MatchResult`), a round robin's ladder
-(:class:`TournamentResult`). Plain data, JSON-ready through ``to_dict``."""
+"""The arena's results: one round (:class:`RoundResult`), one whole match of several
+rounds (:class:`MatchGame`, ``lostcities match --matches``) and their summary
+(:class:`WholeMatches`), a match's summary with its confidence intervals and SPRT state
+(:class:`MatchResult`), a round robin's ladder (:class:`TournamentResult`). Plain data,
+JSON-ready through ``to_dict``."""
 
 from __future__ import annotations
 
@@ -20,7 +22,14 @@ from lostcities.stats import (
     wilson_ci,
 )
 
-__all__ = ["SPRT_MIN_DEALS", "MatchResult", "RoundResult", "TournamentResult"]
+__all__ = [
+    "SPRT_MIN_DEALS",
+    "MatchGame",
+    "MatchResult",
+    "RoundResult",
+    "TournamentResult",
+    "WholeMatches",
+]
 
 SPRT_MIN_DEALS = 10
 """The SPRT is first checked once this many deals are in (tiny samples misjudge the variance)."""
@@ -58,6 +67,11 @@ class RoundResult:
     """B's thinking time."""
     record: str | None = None
     """The round's game record, when asked for."""
+    match: int | None = None
+    """In whole-match play (``--matches``): the match (0-based) the round belongs to, whose
+    rounds are numbered ``deal = match * rounds + match_round``; else ``None``."""
+    match_round: int | None = None
+    """In whole-match play: the round's index in its match (0-based); else ``None``."""
 
     @property
     def a_points(self) -> float:
@@ -73,6 +87,141 @@ class RoundResult:
     def a_moves(self) -> int:
         """Moves A made."""
         return (self.plies + (self.starter == self.a_seat)) // 2
+
+
+@dataclass(frozen=True)
+class MatchGame:
+    """One whole match of several rounds (``lostcities match --matches``), from bot A's
+    side; each match is played twice on the same deals, the bots swapping seats."""
+
+    match: int
+    """The match index (0-based)."""
+    a_seat: int
+    """The seat A played in every round (0 in the first of the pair, 1 in the second)."""
+    seed: int
+    """The match seed its rounds are dealt from (:func:`lostcities.round_seed`)."""
+    rounds: int
+    """Rounds played (fewer than the match's when a forfeit ended it)."""
+    a_total: int
+    """A's total."""
+    b_total: int
+    """B's total."""
+    winner: str | None
+    """``'a'``, ``'b'`` or ``None`` for a draw."""
+    reason: str = ""
+    """Why it ended so (:meth:`lostcities.Match.reason`: ``higher total``, ...)."""
+    forfeit: str | None = None
+    """``'a'`` or ``'b'`` when that bot forfeited (and so lost the match)."""
+    record: str | None = None
+    """The match's game record (all its rounds), when asked for."""
+
+    @property
+    def a_points(self) -> float:
+        """1 for an A win, 1/2 for a draw, 0 for a loss."""
+        return 1.0 if self.winner == "a" else 0.5 if self.winner is None else 0.0
+
+    @property
+    def margin(self) -> int:
+        """A's total minus B's."""
+        return self.a_total - self.b_total
+
+
+@dataclass
+class WholeMatches:
+    """The whole matches of a :class:`MatchResult` (``--matches``): counts, A's match win
+    rate and total margin with 95% confidence intervals over the seat-swapped pairs (as
+    the rounds' are over the deals)."""
+
+    rounds: int = 3
+    """Rounds per match."""
+    matches: int = 0
+    """Matches played (each pair: the same deals, seats swapped)."""
+    pairs: int = 0
+    """Match pairs played."""
+    a_wins: int = 0
+    """Matches A won."""
+    b_wins: int = 0
+    """Matches B won."""
+    draws: int = 0
+    """Drawn matches."""
+    a_win_rate: float = 0.5
+    """A's score per match, a draw counting half."""
+    a_win_rate_ci95: tuple[float, float] = (0.0, 1.0)
+    """95% confidence interval of :attr:`a_win_rate`."""
+    mean_margin: float = 0.0
+    """A's total minus B's, per match."""
+    mean_margin_ci95: tuple[float, float] = (-math.inf, math.inf)
+    """95% confidence interval of :attr:`mean_margin`."""
+    elo: float = 0.0
+    """The Elo difference of the match win rate, A minus B."""
+    elo_ci95: tuple[float, float] = (-math.inf, math.inf)
+    """95% confidence interval of :attr:`elo`."""
+    forfeits: int = 0
+    """Matches ended by a forfeit."""
+    pentanomial: list[int] = field(default_factory=lambda: [0] * 5)
+    """Match pairs by A's points over the pair: 0, 1/2, 1, 3/2, 2."""
+    games: list[MatchGame] = field(default_factory=list, repr=False)
+    """Every match, pair by pair."""
+
+    @classmethod
+    def from_games(cls, games: Sequence[MatchGame], rounds: int) -> WholeMatches:
+        """Summarize whole matches (both of each pair).
+
+        >>> g = [MatchGame(0, 0, 1, 3, 90, 40, "a"), MatchGame(0, 1, 1, 3, 50, 70, "b"),
+        ...      MatchGame(1, 0, 2, 3, 60, 20, "a"), MatchGame(1, 1, 2, 3, 80, 30, "a")]
+        >>> w = WholeMatches.from_games(g, 3)
+        >>> w.matches, w.a_wins, w.a_win_rate, w.pentanomial
+        (4, 3, 0.75, [0, 0, 1, 0, 1])
+        """
+        res = cls(rounds=rounds, games=list(games), matches=len(games))
+        res.a_wins = sum(g.winner == "a" for g in games)
+        res.b_wins = sum(g.winner == "b" for g in games)
+        res.draws = res.matches - res.a_wins - res.b_wins
+        res.forfeits = sum(g.forfeit is not None for g in games)
+        by_pair: dict[int, list[MatchGame]] = {}
+        for g in games:
+            by_pair.setdefault(g.match, []).append(g)
+        res.pairs = len(by_pair)
+        pair_points = [sum(g.a_points for g in gs) / len(gs) for gs in by_pair.values()]
+        pair_margins = [sum(g.margin for g in gs) / len(gs) for gs in by_pair.values()]
+        res.pentanomial = pentanomial(
+            [p for p, gs in zip(pair_points, by_pair.values(), strict=True) if len(gs) == 2]
+        )
+        if games:
+            points = sum(g.a_points for g in games)
+            res.a_win_rate = points / len(games)
+            _, (lo, hi) = mean_ci(pair_points)
+            if len(set(pair_points)) == 1:  # no spread to estimate from (e.g. a sweep)
+                lo, hi = wilson_ci(points, len(games))
+            lo, hi = max(0.0, lo), min(1.0, hi)
+            res.a_win_rate_ci95 = (lo, hi)
+            _, res.mean_margin_ci95 = mean_ci(pair_margins)
+            res.mean_margin = sum(g.margin for g in games) / len(games)
+            res.elo = score_to_elo(res.a_win_rate)
+            res.elo_ci95 = (score_to_elo(lo), score_to_elo(hi))
+        return res
+
+    def to_dict(self, *, games: bool = False) -> dict[str, Any]:
+        """A JSON-ready dict (infinite values as ``None``; ``games`` adds every match)."""
+        d: dict[str, Any] = {
+            "rounds": self.rounds,
+            "matches": self.matches,
+            "pairs": self.pairs,
+            "a_wins": self.a_wins,
+            "b_wins": self.b_wins,
+            "draws": self.draws,
+            "a_win_rate": self.a_win_rate,
+            "a_win_rate_ci95": _pair(*self.a_win_rate_ci95),
+            "mean_margin": self.mean_margin,
+            "mean_margin_ci95": _pair(*self.mean_margin_ci95),
+            "elo": _finite(self.elo),
+            "elo_ci95": _pair(*self.elo_ci95),
+            "forfeits": self.forfeits,
+            "pentanomial": list(self.pentanomial),
+        }
+        if games:
+            d["games"] = [{k: v for k, v in asdict(g).items() if k != "record"} for g in self.games]
+        return d
 
 
 def _finite(x: float) -> float | None:
@@ -146,6 +295,9 @@ class MatchResult:
     """Wall-clock time."""
     games: list[RoundResult] = field(default_factory=list, repr=False)
     """Every round, deal by deal."""
+    whole: WholeMatches | None = None
+    """The whole matches, in whole-match play (``--matches``: the rounds above are theirs,
+    each round of a match a deal); ``None`` for duplicate single rounds."""
 
     @classmethod
     def from_rounds(
@@ -242,6 +394,8 @@ class MatchResult:
         }
         if games:
             d["games"] = [{k: v for k, v in asdict(g).items() if k != "record"} for g in self.games]
+        if self.whole is not None:
+            d["matches"] = self.whole.to_dict(games=games)
         return d
 
 
