@@ -291,7 +291,7 @@ def _add_analyse(p: argparse.ArgumentParser) -> None:
 
 COMMANDS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None], str]] = [
     ("score", "score a round's expeditions (a score calculator)", _add_score, "lostcities.cli:_score"),
-    ("replay", "check game records and print each game's result", _add_replay, "lostcities.cli:_replay"),
+    ("replay", "check game records and print each game's result", _add_replay, "lostcities.replay:cli_main"),
     ("play", "play in the terminal against a bot or hot-seat", _add_play, "lostcities.tui.app:cli_main"),
     ("serve", "run the web app (browser play, invites, replays)", _add_serve, "lostcities.web.app:cli_main"),
     ("comments", "moderate the rules page's comments: list, hide ID, unhide ID", _add_comments, "lostcities.web.comments:cli_main"),
@@ -436,12 +436,6 @@ def _warmup(args: argparse.Namespace) -> int:
         return 0
     warm_up(lambda line: print(line, flush=True))
     return 0
-
-
-def _replay(args: argparse.Namespace) -> int:
-    from lostcities.record import replay_files
-
-    return replay_files(args.files, as_json=args.json, quiet=args.quiet)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -35,10 +35,8 @@ True
 from __future__ import annotations
 
 import datetime
-import json
 import re
-import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, TextIO
 
@@ -54,7 +52,7 @@ __all__ = [
     "RoundRecord",
     "read_record",
     "read_records",
-    "replay_files",
+    "termination_tag",
     "write_record",
 ]
 
@@ -400,18 +398,30 @@ def _base_tags(
     return tags
 
 
+def termination_tag(outcome: RoundOutcome | None) -> str:
+    """The ``TerminationN`` tag of a round that ended so (:attr:`RoundRecord.termination`):
+    ``""`` for the rules' ending (or a round not over), ``turn limit``, or ``forfeit by
+    player N`` with the reason after a colon.
+
+    >>> r = Round.deal(seed=1)
+    >>> r.forfeit(0, "timed out")
+    >>> termination_tag(r.outcome())
+    'forfeit by player 0: timed out'
+    """
+    if outcome is None:
+        return ""
+    if outcome.termination is Termination.FORFEIT:
+        loser = 1 - outcome.winner if outcome.winner is not None else 0
+        return f"forfeit by player {loser}" + (f": {outcome.reason}" if outcome.reason else "")
+    if outcome.termination is Termination.TURN_LIMIT:
+        return Termination.TURN_LIMIT.value
+    return ""
+
+
 def _round_record(r: Round) -> RoundRecord:
     outcome = r.outcome()
-    term = ""
-    scores = None
-    if outcome is not None:
-        scores = outcome.scores
-        if outcome.termination is Termination.FORFEIT:
-            loser = 1 - outcome.winner if outcome.winner is not None else 0
-            term = f"forfeit by player {loser}" + (f": {outcome.reason}" if outcome.reason else "")
-        elif outcome.termination is Termination.TURN_LIMIT:
-            term = Termination.TURN_LIMIT.value
-    rr = RoundRecord(r.starter, r.deal_order, list(r.history), scores, term)
+    scores = outcome.scores if outcome is not None else None
+    rr = RoundRecord(r.starter, r.deal_order, list(r.history), scores, termination_tag(outcome))
     if r.achievements is not None:
         rr.goals = r.goals
         rr.claims = r.claims
@@ -464,176 +474,225 @@ def read_records(stream: IO[str]) -> Iterator[GameRecord]:
 
 
 def _read_one(rd: _Reader) -> GameRecord | None:
+    """The next record of ``rd`` (``None`` at the end): its tag section, the rounds its
+    tags describe, then its movetext up to the result token. Problems are collected in
+    :attr:`GameRecord.errors`, in the order they are met."""
     line = rd.next_line()
     while line is not None and not line.strip():
         line = rd.next_line()
     if line is None:
         return None
-    rec = GameRecord(line=rd.lineno)
-    starters: dict[int, tuple[str, int]] = {}
-    decks: dict[int, tuple[str, int]] = {}
-    scores: dict[int, tuple[str, int]] = {}
-    terms: dict[int, str] = {}
-    goal_tags: dict[int, tuple[str, int]] = {}
-    claim_tags: dict[int, tuple[str, int]] = {}
+    parser = _RecordParser(rd, GameRecord(line=rd.lineno))
+    line = parser.read_tags(line)
+    variant = parser.check_variant()
+    parser.build_rounds(variant)
+    parser.read_movetext(line, variant)
+    return parser.rec
 
-    def error(msg: str, at: int | None = None, move: tuple[int, int] | None = None) -> None:
-        rec.errors.append(RecordError(msg, rd.lineno if at is None else at, move))
 
-    # tag section
-    while line is not None and line.strip().startswith("["):
-        m = _TAG_RE.match(line.strip())
+_ROUND_TAGS = ("Starter", "Deck", "Score", "Goals", "Claims")
+"""The round tags kept with the line they were read from (``TerminationN`` is kept bare)."""
+
+
+class _RecordParser:
+    """The state of reading one record: the record so far, each round tag by round number
+    (its value and line), and in the movetext the round being read."""
+
+    def __init__(self, rd: _Reader, rec: GameRecord) -> None:
+        self.rd = rd
+        self.rec = rec
+        self.round_tags: dict[str, dict[int, tuple[str, int]]] = {k: {} for k in _ROUND_TAGS}
+        self.terms: dict[int, str] = {}
+        self.current: RoundRecord | None = None
+        self.round_no = 0
+        self.shadow: Round | None = None
+        """The round being read, replayed move by move to find an illegal move's line."""
+
+    def error(self, msg: str, at: int | None = None, move: tuple[int, int] | None = None) -> None:
+        """Collect a problem, on line ``at`` (default: the line being read)."""
+        self.rec.errors.append(RecordError(msg, self.rd.lineno if at is None else at, move))
+
+    # -- the tag section
+
+    def read_tags(self, line: str | None) -> str | None:
+        """Read the tag pairs from ``line`` on; returns the first line after them."""
+        while line is not None and line.strip().startswith("["):
+            self._tag(line.strip())
+            line = self.rd.next_line()
+        return line
+
+    def _tag(self, text: str) -> None:
+        m = _TAG_RE.match(text)
         if not m:
-            error(f"malformed tag pair: {line.strip()!r}")
-        else:
-            key, value = m.group(1), _unescape(m.group(2))
-            rm = _ROUND_TAG_RE.match(key)
-            if rm:
-                kind, k = rm.group(1), int(rm.group(2))
-                target = {
-                    "Starter": starters,
-                    "Deck": decks,
-                    "Score": scores,
-                    "Goals": goal_tags,
-                    "Claims": claim_tags,
-                }.get(kind)
-                if target is not None:
-                    target[k] = (value, rd.lineno)
-                else:
-                    terms[k] = value
+            self.error(f"malformed tag pair: {text!r}")
+            return
+        key, value = m.group(1), _unescape(m.group(2))
+        rm = _ROUND_TAG_RE.match(key)
+        if rm:
+            kind, k = rm.group(1), int(rm.group(2))
+            if kind in self.round_tags:
+                self.round_tags[kind][k] = (value, self.rd.lineno)
             else:
-                if key in rec.tags:
-                    error(f"tag {key} given twice")
-                rec.tags[key] = value
-                rec.tag_lines[key] = rd.lineno
-        line = rd.next_line()
-    if "Variant" in rec.tags:
-        try:
-            get_variant(rec.tags["Variant"])
-        except ValueError as e:
-            error(str(e), rec.line)
-    variant = _safe_variant(rec.tags.get("Variant", "classic"))
+                self.terms[k] = value
+            return
+        if key in self.rec.tags:
+            self.error(f"tag {key} given twice")
+        self.rec.tags[key] = value
+        self.rec.tag_lines[key] = self.rd.lineno
 
-    # rounds from the tags
-    n_rounds = max([0, *starters, *decks, *scores])
-    for k in range(1, n_rounds + 1):
-        st_text, st_line = starters.get(k, ("0", rec.line))
+    def check_variant(self) -> Variant:
+        """The variant the tags name (classic when unknown, after an error)."""
+        if "Variant" in self.rec.tags:
+            try:
+                get_variant(self.rec.tags["Variant"])
+            except ValueError as e:
+                self.error(str(e), self.rec.line)
+        return _safe_variant(self.rec.tags.get("Variant", "classic"))
+
+    # -- the rounds the tags describe
+
+    def build_rounds(self, variant: Variant) -> None:
+        """One :class:`RoundRecord` per round that has a Starter, Deck or Score tag."""
+        t = self.round_tags
+        n_rounds = max([0, *t["Starter"], *t["Deck"], *t["Score"]])
+        for k in range(1, n_rounds + 1):
+            self.rec.rounds.append(self._round(k, variant))
+
+    def _round(self, k: int, variant: Variant) -> RoundRecord:
+        starters = self.round_tags["Starter"]
+        st_text, st_line = starters.get(k, ("0", self.rec.line))
         if k not in starters:
-            error(f"round {k} has no Starter{k} tag", rec.line)
+            self.error(f"round {k} has no Starter{k} tag", self.rec.line)
         if st_text not in ("0", "1"):
-            error(f"Starter{k} must be 0 or 1, not {st_text!r}", st_line)
+            self.error(f"Starter{k} must be 0 or 1, not {st_text!r}", st_line)
+        deck = self._deck(k, variant)
+        score = self._score(k)
+        rr = RoundRecord(1 if st_text == "1" else 0, deck, [], score, self.terms.get(k, ""))
+        for kind in _ROUND_TAGS:
+            if k in self.round_tags[kind]:
+                rr.tag_lines[kind] = self.round_tags[kind][k][1]
+        self._goals(k, rr)
+        self._claims(k, rr)
+        return rr
+
+    def _deck(self, k: int, variant: Variant) -> tuple[Card, ...]:
+        if k not in self.round_tags["Deck"]:
+            self.error(f"round {k} has no Deck{k} tag", self.rec.line)
+            return ()
+        text, at = self.round_tags["Deck"][k]
         deck: tuple[Card, ...] = ()
-        if k not in decks:
-            error(f"round {k} has no Deck{k} tag", rec.line)
-        else:
-            text, at = decks[k]
-            try:
-                deck = tuple(parse_cards(text))
-                Round.from_deck(deck, 0, variant)
-            except (InvalidCardError, ValueError) as e:
-                error(f"Deck{k}: {e}", at)
-        sc: tuple[int, int] | None = None
-        if k in scores:
-            text, at = scores[k]
-            parts = text.split()
-            try:
-                if len(parts) != 2:
-                    raise ValueError
-                sc = (int(parts[0]), int(parts[1]))
-            except ValueError:
-                error(f"Score{k} must be two whole numbers, not {text!r}", at)
-        rr = RoundRecord(1 if st_text == "1" else 0, deck, [], sc, terms.get(k, ""))
-        for kind, tags in (
-            ("Starter", starters), ("Deck", decks), ("Score", scores),
-            ("Goals", goal_tags), ("Claims", claim_tags),
+        try:
+            deck = tuple(parse_cards(text))
+            Round.from_deck(deck, 0, variant)
+        except (InvalidCardError, ValueError) as e:
+            self.error(f"Deck{k}: {e}", at)
+        return deck
+
+    def _score(self, k: int) -> tuple[int, int] | None:
+        if k not in self.round_tags["Score"]:
+            return None
+        text, at = self.round_tags["Score"][k]
+        parts = text.split()
+        try:
+            if len(parts) != 2:
+                raise ValueError
+            return (int(parts[0]), int(parts[1]))
+        except ValueError:
+            self.error(f"Score{k} must be two whole numbers, not {text!r}", at)
+            return None
+
+    def _goals(self, k: int, rr: RoundRecord) -> None:
+        if k not in self.round_tags["Goals"]:
+            return
+        text, at = self.round_tags["Goals"][k]
+        try:
+            rr.goals = tuple(Goal.parse(part) for part in text.split(";"))
+        except InvalidGoalError as e:
+            self.error(f"Goals{k}: {e}", at)
+
+    def _claims(self, k: int, rr: RoundRecord) -> None:
+        if k not in self.round_tags["Claims"]:
+            return
+        text, at = self.round_tags["Claims"][k]
+        parts = text.split()
+        if not all(c in ("-", "0", "1") for c in parts) or (
+            rr.goals is not None and len(parts) != len(rr.goals)
         ):
-            if k in tags:
-                rr.tag_lines[kind] = tags[k][1]
-        if k in goal_tags:
-            text, at = goal_tags[k]
-            try:
-                rr.goals = tuple(Goal.parse(part) for part in text.split(";"))
-            except InvalidGoalError as e:
-                error(f"Goals{k}: {e}", at)
-        if k in claim_tags:
-            text, at = claim_tags[k]
-            parts = text.split()
-            if not all(c in ("-", "0", "1") for c in parts) or (
-                rr.goals is not None and len(parts) != len(rr.goals)
-            ):
-                error(f"Claims{k} must be one of '-', '0', '1' per goal, not {text!r}", at)
-            else:
-                rr.claims = tuple(None if c == "-" else int(c) for c in parts)
-        rec.rounds.append(rr)
+            self.error(f"Claims{k} must be one of '-', '0', '1' per goal, not {text!r}", at)
+        else:
+            rr.claims = tuple(None if c == "-" else int(c) for c in parts)
 
-    # movetext, up to the result token
-    current: RoundRecord | None = None
-    round_no = 0
-    shadow: Round | None = None
-    done = False
-    while line is not None and not done:
-        stripped = line.strip()
-        if stripped.startswith("[") and _TAG_RE.match(stripped):
-            error("tag pair after the moves (missing result token?)")
-            rd.push_back(line)
-            break
-        for tok in _TOKEN_RE.findall(line):
-            if tok.startswith("{"):
-                if current is not None:
-                    current.comments.append((len(current.moves), tok[1:-1].strip()))
-                continue
-            if tok in RESULTS:
-                if tok != rec.tags.get("Result", "*"):
-                    error(f"result token {tok!r} differs from the Result tag")
-                done = True
+    # -- the movetext, up to the result token
+
+    def read_movetext(self, line: str | None, variant: Variant) -> None:
+        """Read the moves from ``line`` on, up to and with the result token (a tag pair
+        before it is left for the next record)."""
+        done = False
+        while line is not None and not done:
+            stripped = line.strip()
+            if stripped.startswith("[") and _TAG_RE.match(stripped):
+                self.error("tag pair after the moves (missing result token?)")
+                self.rd.push_back(line)
                 break
-            rm2 = re.fullmatch(r"R([1-9][0-9]*):", tok)
-            if rm2:
-                round_no = int(rm2.group(1))
-                if round_no != (rec.rounds.index(current) + 2 if current else 1):
-                    error(f"round marker {tok!r} out of order")
-                if round_no > len(rec.rounds):
-                    error(f"round marker {tok!r} has no Deck{round_no}/Starter{round_no} tags")
-                    current = None
-                    shadow = None
-                    continue
-                current = rec.rounds[round_no - 1]
-                try:
-                    shadow = Round.from_deck(current.deck, current.starter, variant)
-                except ValueError:
-                    shadow = None
-                continue
-            if current is None:
-                error(f"move {tok!r} before a round marker such as 'R1:'")
-                continue
+            for tok in _TOKEN_RE.findall(line):
+                if self._token(tok, variant):
+                    done = True
+                    break
+            if not done:
+                line = self.rd.next_line()
+        if not done and not any("missing result" in str(e) for e in self.rec.errors):
+            self.error("unexpected end of file (missing result token)")
+
+    def _token(self, tok: str, variant: Variant) -> bool:
+        """Read one movetext token; true for the result token, which ends the record."""
+        if tok.startswith("{"):
+            if self.current is not None:
+                self.current.comments.append((len(self.current.moves), tok[1:-1].strip()))
+            return False
+        if tok in RESULTS:
+            if tok != self.rec.tags.get("Result", "*"):
+                self.error(f"result token {tok!r} differs from the Result tag")
+            return True
+        marker = re.fullmatch(r"R([1-9][0-9]*):", tok)
+        if marker:
+            self._round_marker(tok, int(marker.group(1)), variant)
+        elif self.current is None:
+            self.error(f"move {tok!r} before a round marker such as 'R1:'")
+        else:
+            self._move(tok, self.current)
+        return False
+
+    def _round_marker(self, tok: str, round_no: int, variant: Variant) -> None:
+        rounds, current = self.rec.rounds, self.current
+        self.round_no = round_no
+        if round_no != (rounds.index(current) + 2 if current else 1):
+            self.error(f"round marker {tok!r} out of order")
+        if round_no > len(rounds):
+            self.error(f"round marker {tok!r} has no Deck{round_no}/Starter{round_no} tags")
+            self.current = None
+            self.shadow = None
+            return
+        self.current = rounds[round_no - 1]
+        try:
+            self.shadow = Round.from_deck(self.current.deck, self.current.starter, variant)
+        except ValueError:
+            self.shadow = None
+
+    def _move(self, tok: str, current: RoundRecord) -> None:
+        try:
+            move = Move.parse(tok)
+        except InvalidMoveError as e:
+            self.error(str(e))
+            self.shadow = None
+            return
+        if self.shadow is not None:
             try:
-                move = Move.parse(tok)
-            except InvalidMoveError as e:
-                error(str(e))
-                shadow = None
-                continue
-            if shadow is not None:
-                try:
-                    shadow.push(move)
-                except ValueError as e:
-                    n = len(current.moves) + 1
-                    error(f"round {round_no}, move {n}: {e}", move=(round_no, n))
-                    shadow = None
-            current.moves.append(move)
-        if not done:
-            line = rd.next_line()
-    if not done and not any("missing result" in str(e) for e in rec.errors):
-        error("unexpected end of file (missing result token)")
-    return rec
-
-
-def _round_text(r: Round) -> str:
-    """``12:-30``, with a forfeit named: ``0:0 forfeit by player 1``."""
-    text = f"{r.scores()[0]}:{r.scores()[1]}"
-    outcome = r.outcome()
-    if outcome is not None and outcome.termination is Termination.FORFEIT:
-        text += f" {_termination_text(outcome)}"
-    return text
+                self.shadow.push(move)
+            except ValueError as e:
+                n = len(current.moves) + 1
+                self.error(f"round {self.round_no}, move {n}: {e}", move=(self.round_no, n))
+                self.shadow = None
+        current.moves.append(move)
 
 
 def _safe_variant(name: str) -> Variant:
@@ -647,95 +706,3 @@ def write_record(record: GameRecord, stream: TextIO) -> None:
     """Append ``record`` to ``stream``, followed by a blank line."""
     stream.write(str(record))
     stream.write("\n")
-
-
-# -- the ``lostcities replay`` command ----------------------------------------------------
-
-
-def replay_files(paths: Iterable[str], *, as_json: bool = False, quiet: bool = False) -> int:
-    """Check every record in ``paths``; print each game's result. Exit code 0 if all
-    replay exactly, 2 otherwise."""
-    bad = 0
-    for path in paths:
-        try:
-            stream: IO[str] = (
-                sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
-            )
-        except OSError as e:
-            print(f"{path}: error: {e.strerror or e}", file=sys.stderr)
-            bad += 1
-            continue
-        try:
-            n = 0
-            for n, rec in enumerate(read_records(stream), 1):
-                bad += _report(path, n, rec, as_json=as_json, quiet=quiet)
-            if n == 0:
-                print(f"{path}: error: no game record in the file", file=sys.stderr)
-                bad += 1
-        except UnicodeDecodeError:
-            print(f"{path}: error: not a UTF-8 text file", file=sys.stderr)
-            bad += 1
-        finally:
-            if stream is not sys.stdin:
-                stream.close()
-    return 2 if bad else 0
-
-
-def _round_summary(r: Round | None) -> dict[str, object]:
-    """A replayed round as ``--json`` gives it: only what the replay reached."""
-    outcome = r.outcome() if r is not None else None
-    return {
-        "moves": r.ply if r is not None else 0,
-        "scores": list(r.scores()) if r is not None and outcome is not None else None,
-        "termination": _termination_text(outcome),
-    }
-
-
-def _termination_text(outcome: RoundOutcome | None) -> str | None:
-    if outcome is None:
-        return None
-    if outcome.termination is Termination.FORFEIT:
-        loser = 1 - outcome.winner if outcome.winner is not None else 0
-        return f"forfeit by player {loser}" + (f": {outcome.reason}" if outcome.reason else "")
-    text: str = outcome.termination.value
-    return text
-
-
-def _report(path: str, n: int, rec: GameRecord, *, as_json: bool, quiet: bool) -> int:
-    match, error = rec.replay_until_error()
-    if as_json:
-        out = rec.to_dict()
-        out["file"] = path
-        out["game"] = n
-        out["ok"] = error is None
-        replayed = match.rounds if match is not None else []
-        rounds: list[dict[str, object]] = []
-        for i, rr in enumerate(rec.rounds):
-            entry: dict[str, object] = {"starter": rr.starter}
-            entry.update(_round_summary(replayed[i] if i < len(replayed) else None))
-            entry["recorded_moves"] = len(rr.moves)
-            rounds.append(entry)
-        out["rounds"] = rounds
-        if error is not None:
-            out["errors"] = [str(error)]
-        else:
-            assert match is not None
-            out["totals"] = list(match.totals())
-        print(json.dumps(out))
-        return 0 if error is None else 1
-    if error is not None:
-        where = f"{path}:{error.line}" if error.line is not None else path
-        print(f"{where}: error: game {n}: {error.reason}", file=sys.stderr)
-        return 1
-    if not quiet:
-        assert match is not None
-        a, b = rec.players
-        per_round = ", ".join(_round_text(r) for r in match.rounds)
-        t = match.totals()
-        print(
-            f"{path}: game {n}: {a} vs {b}, {match.variant.name}, "
-            f"{len(match.rounds)}/{match.num_rounds} rounds ({per_round}), "
-            f"totals {t[0]}:{t[1]}, result {match.result()}"
-        )
-    return 0
-

@@ -51,6 +51,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         "arena": "gating is a duplicate-deal match",
         "stats": "confidence intervals",
     },
+    "replay": {},  # `lostcities replay`: the core's records checked, printed, exit codes
     "review": {
         "bots": "`lostcities analyse`: the search bots evaluate the moves",
         "presentation": "the analysis table",
