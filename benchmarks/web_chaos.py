@@ -25,126 +25,19 @@ import json
 import os
 import random
 import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from webharness import Server, alive
 from websockets.exceptions import WebSocketException
 from websockets.sync.client import connect
 
 from lostcities.record import read_records
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def descendants(pid: int) -> set[int]:
-    """Every live descendant of ``pid`` (Linux /proc)."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            f = stat[stat.rindex(")") + 2 :].split()
-            if f[0] != "Z":
-                parents[int(entry.name)] = int(f[1])
-    found: set[int] = set()
-    todo = [pid]
-    while todo:
-        p = todo.pop()
-        kids = {c for c, pp in parents.items() if pp == p} - found
-        found |= kids
-        todo.extend(kids)
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rindex(")") + 2] != "Z"
-
-
-class Server:
-    """``lostcities serve`` on a fixed port and database, restartable."""
-
-    def __init__(self, db: str, port: int, log: Path, env: dict[str, str]) -> None:
-        self.db, self.port, self.log, self.env = db, port, log, env
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self, timeout: float = 120.0) -> None:
-        env = {**os.environ, "LOSTCITIES_LIMITS": "off", "LOSTCITIES_BOT_DELAY": "0", **self.env}
-        cmd = [sys.executable, "-m", "lostcities.cli", "serve", "--host", "127.0.0.1",
-               "--port", str(self.port), "--db", self.db]
-        with open(self.log, "ab") as out:
-            self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited with {self.proc.returncode}: see {self.log}")
-            try:
-                with urllib.request.urlopen(self.url + "/healthz", timeout=1):
-                    return
-            except OSError:
-                time.sleep(0.05)
-        self.proc.kill()  # not left running when it did not start in time
-        self.proc.wait(10)
-        self.proc = None
-        raise RuntimeError("server did not start")
-
-    def kill(self) -> set[int]:
-        """SIGKILL; returns the processes it had (its bot workers), to check they die."""
-        assert self.proc is not None
-        kids = descendants(self.proc.pid)
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(10)
-        self.proc = None
-        return kids
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-        self.proc = None
-
-    def request(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> tuple[int, Any]:
-        data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.url + path, data=data, method=method)
-        req.add_header("Content-Type", "application/json")
-        for k, v in (headers or {}).items():
-            req.add_header(k, v)
-        try:
-            with urllib.request.urlopen(req, timeout=30) as r:
-                raw, status = r.read(), r.status
-        except urllib.error.HTTPError as e:
-            raw, status = e.read(), e.code
-        try:
-            return status, json.loads(raw)
-        except ValueError:
-            return status, raw.decode()
 
 
 @dataclass
@@ -281,9 +174,9 @@ def run(
     db = db or f"sqlite:///{tmp / 'chaos.db'}"
     env = {"LOSTCITIES_BOT_EXECUTOR": "process", "LOSTCITIES_BOT_WORKERS": str(workers),
            "LOSTCITIES_LEVEL_EASY": "random"}
-    server = Server(db, free_port(), tmp / "server.log", env)
+    server = Server(db, tmp / "server.log", env)  # restarted on the same port after each kill
     t0 = time.monotonic()
-    server.start()
+    server.start(timeout=120)
     games: list[Game] = []
     drivers: list[Driver] = []
     stop = threading.Event()
@@ -323,7 +216,7 @@ def run(
             problems.append(f"kill {k + 1}: process {p} outlived the server")
             os.kill(p, signal.SIGKILL)
         t = time.monotonic()
-        server.start()
+        server.start(timeout=120)
         restart_s.append(time.monotonic() - t)
     kills_done = len(restart_s)
     # every game resumable: play each to its end on the last server

@@ -26,10 +26,8 @@ import argparse
 import asyncio
 import collections
 import json
-import os
 import random
 import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -41,7 +39,8 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from web_load import free_port, pct, start_server
+from web_load import pct
+from webharness import Server, cpu_seconds, rss_kib
 
 
 def http_from(base: str, addr: str) -> httpx.AsyncClient:
@@ -149,25 +148,18 @@ async def flood(base: str, ws_url: str, gid: str, stop: asyncio.Event, counts: c
 
 
 def server_usage(pid: int) -> dict[str, float]:
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    ticks = os.sysconf("SC_CLK_TCK")
-    with open(f"/proc/{pid}/status") as f:
-        rss = next(int(line.split()[1]) for line in f if line.startswith("VmRSS"))
-    return {"cpu_s": (int(fields[11]) + int(fields[12])) / ticks, "rss_mib": rss / 1024}
+    return {"cpu_s": cpu_seconds(pid), "rss_mib": rss_kib(pid) / 1024}
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 8192)), hard))
     tmp = tempfile.mkdtemp(prefix="lc-flood-")
-    port = free_port()
-    proc = start_server(
-        f"sqlite:///{Path(tmp) / 'flood.db'}", port, limits=True,
-        env_defaults={"LOSTCITIES_BOT_EXECUTOR": "thread"},
-    )
-    base = f"http://127.0.0.1:{port}"
-    ws_url = f"ws://127.0.0.1:{port}"
+    server = Server(
+        f"sqlite:///{Path(tmp) / 'flood.db'}", Path(tmp) / "server.log", limits=True,
+        env={"LOSTCITIES_BOT_EXECUTOR": "thread"},
+    ).start()
+    base, ws_url = server.url, server.ws_url
     phase = Phase()
     stop, stop_flood = asyncio.Event(), asyncio.Event()
     counts: collections.Counter[str] = collections.Counter()
@@ -178,13 +170,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         players = [asyncio.create_task(play_game(base, ws_url, i, phase, stop, args.think)) for i in range(args.games)]
         await asyncio.sleep(3)
         phase.name = "baseline"
-        u0 = server_usage(proc.pid)
+        u0 = server_usage(server.pid)
         await asyncio.sleep(args.duration)
         phase.name = "flood"
-        u1 = server_usage(proc.pid)
+        u1 = server_usage(server.pid)
         flooder = asyncio.create_task(flood(base, ws_url, target, stop_flood, counts))
         await asyncio.sleep(args.duration)
-        u2 = server_usage(proc.pid)
+        u2 = server_usage(server.pid)
         phase.name = "after"
         stop_flood.set()
         stop.set()
@@ -203,11 +195,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         out["flooder"] = dict(sorted(counts.items()))
         out["player_errors"] = errors
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        server.stop(wait=10)
     return out
 
 

@@ -39,8 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "web"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from leakcheck import Positions, check_message  # noqa: E402
-from web_chaos import Server, free_port  # noqa: E402
-from web_load import cpu_seconds  # noqa: E402
+from webharness import Server, cpu_seconds  # noqa: E402
 
 from lostcities.web.games import GameManager  # noqa: E402
 from lostcities.web.store import GameStore  # noqa: E402
@@ -165,7 +164,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     # commit's fsync would only make the run slower
     tmp = Path(tempfile.mkdtemp(prefix="lc-leak-", dir=getattr(args, "tmp", None) or ("/dev/shm" if os.path.isdir("/dev/shm") else None)))
     db = f"sqlite:///{tmp / 'leaks.db'}"
-    server = Server(db, free_port(), tmp / "server.log", {"LOSTCITIES_BOT_EXECUTOR": "thread"})
+    server = Server(db, tmp / "server.log", {"LOSTCITIES_BOT_EXECUTOR": "thread"})
     server.start(timeout=600)  # a loaded machine can take minutes to start it
     store = GameStore(db)
     base = server.url

@@ -18,17 +18,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
 import resource
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,29 +37,8 @@ except ImportError:  # pragma: no cover
     loads = json.loads
 
 import httpx
+from webharness import Server, cpu_seconds, rss_kib
 from websockets.asyncio.client import ClientConnection, connect
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def rss_kib(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
-
-
-def cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as f:
-        parts = f.read().rsplit(")", 1)[1].split()
-    ticks = os.sysconf("SC_CLK_TCK")
-    return (int(parts[11]) + int(parts[12])) / ticks
 
 
 @dataclass
@@ -152,43 +126,6 @@ async def play_pair(
         await other.recv_state()
 
 
-def start_server(
-    db: str, port: int, nice: int = 0, *, limits: bool = False, env_defaults: dict[str, str] | None = None,
-    cpus: str | None = None,
-) -> subprocess.Popen[bytes]:
-    """``lostcities serve`` on ``db`` and ``port``, once it answers ``/healthz``.
-
-    ``limits``: keep the per-client limits (web_flood.py measures them); otherwise they are
-    off, since every scripted client comes from this one address. ``env_defaults``: more
-    environment variables, unless already set. ``cpus``: pin the server (and its bot worker) to
-    these CPUs (``taskset -c`` syntax), so that it need not share a core with the clients."""
-    env = dict(os.environ)
-    if limits:
-        env.pop("LOSTCITIES_LIMITS", None)  # the defaults: what is measured
-    else:
-        env.setdefault("LOSTCITIES_LIMITS", "off")
-    for k, v in (env_defaults or {}).items():
-        env.setdefault(k, v)
-    cmd = [sys.executable, "-m", "lostcities.cli", "serve", "--port", str(port), "--db", db]
-    if nice:
-        cmd = ["nice", "-n", str(nice), *cmd]
-    if cpus:
-        cmd = ["taskset", "-c", cpus, *cmd]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
-                return proc
-        except OSError:
-            if proc.poll() is not None:
-                raise SystemExit(f"server exited: {proc.stderr.read().decode() if proc.stderr else ''}") from None
-            time.sleep(0.2)
-    proc.kill()  # not left running when it did not start in time
-    proc.wait(10)
-    raise SystemExit("server did not start")
-
-
 def pct(xs: list[float], q: float) -> float:
     if not xs:
         return float("nan")
@@ -202,16 +139,15 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     want = min(hard, max(soft, 4 * args.games + 256))
     resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
     tmp = tempfile.mkdtemp(prefix="lc-load-")
-    proc = None
+    server = None
     if args.url:
         base = args.url.rstrip("/")
         pid = None
     else:
-        port = free_port()
         db = args.db or f"sqlite:///{Path(tmp) / 'load.db'}"
-        proc = start_server(db, port, args.server_nice)
-        base = f"http://127.0.0.1:{port}"
-        pid = proc.pid
+        server = Server(db, Path(tmp) / "server.log", nice=args.server_nice).start()
+        base = server.url
+        pid = server.pid
     ws_url = base.replace("http", "ws", 1)
     rng = random.Random(args.seed)
     stats = Stats()
@@ -297,12 +233,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             for s in p:
                 await s.ws.close()
     finally:
-        if proc is not None:
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        if server is not None:
+            server.stop(wait=20)
     return out
 
 

@@ -21,12 +21,9 @@ import json
 import os
 import random
 import resource
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -34,29 +31,15 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from web_load import (
-    Stats,
-    cpu_seconds,
-    create_game,
-    free_port,
-    open_seat,
-    pct,
-    play_pair,
-    rss_kib,
-    start_server,
-)
+from web_load import Stats, create_game, open_seat, pct, play_pair
+from webharness import Server, cpu_seconds, rss_kib
 
 
-def drain(stream: Any, path: Path) -> threading.Thread:
-    """Copy the server's stderr to ``path`` (an unread pipe would block the server once full)."""
-    def copy() -> None:
-        with path.open("wb") as f:
-            for line in stream:
-                f.write(line)
-                f.flush()
-    t = threading.Thread(target=copy, daemon=True)
-    t.start()
-    return t
+def server_log_lines(path: Path, start: int) -> int:
+    """Lines of the server's log after byte ``start`` (its start-up banner is before it)."""
+    with path.open("rb") as f:
+        f.seek(start)
+        return sum(1 for _ in f)
 
 
 def open_fds(pid: int) -> int:
@@ -100,13 +83,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 4 * args.games + 512)), hard))
     tmp = tempfile.mkdtemp(prefix="lc-soak-")
-    port = free_port()
-    proc = start_server(f"sqlite:///{Path(tmp) / 'soak.db'}", port, args.server_nice, cpus=args.server_cpus)
-    pid = proc.pid
     log_path = Path(args.server_log) if args.server_log else Path(tmp) / "server.log"
-    drain(proc.stderr, log_path)
-    base = f"http://127.0.0.1:{port}"
-    ws_url = f"ws://127.0.0.1:{port}"
+    server = Server(f"sqlite:///{Path(tmp) / 'soak.db'}", log_path, nice=args.server_nice, cpus=args.server_cpus)
+    server.start()
+    log_start = log_path.stat().st_size  # what it logs from here on: warnings and errors of the run
+    pid = server.pid
+    base, ws_url = server.url, server.ws_url
     stats = Stats()
     counts = {"created": 0, "http_retries": 0}
     stop = asyncio.Event()
@@ -175,7 +157,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "client_cpu_percent": round(100 * (ccpu1 - ccpu0) / elapsed, 1),
             "load1_min_mean_max": [round(min(loads), 2), round(statistics.fmean(loads), 2), round(max(loads), 2)]
             if loads else None,
-            "server_log_lines": sum(1 for _ in log_path.open("rb")) if log_path.exists() else 0,
+            "server_log_lines": server_log_lines(log_path, log_start),
             "http_retries": counts["http_retries"],
             "client_errors": errors[:3],
             "client_error_count": len(errors),
@@ -183,11 +165,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         if args.samples_out:
             Path(args.samples_out).write_text(json.dumps(samples))
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        server.stop(wait=30)
     return out
 
 
@@ -204,7 +182,7 @@ def main() -> int:
                     help="pin the server to these CPUs (taskset -c syntax, e.g. 0); pin the client with taskset yourself")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--samples-out", default=None, help="write every sample to this JSON file")
-    ap.add_argument("--server-log", default=None, help="the server's stderr goes here (default: the temp dir)")
+    ap.add_argument("--server-log", default=None, help="the server's output goes here (default: the temp dir)")
     ap.add_argument("--progress", action="store_true", help="print each sample to stderr")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()

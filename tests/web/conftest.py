@@ -3,16 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
-import signal
-import socket
-import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,106 +19,24 @@ pytest.importorskip("sqlalchemy")
 PG_ENV = "LOSTCITIES_TEST_POSTGRES_URL"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import webharness  # noqa: E402  (benchmarks/webharness.py: the one server harness)
+
+TEST_ENV = {
+    "LOSTCITIES_BOT_EXECUTOR": "thread",
+    "LOSTCITIES_LEVEL_EASY": "random",  # the random bot plays "easy" (the others keep theirs)
+}
+"""The tests' server settings over :data:`webharness.DEFAULT_ENV` (no per-client limits:
+scripted clients play hundreds of moves a minute from one address; tests/web/test_web_limits.py
+tests them; no bot delay)."""
 
 
-class Server:
-    """``lostcities serve`` as a subprocess on a free port."""
+class Server(webharness.Server):
+    """``lostcities serve`` as a subprocess on a free loopback port (:class:`webharness.Server`)
+    with the tests' settings (:data:`TEST_ENV`, then ``env``), logging into ``tmp``."""
 
     def __init__(self, db_url: str, tmp: Path, env: dict[str, str] | None = None) -> None:
-        self.db_url = db_url
-        self.tmp = tmp
-        self.extra_env = env or {}
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.port = 0
-        self.log = tmp / f"server-{uuid.uuid4().hex[:6]}.log"
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}"
-
-    def start_on(self, port: int) -> Server:
-        """Start again on a given port (e.g. the same one after a crash)."""
-        return self.start(port=port)
-
-    def start(self, timeout: float = 30.0, port: int | None = None) -> Server:
-        self.port = port or free_port()
-        env = dict(os.environ)
-        # bots: the random bot plays "easy" (the other levels keep their real bots)
-        env.update(
-            {
-                "LOSTCITIES_BOT_DELAY": "0",
-                "LOSTCITIES_BOT_EXECUTOR": "thread",
-                "LOSTCITIES_LEVEL_EASY": "random",
-                # scripted clients play hundreds of moves a minute from one address: no
-                # per-client limits here (tests/web/test_web_limits.py tests them)
-                "LOSTCITIES_LIMITS": "off",
-            }
-        )
-        env.update(self.extra_env)
-        cmd = [
-            sys.executable, "-m", "lostcities.cli", "serve",
-            "--host", "127.0.0.1", "--port", str(self.port), "--db", self.db_url,
-        ]
-        self.log = self.tmp / f"server-{self.port}.log"
-        with open(self.log, "wb") as out:
-            self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited: {self.log.read_text()}")
-            try:
-                with urllib.request.urlopen(self.url + "/healthz", timeout=1) as r:
-                    if r.status == 200:
-                        return self
-            except OSError:
-                time.sleep(0.1)
-        raise RuntimeError(f"server did not start: {self.log.read_text()}")
-
-    def kill(self) -> None:
-        """Kill -9: no shutdown code runs (as in a crash)."""
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGKILL)
-            self.proc.wait(10)
-        self.proc = None
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-        self.proc = None
-
-    # -- HTTP helpers ------------------------------------------------------------------------
-
-    def request(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> tuple[int, Any]:
-        data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.url + path, data=data, method=method)
-        req.add_header("Content-Type", "application/json")
-        for k, v in (headers or {}).items():
-            req.add_header(k, v)
-        try:
-            with urllib.request.urlopen(req, timeout=30) as r:
-                raw = r.read()
-                status = r.status
-        except urllib.error.HTTPError as e:
-            raw = e.read()
-            status = e.code
-        try:
-            return status, json.loads(raw)
-        except ValueError:
-            return status, raw.decode()
+        super().__init__(db_url, tmp / f"server-{uuid.uuid4().hex[:6]}.log", {**TEST_ENV, **(env or {})})
 
 
 def db_params() -> list[Any]:
@@ -200,25 +111,31 @@ def server(server_factory: Any) -> Server:
     return s
 
 
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[Any]:
-    """A TestClient on a temp SQLite file (bots in threads, no delay)."""
-    from fastapi.testclient import TestClient
-
-    from lostcities.web.app import create_app
+def app_settings(db_url: str, **overrides: Any) -> Any:
+    """The tests' app :class:`~lostcities.web.deps.Settings` (as :data:`TEST_ENV` sets a
+    server's): bots in threads, no delay, the random bot for "easy", no per-client limits
+    (scripted play is fast; the limits: test_web_limits.py)."""
     from lostcities.web.deps import Settings
     from lostcities.web.games import LEVELS, Level
     from lostcities.web.limits import Limits
 
-    levels = {**LEVELS, "easy": Level("random", "Easy")}
-    settings = Settings(
-        db_url=f"sqlite:///{tmp_path / 'app.db'}",
-        bot_executor="thread",
-        bot_min_delay=0.0,
-        levels=levels,
-        limits=Limits.off(),  # scripted play is fast (the limits: test_web_limits.py)
-    )
-    with TestClient(create_app(settings)) as c:
+    kw: dict[str, Any] = {
+        "bot_executor": "thread",
+        "bot_min_delay": 0.0,
+        "levels": {**LEVELS, "easy": Level("random", "Easy")},
+        "limits": Limits.off(),
+    }
+    return Settings(db_url=db_url, **{**kw, **overrides})
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[Any]:
+    """A TestClient on a temp SQLite file (:func:`app_settings`)."""
+    from fastapi.testclient import TestClient
+
+    from lostcities.web.app import create_app
+
+    with TestClient(create_app(app_settings(f"sqlite:///{tmp_path / 'app.db'}"))) as c:
         yield c
 
 

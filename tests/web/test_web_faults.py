@@ -6,43 +6,12 @@ import os
 import signal
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
+from webharness import alive, descendants  # benchmarks/ (on sys.path: conftest.py)
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
-
-
-def children(pid: int) -> set[int]:
-    """Every live descendant of ``pid`` (from /proc)."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if fields[0] != "Z":
-            parents[int(entry.name)] = int(fields[1])
-    found: set[int] = set()
-    todo = [pid]
-    while todo:
-        p = todo.pop()
-        kids = {c for c, pp in parents.items() if pp == p}
-        todo.extend(kids - found)
-        found |= kids
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rindex(")") + 2] != "Z"
 
 
 def test_kill_9_of_the_server_takes_its_bot_workers_with_it(server_factory: Any) -> None:
@@ -54,7 +23,7 @@ def test_kill_9_of_the_server_takes_its_bot_workers_with_it(server_factory: Any)
     deadline = time.monotonic() + 60
     workers: set[int] = set()
     while time.monotonic() < deadline and len(workers) < 2:
-        workers = children(pid)
+        workers = descendants(pid)
         time.sleep(0.2)
     assert len(workers) >= 2, workers  # the pool's workers (and any helper process)
     server.kill()
