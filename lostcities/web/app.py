@@ -164,6 +164,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if settings.test_deal_seed is not None:
+            log.warning(
+                "LOSTCITIES_TEST_DEAL_SEED is set: every deal can be foreseen (for tests only)"
+            )
         await asyncio.to_thread(store.create_tables)
         store.start()
         if settings.prepare_search:  # a no-op by now under `lostcities serve`
@@ -180,6 +184,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 bot_time_limit=settings.bot_time_limit,
                 bot_min_delay=settings.bot_min_delay,
                 unload_after=settings.unload_after,
+                deal_seed=settings.test_deal_seed,
             ),
             settings.levels,
             peers_for(settings.db_url),

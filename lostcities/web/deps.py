@@ -68,11 +68,18 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     """Per-client limits on games, joins, moves, WebSocket messages and sockets
     (``LOSTCITIES_LIMITS``: ``off`` or ``create=30/600,sockets=32``...; docs/web.md)."""
+    test_deal_seed: int | None = None
+    """For test servers only (``LOSTCITIES_TEST_DEAL_SEED``): the games this process
+    creates are dealt from seeds ``test_deal_seed``, ``test_deal_seed + 1``..., in order,
+    so a test plays known deals and the bots (seeded by the deal) the same moves every run.
+    No request can set a seed; a server with this set logs a warning at start, since its
+    deals can be foreseen."""
 
     @classmethod
     def from_env(cls, db_url: str) -> Settings:
         """Settings with overrides from ``LOSTCITIES_BOT_EXECUTOR``, ``LOSTCITIES_BOT_WORKERS``,
-        ``LOSTCITIES_BOT_DELAY`` and ``LOSTCITIES_LEVEL_<EASY|MEDIUM|HARD|EXPERT>`` (a bot spec).
+        ``LOSTCITIES_BOT_DELAY``, ``LOSTCITIES_LEVEL_<EASY|MEDIUM|HARD|EXPERT>`` (a bot spec),
+        ``LOSTCITIES_LIMITS``, ``LOSTCITIES_CLIENT_SALT`` and ``LOSTCITIES_TEST_DEAL_SEED``.
 
         :raises ValueError: for a bad value.
         """
@@ -94,6 +101,14 @@ class Settings:
         delay = _env_float("LOSTCITIES_BOT_DELAY", None)
         if delay is not None:
             s.bot_min_delay = max(0.0, delay)
+        deal = os.environ.get("LOSTCITIES_TEST_DEAL_SEED")
+        if deal:
+            try:
+                s.test_deal_seed = int(deal)
+            except ValueError:
+                raise ValueError(
+                    f"invalid LOSTCITIES_TEST_DEAL_SEED: {deal!r} (expected an integer)"
+                ) from None
         for name, level in list(s.levels.items()):
             spec = os.environ.get(f"LOSTCITIES_LEVEL_{name.upper()}")
             if spec:

@@ -119,6 +119,10 @@ class ManagerSettings:
     bot_time_limit: float | None = None
     bot_min_delay: float = 0.0
     unload_after: float = 900.0
+    deal_seed: int | None = None
+    """Test servers only (:attr:`Settings.test_deal_seed
+    <lostcities.web.deps.Settings.test_deal_seed>`): the n-th game created here without a
+    seed (from 0) is dealt from seed ``deal_seed + n``."""
 
 
 class GameManager:
@@ -147,6 +151,7 @@ class GameManager:
         """The time as the store writes it (naive UTC): the move clock's (tests shift it)."""
         self.analyst = Analyst(store, bots)
         """Hints and analyses (:mod:`lostcities.web.analysis`)."""
+        self._deals = 0
 
     # -- loading -------------------------------------------------------------------------
 
@@ -276,6 +281,9 @@ class GameManager:
         if req.opponent == "computer":
             level = req.level
             bot, mistakes = self.levels.resolve(level)
+        if seed is None and self.settings.deal_seed is not None:
+            seed = self.settings.deal_seed + self._deals
+            self._deals += 1
         m = Match(
             req.rounds,
             variant=variant,

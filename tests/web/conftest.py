@@ -22,9 +22,15 @@ PG_ENV = "LOSTCITIES_TEST_POSTGRES_URL"
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import webharness  # noqa: E402  (benchmarks/webharness.py: the one server harness)
 
+TEST_DEAL_SEED = 25
+"""The deal seed of every test server (``LOSTCITIES_TEST_DEAL_SEED``): the games a test
+creates are dealt from it in order, so each test plays known deals, and the bots' moves
+(seeded by the deal) are the same every run."""
+
 TEST_ENV = {
     "LOSTCITIES_BOT_EXECUTOR": "thread",
     "LOSTCITIES_LEVEL_EASY": "random",  # the random bot plays "easy" (the others keep theirs)
+    "LOSTCITIES_TEST_DEAL_SEED": str(TEST_DEAL_SEED),
 }
 """The tests' server settings over :data:`webharness.DEFAULT_ENV` (no per-client limits:
 scripted clients play hundreds of moves a minute from one address; tests/web/test_web_limits.py
@@ -114,7 +120,7 @@ def server(server_factory: Any) -> Server:
 def app_settings(db_url: str, **overrides: Any) -> Any:
     """The tests' app :class:`~lostcities.web.deps.Settings` (as :data:`TEST_ENV` sets a
     server's): bots in threads, no delay, the random bot for "easy", no per-client limits
-    (scripted play is fast; the limits: test_web_limits.py)."""
+    (scripted play is fast; the limits: test_web_limits.py), deals from :data:`TEST_DEAL_SEED`."""
     from lostcities.web.deps import Settings
     from lostcities.web.games import LEVELS, Level
     from lostcities.web.limits import Limits
@@ -124,6 +130,7 @@ def app_settings(db_url: str, **overrides: Any) -> Any:
         "bot_min_delay": 0.0,
         "levels": {**LEVELS, "easy": Level("random", "Easy")},
         "limits": Limits.off(),
+        "test_deal_seed": TEST_DEAL_SEED,
     }
     return Settings(db_url=db_url, **{**kw, **overrides})
 
