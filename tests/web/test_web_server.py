@@ -188,15 +188,19 @@ def test_restart_mid_game_resumes_exactly(server_factory: Any, db_url: str) -> N
 def test_bot_search_does_not_stall_other_games(server_factory: Any) -> None:
     pytest.importorskip("lostcities.bots.ismcts")
     # compile (or load) the search's numba kernels here first, so the bot process loads them
-    # from the cache instead of compiling for many seconds on a shared CPU during the timing
+    # from the cache at start instead of compiling for many seconds on a shared CPU
     from lostcities.bots import make
 
     make("ismcts:iters=20", seed=1).choose(Round.deal(seed=1).view(0))
-    server = server_factory(LOSTCITIES_BOT_EXECUTOR="process", LOSTCITIES_BOT_WORKERS="1")
-    gid, t0, t1 = create_friend_game(server)
+    # the hard bot searches for 3 s a move: a search on the event loop would answer nothing
+    # else until it moved (no wall-clock bound on the moves: a loaded machine is slow, not wrong)
+    server = server_factory(
+        LOSTCITIES_BOT_EXECUTOR="process", LOSTCITIES_BOT_WORKERS="1", LOSTCITIES_LEVEL_HARD="ismcts:time=3"
+    )
+    gid, t0, t1 = create_friend_game(server, rounds=3)
     seats = [Client(server.ws_url, gid, t0), Client(server.ws_url, gid, t1)]
     play_friend_game(seats, [], random.Random(1), max_moves=2)  # warm up
-    # start hard games until the bot (seat 1) is the one to move: it searches for 1 s
+    # start hard games until the bot (seat 1) is the one to move: it searches at once
     for _ in range(20):
         status, g = server.request("POST", "/api/games", {"opponent": "computer", "level": "hard", "rounds": 1})
         assert status == 201
@@ -205,18 +209,15 @@ def test_bot_search_does_not_stall_other_games(server_factory: Any) -> None:
             break
     else:
         pytest.fail("no game where the bot starts")
-    t_start = time.monotonic()
-    worst = 0.0
-    n = 0
     rng = random.Random(2)
-    while time.monotonic() - t_start < 0.8 and not seats[0].state["match"]["over"]:
-        t = time.monotonic()
+    during = 0  # friend moves acknowledged, and the bot game's state answered, while it searched
+    while not seats[0].state["match"]["over"]:
         play_friend_game(seats, [], rng, max_moves=1)
-        worst = max(worst, time.monotonic() - t)
-        n += 1
-    assert n >= 5
-    # a search on the event loop would hold a move for the whole second it thinks
-    assert worst < 0.5, f"a move took {worst:.3f} s while a bot was searching"
+        _, s = server.request("GET", f"/api/games/{g['id']}/state", headers={"X-Seat-Token": g["token"]})
+        if s["view"]["ply"] > 0:
+            break
+        during += 1
+    assert during >= 3, f"only {during} moves of another game were answered during a 3-s bot search"
 
 
 def test_medium_level_heuristic_bot(server: Any) -> None:
