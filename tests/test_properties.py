@@ -6,10 +6,11 @@ import io
 import random
 from collections import Counter
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lostcities import Card, Round
+from lostcities import NUM_MOVES, Card, IllegalMoveError, Move, Round
 from lostcities.record import GameRecord, read_records
 
 seeds = st.integers(min_value=0, max_value=2**32)
@@ -74,6 +75,52 @@ def _snapshot(r: Round) -> object:
         r.tables().hands[1][:],
         [k[:] for k in r.tables().known],
     )
+
+
+ALL_MOVES = tuple(Move.from_index(i) for i in range(NUM_MOVES))
+"""Every move of the numbering, in every variant: colours, draws and cards the variant may
+not have included."""
+
+
+@given(
+    seeds,
+    variants,
+    st.booleans(),
+    st.integers(min_value=0, max_value=150),
+    st.sampled_from([None, None, 25]),
+)
+def test_exactly_the_moves_without_a_reason_are_listed(
+    seed: int, variant: str, goals: bool, plies: int, max_turns: int | None
+) -> None:
+    """``legal_moves`` and the reasons of ``why_illegal`` / ``push`` are two statements of
+    one rule: of all 840 moves, a move is listed if and only if it has no reason, for the
+    round and for both players' views; a move not listed is refused by ``push`` with that
+    reason and changes nothing, a listed one is accepted."""
+    rng = random.Random(seed)
+    r = Round.deal(seed=seed, variant=variant, achievements=goals or None, max_turns=max_turns)
+    while not r.is_over() and r.ply < plies:
+        moves = r.legal_moves()
+        r.push(moves[rng.randrange(len(moves))])
+    views = (r.view(0), r.view(1))
+    listed = (set(views[0].legal_moves()), set(views[1].legal_moves()))
+    legal = set(r.legal_moves())
+    assert legal == listed[r.to_move] and not listed[1 - r.to_move]
+    before = _snapshot(r)
+    for move in ALL_MOVES:
+        for p in (0, 1):
+            reason = views[p].why_illegal(move)
+            assert (reason is None) == (move in listed[p]), (p, str(move), reason)
+        reason = views[r.to_move].why_illegal(move)
+        assert r.is_legal(move) == (move in legal) == (reason is None), (str(move), reason)
+        if move in legal:
+            r.push(move)
+            r.pop()
+            continue
+        assert reason, str(move)
+        with pytest.raises(IllegalMoveError) as refused:
+            r.push(move)
+        assert str(refused.value) == f"illegal move: {str(move)!r} ({reason})"
+    assert _snapshot(r) == before
 
 
 @given(seeds, variants, st.integers(min_value=0, max_value=150))
