@@ -4,6 +4,8 @@ A game is stored as its settings, each round's deal order and the list of accept
 loading a game replays the moves with the rules core, so a restarted server resumes every
 game exactly. Writes go through one writer thread that commits a batch of pending writes in
 one transaction (group commit): a move is acknowledged only after its transaction committed.
+The schema is made and upgraded by the Alembic migrations of :mod:`lostcities.web.migrations`
+(:meth:`GameStore.create_tables`); a change of the models here goes with a new revision there.
 """
 
 from __future__ import annotations
@@ -32,7 +34,6 @@ from sqlalchemy import (
     event,
     func,
     insert,
-    inspect,
     select,
     update,
 )
@@ -40,6 +41,8 @@ from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 from sqlalchemy.pool import StaticPool
+
+from lostcities.web import migrations
 
 __all__ = [
     "COMMENT_KINDS",
@@ -312,35 +315,31 @@ class GameStore:
 
     # -- lifecycle --------------------------------------------------------------------
 
-    def create_tables(self) -> None:
-        """Create the tables if they do not exist.
+    def create_tables(self) -> migrations.Upgrade:
+        """Make the database's tables, or upgrade them to this version's schema (and say
+        what was done): the
+        Alembic migrations of :mod:`lostcities.web.migrations`, under a lock, so several
+        processes may call this at once (one upgrades, the others find it done). A
+        database made before the migrations is adopted (the columns it lacks are added).
 
-        :raises StorageError: if the database cannot be reached.
+        :raises StorageError: if the database cannot be reached, is at a schema revision
+            newer than this version knows, or holds tables that are not lostcities'.
         """
         try:
-            Base.metadata.create_all(self.engine)
-            self._add_missing_columns()
+            return migrations.upgrade(self.engine)
+        except (migrations.NewerSchemaError, migrations.UnknownLayoutError) as e:
+            raise StorageError(f"cannot use database {self.safe_url!r}: {e}") from None
         except SQLAlchemyError as e:
             orig = getattr(e, "orig", None) or e
             reason = " ".join(str(orig).split("\n")[0].split()) or orig.__class__.__name__
             raise StorageError(f"cannot open database {self.safe_url!r}: {reason}") from None
 
-    def _add_missing_columns(self) -> None:
-        """Add the nullable columns a newer version defines to tables an older one made
-        (``create_all`` makes missing tables, never missing columns)."""
-        insp = inspect(self.engine)
-        for table in Base.metadata.sorted_tables:
-            if not insp.has_table(table.name):
-                continue
-            have = {c["name"] for c in insp.get_columns(table.name)}
-            for col in table.columns:
-                if col.name in have:
-                    continue
-                if not col.nullable:  # pragma: no cover - only nullable columns are ever added
-                    raise StorageError(f"table {table.name} lacks column {col.name}")
-                kind = col.type.compile(dialect=self.engine.dialect)
-                with self.engine.begin() as conn:
-                    conn.exec_driver_sql(f'ALTER TABLE {table.name} ADD COLUMN "{col.name}" {kind}')
+    def schema_revision(self) -> str | None:
+        """The schema revision the database is at (``None``: empty, or from before the
+        migrations)."""
+        with self.engine.connect() as conn:
+            heads = migrations.current(conn)
+        return heads[0] if heads else None
 
     def start(self) -> None:
         """Start the writer thread (and, for SQLite, the WAL checkpointer)."""
