@@ -70,6 +70,8 @@ def test_train_masked_policy_mlp_on_the_margin() -> None:
     assert "trained 8 rounds (" in out and "(mlp policy, return margin, lr 0.001)" in out
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(600)  # PyTorch's import, and the compile on an empty numba cache, when loaded
 def test_train_vector_trains_saves_and_rates(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     pytest.importorskip("numba")
@@ -79,6 +81,7 @@ def test_train_vector_trains_saves_and_rates(tmp_path: Path) -> None:
         "examples/train_vector.py", "--updates", "2", "--minutes", "60", "--envs", "16",
         "--steps", "8", "--minibatch", "64", "--epochs", "1", "--eval-every", "1",
         "--threads", "1", "--eval-deals", "1", "--jobs", "1", "--out", str(out_dir),
+        timeout=540,
     )
     assert "trained 2 updates, 256 env steps in " in out
     curve = [json.loads(line) for line in (out_dir / "curve.jsonl").read_text().splitlines()]
