@@ -71,3 +71,15 @@ def test_the_licence_is_declared_and_shipped() -> None:
     assert text.startswith("MIT License\n\nCopyright (c) 2026 the lostcities developers\n")
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "## Licence" in readme and "[LICENSE](LICENSE)" in readme
+
+
+def test_the_pre_commit_hooks_are_local_and_run_the_installed_tools() -> None:
+    yaml = pytest.importorskip("yaml")
+    config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    assert [repo["repo"] for repo in config["repos"]] == ["local"]  # nothing to download
+    hooks = {hook["id"]: hook for hook in config["repos"][0]["hooks"]}
+    assert sorted(hooks) == ["mypy", "ruff", "ruff-format"]
+    assert all(hook["language"] == "system" for hook in hooks.values())
+    assert hooks["ruff"]["entry"].startswith("python -m ruff check")
+    assert hooks["ruff-format"]["entry"].startswith("python -m ruff format")
+    assert hooks["mypy"]["entry"] == "python -m mypy" and hooks["mypy"]["pass_filenames"] is False
