@@ -135,8 +135,9 @@ def smart_playout(world: Round) -> tuple[int, int]:
 
     1. a wager onto its started expedition still without numbers when the numbers in hand
        add up to 27 or more with turns to spare; else the lowest playable card of a
-       started expedition with the smallest gap to its top, if the gap is at most 3 (any
-       gap once the playable cards of started expeditions need all the turns left);
+       started expedition with the smallest gap to its top (to 1 on an expedition of
+       wagers only), if the gap is at most 3 (any gap once the playable cards of started
+       expeditions need all the turns left);
     2. else open the expedition whose numbers in hand add up to 22 or more with the best
        ``sum - 20 - (lowest - 2)``, with a wager first when the sum is 30 or more and
        there are turns to spare, else with its lowest card;
@@ -197,8 +198,9 @@ def smart_playout(world: Round) -> tuple[int, int]:
                     played = c
                     break
                 lc = low[c]
-                if lc < 99 and lc - top[c] <= best_gap:
-                    best_gap = lc - top[c]
+                gap = lc - (top[c] or 1)  # from 1 on an expedition of wagers only
+                if lc < 99 and gap <= best_gap:
+                    best_gap = gap
                     row = 7 * low_idx[c]
                     played = c
         if row < 0:

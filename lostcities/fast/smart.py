@@ -122,7 +122,7 @@ def _smart_action(s: np.ndarray, sc: np.ndarray) -> int:
                 played = c
                 break
             lc = sc[c]
-            gap = lc - s[tp + c]
+            gap = lc - max(s[tp + c], 1)  # from 1 on an expedition of wagers only
             if lc < 99 and gap <= best_gap:
                 best_gap = gap
                 row = sc[6 + c]
