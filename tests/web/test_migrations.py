@@ -329,3 +329,25 @@ def test_threads_migrate_one_at_a_time(tmp_path: Path) -> None:
     finally:
         for s in stores:
             s.close()
+
+
+def test_the_command_upgrades_by_hand(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from lostcities.web.migrations.__main__ import main
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    make_old_database(url, "3831004")
+    assert main(["current", "--db", url]) == 0
+    assert capsys.readouterr().out.startswith("none")
+    assert main(["upgrade", "--db", url]) == 0
+    head = migrations.head()
+    assert f"before the migrations, upgraded to revision {head}" in capsys.readouterr().out
+    assert main(["current", "--db", url]) == 0
+    assert capsys.readouterr().out.strip() == head
+    assert main(["history"]) == 0
+    assert capsys.readouterr().out.startswith(f"{head}  ")
+    assert main(["upgrade", "--db", url, "nosuchrev"]) == 2
+    assert "nosuchrev" in capsys.readouterr().err
+    assert main(["current", "--db", "mysql://x/y"]) == 2
+    assert capsys.readouterr().err.startswith("error: unsupported database")
+    assert main(["current", "--db", "sqlite:////nonexistent-dir/x.db"]) == 2
+    assert capsys.readouterr().err.startswith("error: database")
