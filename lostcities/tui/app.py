@@ -14,6 +14,7 @@ from pathlib import Path
 
 from textual import events
 from textual.app import App
+from textual.binding import Binding
 
 from lostcities.achievements import goal_pool
 from lostcities.bots import BotSpecError, make, parse_spec
@@ -31,7 +32,9 @@ __all__ = [
     "DEFAULT_OPPONENT",
     "FALLBACK_OPPONENT",
     "LostCitiesApp",
+    "SavePathError",
     "StartApp",
+    "check_save_path",
     "cli_main",
     "level_notes",
     "levels_unavailable",
@@ -40,6 +43,37 @@ __all__ = [
     "start_screen_wanted",
     "with_setup",
 ]
+
+
+class SavePathError(ValueError):
+    """``--save`` names a file the record cannot be written to."""
+
+
+def check_save_path(path: str) -> None:
+    """Check, before a match starts, that the record can be written to ``path`` (``--save``):
+    the file is opened for appending, and removed again if it did not exist.
+
+    >>> check_save_path("/no/such/dir/match.txt")
+    Traceback (most recent call last):
+    ...
+    lostcities.tui.app.SavePathError: cannot save the record to '/no/such/dir/match.txt': No such file or directory
+
+    Raises:
+        SavePathError: if it cannot (a missing folder, a folder, no permission, ...).
+    """
+    if not path.strip():
+        raise SavePathError("--save needs a file name")
+    p = Path(path)
+    if p.is_dir():
+        raise SavePathError(f"cannot save the record to {path!r}: it is a folder")
+    existed = p.exists()
+    try:
+        with p.open("a", encoding="utf-8"):
+            pass
+    except OSError as e:
+        raise SavePathError(f"cannot save the record to {path!r}: {e.strerror or e}") from None
+    if not existed:
+        p.unlink(missing_ok=True)
 
 
 def save_record(session: Session, path: str | Path) -> None:
@@ -57,6 +91,9 @@ def save_record(session: Session, path: str | Path) -> None:
 class LostCitiesApp(App[int]):
     """A match in the terminal: the game screen, round ends, the match end.
 
+    Every way out asks first (``q``, Ctrl+C, Ctrl+Q; Enter on the result screen) while a
+    match is going on or its record is not saved, and then saves where ``--save`` says.
+
     Args:
         session: the match to play (built by :func:`cli_main` from the command line).
         save: where to write the game record when the match ends (``None``: offer it).
@@ -65,6 +102,12 @@ class LostCitiesApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "Lost Cities"
     ENABLE_COMMAND_PALETTE = False
+    BINDINGS = [
+        # Textual's own: Ctrl+Q quits at once (no record saved), Ctrl+C only says so (and
+        # copies in a text box: never wanted for a move's few characters)
+        Binding("ctrl+q", "confirm_quit", "quit", show=False, priority=True),
+        Binding("ctrl+c", "confirm_quit", "quit", show=False, priority=True),
+    ]
 
     def __init__(self, session: Session, save: str | None = None) -> None:
         super().__init__()
@@ -73,6 +116,10 @@ class LostCitiesApp(App[int]):
         self.game: GameScreen | None = None
         self.saved = False
         """Whether the finished match's record has been written."""
+        self.written: str | None = None
+        """Where the record was last written (the finished match's or the unfinished one's)."""
+        self.save_error: str | None = None
+        """Why the last save failed (``None``: it did not); :func:`cli_main` says it on exit."""
 
     too_small: TooSmallScreen | None = None
     """The "terminal too small" screen while it is shown."""
@@ -122,14 +169,11 @@ class LostCitiesApp(App[int]):
                 saved = self.try_save(self.save_path)
             else:
                 saved = "s: save the game record"
-            self.push_screen(MatchEndScreen(s, saved, self.try_save), self._after_match)
+            self.push_screen(MatchEndScreen(s, saved, self.try_save))
             return
         s.start_round()
         assert self.game is not None
         self.game.new_round()
-
-    def _after_match(self, _: object = None) -> None:
-        self.finish()
 
     def show_privacy(self, player: int, last: str, then: Callable[[object], None]) -> None:
         """Hot-seat: hide the board until ``player`` is at the keyboard, then call ``then``."""
@@ -143,8 +187,11 @@ class LostCitiesApp(App[int]):
         try:
             save_record(self.session, path)
         except (OSError, RuntimeError, ValueError) as e:
-            return f"could not save the record: {e}"
+            self.save_error = f"could not save the record to {path!r}: {e}"
+            return self.save_error
         self.saved = self.session.match.is_over()
+        self.written = path
+        self.save_error = None
         return f"saved the game record to {path}"
 
     # -- app-wide actions ----------------------------------------------------------------------
@@ -154,12 +201,27 @@ class LostCitiesApp(App[int]):
         self.push_screen(HelpScreen())
 
     def action_confirm_quit(self) -> None:
-        """Quit, after asking when a match is going on."""
+        """Quit (``q``, Ctrl+C, Ctrl+Q), after asking while a match is going on or its
+        finished record is not saved; asked already, a second Ctrl+C or Ctrl+Q says yes."""
+        if isinstance(self.screen, ConfirmQuit):
+            self.screen.dismiss(True)
+            return
         s = self.session
         if s.match.is_over():
-            self.finish()
+            if self.saved:
+                self.finish()
+                return
+            if self.save_path and self.save_error is None:
+                self.finish()  # not tried yet (the last round's sheet is shown): saved now
+                return
+            where = "s saves it" if isinstance(self.screen, MatchEndScreen) else "the result screen's s saves it"
+            question = "Quit without saving the game record?"
+            self.push_screen(ConfirmQuit(f"n: back ({where})", question), self._quit_unsaved)
             return
-        note = f"the unfinished match is saved to {self.save_path}" if self.save_path else ""
+        if self.save_path:
+            note = f"the unfinished match will be saved to {self.save_path}"
+        else:
+            note = "the game record is not saved (--save FILE keeps it)"
 
         def answer(yes: bool | None) -> None:
             if yes:
@@ -167,11 +229,16 @@ class LostCitiesApp(App[int]):
 
         self.push_screen(ConfirmQuit(note), answer)
 
+    def _quit_unsaved(self, yes: bool | None) -> None:
+        if yes:
+            self.exit(0 if self.save_error is None else 1)
+
     def finish(self) -> None:
-        """Save the record where ``--save`` says (unless already saved) and exit."""
+        """Save the record where ``--save`` says (unless already saved) and exit: 0, or 1
+        when that save failed (:attr:`save_error` says why)."""
         if self.save_path and not self.saved:
             self.try_save(self.save_path)
-        self.exit(0)
+        self.exit(0 if self.save_error is None else 1)
 
     def on_unmount(self) -> None:
         self.session.close()
@@ -184,6 +251,7 @@ class StartApp(App[Setup | None]):
     CSS_PATH = "app.tcss"
     TITLE = "Lost Cities"
     ENABLE_COMMAND_PALETTE = False
+    BINDINGS = [Binding("ctrl+c", "quit", "quit", show=False, priority=True)]  # nothing to save yet
 
     too_small: TooSmallScreen | None = None
     """The "terminal too small" screen while it is shown."""
@@ -305,8 +373,17 @@ def cli_main(args: argparse.Namespace) -> int:
 
     Run without flags, the start screen chooses the match first (:class:`StartApp`).
 
-    Returns the exit code: 0, or 2 with one line on stderr when the bot cannot be made.
+    Returns the exit code: 0; 2 with one line on stderr when the bot cannot be made or
+    ``--save`` names a file that cannot be written (checked before anything starts); 1 when
+    the record could not be saved at the end after all (the line says why).
     """
+    save: str | None = getattr(args, "save", None)
+    if save is not None:
+        try:
+            check_save_path(save)
+        except SavePathError as e:
+            print(f"lostcities play: error: {e}", file=sys.stderr)
+            return 2
     if start_screen_wanted(args):
         setup = StartApp(levels_unavailable(), level_notes()).run()
         if setup is None:
@@ -333,6 +410,11 @@ def cli_main(args: argparse.Namespace) -> int:
         return 2
     if not args.hotseat and parse_spec(opponent)[0] in SEARCH_BOTS:
         prepare_search(lambda line: print(line, flush=True))
-    app = LostCitiesApp(session, save=args.save)
+    app = LostCitiesApp(session, save=save)
     code = app.run()
+    if app.save_error is not None:
+        print(f"lostcities play: error: {app.save_error}", file=sys.stderr)
+        return 1
+    if app.written is not None:
+        print(f"lostcities play: saved the game record to {app.written}")
     return code or 0

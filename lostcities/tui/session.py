@@ -319,16 +319,16 @@ class Session:
 
     def assistance(self) -> str:
         """The help the person had, in the record's ``Assisted`` form: ``""`` for none,
-        else ``2 hints``, ``1 take-backs`` or both, comma-separated.
+        else ``2 hints``, ``1 take-back`` or both, comma-separated (``1 hint, 2 take-backs``).
 
         >>> Session(rounds=1, seed=1, opponent="random").assistance()
         ''
         """
         parts = []
         if self.hints:
-            parts.append(f"{self.hints} hints")
+            parts.append(f"{self.hints} hint{'s' if self.hints != 1 else ''}")
         if self.take_backs:
-            parts.append(f"{self.take_backs} take-backs")
+            parts.append(f"{self.take_backs} take-back{'s' if self.take_backs != 1 else ''}")
         return ", ".join(parts)
 
     retired_bot: Bot | None = None

@@ -53,7 +53,7 @@ async def test_hint_then_analysis_at_the_end() -> None:
         table = text_of(app, "#analysis")
         assert "accuracy" in table and "random" in table and "you" in table
         assert re.search(r"\?\? blunder|\? mistake|\?! inaccuracy", table)
-    assert build_record(session).tags["Assisted"] == "1 hints"
+    assert build_record(session).tags["Assisted"] == "1 hint"
 
 
 @pytest.mark.asyncio

@@ -18,7 +18,7 @@ from lostcities.presentation import format_score_table
 from lostcities.rules import Action, Move, Round
 from lostcities.tui.app import LostCitiesApp
 from lostcities.tui.screens.game import GameScreen
-from lostcities.tui.screens.help import HelpScreen
+from lostcities.tui.screens.help import ConfirmQuit, HelpScreen
 from lostcities.tui.screens.match_end import MatchEndScreen
 from lostcities.tui.screens.round_end import RoundEndScreen
 from lostcities.tui.session import Session
@@ -86,11 +86,11 @@ async def test_a_whole_long_round_by_keys_at_80x24() -> None:
             if turn == 0:
                 # the board shows the person's own view: their hand, sorted
                 assert [c.card for c in screen.query(HandCard) if c.card] == list(r.view(0).hand)
-                # a card not in hand, typed: the error numbers players from 1 and clears the box
+                # a card not in hand, typed: the error says "your hand" and clears the box
                 missing = next(c for c in r.variant.deck() if c not in r.hands[0] and not c.is_wager)
                 await pilot.press("colon", *f"-{missing}.", "enter")
                 error = text_of(app, "#status")
-                assert f"{missing} is not in player 1's hand" in error and screen.error
+                assert f"{missing} is not in your hand" in error and screen.error
                 assert box.value == "" and not box.has_focus
                 seen.append(error)
                 await pilot.press("colon")  # a fresh box: nothing of the old text
@@ -160,5 +160,7 @@ async def test_a_whole_long_round_by_keys_at_80x24() -> None:
         assert format_score_table(dict(check.score_breakdown(1))) in tables[1]
         await pilot.press("enter")
         assert isinstance(app.screen, MatchEndScreen)
-        await pilot.press("enter")
+        await pilot.press("enter")  # the record is not saved: asked first
+        assert isinstance(app.screen, ConfirmQuit)
+        await pilot.press("y")
     assert app.return_value == 0

@@ -101,7 +101,7 @@ async def test_typed_move_mouse_and_illegal_attempts_say_why() -> None:
         # a typed move with a card not in hand
         missing = next(c for c in r.variant.deck() if c not in r.hands[0] and not c.is_wager)
         await pilot.press("colon", *f"-{missing}.", "enter")
-        assert f"{missing} is not in player 1's hand" in text_of(app, "#status")
+        assert f"{missing} is not in your hand" in text_of(app, "#status")
         await pilot.press("escape")
         # discard onto a pile, then try to take it straight back
         ply = r.ply

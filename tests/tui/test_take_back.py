@@ -110,15 +110,15 @@ def test_a_take_back_restores_both_moves_and_marks_the_game_assisted() -> None:
     assert isinstance(new, Recorder) and new is not old and s.referee.players[BOT_SEAT] is new
     assert new.told == [(first, HUMAN_SEAT), (r.history[1], BOT_SEAT)]
     # its card back in its hand is information: the game is assisted, and says so
-    assert s.take_backs == 1 and s.assisted and s.assistance() == "1 take-backs"
+    assert s.take_backs == 1 and s.assisted and s.assistance() == "1 take-back"
     s.hints = 2
-    assert s.assistance() == "2 hints, 1 take-backs"
+    assert s.assistance() == "2 hints, 1 take-back"
     rec = build_record(s)
-    assert rec.tags["Assisted"] == "2 hints, 1 take-backs"
+    assert rec.tags["Assisted"] == "2 hints, 1 take-back"
     assert rec.rounds[0].comments == [(2, f"take back {mine} and {reply}")]
     back = next(read_records(io.StringIO(write(rec))))
     assert back.rounds[0].comments == rec.rounds[0].comments
-    assert "Assisted (2 hints, 1 take-backs): a casual game." in match_summary(s)
+    assert "Assisted (2 hints, 1 take-back): a casual game." in match_summary(s)
     # the move before drew from the draw pile: no second take-back
     assert s.undo_blocker() == DREW_BLIND
     s.close()

@@ -66,10 +66,69 @@ def describe(move: Move, pile_top: Card | None = None) -> str:
 
 
 
+GOALS_HEAD = "goals +10: "
+MAX_GOAL_LINES = 4
+"""Lines the goal cards may take: an 80x24 screen has 4 above the board (``#goals`` grows
+into the rows the board leaves free)."""
+
+
+def _goal_parts(view: PlayerView, names: tuple[str, str] | None) -> list[str]:
+    board = view.achievements
+    assert board is not None
+    parts = []
+    for g, holder in zip(board.goals, board.claims, strict=True):
+        mark = "☆" if holder is None else "★" if holder == view.player else "✦"
+        who = "" if holder is None or names is None else f" {names[holder]}"
+        parts.append(f"{mark} {g.name}{' (end)' if g.kind == 'end' else ''}{who}")
+    return parts
+
+
+def _wrap_goals(parts: list[str], width: int) -> list[str]:
+    """``parts`` after :data:`GOALS_HEAD`, wrapped between goals (never inside one) to
+    ``width``, continuation lines indented under the first goal; a goal longer than a line
+    alone is cut with ``…``."""
+    indent = " " * len(GOALS_HEAD)
+    room = max(width - len(indent), 8)
+    lines: list[str] = []
+    line = ""
+    for part in parts:
+        if len(part) > room:
+            part = part[: room - 1] + "…"
+        if line and len(line) + 2 + len(part) > room:
+            lines.append(line)
+            line = part
+        else:
+            line = f"{line}  {part}" if line else part
+    lines.append(line)
+    return [(GOALS_HEAD if i == 0 else indent) + text for i, text in enumerate(lines)]
+
+
+def goals_lines(view: PlayerView, names: tuple[str, str], width: int) -> list[str]:
+    """The achievements variant's goal cards in lines of at most ``width`` characters
+    (``[]`` in the classic game), at most :data:`MAX_GOAL_LINES`: each goal's name,
+    ``(end)`` for an end goal, and its holder: ``★`` the viewer, ``✦`` the other player,
+    ``☆`` nobody yet, with the holder's name where the lines have room for it. Every goal
+    is shown: a line breaks between goals, never inside one.
+
+    >>> from lostcities import Round
+    >>> from lostcities.achievements import DEFAULT_GOALS
+    >>> r = Round.deal(seed=4, variant="long", achievements=DEFAULT_GOALS.draw(4))
+    >>> for line in goals_lines(r.view(0), ("you", "bot"), 60):
+    ...     print(line)
+    goals +10: ☆ Three Summits  ☆ Cartographer (end)
+               ☆ In the Black  ☆ Treasure Trove  ☆ All In
+    """
+    if view.achievements is None:
+        return []
+    lines = _wrap_goals(_goal_parts(view, names), width)
+    if len(lines) > MAX_GOAL_LINES:  # the marks alone say who holds a goal
+        lines = _wrap_goals(_goal_parts(view, None), width)
+    return lines
+
+
 def goals_line(view: PlayerView, names: tuple[str, str]) -> str:
-    """The achievements variant's goal cards in one line (``""`` in the classic game): each
-    goal's name, ``(end)`` for an end goal, and its holder: ``★`` the viewer, ``✦`` the
-    other player, ``☆`` nobody yet.
+    """The goal cards of :func:`goals_lines` in one line, however long (``""`` in the
+    classic game).
 
     >>> from lostcities import Round
     >>> from lostcities.achievements import DEFAULT_GOALS
@@ -77,15 +136,10 @@ def goals_line(view: PlayerView, names: tuple[str, str]) -> str:
     >>> goals_line(r.view(0), ("you", "bot"))
     'goals +10: ☆ Trailblazer  ☆ Deep Pockets (end)'
     """
-    board = view.achievements
-    if board is None:
+    if view.achievements is None:
         return ""
-    parts = []
-    for g, holder in zip(board.goals, board.claims, strict=True):
-        mark = "☆" if holder is None else "★" if holder == view.player else "✦"
-        who = "" if holder is None else f" {names[holder]}"
-        parts.append(f"{mark} {g.name}{' (end)' if g.kind == 'end' else ''}{who}")
-    return "goals +10: " + "  ".join(parts)
+    return GOALS_HEAD + "  ".join(_goal_parts(view, names))
+
 
 class GameScreen(Screen[None]):
     """Plays the session's match round after round until the match is over."""
@@ -100,10 +154,10 @@ class GameScreen(Screen[None]):
         Binding("p", "key('p')", "play", show=False),
         Binding("d", "key('d')", "discard"),
         Binding("down", "key('d')", "discard", show=False),
-        Binding("full_stop", "key('.')", "draw pile", key_display="."),
+        Binding("full_stop", "key('.')", "deck", key_display="."),  # as the board names it
         Binding("u", "undo", "undo"),
         Binding("h", "hint", "hint"),
-        Binding("colon", "type_move", "type move", key_display=":"),
+        Binding("colon", "type_move", "type", key_display=":"),  # a whole move: the box says so
         Binding("question_mark", "help", "help", key_display="?"),
         Binding("q", "quit_game", "quit"),
     ]
@@ -143,6 +197,8 @@ class GameScreen(Screen[None]):
         self.prompt = ""
         self.error = False
         self.privacy_for: int | None = None
+        self.goal_rows = 1
+        """Lines the goal cards take now (:func:`goals_lines`)."""
 
     # -- layout ------------------------------------------------------------------------
 
@@ -165,6 +221,10 @@ class GameScreen(Screen[None]):
     def on_mount(self) -> None:
         self.set_interval(0.1, self._tick)
         self.begin_turn()
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.session.match.rounds:
+            self.redraw()  # the goal cards wrap to the new width
 
     # -- flow --------------------------------------------------------------------------
 
@@ -294,6 +354,9 @@ class GameScreen(Screen[None]):
         return "  ".join(parts) + "  (esc back)"
 
     def set_prompt(self, text: str, *, error: bool = False) -> None:
+        if self.phase in ("pick", "draw") and self.session.match.rounds:
+            # the core names the mover by seat; the person at the keyboard is "you"
+            text = text.replace(f"player {self.session.round.to_move}'s hand", "your hand")
         self.prompt = number_players(text)
         self.error = error
         if self.is_mounted:
@@ -338,10 +401,13 @@ class GameScreen(Screen[None]):
         board = self.query_one(Board)
         board.show(view)
         goals = self.query_one("#goals", Static)
-        line = goals_line(view, s.names)
-        goals.set_class(bool(line), "-on")
-        board.set_class(bool(line), "-goals")
-        set_text(goals, line)
+        lines = goals_lines(view, s.names, self.size.width or 80)
+        goals.set_class(bool(lines), "-on")
+        board.set_class(bool(lines), "-goals")
+        if lines and len(lines) != self.goal_rows:
+            self.goal_rows = len(lines)
+            goals.styles.height = len(lines)  # a layout pass: the board moves down
+        set_text(goals, "\n".join(lines))
         playable: frozenset[Card] = frozenset()
         if self.phase in ("pick", "draw"):
             playable = frozenset(view.legal_moves().cards(Action.PLAY))

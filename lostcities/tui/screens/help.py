@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.markup import escape
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -63,7 +64,7 @@ class HelpScreen(ModalScreen[None]):
 
 
 class ConfirmQuit(ModalScreen[bool]):
-    """Quit in the middle of a match?"""
+    """Quit in the middle of a match (or without saving its record)?"""
 
     BINDINGS = [
         Binding("y", "answer(True)", "yes, quit"),
@@ -71,13 +72,16 @@ class ConfirmQuit(ModalScreen[bool]):
         Binding("escape", "answer(False)", "no", show=False),
     ]
 
-    def __init__(self, note: str = "") -> None:
+    def __init__(self, note: str = "", question: str = "Quit the match?") -> None:
         super().__init__()
         self.note = note
+        self.question = question
 
     def compose(self) -> ComposeResult:
         with Vertical(id="quit-box"):
-            yield Static(f"Quit the match?  [b]y[/b] yes   [b]n[/b] no\n[dim]{self.note}[/dim]")
+            yield Static(
+                f"{escape(self.question)}  [b]y[/b] yes   [b]n[/b] no\n[dim]{escape(self.note)}[/dim]"
+            )
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)

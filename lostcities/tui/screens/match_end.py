@@ -50,7 +50,8 @@ def match_summary(session: Session) -> str:
 
 
 class MatchEndScreen(Screen[None]):
-    """The match result; ``s`` saves the record when no ``--save`` file was given."""
+    """The match result; ``s`` saves the record (when no ``--save`` file was given, or it
+    could not be written); Enter or ``q`` quits, asking first while the record is unsaved."""
 
     AUTO_FOCUS = ""  # nothing: Enter quits until ``s`` opens the file-name box
 
@@ -131,6 +132,7 @@ class MatchEndScreen(Screen[None]):
             self.set_focus(None)
 
     def action_done(self) -> None:
+        """Enter or ``q``: quit, as the app quits (asking first while the record is unsaved)."""
         if isinstance(self.focused, Input):
             return
-        self.dismiss(None)
+        self.app.action_confirm_quit()  # type: ignore[attr-defined]
