@@ -12,15 +12,26 @@ error) cancels the units in flight.
 The workers import ``lostcities`` from their own Python: every node of the cluster needs
 the same version installed (checked, a unit of another version fails with
 :class:`ClusterError`), and the programs of any ``cmd:`` bot at the same path.
+
+A cluster on this machine's loopback (``--address 127.0.0.1:PORT``, ``localhost:PORT``,
+``auto`` when that finds one) and a Ray started for the run stay on loopback: Ray by
+itself swaps a loopback address for the machine's network address (so that other nodes
+could join), which dials an address a head bound to 127.0.0.1 does not answer and sends
+the run's traffic over the interface. :func:`ray_session` turns that off for the session
+(:data:`LOOPBACK_VARIABLE`), as Ray does on its own on macOS and Windows.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib.util
+import ipaddress
 import logging
+import os
+import sys
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 __all__ = [
@@ -44,6 +55,12 @@ RETRIES = 3
 
 CANCEL_GRACE = 5.0
 """Seconds units in flight get to stop by themselves (closing their bots) once cancelled."""
+
+LOOPBACK_VARIABLE = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+"""Ray's switch between a single-machine Ray on loopback (``0``) and one whose node
+address is the machine's network address (``1``, the default on Linux). Set to ``0`` for a
+session on a loopback cluster, in this process and the Ray processes it starts; start a
+head meant to stay on loopback with it too (docs/scaling.md)."""
 
 
 class ClusterError(ValueError):
@@ -103,20 +120,103 @@ def _ray() -> Any:
     return ray
 
 
+def is_loopback_host(host: str) -> bool:
+    """Whether ``host`` (a name or an address, IPv6 in brackets or not) is this machine's
+    loopback: ``localhost``, 127.0.0.0/8 or ``::1``.
+
+    >>> [is_loopback_host(h) for h in ("127.0.0.1", "127.3.4.5", "localhost", "[::1]")]
+    [True, True, True, True]
+    >>> [is_loopback_host(h) for h in ("192.0.2.7", "head.example", "0.0.0.0", "")]
+    [False, False, False, False]
+    """
+    host = host.strip().strip("[]").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_loopback
+
+
+def _current_cluster() -> str | None:
+    """The address ``auto`` means: ``RAY_ADDRESS``, else the cluster ``ray start`` last
+    started on this machine (Ray's ``ray_current_cluster`` file), else ``None``."""
+    if os.environ.get("RAY_ADDRESS"):
+        return os.environ["RAY_ADDRESS"]
+    try:
+        return Path("/tmp/ray/ray_current_cluster").read_text().strip() or None
+    except OSError:
+        return None
+
+
+def stays_on_loopback(backend: Backend) -> bool:
+    """Whether a Ray session of ``backend`` runs on this machine's loopback: a Ray started
+    for the run, or a cluster whose address is a loopback one.
+
+    >>> stays_on_loopback(Backend("ray", "127.0.0.1:6379")), stays_on_loopback(Backend("ray"))
+    (True, True)
+    >>> stays_on_loopback(Backend("ray", "10.1.2.3:6379"))
+    False
+    """
+    address = _current_cluster() if backend.address == "auto" else backend.address
+    if address is None:
+        return backend.address is None  # "auto" with no cluster found: Ray decides
+    host = address.split("://")[-1].rpartition(":")[0] or address
+    return is_loopback_host(host)
+
+
+@contextlib.contextmanager
+def _loopback_ray(enabled: bool) -> Iterator[None]:
+    """Keep Ray's node address on loopback for the block (see :data:`LOOPBACK_VARIABLE`):
+    the variable for the processes Ray starts, and Ray's own reading of it if Ray was
+    imported before it was set; both restored after."""
+    if not enabled:
+        yield
+        return
+    before = os.environ.get(LOOPBACK_VARIABLE)
+    os.environ[LOOPBACK_VARIABLE] = "0"
+    constants = sys.modules.get("ray._private.ray_constants")
+    read = getattr(constants, "ENABLE_RAY_CLUSTER", None)
+    if constants is not None and read is not None:
+        setattr(constants, "ENABLE_RAY_CLUSTER", False)  # noqa: B010 (Ray's, read at import)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(LOOPBACK_VARIABLE, None)
+        else:
+            os.environ[LOOPBACK_VARIABLE] = before
+        if constants is not None and read is not None:
+            setattr(constants, "ENABLE_RAY_CLUSTER", read)  # noqa: B010
+
+
 @contextlib.contextmanager
 def ray_session(backend: Backend, *, verbose: bool = False) -> Iterator[None]:
     """Connect to the backend's Ray cluster for the block (nothing for ``local``, nor when
-    this process is connected already); disconnect at its end if it connected.
+    this process is connected already); disconnect at its end if it connected. A loopback
+    cluster, or a Ray started for the run, is used over loopback only
+    (:func:`stays_on_loopback`).
 
     :raises ClusterError: without Ray, or when no cluster answers at the address.
     """
     if backend.kind != "ray":
         yield
         return
-    ray = _ray()
-    if ray.is_initialized():
-        yield
-        return
+    loopback = stays_on_loopback(backend)
+    with _loopback_ray(loopback):
+        ray = _ray()
+        if ray.is_initialized():
+            yield
+            return
+        with _connected(ray, backend, verbose):
+            yield
+
+
+@contextlib.contextmanager
+def _connected(ray: Any, backend: Backend, verbose: bool) -> Iterator[None]:
     try:
         ray.init(
             address=backend.address,
