@@ -174,9 +174,10 @@ class FlatSearch:
         self.worlds += worlds
 
     def margins(self, worlds: int) -> npt.NDArray[np.int64]:
-        """Play ``worlds`` more worlds as :meth:`run` does (the same worlds and sums; with
-        ``reward``, :attr:`value_sums` is left to the caller) and return each world's final
-        margins: row ``w``, column ``j`` is candidate ``j``'s
+        """Play ``worlds`` more worlds as :meth:`run` does (the same worlds, margins and
+        generator state; the same :attr:`value_sums` bit for bit with a Mersenne Twister
+        ``rng``, up to rounding with the xorshift one; with ``reward`` they are left to the
+        caller) and return each world's final margins: row ``w``, column ``j`` is candidate ``j``'s
         in world ``w``. Each world is one kernel call."""
         k = len(self.candidates)
         block = np.zeros((max(worlds, 0), k), np.int64)
