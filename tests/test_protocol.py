@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lostcities import Match, Move, Round, get_variant
+from lostcities import Match, Move, PlayerView, Round, get_variant
 from lostcities.bots import (
     BotError,
     BotSpecError,
@@ -366,14 +366,87 @@ def test_serve_takes_any_player() -> None:
 
 
 def test_engine_side_refuses_to_move_without_a_position() -> None:
-    out = io.StringIO()
-    code = run_engine(
-        lambda seed: make("random", seed=seed),
-        stdin=io.StringIO("newgame classic 0\ngo 100\n"),
-        stdout=out,
+    out = engine_transcript(["newgame classic 0", "hand y3 y4", "go 100", "isready"])
+    assert out == [
+        "info error position incomplete before go: no ply, deck, expeditions 0, expeditions 1,"
+        " discards lines",
+        "readyok",  # and goes on
+    ]
+
+
+def _position(view: PlayerView, **lines: str) -> list[str]:
+    """``view``'s position lines with some replaced, by keyword (``expeditions_1=...``)."""
+    out = position_lines(view)
+    for key, text in lines.items():
+        kw = key.replace("_", " ")
+        out = [text if line == kw or line.startswith(kw + " ") else line for line in out]
+    return out
+
+
+@pytest.mark.parametrize(
+    ("lines", "why"),
+    [
+        ({"hand": "hand"}, "bad hand line: 0 cards, a hand has 8"),
+        ({"hand": "hand y2 y3 y4 y5 y6 y7 y8 y9 y10"}, "bad hand line: 9 cards"),
+        ({"hand": "hand p5 y2 y3 y4 y5 y6 y7 y8"}, "bad hand line: p5 is not a card of the classic variant"),
+        ({"deck": "deck 0"}, "bad deck line: 0 cards: the round is over"),
+        ({"deck": "deck 30"}, "bad deck line: 30 cards, where the cards on the table leave 44"),
+        ({"expeditions_1": "expeditions 1 HANDCARD"}, "times (the hand and expeditions 1 lines), the deck has 1"),
+        ({"expeditions_0": "expeditions 0 b5 b3"}, "bad expeditions 0 line: invalid expedition: b3 is lower"),
+        ({"known_0": "known 0 NOTINHAND"}, "bad known 0 line: it names cards not in your hand"),
+    ],
+)
+def test_engine_side_answers_an_impossible_position_with_info_and_goes_on(
+    lines: dict[str, str], why: str
+) -> None:
+    # issue 26: an empty hand crashed the bot (no legal move), a purple card in the classic
+    # game crashed it (IndexError); a 9-card hand, deck 0, a card twice went through
+    view = Round.deal(seed=3, starter=0).view(0)
+    hand = view.hand
+    card = next(c for c in hand if not c.is_wager)
+    other = next(c for c in view.variant.deck() if c not in hand and not c.is_wager)
+    lines = {k: v.replace("HANDCARD", str(card)).replace("NOTINHAND", str(other)) for k, v in lines.items()}
+    bad = _position(view, **lines)
+    assert bad != position_lines(view)
+    out = engine_transcript(
+        ["newgame classic 0", *bad, "go 100", "isready", *position_lines(view), "go 100"], spec="heuristic"
     )
-    assert code == 1
-    assert "info error position incomplete" in out.getvalue()
+    assert len(out) == 3 and out[0].startswith("info error ") and why in out[0], out
+    assert out[1] == "readyok" and Move.parse(out[2].split()[1]) in view.legal_moves()  # it goes on
+
+
+def test_engine_side_says_a_failing_player_and_goes_on() -> None:
+    class Broken:
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def choose(self, view: object, time_limit: float | None = None) -> Move:
+            self.calls += 1
+            if self.calls == 1:
+                raise IndexError("list index out of range")
+            return view.legal_moves()[0]  # type: ignore[attr-defined, no-any-return]
+
+        def inform(self, move: Move, player: int) -> None:
+            raise RuntimeError("confused")
+
+    view = played(4, 6).view(played(4, 6).to_move)
+    lines = [f"newgame classic {view.player}", *position_lines(view), "go 50", "moved 0 +y7.", "go 50"]
+    out = io.StringIO()
+    assert serve(Broken(), stdin=io.StringIO("\n".join(lines) + "\n"), stdout=out) == 0
+    assert out.getvalue().splitlines() == [
+        "info error no move: the bot failed (IndexError: list index out of range)",
+        "info error the bot failed on inform (RuntimeError: confused)",
+        f"move {view.legal_moves()[0]}",
+    ]
+
+
+def test_lostcities_bot_survives_bad_input_without_a_traceback() -> None:
+    script = "newgame classic 0\nply 0\ndeck 44\nhand\nexpeditions 0\nexpeditions 1\ndiscards\ngo 100\nisready\n"
+    p = subprocess.run(
+        [PY, "-m", "lostcities.cli", "bot", "random"], input=script, capture_output=True, text=True, timeout=60
+    )
+    assert p.returncode == 0 and "Traceback" not in p.stderr
+    assert p.stdout.splitlines() == ["info error bad hand line: 0 cards, a hand has 8 at your turn", "readyok"]
 
 
 # -- real programs ------------------------------------------------------------------------------

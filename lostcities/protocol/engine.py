@@ -42,11 +42,24 @@ from lostcities.referee import Player
 __all__ = ["run_engine", "serve"]
 
 
+class _PlayerFailed(Exception):
+    """The served player raised instead of choosing a move."""
+
+
 def _call(player: Player, hook: str, *args: object) -> None:
     """Call the optional hook ``restart``/``inform``/``close`` when ``player`` has it."""
     method = getattr(player, hook, None)
     if method is not None:
         method(*args)
+
+
+def _tell(player: Player, hook: str, *args: object) -> None:
+    """:func:`_call` for ``restart``/``inform`` on a command: the player's failure is said
+    (:class:`_PlayerFailed`), and the engine goes on."""
+    try:
+        _call(player, hook, *args)
+    except Exception as e:
+        raise _PlayerFailed(f"the bot failed on {hook} ({type(e).__name__}: {e})") from None
 
 
 def run_engine(
@@ -62,8 +75,9 @@ def run_engine(
     ``make_player(seed)`` builds the player (``None`` at first, then again with the number
     of every ``seed`` command; the old one is closed unless the same object comes back).
     Lines it cannot use are answered with ``info error ...`` and otherwise ignored, as the
-    protocol asks. Returns 0, or 1 after a ``go`` without a usable position (the bot
-    resigns: the referee's position is broken).
+    protocol asks, and so is a ``go`` without a usable position (missing lines, a hand that
+    is not full, a card twice, ...) or one the player fails on: no move is sent, the engine
+    keeps running. Returns 0.
     """
     inp = stdin if stdin is not None else sys.stdin
     out = stdout if stdout is not None else sys.stdout
@@ -89,7 +103,7 @@ def run_engine(
                 elif cmd == "newgame":
                     variant, seat = parse_newgame(words)
                     reader.newgame(variant, seat)
-                    _call(player, "restart", variant, seat)
+                    _tell(player, "restart", variant, seat)
                 elif cmd == "seed":
                     seed = parse_seed(words)
                     new = make_player(seed)
@@ -97,24 +111,28 @@ def run_engine(
                         _call(player, "close")
                         player = new
                     if reader.variant is not None:
-                        _call(player, "restart", reader.variant, reader.seat)
+                        _tell(player, "restart", reader.variant, reader.seat)
                 elif cmd in POSITION_KEYWORDS:
                     reader.feed(raw)
                 elif cmd == "moved":
                     who, move = parse_moved(words)
-                    _call(player, "inform", move, who)
+                    _tell(player, "inform", move, who)
                 elif cmd == "go":
                     ms = parse_go(words)
-                    say(move_line(player.choose(reader.view(), ms / 1000)))
+                    view = reader.view()
+                    try:
+                        move = player.choose(view, ms / 1000)
+                    except Exception as e:  # the player's failure: said, and the engine goes on
+                        raise _PlayerFailed(f"no move: the bot failed ({type(e).__name__}: {e})") from None
+                    say(move_line(move))
                 elif cmd == "quit":
                     break
                 else:
                     say(f"info error unknown command {cmd!r} ignored")
-            except (PositionError, InvalidMoveError) as e:
+            except (PositionError, InvalidMoveError, _PlayerFailed) as e:
                 say(f"info error {e}")
-                if cmd == "go":  # a referee that sent a broken position: say so and resign
-                    print(f"lostcities bot: error: {e}", file=sys.stderr)
-                    return 1
+                if cmd == "go":  # no move: the referee's log and the bot's stderr say why
+                    print(f"lostcities bot: {e}", file=sys.stderr, flush=True)
     finally:
         _call(player, "close")
     return 0

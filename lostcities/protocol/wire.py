@@ -33,8 +33,14 @@ from typing import Any
 
 from lostcities.achievements import Goal, GoalBoard
 from lostcities.cards import Card, Variant, get_variant
-from lostcities.errors import InvalidCardError, InvalidGoalError, InvalidMoveError
+from lostcities.errors import (
+    InvalidCardError,
+    InvalidExpeditionError,
+    InvalidGoalError,
+    InvalidMoveError,
+)
 from lostcities.rules import MatchContext, Move, PlayerView
+from lostcities.scoring import check_expedition
 
 __all__ = [
     "ANSWERS",
@@ -343,6 +349,53 @@ def goal_lines(board: GoalBoard | None) -> list[str]:
     return [*lines, f"tally {d[0]} {d[1]} {p[0]} {p[1]}"]
 
 
+def _check_cards(f: Mapping[str, Any], var: Variant, me: int) -> None:
+    """That the position lines' cards can be a round of ``var`` at seat ``me``'s turn: a
+    full hand, a card left to draw, the variant's colours only, expeditions in an order
+    they can be laid, no card more often than the deck has it, and a draw pile of the size
+    the other cards leave (the opponent's hand is always full too).
+
+    :raises PositionError: naming the first line that cannot be.
+    """
+    hand: tuple[Card, ...] = f["hand"]
+    if len(hand) != var.hand_size:
+        raise PositionError(f"bad hand line: {len(hand)} cards, a hand has {var.hand_size} at your turn")
+    if f["deck"] < 1:
+        raise PositionError("bad deck line: 0 cards: the round is over, no move to make")
+    lines = {"hand": hand, "discards": f["discards"]}
+    for key in ("expeditions0", "expeditions1", "known0", "known1"):
+        lines[f"{key[:-1]} {key[-1]}"] = f.get(key, ())
+    for line, cards in lines.items():
+        odd = next((c for c in cards if c.color not in var.colors), None)
+        if odd is not None:
+            raise PositionError(f"bad {line} line: {odd} is not a card of the {var.name} variant")
+    for seat in (0, 1):
+        for col in var.colors:
+            try:
+                check_expedition(c for c in f[f"expeditions{seat}"] if c.color == col)
+            except InvalidExpeditionError as e:
+                raise PositionError(f"bad expeditions {seat} line: {e}") from None
+    own, theirs = f.get(f"known{me}", ()), f.get(f"known{me ^ 1}", ())
+    if any(own.count(c) > hand.count(c) for c in own):
+        raise PositionError(f"bad known {me} line: it names cards not in your hand")
+    if len(theirs) > var.hand_size:
+        raise PositionError(f"bad known {me ^ 1} line: more cards than a hand holds")
+    seen = [*hand, *theirs, *f["discards"], *f["expeditions0"], *f["expeditions1"]]
+    deck = var.deck()
+    for c in set(seen):
+        if seen.count(c) > deck.count(c):
+            where = [line for line, cards in lines.items() if c in cards and line != f"known {me}"]
+            lines_s = "s" if len(where) > 1 else ""
+            raise PositionError(
+                f"bad position: {c} {seen.count(c)} times (the {' and '.join(where)} line{lines_s}),"
+                f" the deck has {deck.count(c)}"
+            )
+    table = len(f["discards"]) + len(f["expeditions0"]) + len(f["expeditions1"])
+    left = var.deck_size - 2 * var.hand_size - table
+    if f["deck"] != left:
+        raise PositionError(f"bad deck line: {f['deck']} cards, where the cards on the table leave {left}")
+
+
 class PositionReader:
     """The bot side's picture of the round, built from position lines.
 
@@ -432,17 +485,22 @@ class PositionReader:
     def view(self) -> PlayerView:
         """The bot's view: it is this bot's turn.
 
-        :raises PositionError: if no game was started or a position line is missing.
+        :raises PositionError: if no game was started, a position line is missing, or the
+            lines cannot be a position of the variant at this bot's turn (a hand that is not
+            full, an empty draw pile, a card twice, ...).
         """
         if self.variant is None:
             raise PositionError("no newgame before go")
         f = self._fields
-        need = ["ply", "deck", "hand", "expeditions0", "expeditions1", "discards"]
-        missing = [k for k in need if k not in f]
+        need = {"ply": "ply", "deck": "deck", "hand": "hand", "expeditions0": "expeditions 0",
+                "expeditions1": "expeditions 1", "discards": "discards"}
+        missing = [line for k, line in need.items() if k not in f]
         if missing:
-            raise PositionError(f"position incomplete before go: no {', '.join(missing)} line")
+            s = "s" if len(missing) > 1 else ""
+            raise PositionError(f"position incomplete before go: no {', '.join(missing)} line{s}")
         me = self.seat
         var = self.variant
+        _check_cards(f, var, me)
 
         def by_colour(cards: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
             return tuple(tuple(c for c in cards if c.color == col) for col in var.colors)
