@@ -161,7 +161,8 @@ def _open(path: str) -> IO[str]:
 
 def _games(paths: Sequence[str]) -> Iterator[tuple[str, int, GameRecord | None, str | None]]:
     """Each record of the files: ``(file, game number, record, None)``, or ``(file, n,
-    None, error line)`` for one that does not replay (the record reader's error)."""
+    None, error line)`` for one that does not replay (the record reader's error), a file
+    that cannot be read or one that holds no record (as ``lostcities replay`` says)."""
     for path in paths:
         try:
             stream = _open(path)
@@ -169,6 +170,7 @@ def _games(paths: Sequence[str]) -> Iterator[tuple[str, int, GameRecord | None, 
             yield path, 0, None, f"{path}: error: {e.strerror or e}"
             continue
         try:
+            n = 0
             for n, rec in enumerate(read_records(stream), 1):
                 try:
                     rec.replay()
@@ -177,6 +179,8 @@ def _games(paths: Sequence[str]) -> Iterator[tuple[str, int, GameRecord | None, 
                     yield path, n, None, f"{where}: error: game {n}: {e.reason}"
                     continue
                 yield path, n, rec, None
+            if n == 0:
+                yield path, 0, None, f"{path}: error: no game record in the file"
         except UnicodeDecodeError:
             yield path, 0, None, f"{path}: error: not a UTF-8 text file"
         finally:
@@ -202,8 +206,9 @@ def _progress(enabled: bool) -> Any:
 
 
 def cli_main(args: argparse.Namespace) -> int:
-    """``lostcities analyse RECORD... [--bot SPEC] [--worlds N | --time S] [--jobs N]
-    [--json] [--plot FILE] [--marked]``: exit code 0, or 2 if a record did not replay."""
+    """``lostcities analyse FILE... [--bot SPEC] [--worlds N | --time S] [--jobs N]
+    [--json] [--plot FILE] [--marked]``: exit code 0, or 2 if a record did not replay (or
+    a file could not be read or held none)."""
     spec: str = args.bot
     check_spec(spec)  # a bad spec or a bot that cannot analyse fails here, at once
     if args.plot:

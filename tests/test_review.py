@@ -96,3 +96,18 @@ def test_bad_options_say_why_in_one_line(record: Path, args: list[str], why: str
     out = run("analyse", str(record), *args)
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert why in out.stderr.strip().splitlines()[-1]  # (argparse prints its usage first)
+
+
+def test_a_file_without_a_record_says_so_as_replay_does(tmp_path: Path) -> None:
+    # issue 26: an empty file (or empty stdin) printed nothing and exited 0
+    empty = tmp_path / "empty.lcr"
+    empty.write_text("")
+    for args, stdin in (([str(empty)], None), (["-"], "")):
+        out = subprocess.run(
+            [sys.executable, "-m", "lostcities.cli", "analyse", *args, "--worlds", "5"],
+            capture_output=True, text=True, timeout=120, input=stdin,
+        )
+        assert out.returncode == 2 and out.stdout == ""
+        assert out.stderr.strip().splitlines() == [f"{args[0]}: error: no game record in the file"]
+        replay = run("replay", str(empty))
+        assert replay.returncode == 2 and "no game record in the file" in replay.stderr
