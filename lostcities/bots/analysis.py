@@ -51,6 +51,7 @@ __all__ = [
     "INACCURACY",
     "MARKS",
     "MISTAKE",
+    "STAKE_FULL",
     "Analysis",
     "MoveEval",
     "MoveReview",
@@ -79,8 +80,11 @@ BLUNDER = 15.0
 """... a blunder (a wager alone in an empty expedition at the end costs 40)."""
 MARKS = ("inaccuracy", "mistake", "blunder")
 """The marks, mildest first."""
-ACCURACY_SCALE = 10.0
+ACCURACY_SCALE = 2.0
 """Points of loss that bring a move's accuracy down to ``100 / e`` (37%)."""
+STAKE_FULL = 1.0
+"""Expected points at stake (best minus worst evaluated move) from which a move counts fully
+in :func:`accuracy` (less, in proportion, below)."""
 
 
 def mark(loss: float) -> str | None:
@@ -99,16 +103,34 @@ def mark(loss: float) -> str | None:
     return None
 
 
-def accuracy(losses: Sequence[float]) -> float:
-    """A player's accuracy in percent: the mean of ``100 * exp(-loss / 10)`` over its moves
-    (100 for no loss at all; a move losing 7 points counts 50).
+def accuracy(losses: Sequence[float], stakes: Sequence[float] | None = None) -> float:
+    """A player's accuracy in percent: the mean of ``100 * exp(-loss / 2)`` over its moves
+    (100 for no loss at all; a move losing 2 points counts 37%, one losing 5 points 8%).
 
-    >>> accuracy([0.0, 0.0]), round(accuracy([0.0, 10.0]), 1), accuracy([])
+    With ``stakes`` (per move, the expected points between the best and the worst move
+    evaluated, :attr:`MoveReview.stake`) a move weighs by what was at stake in it, fully
+    from :data:`STAKE_FULL` point up: a move whose candidates all come to the same (the
+    end of a round when nothing matters any more) does not count, so a game of
+    throwaway moves cannot look accurate by its moves that no longer matter.
+
+    >>> accuracy([0.0, 0.0]), round(accuracy([0.0, 2.0]), 1), accuracy([])
     (100.0, 68.4, 100.0)
+    >>> accuracy([3.0, 0.0], [6.0, 0.0]) == accuracy([3.0]), accuracy([0.0], [0.0])
+    (True, 100.0)
     """
     if not losses:
         return 100.0
-    return 100.0 * sum(math.exp(-max(x, 0.0) / ACCURACY_SCALE) for x in losses) / len(losses)
+    if stakes is None:
+        weights = [1.0] * len(losses)
+    elif len(stakes) != len(losses):
+        raise ValueError(f"accuracy: {len(losses)} losses but {len(stakes)} stakes")
+    else:
+        weights = [min(1.0, max(x, 0.0) / STAKE_FULL) for x in stakes]
+    total = sum(weights)
+    if total <= 0.0:
+        return 100.0
+    kept = sum(w * math.exp(-max(x, 0.0) / ACCURACY_SCALE) for w, x in zip(weights, losses, strict=True))
+    return 100.0 * kept / total
 
 
 @dataclass(frozen=True)
@@ -377,6 +399,14 @@ class MoveReview:
     """Whether it was the only legal move (never marked, left out of the averages)."""
     worlds: int
     """Sampled worlds behind the figures."""
+    worst_margin: float = math.nan
+    """The expected final margin after the worst evaluated move (``nan``: not known)."""
+
+    @property
+    def stake(self) -> float:
+        """The points at stake in the move: the best evaluated move's expected margin minus
+        the worst's (``nan`` when :attr:`worst_margin` is not known)."""
+        return self.best_margin - self.worst_margin
 
     @property
     def mark(self) -> str | None:
@@ -426,6 +456,7 @@ def review(
     return MoveReview(
         pos.round, pos.ply, pos.view.player, pos.move, best.move, a.loss(pos.move),
         a.win_loss(pos.move), e.margin, best.margin, e.win, best.win, forced, a.worlds,
+        a.moves[-1].margin,
     )
 
 
@@ -439,12 +470,13 @@ def summary(reviews: Sequence[MoveReview], player: int) -> dict[str, object]:
     """
     mine = [m for m in reviews if m.player == player and not m.forced]
     losses = [m.loss for m in mine]
+    stakes = [m.stake for m in mine]
     marks = [m.mark for m in mine]
     return {
         "player": player,
         "moves": len(mine),
         "average_loss": round(sum(losses) / len(losses), 2) if losses else 0.0,
-        "accuracy": round(accuracy(losses), 1),
+        "accuracy": round(accuracy(losses, None if any(math.isnan(x) for x in stakes) else stakes), 1),
         "inaccuracies": marks.count("inaccuracy"),
         "mistakes": marks.count("mistake"),
         "blunders": marks.count("blunder"),

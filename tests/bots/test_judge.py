@@ -82,3 +82,21 @@ def test_the_users_wager_is_no_blunder() -> None:
     assert pos.move == Move.parse("+wx.")
     m = review(make(DEFAULT_BOT, seed=0), pos, worlds=DEFAULT_WORLDS, seed=0)
     assert m.mark != "blunder" and m.loss < 4.0, (str(m.best), m.loss)
+
+
+def test_accuracy_ranks_a_discard_everything_game_low() -> None:
+    # a player who discards every card (0:31 here) kept 73% under the old measure (the mean
+    # of exp(-loss / 10) over all its moves, the ones at the end that no longer matter
+    # counting 100%); now it is far below its opponent's
+    from lostcities.arena import derive_seed, play_round
+    from lostcities.bots.analysis import summary
+
+    seed = derive_seed("acc", 0, 1)
+    r = play_round([make("discard", seed=seed), make("heuristic", seed=seed + 1)],
+                   Round.deal(seed, "classic", starter=1))
+    assert r.scores()[0] == 0 and r.scores()[1] > 0
+    bot = make(DEFAULT_BOT, seed=0)
+    reviews = [review(bot, p, worlds=DEFAULT_WORLDS, seed=0) for p in positions([r])]
+    discarder, opponent = (summary(reviews, p)["accuracy"] for p in (0, 1))
+    assert isinstance(discarder, float) and isinstance(opponent, float)
+    assert discarder < 50.0 and opponent - discarder > 25.0, (discarder, opponent)
