@@ -205,22 +205,27 @@ def sprt_llr(scores: Sequence[float], elo0: float, elo1: float) -> float:
 
     The samples are taken as normal with their observed variance, whose log-likelihood
     ratio between means ``s1`` and ``s0`` is ``n (s1 - s0) (2 mean - s0 - s1) / (2 var)``.
-    A variance of zero (all samples equal) is replaced by a tiny one. Fewer than two
-    samples give 0.
+    A variance of zero (all samples equal, a sweep) gives that ratio's limit: ``inf`` or
+    ``-inf``, decided either way (``0.0`` for a mean midway between ``s0`` and ``s1``).
+    Fewer than two samples give 0.
 
     >>> round(sprt_llr([1.0, 0.5, 0.75, 0.5] * 25, 0, 20), 3)
     11.584
     >>> sprt_llr([0.5, 0.5, 0.5, 0.0] * 25, 0, 20) < 0
     True
+    >>> sprt_llr([1.0] * 10, 0, 20), sprt_llr([0.5] * 10, 0, 20)
+    (inf, -inf)
     """
     n = len(scores)
     if n < 2:
         return 0.0
     mean = sum(scores) / n
     var = sum((s - mean) ** 2 for s in scores) / n
-    var = max(var, 1e-6)
     s0, s1 = elo_to_score(elo0), elo_to_score(elo1)
-    return n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
+    lead = (s1 - s0) * (2.0 * mean - s0 - s1)
+    if var <= 1e-12:  # every sample the same (up to rounding)
+        return 0.0 if lead == 0 else math.copysign(math.inf, lead)
+    return n * lead / (2.0 * var)
 
 
 def sprt_decision(llr: float, alpha: float = 0.05, beta: float = 0.05) -> str | None:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import math
 import random
+import re
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from lostcities.cli import main
 from lostcities.stats import (
     SprtParams,
     SprtSpecError,
@@ -101,6 +104,27 @@ def test_sprt_llr_matches_the_normal_likelihood_ratio() -> None:
 
     assert sprt_llr(xs, 0, 50) == pytest.approx(loglik(s1) - loglik(s0))
     assert sprt_llr([0.5], 0, 50) == 0.0
+
+
+def test_sprt_without_spread_is_decided_without_an_absurd_figure(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # issue 26: all samples equal printed "LLR 139619.84" (a variance floor of 1e-6)
+    assert sprt_llr([1.0] * 10, 0, 20) == math.inf
+    assert sprt_llr([0.25] * 10, 0, 20) == -math.inf
+    assert sprt_llr([0.5] * 10, -20, 20) == 0.0  # midway: no evidence either way
+    assert sprt_decision(math.inf) == "H1" and sprt_decision(-math.inf) == "H0"
+    argv = ["match", "discard", "random", "--deals", "200", "--seed", "1", "--jobs", "1"]
+    assert main([*argv, "--sprt", "elo0=0,elo1=20"]) == 0
+    out = capsys.readouterr().out
+    assert "H1: no spread (LLR +∞)" in out and not re.search(r"LLR \d{4,}", out)
+    assert main([*argv, "--sprt", "elo0=0,elo1=20", "--json"]) == 0
+
+    def strict(constant: str) -> None:
+        raise AssertionError(f"not JSON: {constant}")
+
+    sprt = json.loads(capsys.readouterr().out, parse_constant=strict)["sprt"]
+    assert sprt["result"] == "H1" and sprt["llr"] is None
 
 
 def test_sprt_decides_the_right_way_on_simulated_pairs() -> None:

@@ -147,9 +147,14 @@ def _match_table(result: MatchResult) -> Any:
     if result.sprt is not None:
         s = result.sprt
         verdict = s["result"] or "undecided"
+        llr = s["llr"]
+        if math.isfinite(llr):
+            shown = f"LLR {llr:.2f} ({verdict})"
+        else:  # every deal pair scored the same: no spread, the ratio's limit
+            shown = f"{verdict}: no spread (LLR {'+' if llr > 0 else '-'}∞)"
         t.add_row(
             f"SPRT elo0={s['elo0']:g} elo1={s['elo1']:g}",
-            f"LLR {s['llr']:.2f} ({verdict})",
+            shown,
             f"[{s['lower']:.2f}, {s['upper']:.2f}]",
         )
     return t

@@ -388,7 +388,9 @@ class MatchResult:
             ],
             "truncated": self.truncated,
             "pentanomial": list(self.pentanomial),
-            "sprt": dict(self.sprt) if self.sprt is not None else None,
+            "sprt": {k: _finite(v) if isinstance(v, float) else v for k, v in self.sprt.items()}
+            if self.sprt is not None
+            else None,
             "stopped_early": self.stopped_early,
             "seconds": round(self.seconds, 3),
         }
