@@ -59,7 +59,9 @@ def format_score_table(sheet: Mapping[Color, ExpeditionScore], achievements: int
         rows.append(
             (
                 name,
-                " ".join(str(c) for c in e.cards) if e.cards else f"{e.num_cards} cards",
+                " ".join(str(c) for c in e.cards)
+                if e.cards
+                else f"{e.num_cards} card{'s' if e.num_cards != 1 else ''}",
                 str(e.number_sum),
                 str(e.minus_cost),
                 f"x{e.multiplier}",

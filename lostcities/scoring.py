@@ -307,7 +307,15 @@ def parse_score_sheet(
             raise InvalidExpeditionError(
                 f"invalid expedition {item!r}: {color.name.lower()} is given twice"
             )
-        tokens = [t for t in ranks.replace(" ", ",").split(",") if t]
+        tokens: list[str] = []
+        if ranks.strip():  # 'y:' alone: not started
+            for part in ranks.split(","):  # cards by commas (or spaces: 'y:2 4 6')
+                if not part.strip():
+                    raise InvalidExpeditionError(
+                        f"invalid expedition {item!r}: an empty card (a comma with no card"
+                        " before or after it)"
+                    )
+                tokens += part.split()
         try:
             cards = [Card.parse(color.letter + t.strip()) for t in tokens]
         except InvalidCardError as e:

@@ -506,10 +506,15 @@ def play_tournament(
     progress: Callable[[int, MatchResult], None] | None = None,
     achievements: bool | str | GoalSet | None = None,
     backend: Backend = LOCAL,
+    sprt: SprtParams | str | None = None,
+    records: IO[str] | None = None,
+    verbose: bool = False,
 ) -> TournamentResult:
     """Play every pairing of ``specs`` on the same ``deals`` duplicate deals and fit the
     Elo ladder. ``progress(pairing index, result so far)`` is called after every deal;
-    ``backend`` is :func:`play_match`'s (one connection to a Ray cluster for all pairings).
+    ``backend``, ``records`` (every pairing's, one after another) and ``verbose`` are
+    :func:`play_match`'s (one connection to a Ray cluster for all pairings); ``sprt`` stops
+    each pairing on its own once decided.
 
     :raises ValueError: for fewer than two bots, or as :func:`play_match` does.
     """
@@ -535,6 +540,9 @@ def play_tournament(
                 progress=cb,
                 achievements=pool,
                 backend=backend,
+                sprt=sprt,
+                records=records,
+                verbose=verbose,
             )
             m.a, m.b = bots[i], bots[j]
             matches.append(m)

@@ -340,20 +340,31 @@ def cli_tournament(args: argparse.Namespace) -> int:
         _check_plot_path(plot)
         _require("matplotlib")
     backend = _backend(args)
+    params = SprtParams.parse(args.sprt) if getattr(args, "sprt", None) else None
+    verbose = bool(getattr(args, "verbose", False))
+    configure_logging(verbose)
     pool = goal_pool(getattr(args, "achievements", None))
     _check_specs(list(dict.fromkeys(args.bots)))
+    records_path = getattr(args, "records", None)
+    if records_path == "-" and args.json:
+        raise ValueError("--records - and --json both want stdout; give --records a file")
     n = len(args.bots)
     pairs = n * (n - 1) // 2
     total = pairs * args.deals * 2
-    with _progress(total, True) as bar:
+    with _progress(total, True) as bar, _open_records(records_path) as records:
         task = bar.add_task("tournament", total=total)
         labels = unique_labels(args.bots)
         names = [(labels[i], labels[j]) for i in range(n) for j in range(i + 1, n)]
+        played = [0] * pairs  # rounds of each pairing so far (an SPRT may stop one early)
 
         def update(k: int, r: MatchResult) -> None:
-            done = k * args.deals * 2 + r.rounds
+            played[k] = r.rounds
+            left = (pairs - k - 1) * args.deals * 2 + max(args.deals * 2 - r.rounds, 0)
             a, b = names[k]
-            bar.update(task, completed=done, description=f"{a} vs {b}  {_live(r)}")
+            bar.update(
+                task, completed=sum(played), total=sum(played) + left,
+                description=f"{a} vs {b}  {_live(r)}",
+            )
 
         result = play_tournament(
             args.bots,
@@ -366,6 +377,9 @@ def cli_tournament(args: argparse.Namespace) -> int:
             progress=update,
             achievements=pool,
             backend=backend,
+            sprt=params,
+            records=records,
+            verbose=verbose,
         )
     if plot:
         plot_ladder(result, plot)

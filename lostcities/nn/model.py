@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import json
+import zipfile
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -103,11 +104,23 @@ class Network:
 
         :raises InvalidWeightsError: if it is missing, unreadable or of another layout.
         """
+        not_weights = (
+            f"invalid weights file {str(path)!r}: not a weights file (the .npz of a network's"
+            " arrays that Network.save and lostcities train write)"
+        )
         try:
-            with np.load(path, allow_pickle=False) as z:
+            loaded = np.load(path, allow_pickle=False)
+        except OSError as e:
+            raise InvalidWeightsError(f"invalid weights file {str(path)!r}: {e.strerror or e}") from None
+        except (ValueError, EOFError, zipfile.BadZipFile):  # NumPy's advice is allow_pickle=True
+            raise InvalidWeightsError(not_weights) from None
+        if not isinstance(loaded, np.lib.npyio.NpzFile):  # a lone .npy array
+            raise InvalidWeightsError(not_weights)
+        try:
+            with loaded as z:
                 arrays = {k: z[k] for k in z.files}
-        except (OSError, ValueError) as e:
-            raise InvalidWeightsError(f"invalid weights file {str(path)!r}: {e}") from None
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile):  # an object array, a broken member
+            raise InvalidWeightsError(not_weights) from None
         try:
             meta = json.loads(str(arrays.pop("meta"))) if "meta" in arrays else {}
             if meta.get("features", FEATURES_VERSION) != FEATURES_VERSION:

@@ -359,7 +359,8 @@ def _check_cards(f: Mapping[str, Any], var: Variant, me: int) -> None:
     """
     hand: tuple[Card, ...] = f["hand"]
     if len(hand) != var.hand_size:
-        raise PositionError(f"bad hand line: {len(hand)} cards, a hand has {var.hand_size} at your turn")
+        n = len(hand)
+        raise PositionError(f"bad hand line: {n} card{'s' if n != 1 else ''}, a hand has {var.hand_size} at your turn")
     if f["deck"] < 1:
         raise PositionError("bad deck line: 0 cards: the round is over, no move to make")
     lines = {"hand": hand, "discards": f["discards"]}
@@ -393,7 +394,10 @@ def _check_cards(f: Mapping[str, Any], var: Variant, me: int) -> None:
     table = len(f["discards"]) + len(f["expeditions0"]) + len(f["expeditions1"])
     left = var.deck_size - 2 * var.hand_size - table
     if f["deck"] != left:
-        raise PositionError(f"bad deck line: {f['deck']} cards, where the cards on the table leave {left}")
+        n = f["deck"]
+        raise PositionError(
+            f"bad deck line: {n} card{'s' if n != 1 else ''}, where the cards on the table leave {left}"
+        )
 
 
 class PositionReader:

@@ -165,13 +165,15 @@ def cli_main(args: argparse.Namespace) -> int:
         progress=not args.no_progress, stop_after=args.stop_after, backend=backend,
     )
     out = Path(args.out)
+    n = len(log["iterations"])
+    done = f"{n} iteration{'s' if n != 1 else ''}"
     if args.stop_after is not None:
-        print(f"{out}: stopped after {args.stop_after} ({len(log['iterations'])} iterations done); --resume continues")
+        print(f"{out}: stopped after {args.stop_after} ({done} done); --resume continues")
         return 0
     if log["champion"] is None:
-        print(f"{out}: {len(log['iterations'])} iterations; no network has beaten the {_reference()} bot yet")
+        print(f"{out}: {done}; no network has beaten the {_reference()} bot yet")
     else:
-        print(f"{out}: {len(log['iterations'])} iterations; champion {log['champion']} copied to {out / 'net.npz'}")
+        print(f"{out}: {done}; champion {log['champion']} copied to {out / 'net.npz'}")
     return 0
 
 

@@ -41,6 +41,7 @@ __all__ = [
     "prepare_search",
     "save_record",
     "start_screen_wanted",
+    "terminal_attached",
     "with_setup",
 ]
 
@@ -356,6 +357,17 @@ def prepare_search(progress: Callable[[str], None] | None = None) -> float:
     return warm_up(progress)
 
 
+NOT_A_TERMINAL = (
+    "the board needs a terminal, and stdin or stdout is not one (for bots alone: lostcities match)"
+)
+
+
+def terminal_attached() -> bool:
+    """Whether stdin and stdout are a terminal, which the board reads keys from and draws on
+    (on anything else, ``/dev/null`` or a pipe, it would wait for keys that never come)."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
 def _session(args: argparse.Namespace, opponent: str) -> Session:
     return Session(
         opponent=opponent,
@@ -373,18 +385,27 @@ def cli_main(args: argparse.Namespace) -> int:
 
     Run without flags, the start screen chooses the match first (:class:`StartApp`).
 
-    Returns the exit code: 0; 2 with one line on stderr when the bot cannot be made or
-    ``--save`` names a file that cannot be written (checked before anything starts); 1 when
+    Returns the exit code: 0; 2 with one line on stderr when the bot cannot be made,
+    ``--save`` names a file that cannot be written (checked before anything starts),
+    ``--hotseat`` comes with ``--opponent``, or stdin or stdout is not a terminal; 1 when
     the record could not be saved at the end after all (the line says why).
     """
+    def refuse(why: object) -> int:
+        print(f"lostcities play: error: {why}", file=sys.stderr)
+        return 2
+
+    words = getattr(args, "argv", None) or []
+    if args.hotseat and any(w == "--opponent" or w.startswith("--opponent=") for w in words):
+        return refuse("--hotseat is two people at one keyboard: it takes no --opponent")
     save: str | None = getattr(args, "save", None)
     if save is not None:
         try:
             check_save_path(save)
         except SavePathError as e:
-            print(f"lostcities play: error: {e}", file=sys.stderr)
-            return 2
+            return refuse(e)
     if start_screen_wanted(args):
+        if not terminal_attached():
+            return refuse(NOT_A_TERMINAL)
         setup = StartApp(levels_unavailable(), level_notes()).run()
         if setup is None:
             return 0  # quit at the start screen
@@ -408,6 +429,9 @@ def cli_main(args: argparse.Namespace) -> int:
     except (ValueError, RuntimeError) as e:
         print(f"lostcities play: error: {e}", file=sys.stderr)
         return 2
+    if not terminal_attached():
+        session.close()
+        return refuse(NOT_A_TERMINAL)
     if not args.hotseat and parse_spec(opponent)[0] in SEARCH_BOTS:
         prepare_search(lambda line: print(line, flush=True))
     app = LostCitiesApp(session, save=save)

@@ -36,7 +36,7 @@ played and what it plays (``expert`` is ``lostcities play``'s default opponent).
 VARIANTS = {"classic": "5 colours, 60 cards", "long": "6 colours, 72 cards (p is purple)"}
 OPPONENTS = ("the computer", "a friend at this keyboard (hot-seat)")
 MAX_ROUNDS = 9
-"""The most rounds the screen offers (``--rounds`` takes any number)."""
+"""The most rounds the screen offers (``--rounds`` takes up to 99)."""
 
 ROWS = ("opponent", "level", "variant", "rounds", "achievements")
 """The screen's lines, top to bottom."""
