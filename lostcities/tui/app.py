@@ -215,9 +215,10 @@ class LostCitiesApp(App[int]):
             if self.save_path and self.save_error is None:
                 self.finish()  # not tried yet (the last round's sheet is shown): saved now
                 return
-            where = "s saves it" if isinstance(self.screen, MatchEndScreen) else "the result screen's s saves it"
+            where = "" if isinstance(self.screen, MatchEndScreen) else " on the result screen"
             question = "Quit without saving the game record?"
-            self.push_screen(ConfirmQuit(f"n: back ({where})", question), self._quit_unsaved)
+            note = f"n goes back: s{where} saves it"
+            self.push_screen(ConfirmQuit(note, question), self._quit_unsaved)
             return
         if self.save_path:
             note = f"the unfinished match will be saved to {self.save_path}"
