@@ -45,6 +45,17 @@ class Server(webharness.Server):
         super().__init__(db_url, tmp / f"server-{uuid.uuid4().hex[:6]}.log", {**TEST_ENV, **(env or {})})
 
 
+@pytest.fixture(scope="session", autouse=True)
+def compiled_search() -> None:
+    """Compile the search kernels into numba's on-disk cache once per test process (a load
+    of a few seconds when the cache is fresh), so that no test server spends its start-up
+    timeout compiling them: after a change to lostcities/fast every server start did, and
+    two servers starting at once on a loaded machine took over a minute."""
+    from lostcities.web.workers import prepare_search
+
+    prepare_search()
+
+
 def db_params() -> list[Any]:
     params: list[Any] = ["sqlite"]
     if os.environ.get(PG_ENV):
