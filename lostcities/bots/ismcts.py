@@ -136,8 +136,9 @@ def smart_playout(world: Round) -> tuple[int, int]:
     1. a wager onto its started expedition still without numbers when the numbers in hand
        add up to 27 or more with turns to spare; else the lowest playable card of a
        started expedition with the smallest gap to its top (to 1 on an expedition of
-       wagers only), if the gap is at most 3 (any gap once the playable cards of started
-       expeditions need all the turns left);
+       wagers only), if the gap is at most 3; once the playable cards of started
+       expeditions need all the turns left, any gap, the expedition with the most wagers
+       first;
     2. else open the expedition whose numbers in hand add up to 22 or more with the best
        ``sum - 20 - (lowest - 2)``, with a wager first when the sum is 30 or more and
        there are turns to spare, else with its lowest card;
@@ -190,7 +191,9 @@ def smart_playout(world: Round) -> tuple[int, int]:
                     wag[c] += 1
         row = -1  # the move index of the card action, drawing from the draw pile
         played = -1
-        best_gap = 3 if need < turns else 99
+        panic = need >= turns
+        best_gap = 99 if panic else 3
+        best_w = -1
         for c in rng_n:
             if exp[c]:
                 if wag[c] and hsum[c] >= 27 and turns > hcnt[c] + 3:
@@ -199,7 +202,15 @@ def smart_playout(world: Round) -> tuple[int, int]:
                     break
                 lc = low[c]
                 gap = lc - (top[c] or 1)  # from 1 on an expedition of wagers only
-                if lc < 99 and gap <= best_gap:
+                if panic:  # the most wagers first, then the smallest gap
+                    if lc < 99:
+                        wc = sum(1 for x in exp[c] if not x.rank)
+                        if wc > best_w or (wc == best_w and gap <= best_gap):
+                            best_w = wc
+                            best_gap = gap
+                            row = 7 * low_idx[c]
+                            played = c
+                elif lc < 99 and gap <= best_gap:
                     best_gap = gap
                     row = 7 * low_idx[c]
                     played = c

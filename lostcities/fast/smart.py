@@ -50,6 +50,7 @@ from lostcities.fast.kernels import (
     PILE,
     TOP,
     TURN,
+    WAG,
     apply,
     playable,
     score,
@@ -114,7 +115,9 @@ def _smart_action(s: np.ndarray, sc: np.ndarray) -> int:
     row = -1  # the card kind to play or discard
     discard = False
     played = -1
-    best_gap = 3 if need < turns else 99
+    panic = need >= turns
+    best_gap = 99 if panic else 3
+    best_w = -1
     for c in range(n):
         if s[cp + c] > 0:
             if sc[24 + c] > 0 and sc[12 + c] >= 27 and turns > sc[18 + c] + 3:
@@ -123,7 +126,15 @@ def _smart_action(s: np.ndarray, sc: np.ndarray) -> int:
                 break
             lc = sc[c]
             gap = lc - max(s[tp + c], 1)  # from 1 on an expedition of wagers only
-            if lc < 99 and gap <= best_gap:
+            if panic:  # the most wagers first, then the smallest gap
+                if lc < 99:
+                    wc = s[WAG + 6 * p + c]
+                    if wc > best_w or (wc == best_w and gap <= best_gap):
+                        best_w = wc
+                        best_gap = gap
+                        row = sc[6 + c]
+                        played = c
+            elif lc < 99 and gap <= best_gap:
                 best_gap = gap
                 row = sc[6 + c]
                 played = c

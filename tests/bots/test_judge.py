@@ -100,3 +100,26 @@ def test_accuracy_ranks_a_discard_everything_game_low() -> None:
     discarder, opponent = (summary(reviews, p)["accuracy"] for p in (0, 1))
     assert isinstance(discarder, float) and isinstance(opponent, float)
     assert discarder < 50.0 and opponent - discarder > 25.0, (discarder, opponent)
+
+
+def _last_turn(wager: bool) -> Round:
+    """Player 0 near the end with yellow (3 on the table, a wager under it when ``wager``)
+    and blue (2) started, holding y9 and b4: two playable cards and at most two turns."""
+    p0 = "yx y3 b2 y9 b4 w2 w3 w4" if wager else "y2 y3 b2 y9 b4 w2 w3 w4"
+    r = _deal(p0, "g2 g3 g4 g5 r2 r3 r4 r5", "")
+    for m in ("+yx." if wager else "-y2.", "-g2.", "+y3.", "-g3.", "+b2.", "-g4."):
+        r.push(Move.parse(m))
+    keep = {Move.parse("+y9.").card, Move.parse("+b4.").card}
+    while not (r.to_move == 0 and r.deck_size <= 3):
+        hand = r.hands[r.to_move]
+        card = next(c for c in hand if c not in keep)
+        r.push(Move.discard(card))
+    return r
+
+
+@pytest.mark.parametrize("policy", [_smart_move, _compiled_move], ids=["python", "compiled"])
+def test_with_turns_running_out_the_wagered_expedition_goes_first(policy: object) -> None:
+    # at the end every playable card cannot be played any more: the expedition with the
+    # most wagers first (y9 counts twice), then, among equals, the smallest gap (b4)
+    assert policy(_last_turn(wager=True)) == Move.parse("+y9.")  # type: ignore[operator]
+    assert policy(_last_turn(wager=False)) == Move.parse("+b4.")  # type: ignore[operator]

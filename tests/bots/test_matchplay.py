@@ -128,7 +128,7 @@ def test_match_aware_ismcts_maximises_the_mean_match_value_of_its_worlds() -> No
 
 def test_match_aware_and_blind_choices_differ_somewhere_in_a_close_last_round() -> None:
     differ = 0
-    for i, view in enumerate(views(12, seed=20)):
+    for i, view in enumerate(views(24, seed=20)):
         v = in_match(view, 3, -15)
         aware = make("ismcts:iters=60,engine=python", seed=i).choose(v)
         blind = make("ismcts:iters=60,engine=python,match=0", seed=i).choose(v)
