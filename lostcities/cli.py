@@ -78,6 +78,29 @@ def _positive_float(text: str) -> float:
     return value
 
 
+GOALS_PER_ROUND = 5
+"""Goal cards laid out in a round (:data:`lostcities.achievements.GOALS_PER_ROUND`; a test
+keeps the two equal, so that ``--help`` imports nothing)."""
+MAX_PLAY_ROUNDS = 99
+"""The most rounds of a ``lostcities play`` match."""
+
+
+def _goals_won(text: str) -> int:
+    value = _non_negative_int(text)
+    if value > GOALS_PER_ROUND:
+        raise argparse.ArgumentTypeError(
+            f"a round has {GOALS_PER_ROUND} goals: {text!r} is more than a player can win"
+        )
+    return value
+
+
+def _play_rounds(text: str) -> int:
+    value = _positive_int(text)
+    if value > MAX_PLAY_ROUNDS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_PLAY_ROUNDS} rounds: {text!r}")
+    return value
+
+
 def _variant_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--variant",
@@ -107,10 +130,11 @@ def _add_score(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--achievements",
-        type=_non_negative_int,
+        type=_goals_won,
         default=0,
         metavar="N",
-        help="achievements (goal cards) won: N x 10 points (the achievements variant)",
+        help=f"achievements (goal cards) won: N x 10 points, N from 0 to {GOALS_PER_ROUND}"
+        " (the achievements variant)",
     )
     _variant_arg(p)
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -132,10 +156,17 @@ def _add_play(p: argparse.ArgumentParser) -> None:
         " heuristic, random, ...",
     )
     _variant_arg(p)
-    p.add_argument("--rounds", type=_positive_int, default=3, help="rounds in the match (3)")
+    p.add_argument(
+        "--rounds", type=_play_rounds, default=3, help=f"rounds in the match (3; at most {MAX_PLAY_ROUNDS})"
+    )
     p.add_argument("--seed", type=int, default=None, help="seed for the deals")
-    p.add_argument("--hotseat", action="store_true", help="two people at one keyboard")
-    p.add_argument("--save", metavar="FILE", default=None, help="save the game record here")
+    p.add_argument(
+        "--hotseat", action="store_true", help="two people at one keyboard (no --opponent)"
+    )
+    p.add_argument(
+        "--save", metavar="FILE", default=None,
+        help="save the game record here (checked before the match starts; written when it ends or you quit)",
+    )
     _achievements_arg(p)
 
 
@@ -182,7 +213,7 @@ def _arena_args(p: argparse.ArgumentParser, deals: int, deals_help: str) -> None
         type=_non_negative_float,
         default=10.0,
         metavar="SECONDS",
-        help="per-move limit before a bot forfeits (10)",
+        help="per-move limit before a bot forfeits (10; 0: no limit for built-in bots, 10 s for cmd: programs)",
     )
     _achievements_arg(p)
 
@@ -206,7 +237,8 @@ def _backend_args(p: argparse.ArgumentParser) -> None:
 
 
 def _achievements_arg(p: argparse.ArgumentParser) -> None:
-    """``--achievements [FILE]``: the achievements variant (docs/achievements.md)."""
+    """``--achievements [FILE]``: the achievements variant (docs/achievements.md); the next
+    word is FILE only if it looks like one (:func:`goal_file_words`)."""
     p.add_argument(
         "--achievements",
         nargs="?",
@@ -214,21 +246,47 @@ def _achievements_arg(p: argparse.ArgumentParser) -> None:
         default=None,
         metavar="FILE",
         help="play the achievements variant: 5 goals per round from the default pool, "
-        "or from the goal file FILE",
+        "or from the goal file FILE (the next word is FILE if it ends in .goals or names "
+        "an existing file; else --achievements=FILE)",
     )
+
+
+GOAL_FILE_COMMANDS = ("play", "match", "tournament")
+"""The commands whose ``--achievements`` takes an optional goal file."""
+
+
+def goal_file_words(argv: Sequence[str]) -> list[str]:
+    """``argv`` with a bare ``--achievements`` of :data:`GOAL_FILE_COMMANDS` made
+    ``--achievements=default`` when the word after it is not a goal file (a word that ends
+    in ``.goals`` or names an existing file), so that argparse does not take a bot spec or
+    other argument for the file.
+
+    >>> goal_file_words(["match", "--achievements", "heuristic", "random"])
+    ['match', '--achievements=default', 'heuristic', 'random']
+    >>> goal_file_words(["match", "a", "b", "--achievements", "mine.goals"])
+    ['match', 'a', 'b', '--achievements', 'mine.goals']
+    >>> goal_file_words(["score", "--achievements", "2"])
+    ['score', '--achievements', '2']
+    """
+    import os
+
+    words = list(argv)
+    command = next((w for w in words if not w.startswith("-")), None)
+    if command not in GOAL_FILE_COMMANDS:
+        return words
+    for i, word in enumerate(words[:-1]):
+        after = words[i + 1]
+        looks_like_file = after.endswith(".goals") or os.path.isfile(after)
+        if word == "--achievements" and not after.startswith("-") and not looks_like_file:
+            words[i] = "--achievements=default"
+    return words
 
 
 def _add_match(p: argparse.ArgumentParser) -> None:
     p.add_argument("a", metavar="A", help="first bot spec, e.g. heuristic or 'ismcts:time=0.5'")
     p.add_argument("b", metavar="B", help="second bot spec")
     _arena_args(p, 100, "deals, each played twice (100)")
-    p.add_argument("--records", metavar="FILE", default=None, help="save every game record")
-    p.add_argument(
-        "--sprt", metavar="elo0=0,elo1=20", default=None, help="stop early by an SPRT"
-    )
-    p.add_argument(
-        "--verbose", "-v", action="store_true", help="log bot misbehaviour (unknown lines, ...)"
-    )
+    _run_args(p, "stop early by an SPRT")
     p.add_argument(
         "--matches",
         type=_positive_int,
@@ -242,9 +300,21 @@ def _add_match(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _run_args(p: argparse.ArgumentParser, sprt_help: str) -> None:
+    """``--records``, ``--sprt`` and ``--verbose``, of ``match`` and ``tournament``."""
+    p.add_argument(
+        "--records", metavar="FILE", default=None, help="save every game record ('-': stdout)"
+    )
+    p.add_argument("--sprt", metavar="elo0=0,elo1=20", default=None, help=sprt_help)
+    p.add_argument(
+        "--verbose", "-v", action="store_true", help="log bot misbehaviour (unknown lines, ...)"
+    )
+
+
 def _add_tournament(p: argparse.ArgumentParser) -> None:
     p.add_argument("bots", nargs="+", metavar="SPEC", help="two or more bot specs")
     _arena_args(p, 50, "deals per pairing, each played twice (50)")
+    _run_args(p, "stop each pairing early by an SPRT")
     p.add_argument("--plot", metavar="FILE", default=None, help="write the Elo ladder (.svg/.png)")
 
 
@@ -269,7 +339,7 @@ def _add_bench(p: argparse.ArgumentParser) -> None:
 
 
 def _add_analyse(p: argparse.ArgumentParser) -> None:
-    p.add_argument("files", nargs="+", metavar="RECORD", help="game record files ('-' for stdin)")
+    p.add_argument("files", nargs="+", metavar="FILE", help="game record files ('-' for stdin)")
     p.add_argument(
         "--bot", default="ismcts", metavar="SPEC",
         help="the search bot that analyses (ismcts, default; or expert, ismcts:top=5, ...)",
@@ -356,8 +426,9 @@ def _load(target: str) -> Callable[[argparse.Namespace], int | None]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     parser = build_parser()
-    args = parser.parse_args(argv)
-    args.argv = list(sys.argv[1:] if argv is None else argv)  # which flags were given (play)
+    words = goal_file_words(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(words)
+    args.argv = words  # which flags were given (play)
     if args.command is None:
         parser.print_help()
         return 0
@@ -385,9 +456,11 @@ def _score(args: argparse.Namespace) -> int:
     from lostcities.scoring import goal_points, parse_score_sheet, parse_totals_sheet, sheet_total
 
     if args.totals is not None:
-        if args.expeditions:
+        # --totals takes every word after it: card lists there are card lists all the same
+        cards = [*args.expeditions, *(t for t in args.totals if _is_card_list(t, args.variant))]
+        if cards:
             raise InvalidExpeditionError(
-                f"give card lists or --totals, not both (cards {args.expeditions[0]!r})"
+                f"give card lists or --totals, not both (cards {cards[0]!r})"
             )
         sheet = parse_totals_sheet(args.totals, args.variant)
     else:
@@ -404,6 +477,22 @@ def _score(args: argparse.Namespace) -> int:
         return 0
     print(format_score_table(sheet, args.achievements))
     return 0
+
+
+def _is_card_list(item: str, variant: str) -> bool:
+    """Whether ``item`` reads as an expedition's cards (``y:2,4``) and not as its totals."""
+    from lostcities.errors import InvalidExpeditionError
+    from lostcities.scoring import parse_score_sheet, parse_totals_sheet
+
+    try:
+        parse_totals_sheet([item], variant)
+    except InvalidExpeditionError:
+        try:
+            parse_score_sheet([item], variant)
+        except InvalidExpeditionError:
+            return False
+        return True
+    return False
 
 
 def _bot(args: argparse.Namespace) -> int:

@@ -64,6 +64,8 @@ def test_score_json() -> None:
         (["y:12"], "rank 12 is not in 2..10"),
         (["y:2", "y:5"], "yellow is given twice"),
         (["p:5"], "purple is not in the classic variant"),
+        (["y:2,,3"], "invalid expedition 'y:2,,3': an empty card"),
+        (["y:2,3,"], "an empty card"),
     ],
 )
 def test_score_bad_input_is_one_line_exit_2(args: list[str], why: str) -> None:
@@ -188,7 +190,11 @@ def test_score_achievements_add_ten_each_in_both_modes() -> None:
         (["--totals", "p:5,0,1"], "purple is not in the classic variant"),
         (["--totals", "y:5,0"], "expected colour:sum,wagers,cards"),
         (["y:2", "--totals", "y:2,0,1"], "give card lists or --totals, not both"),
+        (["--totals", "y:31,0,5", "y:2,4"], "give card lists or --totals, not both (cards 'y:2,4')"),
+        (["--totals", "y:31,0,5", "b:2,4,6"], "not both (cards 'b:2,4,6')"),
         (["--achievements", "-1"], "must not be negative"),
+        (["--achievements", "6"], "a round has 5 goals: '6'"),
+        (["--achievements", "100000"], "a round has 5 goals"),
     ],
 )
 def test_score_by_totals_bad_input_is_one_line_exit_2(args: list[str], why: str) -> None:
@@ -197,3 +203,67 @@ def test_score_by_totals_bad_input_is_one_line_exit_2(args: list[str], why: str)
     assert why in out.stderr and "Traceback" not in out.stderr
     if "--achievements" not in args:  # argparse's own errors print the usage first
         assert out.stderr.count("\n") == 1
+
+
+def test_a_card_count_is_singular_for_one_card() -> None:
+    out = run("score", "--totals", "y:5,0,1", "r:11,0,2")
+    assert out.returncode == 0, out.stderr
+    rows = {line.split()[0]: line for line in out.stdout.splitlines()}
+    assert "1 card " in rows["yellow"] and "2 cards" in rows["red"]
+
+
+def test_the_goal_count_limit_is_the_variants() -> None:
+    from lostcities import achievements, cli
+
+    assert cli.GOALS_PER_ROUND == achievements.GOALS_PER_ROUND
+
+
+@pytest.mark.parametrize("command", [["match", "heuristic", "random"], ["tournament", "heuristic", "random"]])
+def test_achievements_takes_no_bot_spec_for_its_file(command: list[str], tmp_path: Path) -> None:
+    # issue 26: `match --achievements heuristic random` took heuristic for the goal file
+    name, a, b = command
+    args = ["--deals", "1", "--jobs", "1", "--json"]
+    out = run(name, "--achievements", a, b, *args)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert (data["achievements"] if name == "match" else data["matches"][0]["achievements"]) == "default"
+    # a word that looks like a goal file is still one
+    missing = run(name, "--achievements", str(tmp_path / "mine.goals"), a, b, *args)
+    assert missing.returncode == 2 and "cannot read" in missing.stderr
+    (tmp_path / "mine").write_text("x | race | X | cards >= 1 | One card.\n", encoding="utf-8")
+    mine = run(name, a, b, "--achievements", str(tmp_path / "mine"), *args)
+    assert mine.returncode == 0, mine.stderr
+
+
+def test_tournament_has_records_sprt_and_verbose_as_match_has(tmp_path: Path) -> None:
+    records = tmp_path / "t.lcr"
+    out = run(
+        "tournament", "discard", "random", "heuristic", "--deals", "40", "--jobs", "1",
+        "--sprt", "elo0=0,elo1=20", "--records", str(records), "-v", "--json",
+    )
+    assert out.returncode == 0, out.stderr
+    matches = json.loads(out.stdout)["matches"]
+    assert len(matches) == 3 and all(m["sprt"] is not None for m in matches)
+    assert any(m["stopped_early"] and m["deals"] < 40 for m in matches)
+    rounds = sum(m["rounds"] for m in matches)
+    assert run("replay", "-q", str(records)).returncode == 0
+    assert records.read_text(encoding="utf-8").count("[Event ") == rounds
+    for flag in ("--records", "--sprt", "--verbose"):
+        assert flag in run("tournament", "--help").stdout
+
+
+def test_help_says_what_the_words_are() -> None:
+    match = " ".join(run("match", "--help").stdout.split())
+    assert "(10; 0: no limit for built-in bots, 10 s for cmd: programs)" in match
+    analyse = run("analyse", "--help").stdout
+    assert "FILE" in analyse and "RECORD" not in analyse
+
+
+def test_a_bad_weights_file_says_so_without_numpys_advice(tmp_path: Path) -> None:
+    pytest.importorskip("numpy")
+    bad = tmp_path / "bad.npz"
+    bad.write_text("not weights")
+    out = run("match", f"expert:weights={bad}", "random", "--deals", "1", "--jobs", "1")
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    (line,) = out.stderr.strip().splitlines()
+    assert "not a weights file" in line and "allow_pickle" not in line and "pickle" not in line

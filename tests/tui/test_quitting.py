@@ -1,10 +1,13 @@
 """Every way out of `lostcities play` (``q``, Ctrl+C, Ctrl+Q, Enter on the result screen)
 asks while the match is on or its record unsaved, and then saves where ``--save`` says; a
 ``--save`` file that cannot be written is refused before the match starts, and a save that
-failed is never claimed (issue 26, items 16-18)."""
+failed is never claimed (issue 26, items 16-18); what ``play`` refuses before it starts
+(item 21)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +16,7 @@ from textual.widgets._footer import FooterKey
 
 from lostcities.cards import Card
 from lostcities.cli import main
-from lostcities.tui.app import LostCitiesApp, check_save_path
+from lostcities.tui.app import NOT_A_TERMINAL, LostCitiesApp, check_save_path
 from lostcities.tui.screens.game import GameScreen
 from lostcities.tui.screens.help import ConfirmQuit
 from lostcities.tui.screens.match_end import MatchEndScreen
@@ -157,3 +160,27 @@ async def test_a_card_not_in_the_hand_is_not_in_your_hand() -> None:
         await pilot.press("colon", *f"+{card}", "full_stop", "enter")
         status = text_of(app, "#status")
         assert f"{card} is not in your hand" in status and "player" not in status
+
+
+@pytest.mark.parametrize("flags", [[], ["--opponent", "random"]])
+def test_play_without_a_terminal_says_so(flags: list[str]) -> None:
+    # issue 26: `play </dev/null` drew the board until killed
+    out = subprocess.run(
+        [sys.executable, "-m", "lostcities.cli", "play", *flags],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+    )
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.strip().splitlines() == [f"lostcities play: error: {NOT_A_TERMINAL}"]
+
+
+def test_hotseat_takes_no_opponent(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "--hotseat", "--opponent", "heuristic"]) == 2
+    err = capsys.readouterr().err
+    assert err == "lostcities play: error: --hotseat is two people at one keyboard: it takes no --opponent\n"
+
+
+@pytest.mark.parametrize("rounds", ["0", "100", "100000000000"])
+def test_play_rounds_are_bounded(rounds: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["play", "--rounds", rounds])
+    assert e.value.code == 2 and "argument --rounds" in capsys.readouterr().err
