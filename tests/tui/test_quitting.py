@@ -143,7 +143,11 @@ async def test_the_footer_fits_80_columns() -> None:
     app = LostCitiesApp(Session(opponent="random", rounds=1, seed=4))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        keys = list(app.screen.query(FooterKey).results(FooterKey))
+        for _ in range(50):  # the footer recomposes when the bindings change: its next layout
+            await pilot.pause()
+            keys = list(app.screen.query(FooterKey).results(FooterKey))
+            if keys and all(k.region.width > 0 for k in keys):
+                break
         assert any(k.description == "quit" for k in keys)
         for k in keys:
             assert k.region.width > 0 and k.region.right <= SIZE[0], k.description
