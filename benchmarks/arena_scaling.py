@@ -9,8 +9,9 @@ sending the results back), and ``random`` against ``--bot`` (a search bot, CPU-b
 see the speed-up from 1 to 2 workers); then ``--selfplay`` rounds of ``lostcities train``'s
 default teacher (the unit there is one round: ``ms/unit``). Every run plays the same games (same seed; checked).
 The local backend's ``jobs=1`` plays in this process. For Ray, a cluster of this machine's
-cores is started once (not timed) unless ``--address`` names one; the workers warm up on
-an untimed first match.
+cores is started once (not timed) unless ``--address`` names one (on loopback: the run
+connects to nothing else, checked by :class:`loopback.ConnectionWatch`); the workers warm
+up on an untimed first match.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import json
 import os
 import platform
 import time
+
+from loopback import ConnectionWatch, hermetic_ray, require_loopback
 
 from lostcities.arena import Backend, MatchResult, play_match
 from lostcities.arena.cluster import ray_session
@@ -74,7 +77,17 @@ def main() -> None:
                    help="self-play rounds timed per run (the default teacher; 0: none)")
     p.add_argument("--json", action="store_true")
     args = p.parse_args()
-    rows = []
+    if args.address is not None:
+        require_loopback(args.address)
+    hermetic_ray()
+    with ConnectionWatch() as watch:
+        rows = measure(args)
+    watch.check()
+    report(rows, args.json)
+
+
+def measure(args: argparse.Namespace) -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = []
     ray = Backend("ray", args.address)
     reference: dict[str, list[int]] = {}
     for backend in (Backend(), ray):
@@ -97,12 +110,16 @@ def main() -> None:
             if backend.kind == "ray":
                 for jobs in (1, 2):
                     rows.append(round_trip(jobs))
+    return rows
+
+
+def report(rows: list[dict[str, object]], as_json: bool) -> None:
     out = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
         "date": time.strftime("%Y-%m-%d"),
         "rows": rows,
     }
-    if args.json:
+    if as_json:
         print(json.dumps(out))
         return
     print(out["machine"], out["date"])

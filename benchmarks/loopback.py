@@ -2,7 +2,7 @@
 127.0.0.0/8 or ::1 (or inside a network namespace they made themselves), never to the
 machine's interface address nor anything else.
 
-Two tools, for the tests (tests/test_arena_ray.py) and the networked benchmarks alike:
+Tools for the tests (tests/test_arena_ray.py) and the networked benchmarks alike:
 
 - :func:`require_loopback` refuses a target URL or ``host:port`` that is not on loopback,
   before any packet is sent;
@@ -10,7 +10,9 @@ Two tools, for the tests (tests/test_arena_ray.py) and the networked benchmarks 
   process and its descendants (or of the whole network namespace, ``namespace=True``, for
   a namespace of the run's own) from ``/proc/net/tcp{,6}``, and remembers every socket
   that is connected (or connecting, or listening on one address) anywhere but loopback.
-  ``check()`` raises :class:`NonLoopbackError` naming them.
+  ``check()`` raises :class:`NonLoopbackError` naming them;
+- :func:`hermetic_ray` keeps Ray's own extra traffic (a cloud-metadata probe, a usage
+  report) off the network and its state out of the machine's home directory.
 
     with ConnectionWatch() as watch:
         run_the_benchmark()
@@ -23,6 +25,8 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import secrets
+import tempfile
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -32,6 +36,7 @@ from urllib.parse import urlsplit
 
 __all__ = [
     "ConnectionWatch",
+    "hermetic_ray",
     "NonLoopbackError",
     "Socket",
     "is_loopback",
@@ -86,6 +91,24 @@ def require_loopback(target: str) -> str:
             f"{target} is not on loopback: tests and benchmarks connect only to 127.0.0.0/8 and ::1"
         )
     return target
+
+
+def hermetic_ray() -> None:
+    """Make Ray, in this process and the processes it starts from now on, the run's own
+    whatever the machine holds: a home of its own (Ray keeps its token in ``~/.ray`` and
+    reads ``~/ray_bootstrap_config.yaml``; a local cluster's config there stops its
+    dashboard process from probing cloud metadata at 169.254.169.254), token authentication
+    with a token of the run's own, and no usage report off loopback. Call it before Ray is
+    imported (Ray reads its authentication settings then)."""
+    home = Path(tempfile.mkdtemp(prefix="lcrayhome"))
+    (home / "ray_bootstrap_config.yaml").write_text("provider:\n  type: local\n")
+    os.environ.update(
+        HOME=str(home),
+        RAY_AUTH_MODE="token",
+        RAY_AUTH_TOKEN=secrets.token_hex(32),
+        RAY_USAGE_STATS_ENABLED="0",
+        RAY_USAGE_STATS_REPORT_URL="http://127.0.0.1:9/",
+    )
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,11 @@ Bad input ends with one line on stderr and exit code 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import signal
 import sys
+import threading
 import warnings
 from collections.abc import Callable, Sequence
 
@@ -423,8 +426,43 @@ def _load(target: str) -> Callable[[argparse.Namespace], int | None]:
     return fn
 
 
+EXIT_INTERRUPTED = 130
+"""The exit code after Ctrl-C (128 + SIGINT, as shells report it)."""
+
+
+def _first_interrupt(signum: int, frame: object) -> None:
+    """Ctrl-C: stop what runs (``KeyboardInterrupt``), and ignore the next ones, which
+    would cut short the clean-up that ends every bot and worker."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code."""
+    """Run the command line; returns the exit code.
+
+    Ctrl-C at any moment, from the parsing of the arguments to the last line printed, ends
+    the command with :data:`EXIT_INTERRUPTED` and ``lostcities: interrupted``, once its bots
+    and workers are stopped; further Ctrl-Cs meanwhile are ignored. Run as the process's
+    command line (``argv`` ``None``) they stay ignored until the process exits; otherwise
+    the caller's handler is put back.
+    """
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGINT, _first_interrupt)
+    interrupted = False
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        interrupted = True
+        with contextlib.suppress(OSError, ValueError):
+            print("lostcities: interrupted", file=sys.stderr, flush=True)
+        return EXIT_INTERRUPTED
+    finally:
+        if previous is not None and not (interrupted and argv is None):
+            signal.signal(signal.SIGINT, previous)
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     words = goal_file_words(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(words)
@@ -434,9 +472,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         code = _load(args.handler)(args)
-    except KeyboardInterrupt:
-        print("lostcities: interrupted", file=sys.stderr)
-        return 130
     except BrokenPipeError:
         return 0
     except (CommandError, ValueError, OSError) as e:

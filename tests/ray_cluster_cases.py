@@ -16,7 +16,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import secrets
 import signal
 import socket
 import subprocess
@@ -24,6 +23,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import fields
 from pathlib import Path
@@ -32,7 +32,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from loopback import ConnectionWatch
+from loopback import ConnectionWatch, hermetic_ray
 
 from lostcities.arena import Backend, ClusterError, MatchResult, play_match, play_tournament
 from lostcities.arena.cluster import LOOPBACK_VARIABLE, ray_session
@@ -46,22 +46,6 @@ PY = sys.executable
 IN_NAMESPACE = os.environ.get("LOSTCITIES_TEST_NETNS") == "1"
 """Run by tests/test_arena_ray.py in a network namespace of its own: every socket in it is
 this run's."""
-
-
-def hermetic_ray() -> None:
-    """Ray as this run's own, whatever the machine holds: a home of its own (Ray keeps its
-    token in ``~/.ray`` and reads ``~/ray_bootstrap_config.yaml``; a local cluster's config
-    there stops its dashboard process from probing cloud metadata at 169.254.169.254), token
-    authentication with a token of the run's own, and no usage report off loopback."""
-    home = Path(tempfile.mkdtemp(prefix="lcrayhome"))
-    (home / "ray_bootstrap_config.yaml").write_text("provider:\n  type: local\n")
-    os.environ.update(
-        HOME=str(home),
-        RAY_AUTH_MODE="token",
-        RAY_AUTH_TOKEN=secrets.token_hex(32),
-        RAY_USAGE_STATS_ENABLED="0",
-        RAY_USAGE_STATS_REPORT_URL="http://127.0.0.1:9/",
-    )
 
 
 hermetic_ray()  # before Ray is imported: it reads its authentication settings then
@@ -233,7 +217,7 @@ def test_a_killed_worker_has_its_deal_pairs_played_again(address: str) -> None:
 
 
 def test_ctrl_c_stops_the_cluster_work_and_its_bots(address: str, tmp_path: Path) -> None:
-    marker = f"marker-{tmp_path.name}"
+    marker = f"marker-{uuid.uuid4().hex}"  # unique across xdist workers too
     argv = [PY, "-m", "lostcities.cli", "match", "random", f"cmd:{PY} {BADBOT} stubborn 1 {marker}"]
     p = subprocess.Popen(
         [*argv, "--deals", "500", "--backend", "ray", "--address", address],

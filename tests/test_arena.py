@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -371,34 +372,59 @@ def _processes_with(marker: str) -> list[int]:
     return pids
 
 
+def _parent_of(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1])
+    except OSError:
+        return -1
+
+
+def _wait_for(what: str, ready: Any, p: subprocess.Popen[str], timeout: float = 120) -> None:
+    """Wait (on events, not on the clock: the bound is only a safety net) until ``ready()``."""
+    deadline = time.monotonic() + timeout
+    while not ready():
+        assert p.poll() is None, f"the match ended before {what}: {p.stderr.read() if p.stderr else ''}"
+        assert time.monotonic() < deadline, f"no {what} in {timeout} s"
+        time.sleep(0.02)
+
+
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
-def test_ctrl_c_ends_the_match_and_its_bots(tmp_path: Path) -> None:
+@pytest.mark.parametrize("phase", ["checking the bots", "starting the workers", "mid-match", "twice"])
+def test_ctrl_c_ends_the_match_and_its_bots(tmp_path: Path, phase: str) -> None:
+    """Ctrl-C at each phase of ``lostcities match`` (each phase is waited for by what the
+    match does, never by time): while it checks the bot spec in its own process, while the
+    workers start their bots, once deals are being recorded, and twice in a row (the second
+    while the first is being handled): always exit code 130, one line, no bot left."""
     import signal
 
-    marker = f"marker-{tmp_path.name}"
-    argv = [PY, "-m", "lostcities.cli", "match", "random", f"cmd:{PY} {BADBOT} stubborn 1 {marker}"]
+    marker = f"marker-{uuid.uuid4().hex}"  # unique across xdist workers too
+    records = tmp_path / "m.lcr"
+    mode = "silent" if phase == "checking the bots" else "stubborn"  # silent: no handshake
+    argv = [PY, "-m", "lostcities.cli", "match", "random", f"cmd:{PY} {BADBOT} {mode} 1 {marker}"]
     p = subprocess.Popen(
-        [*argv, "--deals", "500", "--jobs", "2"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+        [*argv, "--deals", "500", "--jobs", "2", "--records", str(records)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True,
-    )
+    )  # fmt: skip
     try:
-        deadline = time.monotonic() + 30
-        while len(_processes_with(marker)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.1)  # both workers have started their bot
-        assert len(_processes_with(marker)) >= 2
-        time.sleep(0.5)  # a few deals in
+        if phase == "checking the bots":  # the spec's check, in the match's own process
+            _wait_for("check bot", lambda: any(_parent_of(b) == p.pid for b in _processes_with(marker)), p)
+        elif phase == "starting the workers":  # a worker's bot is up (the workers are starting)
+            _wait_for("worker bot", lambda: any(_parent_of(b) != p.pid for b in _processes_with(marker)), p)
+        else:  # deals are being played and recorded
+            _wait_for("records", lambda: records.exists() and records.stat().st_size > 0, p)
         os.killpg(p.pid, signal.SIGINT)  # what a terminal does on Ctrl-C
-        _, err = p.communicate(timeout=20)
+        if phase == "twice":
+            os.killpg(p.pid, signal.SIGINT)
+        _, err = p.communicate(timeout=60)
     finally:
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
     assert p.returncode == 130, err
-    assert err.strip().splitlines()[-1] == "lostcities: interrupted"
-    deadline = time.monotonic() + 5
+    assert err.strip().splitlines()[-1] == "lostcities: interrupted", err
+    assert "Traceback" not in err, err
+    deadline = time.monotonic() + 10
     while _processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _processes_with(marker) == []
@@ -407,7 +433,7 @@ def test_ctrl_c_ends_the_match_and_its_bots(tmp_path: Path) -> None:
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
 @pytest.mark.parametrize("sprt", [None, "elo0=0,elo1=20"])
 def test_workers_close_their_bots_when_the_match_ends(tmp_path: Path, sprt: str | None) -> None:
-    marker = f"marker-{tmp_path.name}"
+    marker = f"marker-{uuid.uuid4().hex}"  # unique across xdist workers too
     res = play_match(
         "discard", f"cmd:{PY} {BADBOT} stubborn 1 {marker}", deals=12, seed=2, jobs=2, sprt=sprt
     )

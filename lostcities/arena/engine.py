@@ -14,13 +14,14 @@ import signal
 import time
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, TypeVar
 
 from lostcities.achievements import GoalSet, goal_pool
 from lostcities.arena.cluster import LOCAL, Backend, ray_ordered, ray_session
 from lostcities.arena.results import SPRT_MIN_DEALS, MatchResult, RoundResult, TournamentResult
 from lostcities.bots import Bot, make, parse_spec
-from lostcities.bots.base import one_core_per_bot
+from lostcities.bots.base import one_core_per_bot, workers_without_ctrl_c
 from lostcities.referee import DEFAULT_GRACE, Referee, forfeit_reason
 from lostcities.rules import Round, Termination
 from lostcities.stats import SprtParams, fit_ladder, sprt_decision, sprt_llr
@@ -241,17 +242,35 @@ def round_result(
 _WORKER_PLAYERS: Players | None = None
 
 
+def _kill_child_groups() -> None:
+    """Kill the process group of every child of this process: the bots a worker started,
+    each in a session of its own, even one still starting (Linux; elsewhere nothing)."""
+    if not Path("/proc/self/stat").exists():
+        return
+    me = str(os.getpid())
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text().rpartition(")")[2].split()
+        except (OSError, ValueError):
+            continue
+        if entry.name.isdigit() and len(fields) > 1 and fields[1] == me:
+            with contextlib.suppress(OSError):
+                os.killpg(int(entry.name), signal.SIGKILL)
+
+
 def _worker_init(config: MatchConfig) -> None:
     global _WORKER_PLAYERS
-    players = _WORKER_PLAYERS = Players(config)
 
     def terminated(signum: int, frame: object) -> None:
-        players.kill()
+        if _WORKER_PLAYERS is not None:
+            _WORKER_PLAYERS.kill()
+        _kill_child_groups()  # a bot whose start the signal cut short too
         os._exit(1)
 
-    with contextlib.suppress(ValueError):
+    with contextlib.suppress(ValueError):  # before any bot starts: none may outlive us
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
         signal.signal(signal.SIGTERM, terminated)  # the parent stops the pool this way
+    _WORKER_PLAYERS = Players(config)
     configure_logging(config.verbose)
     from multiprocessing import util
 
@@ -347,7 +366,8 @@ def unit_results(
         return
     one_core_per_bot()
     ctx = multiprocessing.get_context("spawn")
-    pool = ctx.Pool(jobs, initializer=_worker_init, initargs=(config,))
+    with workers_without_ctrl_c():
+        pool = ctx.Pool(jobs, initializer=_worker_init, initargs=(config,))
     pending: dict[int, multiprocessing.pool.AsyncResult[T]] = {}
     next_submit = 0
     finished = False

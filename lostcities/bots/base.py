@@ -7,9 +7,13 @@ The shape follows OpenSpiel's ``pyspiel.Bot``: :meth:`Bot.restart` before each r
 from __future__ import annotations
 
 import abc
+import contextlib
 import math
 import os
 import random
+import signal
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -209,3 +213,28 @@ def one_core_per_bot() -> None:
     every worker, and many workers on few cores slow each other tenfold."""
     for name in BLAS_THREAD_VARIABLES:
         os.environ.setdefault(name, "1")
+
+
+@contextlib.contextmanager
+def workers_without_ctrl_c() -> Iterator[None]:
+    """Start the worker processes of a pool inside this block: they begin with Ctrl-C
+    ignored (the disposition survives ``exec``; a spawned worker still importing would
+    otherwise die with a traceback), since Ctrl-C is the parent's to handle. This thread
+    blocks Ctrl-C meanwhile, so one pressed during the block reaches it at the end.
+
+    POSIX only (elsewhere, or off the main thread, the block changes nothing).
+    """
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        if signal.SIGINT in signal.sigpending():  # ignoring it now would drop it
+            raise KeyboardInterrupt
+        handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, handler)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a Ctrl-C held back arrives now

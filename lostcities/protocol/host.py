@@ -230,6 +230,18 @@ class SubprocessTransport(Transport):
             await asyncio.sleep(0)
 
 
+def _abandon_start(future: concurrent.futures.Future[BotProtocol], loop: asyncio.AbstractEventLoop) -> None:
+    """Stop a bot program's start that its caller no longer waits for: cancel it and let it
+    finish on the loop (asyncio closes a half-made subprocess itself), or close the bot it
+    made, so no task or pipe is left for the garbage collector after the loop is gone."""
+    future.cancel()
+    concurrent.futures.wait([future], timeout=5.0)
+    if future.done() and not future.cancelled() and future.exception() is None:
+        closing = asyncio.run_coroutine_threadsafe(future.result().transport.close(0.0), loop)
+        with contextlib.suppress(Exception):
+            closing.result(5.0)
+
+
 def _kill_group(pid: int) -> None:
     if os.name != "posix":  # pragma: no cover - the group exists on POSIX only
         return
@@ -551,9 +563,11 @@ class SimpleBot:
             transport = await SubprocessTransport.start(argv, cwd=cwd)
             return BotProtocol(transport, name)
 
+        future = asyncio.run_coroutine_threadsafe(start(), loop)
         try:
-            protocol = asyncio.run_coroutine_threadsafe(start(), loop).result()
-        except BaseException:
+            protocol = future.result()
+        except BaseException:  # interrupted (Ctrl-C) while the program starts: leave nothing
+            _abandon_start(future, loop)
             _stop_loop(loop, thread)
             raise
         bot = cls(protocol, loop, thread, grace=grace, start_timeout=start_timeout)

@@ -50,7 +50,7 @@ import numpy.typing as npt
 
 from lostcities.arena import LOCAL, Backend, derive_seed
 from lostcities.arena.cluster import ray_ordered, ray_session
-from lostcities.bots.base import one_core_per_bot
+from lostcities.bots.base import one_core_per_bot, workers_without_ctrl_c
 from lostcities.bots.heuristic import HeuristicBot
 from lostcities.nn import NUM_FEATURES, Network, features
 from lostcities.rules import Move, PlayerView, Round
@@ -366,7 +366,8 @@ def _rounds(
         return
     one_core_per_bot()
     ctx = multiprocessing.get_context("spawn")
-    pool = ctx.Pool(min(jobs, len(todo)), initializer=_worker_init, initargs=(teacher, config, seed, iteration))
+    with workers_without_ctrl_c():
+        pool = ctx.Pool(min(jobs, len(todo)), initializer=_worker_init, initargs=(teacher, config, seed, iteration))
     finished = False
     try:
         yield from pool.imap(_worker_round, todo)
