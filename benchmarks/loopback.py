@@ -26,9 +26,10 @@ from __future__ import annotations
 import ipaddress
 import os
 import secrets
+import sys
 import tempfile
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -36,6 +37,7 @@ from urllib.parse import urlsplit
 
 __all__ = [
     "ConnectionWatch",
+    "on_loopback",
     "hermetic_ray",
     "NonLoopbackError",
     "Socket",
@@ -267,3 +269,20 @@ class ConnectionWatch:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+def on_loopback(main: Callable[[], int | None]) -> int:
+    """Run a benchmark's ``main`` under a :class:`ConnectionWatch` of its whole process
+    tree; its exit code, or 3 with one line on stderr if any socket left loopback::
+
+        if __name__ == "__main__":
+            sys.exit(on_loopback(main))
+    """
+    with ConnectionWatch(interval=0.2) as watch:
+        code = main()
+    try:
+        watch.check()
+    except NonLoopbackError as e:
+        print(f"{Path(sys.argv[0]).name}: {e}", file=sys.stderr)
+        return 3
+    return int(code or 0)

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from loopback import on_loopback
 from webharness import Server, alive
 from websockets.exceptions import WebSocketException
 from websockets.sync.client import connect
@@ -297,4 +298,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(on_loopback(main))

@@ -39,6 +39,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from loopback import on_loopback
 from web_load import pct
 from webharness import Server, cpu_seconds, rss_kib
 
@@ -216,4 +217,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(on_loopback(main))

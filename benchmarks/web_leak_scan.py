@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "web"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from leakcheck import Positions, check_message  # noqa: E402
+from loopback import on_loopback  # noqa: E402
 from webharness import Server, cpu_seconds  # noqa: E402
 
 from lostcities.web.games import GameManager  # noqa: E402
@@ -229,4 +230,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(on_loopback(main))

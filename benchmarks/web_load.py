@@ -37,6 +37,7 @@ except ImportError:  # pragma: no cover
     loads = json.loads
 
 import httpx
+from loopback import on_loopback, require_loopback
 from webharness import Server, cpu_seconds, rss_kib
 from websockets.asyncio.client import ClientConnection, connect
 
@@ -141,7 +142,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     tmp = tempfile.mkdtemp(prefix="lc-load-")
     server = None
     if args.url:
-        base = args.url.rstrip("/")
+        base = require_loopback(args.url).rstrip("/")
         pid = None
     else:
         db = args.db or f"sqlite:///{Path(tmp) / 'load.db'}"
@@ -263,4 +264,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(on_loopback(main))

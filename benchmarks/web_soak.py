@@ -31,6 +31,7 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from loopback import on_loopback
 from web_load import Stats, create_game, open_seat, pct, play_pair
 from webharness import Server, cpu_seconds, rss_kib
 
@@ -192,4 +193,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(on_loopback(main))

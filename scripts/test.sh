@@ -5,7 +5,7 @@
 #   2. pip install -e '.[dev]'
 #   3. start a throwaway PostgreSQL cluster (if the server binaries exist) and
 #      export LOSTCITIES_TEST_POSTGRES_URL
-#   4. ruff check lostcities tests; mypy lostcities; the wheel (scripts/check_wheel.sh);
+#   4. ruff check (the package, tests, benchmarks, examples, scripts); mypy lostcities; the wheel (scripts/check_wheel.sh);
 #      the docs site (mkdocs build --strict); pytest
 #
 # Every check runs even if an earlier one fails; the script exits non-zero if
@@ -127,7 +127,7 @@ run_check() {
 }
 
 run_check "compile the numba kernels once" "$PYTHON" scripts/warm_numba.py
-run_check "ruff check" "$PYTHON" -m ruff check lostcities tests
+run_check "ruff check" "$PYTHON" -m ruff check lostcities tests benchmarks examples scripts docs_hooks conftest.py
 run_check "mypy" "$PYTHON" -m mypy lostcities
 # fails on a known vulnerability that has a fix; passes (saying so) when no vulnerability
 # database can be reached, unless LOSTCITIES_AUDIT_STRICT=1 (scripts/audit.py)

@@ -110,3 +110,24 @@ def test_the_watch_catches_a_connection_off_loopback() -> None:
     caught = done.stdout.splitlines()
     assert len(caught) == 2, done.stdout  # by its own processes' sockets, and namespace-wide
     assert all("ESTABLISHED 192.0.2.77:" in line for line in caught)
+
+
+def test_a_web_benchmark_runs_on_loopback_only() -> None:
+    """benchmarks/web_load.py, tiny: a server and its clients, all under the watch (the run
+    exits 3 with one line if any socket of its process tree left loopback)."""
+    pytest.importorskip("fastapi")
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "web_load.py"), "--games", "2", "--duration", "1",
+         "--warmup", "0.5", "--json"],
+        cwd=ROOT, capture_output=True, text=True, timeout=240,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "off loopback" not in done.stderr
+
+
+def test_a_target_off_loopback_is_refused_before_anything_is_sent() -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "web_load.py"), "--url", "http://192.0.2.1:8000"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode != 0 and "is not on loopback" in done.stderr
