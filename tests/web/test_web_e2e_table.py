@@ -339,3 +339,66 @@ def test_cards_move_unless_reduced_motion_is_asked(browser: Any, server: Any, mo
         assert "piles" in flights and "hand" in flights and "opp-hand" in flights, flights
         assert "opp-exps" in flights or flights.count("piles") >= 2, flights
     ctx.close()
+
+
+LATE = ["yx", "yx", "yx", "y2", "y3", "y4", "y5", "y6", "y7", "y8", "y9", "y10"]
+"""A 12-card column, the longest a round can build (three wagers, then 2 to 10)."""
+
+
+@pytest.mark.parametrize(
+    "viewport",
+    [DESKTOP, {"width": 1366, "height": 768}, {"width": 390, "height": 844}],
+    ids=["1280x800", "1366x768", "390x844"],
+)
+def test_every_part_of_a_late_round_table_is_on_screen(browser: Any, server: Any, viewport: dict[str, int]) -> None:
+    """A late-round position (the server's state rewritten on the way: 12 cards in a column on
+    each side, long columns beside them): on a laptop the status, both sides' expeditions to
+    their last card, the piles, the draw pile and the hand are all on screen at once, none
+    under the sticky hand bar; on a phone nothing scrolls sideways."""
+    status, created = server.request("POST", "/api/games", {"opponent": "friend", "rounds": 1, "name": "Ana"})
+    assert status == 201
+    ctx = browser.new_context(viewport=viewport)
+    page = ctx.new_page()
+    page.goto(server.url + "/")
+    page.evaluate("(g) => LC.remember({id: g.id, token: g.token, seat: 0})", created)
+
+    def patch(text: str) -> str:
+        m = json.loads(text)
+        if m.get("type") == "state" and m["view"]["hand"]:
+            v = m["view"]
+            colours = m["game"]["colors"]
+            late = [[c + card[1:] for card in LATE] for c in colours]
+            mine = [late[0], [], *[[f"{c}{r}" for r in range(3, 10)] for c in colours[2:]]]
+            theirs = [[], late[1], *[[f"{c}2", f"{c}10"] for c in colours[2:]]]
+            seat = m["seat"]
+            v["expeditions"][seat], v["expeditions"][1 - seat] = mine, theirs
+            v["expedition_scores"] = [[0] * len(colours), [0] * len(colours)]
+            v["deck_size"] = 3
+            v["to_move"] = seat
+            m["game"]["status"] = "active"
+            m["game"]["players"][1]["joined"] = True
+        return json.dumps(m)
+
+    def route(ws: Any) -> None:
+        server_ws = ws.connect_to_server()
+        server_ws.on_message(lambda msg: ws.send(patch(msg) if isinstance(msg, str) else msg))
+
+    page.route_web_socket(re.compile(r".*/ws/games/.*"), route)
+    page.goto(server.url + f"/game/{created['id']}")
+    page.wait_for_selector("#my-exps .exp .chip")
+    page.locator("#hand .card").first.click()
+    shot(page, f"table-{viewport['width']}x{viewport['height']}-late-round")
+    wide = page.evaluate("() => document.documentElement.scrollWidth")
+    assert wide <= viewport["width"], f"the page scrolls sideways: {wide} px wide"
+    if viewport["width"] < 640:
+        ctx.close()
+        return
+    for sel in ("#status", "#opp-hand", "#opp-exps", "#piles", "#drawpile", "#my-exps", "#hand", "#actions", "#hint"):
+        on_screen(page, sel)
+    bar = page.locator("#hand-wrap").bounding_box()
+    assert bar is not None
+    for side in ("#my-exps", "#opp-exps"):
+        for chip in page.locator(f"{side} .chip").all():
+            box = chip.bounding_box()
+            assert box is not None and box["y"] + box["height"] <= bar["y"] + 0.5, (side, box, bar)
+    ctx.close()
