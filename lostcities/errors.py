@@ -16,6 +16,7 @@ __all__ = [
     "InvalidExpeditionError",
     "InvalidGoalError",
     "InvalidMoveError",
+    "NoSuchPlyError",
     "NotYourTurnError",
     "TieBreakError",
     "UndoError",
@@ -63,6 +64,10 @@ class NotYourTurnError(ValueError):
 
 class UndoError(ValueError):
     """An undo that is not allowed now (nothing to undo, the other side already replied)."""
+
+
+class NoSuchPlyError(ValueError):
+    """A ply (a count of moves) that a round's history does not have."""
 
 
 class BotError(RuntimeError):

@@ -33,7 +33,13 @@ from lostcities.cards import (
     get_variant,
     parse_cards,
 )
-from lostcities.errors import IllegalMoveError, InvalidCardError, InvalidDeckError, InvalidMoveError
+from lostcities.errors import (
+    IllegalMoveError,
+    InvalidCardError,
+    InvalidDeckError,
+    InvalidMoveError,
+    NoSuchPlyError,
+)
 from lostcities.scoring import ExpeditionScore, raw_score, score_expedition
 
 __all__ = [
@@ -582,6 +588,31 @@ class Round:
         :raises InvalidGoalError: for a bad ``achievements`` value.
         """
         return cls(deck, starter, variant, max_turns=max_turns, achievements=achievements)
+
+    def replayed(self, ply: int | None = None) -> Round:
+        """A fresh round from this round's deal (deck, starter, variant, turn limit and
+        goal cards) with its first ``ply`` moves played again (``None``: all of them), so
+        it can :meth:`pop` back to the deal; goals are claimed again move by move. Only
+        moves are replayed: a resignation or a timeout is not.
+
+        >>> r = Round.deal(seed=3, achievements=True)
+        >>> for _ in range(5):
+        ...     r.push(r.legal_moves()[0])
+        >>> x = r.replayed(2)
+        >>> x.history == r.history[:2], x.goals == r.goals, r.replayed().claims == r.claims
+        (True, True, True)
+
+        :raises NoSuchPlyError: for a ``ply`` outside ``0..len(history)``.
+        """
+        moves = self.history
+        if ply is None:
+            ply = len(moves)
+        if not 0 <= ply <= len(moves):
+            raise NoSuchPlyError(f"no ply {ply} in this round (it has 0..{len(moves)})")
+        r = Round(self._deal, self.starter, self.variant, max_turns=self.max_turns, achievements=self._goals)
+        for move in moves[:ply]:
+            r.push(move)
+        return r
 
     def copy(self, *, stack: bool = True) -> Round:
         """An independent copy; with ``stack=False`` it cannot :meth:`pop` past this point."""

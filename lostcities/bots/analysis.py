@@ -215,7 +215,9 @@ def evaluate(
     or until ``time.perf_counter()`` reaches ``deadline`` (at least one world; both given:
     whichever comes first). ``engine="fast"`` runs compiled
     (:class:`lostcities.fast.search.FlatSearch`), ``"python"`` on the core; with the same
-    ``rng`` state both deal the same worlds and give the same figures.
+    ``rng`` state both deal the same worlds and give the same figures. A view of the
+    achievements variant is always played out on the core, whose rollouts claim and score
+    the goals.
 
     :raises IllegalMoveError: if a candidate is not legal for the viewer now.
     :raises ValueError: for no candidates, or neither ``worlds`` nor ``deadline``.
@@ -237,7 +239,7 @@ def evaluate(
     limit = math.inf if worlds is None else worlds
     end = math.inf if deadline is None else deadline
     done = 0
-    if engine == "fast":
+    if engine == "fast" and view.achievements is None:  # the compiled engine knows no goals
         from lostcities.fast.search import FlatSearch
 
         search = FlatSearch(view, cands, scale=scale, rollout=rollout, rng=rng)
@@ -349,10 +351,11 @@ class Position:
 
 def positions(rounds: Sequence[Round]) -> list[Position]:
     """Every move of the rounds (a :class:`~lostcities.Match`'s ``rounds``), replayed from
-    their deals, with the mover's view before it."""
+    their deals (:meth:`Round.replayed <lostcities.Round.replayed>`: goal cards and all),
+    with the mover's view before it."""
     out: list[Position] = []
     for k, r in enumerate(rounds, 1):
-        w = Round.from_deck(r.deal_order, r.starter, r.variant, max_turns=r.max_turns)
+        w = r.replayed(0)
         for ply, move in enumerate(r.history):
             out.append(Position(k, ply, w.view(w.to_move), move))
             w.push(move)

@@ -4,7 +4,6 @@ refuses a game still being played."""
 
 from __future__ import annotations
 
-from lostcities.rules import Round
 from lostcities.web import schemas
 from lostcities.web.errors import NotFinishedError, PositionNotFoundError
 from lostcities.web.live import LiveGame
@@ -21,9 +20,7 @@ def replay(g: LiveGame) -> schemas.ReplayOut:
         raise NotFinishedError("replays are available once the game is over")
     rounds = []
     for i, r in enumerate(g.match.rounds):
-        board = r.achievements  # the same goal cards, claimed again move by move
-        goals = board.goals if board is not None else None
-        x = Round.from_deck(r.deal_order, r.starter, r.variant, achievements=goals)
+        x = r.replayed(0)  # the same goal cards, claimed again move by move
         frames = [schemas.frame_of(x, None)]
         for mv in r.history:
             x.push(mv)
@@ -57,10 +54,7 @@ def position_svg(g: LiveGame, round_number: int, ply: int) -> str:
         raise PositionNotFoundError(
             f"no ply {ply} in round {round_number} (it has 0..{len(r.history)})"
         )
-    x = Round.from_deck(r.deal_order, r.starter, r.variant)
-    for mv in r.history[:ply]:
-        x.push(mv)
-    return position(x)
+    return position(r.replayed(ply))
 
 
 def record_text(g: LiveGame) -> str:
