@@ -22,6 +22,7 @@ __all__ = [
     "SeatTakenError",
     "StaleMoveError",
     "TimeOutError",
+    "WaitingForFriendError",
 ]
 
 class GameError(ValueError):
@@ -49,6 +50,14 @@ class NotYourTurnError(GameError):
     """The seat tried to move while the other player is to move."""
 
     code = "not_your_turn"
+    status = 409
+
+
+class WaitingForFriendError(GameError):
+    """A move in a friend game whose friend has not joined yet: nobody moves until both
+    seats are taken (the status says "waiting for your friend to join")."""
+
+    code = "waiting_for_friend"
     status = 409
 
 

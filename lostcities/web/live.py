@@ -35,6 +35,7 @@ from lostcities.web.errors import (
     NotYourTurnError,
     StaleMoveError,
     TimeOutError,
+    WaitingForFriendError,
 )
 from lostcities.web.store import GameRow, RoundRow, hash_token, op_forfeit, op_move, utcnow
 
@@ -297,6 +298,10 @@ class LiveGame:
                     f"stale move: made at round {round_index} ply {ply}, but the game is at "
                     f"round {self.round_index} ply {r.ply} (state re-sent)"
                 )
+            if self.row.status == "waiting":
+                # (another server process may have seated the friend: look, and re-send the state)
+                self.manager.background(self.refresh())
+                raise WaitingForFriendError("waiting for your friend to join: no moves until then")
             if r.to_move != seat:
                 raise NotYourTurnError("it is not your turn")
             if self.timed_out():

@@ -133,7 +133,9 @@
   // -- helpers ------------------------------------------------------------------------------
   const me = () => (S.seat === null ? 0 : S.seat);
   const opp = () => 1 - me();
-  const myTurn = () => connected && S.seat !== null && !S.match.over && !S.view.over && S.view.to_move === S.seat;
+  // a friend game waits for the friend: nobody moves until both seats are taken (the server agrees)
+  const waitingFriend = () => S.game.status === "waiting" && !S.game.players[1].joined;
+  const myTurn = () => connected && S.seat !== null && !S.match.over && !S.view.over && !waitingFriend() && S.view.to_move === S.seat;
   function legalFor(act, card) {
     return S.view.legal.filter((m) => m[0] === act && m.slice(1, -1) === card).map((m) => m.slice(-1));
   }
@@ -274,7 +276,7 @@
       const res = w === null ? LC.t("status.result.draw") : S.seat === null ? LC.t("status.result.won_by", { name: nameOf(w) }) : w === S.seat ? LC.t("status.result.you_won") : LC.t("status.result.you_lost");
       const why = S.match.reason && S.match.reason.startsWith("tie broken") ? LC.t("status.tie_broken") : "";
       text = LC.t("status.match_over", { result: res, mine: t[me()], theirs: t[opp()], why });
-    } else if (S.game.status === "waiting" && !p[1].joined) {
+    } else if (waitingFriend()) {
       text = LC.t("status.waiting_friend");
     } else if (mine && sending) {
       text = LC.t("status.sending");
@@ -763,7 +765,7 @@
     if (!S || S.seat === null) return;
     if (!connected) { hint(t("hint.not_connected"), true); return; }
     if (!myTurn()) {
-      hint(t(S.match.over ? "hint.game_over" : "hint.not_your_turn"), true);
+      hint(t(S.match.over ? "hint.game_over" : waitingFriend() ? "status.waiting_friend" : "hint.not_your_turn"), true);
       return;
     }
     if (sending) return;

@@ -1,0 +1,34 @@
+"""In-process tests (TestClient) of the rough edges a new player met (issue 26): a friend
+game takes no move before the friend joins, and the server's answers say what they know."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+def test_no_move_before_the_friend_joins_and_the_status_agrees(client: Any) -> None:
+    r = client.post("/api/games", json={"opponent": "friend", "rounds": 1, "name": "Ana"})
+    assert r.status_code == 201, r.text
+    g = r.json()
+    s = client.get(f"/api/games/{g['id']}/state", headers={"X-Seat-Token": g["token"]}).json()
+    assert s["game"]["status"] == "waiting" and not s["game"]["your_turn"]
+    v = s["view"]
+    move = v["legal"][0] if v["legal"] else f"-{v['hand'][0]}."
+    r = client.post(f"/api/games/{g['id']}/moves", json={"token": g["token"], "move": move, "round": 0, "ply": 0})
+    assert r.status_code == 409, r.text
+    assert r.json()["error"] == "waiting_for_friend"
+    assert "waiting for your friend" in r.json()["message"]
+    invite = g["invite_url"].split("#", 1)[1]
+    j = client.post(f"/api/games/{g['id']}/join", json={"invite": invite, "name": "Bea"})
+    assert j.status_code == 200, j.text
+    tokens = (g["token"], j.json()["token"])
+    s = client.get(f"/api/games/{g['id']}/state", headers={"X-Seat-Token": g["token"]}).json()
+    assert s["game"]["status"] == "active"
+    tok = tokens[s["view"]["to_move"]]
+    legal = client.get(f"/api/games/{g['id']}/state", headers={"X-Seat-Token": tok}).json()["view"]["legal"]
+    r = client.post(f"/api/games/{g['id']}/moves", json={"token": tok, "move": legal[0], "round": 0, "ply": 0})
+    assert r.status_code == 200, r.text
