@@ -234,9 +234,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(RateLimitedError)
     async def rate_limited(_request: Request, exc: RateLimitedError) -> JSONResponse:
-        response = _error(429, "rate_limited", str(exc))
-        response.headers["Retry-After"] = retry_after_header(exc.retry_after)
-        return response
+        wait = retry_after_header(exc.retry_after)
+        body = {"error": "rate_limited", "message": str(exc), "retry_after": int(wait)}
+        return JSONResponse(body, status_code=429, headers={"Retry-After": wait})
 
     @app.exception_handler(GameError)
     async def game_error(_request: Request, exc: GameError) -> JSONResponse:

@@ -133,6 +133,7 @@ def test_a_client_posting_too_often_gets_429_with_retry_after(app_client: Any) -
     assert r.json()["error"] == "rate_limited" and "too many comments" in r.json()["message"]
     wait = int(r.headers["Retry-After"])
     assert 1 <= wait <= 200
+    assert r.json()["retry_after"] == wait  # (the page says "try again in N seconds")
     assert app_client.get("/api/comments").json()["total"] == 3
     # reading is not limited
     assert app_client.get("/api/comments").status_code == 200

@@ -119,3 +119,26 @@ def test_comments_post_show_and_survive_a_reload_as_text(browser: Any, server: A
     assert "Please write something" in page.locator("#c-error").inner_text()
     assert not dialogs and not errors, (dialogs, errors)
     ctx.close()
+
+
+@pytest.mark.parametrize(("locale", "says"), [("en-US", "try again in 113 seconds"), ("fr-FR", "réessayez dans 113 secondes")])
+def test_the_comment_rate_limit_says_how_long_to_wait(browser: Any, server: Any, locale: str, says: str) -> None:
+    """The server's 429 carries the wait (Retry-After, ``retry_after``); the page says it
+    rather than "wait a moment" (the answer is routed: the real limit waits minutes)."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale=locale)
+    page = ctx.new_page()
+    body = '{"error": "rate_limited", "message": "too many comments: try again in 113 s", "retry_after": 113}'
+    page.route(
+        "**/api/comments",
+        lambda route: route.fulfill(status=429, body=body, headers={"Retry-After": "113", "Content-Type": "application/json"})
+        if route.request.method == "POST" else route.continue_(),
+    )
+    page.goto(server.url + "/rules")
+    page.fill("#c-nickname", "Zoë")
+    page.fill("#c-text", "is the 8-card bonus doubled?")
+    page.click("#c-post")
+    page.wait_for_function("() => document.querySelector('#c-error').textContent !== ''")
+    assert says in page.locator("#c-error").inner_text()
+    page.locator("#c-error").scroll_into_view_if_needed()
+    page.screenshot(path=str(Path(__file__).resolve().parents[2] / "build" / "test-artifacts" / "screenshots" / f"comment-rate-limit-{locale}.png"))
+    ctx.close()

@@ -143,7 +143,10 @@ const LC = (() => {
     let data = null;
     try { data = text ? JSON.parse(text) : null; } catch { data = text; }
     if (!res.ok) {
-      const msg = data && data.message ? errorText(data.error, data.message) : t("error.request_failed", { status: res.status });
+      let msg = data && data.message ? errorText(data.error, data.message) : t("error.request_failed", { status: res.status });
+      // a rate limit says how long to wait, as the server knows it
+      const wait = data && data.error === "rate_limited" ? Number(data.retry_after || res.headers.get("Retry-After")) : 0;
+      if (wait > 0) msg = t("error.code.rate_limited_in", { n: wait });
       const err = new Error(msg);
       err.code = data && data.error;
       err.serverMessage = data && data.message;
