@@ -32,3 +32,16 @@ def test_no_move_before_the_friend_joins_and_the_status_agrees(client: Any) -> N
     legal = client.get(f"/api/games/{g['id']}/state", headers={"X-Seat-Token": tok}).json()["view"]["legal"]
     r = client.post(f"/api/games/{g['id']}/moves", json={"token": tok, "move": legal[0], "round": 0, "ply": 0})
     assert r.status_code == 200, r.text
+
+
+@pytest.mark.parametrize(
+    ("lang", "label"),
+    [("en", "score this round:"), ("de", "Punkte dieser Runde:"), ("es", "puntos de esta ronda:"),
+     ("fr", "points de la manche :"), ("ko", "이번 라운드 점수:")],
+)
+def test_the_score_beside_a_name_is_named_the_round_score(client: Any, lang: str, label: str) -> None:
+    """"round -38" beside a name read as a round number: the label names it as the round's score."""
+    g = client.post("/api/games", json={"opponent": "friend", "rounds": 1}).json()
+    html = client.get(f"/game/{g['id']}", headers={"Accept-Language": lang}).text
+    for total in ("opp-total", "my-total"):
+        assert f'{label} <span class="total" id="{total}">' in html
