@@ -109,7 +109,8 @@ class Bot(abc.ABC):
         Search bots (``ismcts``, ``expert``) analyse; the budget is ``worlds`` sampled
         deals, else ``time_limit`` seconds, else the bot's own ``iters`` or ``time``. With a
         ``seed`` the bot is :meth:`reseed`-ed first (the figures are then a function of the
-        view and the seed); else its generator goes on.
+        view and the seed); else its generator goes on. The same as the free function
+        :func:`lostcities.bots.analysis.analyse` ``(bot, view, ...)``.
 
         >>> from lostcities import Round
         >>> from lostcities.bots import make
@@ -120,7 +121,7 @@ class Bot(abc.ABC):
         :raises BotError: for a bot that does not search, or when it is not the viewer's turn.
         :raises IllegalMoveError: if ``played`` is not legal in ``view``.
         """
-        from lostcities.bots.analysis import analyse
+        from lostcities.bots.analysis import analyse  # lazy: it builds on the search bots
 
         return analyse(self, view, time_limit, played=played, worlds=worlds, seed=seed)
 

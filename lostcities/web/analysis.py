@@ -16,6 +16,7 @@ from lostcities.bots.analysis import (
     DEFAULT_WORLDS,
     MoveReview,
     Position,
+    analyse,
     positions,
     report,
     review,
@@ -49,7 +50,7 @@ def bot_hint(spec: str, seed: int, view: PlayerView, worlds: int) -> dict[str, o
     of ``spec`` (:meth:`Analysis.to_dict <lostcities.bots.analysis.Analysis.to_dict>`)."""
     bot = make(spec, seed)
     try:
-        return bot.analyse(view, worlds=worlds, seed=seed).to_dict()
+        return analyse(bot, view, worlds=worlds, seed=seed).to_dict()
     finally:
         bot.close()
 

@@ -36,7 +36,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
 from lostcities.bots import Bot, make
-from lostcities.bots.analysis import DEFAULT_BOT, DEFAULT_WORLDS
+from lostcities.bots.analysis import DEFAULT_BOT, DEFAULT_WORLDS, analyse
 from lostcities.cards import RANKS, Card, Color
 from lostcities.errors import IllegalMoveError, InvalidMoveError
 from lostcities.rules import Action, Move, PlayerView
@@ -688,7 +688,7 @@ class GameScreen(Screen[None]):
     def find_hint(self, view: PlayerView, key: tuple[int, int, int]) -> None:
         """The analysis of ``view`` (the person's own view only) on a thread."""
         try:
-            a = make(DEFAULT_BOT).analyse(view, worlds=DEFAULT_WORLDS, seed=key[0] * 1000 + key[1])
+            a = analyse(make(DEFAULT_BOT), view, worlds=DEFAULT_WORLDS, seed=key[0] * 1000 + key[1])
         except Exception as e:  # never break the game over a hint
             self.post_message(self.HintReady(key, f"no hint: {e}", False))
             return
