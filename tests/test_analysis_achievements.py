@@ -4,7 +4,11 @@ positions are rebuilt with :meth:`Round.replayed`, and their play-outs claim the
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +16,7 @@ from lostcities import Match, Round
 from lostcities.bots import make
 from lostcities.bots.analysis import evaluate, positions, review
 from lostcities.errors import NoSuchPlyError
+from lostcities.record import GameRecord
 from lostcities.referee import Referee
 
 
@@ -47,6 +52,19 @@ def test_the_review_counts_the_goal_points(match: Match) -> None:
     blind = dataclasses.replace(last.view, achievements=None)
     classic = evaluate(blind, [last.move], worlds=4, rng=random.Random(0), engine="python")
     assert abs(rv.margin - classic.moves[0].margin) == 30  # the goals' points, and only them
+
+
+def test_lostcities_analyse_counts_them_from_a_record(match: Match, tmp_path: Path) -> None:
+    path = tmp_path / "goals.lcr"
+    path.write_text(str(GameRecord.from_match(match, players=("a", "b"))), encoding="utf-8")
+    out = subprocess.run(
+        [sys.executable, "-m", "lostcities.cli", "analyse", str(path), "--worlds", "4", "--json"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    last = json.loads(out.stdout.splitlines()[0])["moves"][-1]
+    s = match.rounds[0].scores()
+    assert last["margin"] == s[last["player"]] - s[last["player"] ^ 1]  # goal points included
 
 
 def test_a_goal_view_is_played_out_with_its_goals_whatever_the_engine(match: Match) -> None:
