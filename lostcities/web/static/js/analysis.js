@@ -35,7 +35,7 @@
 
   function draw() {
     if (!A || !ready) return;
-    const names = A.players;
+    const names = A.players.map((n) => LC.displayName({ name: n }));  // "Computer (Expert)" in the page's language
     let tab = `<table class="sheet"><thead><tr><th>${t("analysis.player")}</th><th>${t("analysis.accuracy")}</th><th>${t("analysis.avg_loss")}</th><th title="${MARKS.inaccuracy}">?!</th><th title="${MARKS.mistake}">?</th><th title="${MARKS.blunder}">??</th></tr></thead><tbody>`;
     for (const s of A.summary) {
       tab += `<tr><td>${LC.esc(names[s.player])}</td><td>${pct(s.accuracy / 100)}</td><td>${LC.num(s.average_loss)}</td><td>${s.inaccuracies}</td><td>${s.mistakes}</td><td>${s.blunders}</td></tr>`;
@@ -56,7 +56,7 @@
       svg += `<polyline fill="none" stroke="#1f5fa8" stroke-width="1.6" points="${pts}"/>`;
       for (const m of ms) {
         if (!m.mark) continue;
-        svg += `<circle class="mark-dot ${m.mark}" data-round="${rnd}" data-ply="${m.ply}" cx="${x(m.ply).toFixed(1)}" cy="${y(p0(m)).toFixed(1)}" r="4"><title>${LC.esc(names[m.player])} ${m.move}: ${MARKS[m.mark]}</title></circle>`;
+        svg += `<circle class="mark-dot ${m.mark}" data-round="${rnd}" data-ply="${m.ply}" cx="${x(m.ply).toFixed(1)}" cy="${y(p0(m)).toFixed(1)}" r="4"><title>${LC.esc(names[m.player])}: ${LC.esc(LC.moveText(m.move))}: ${MARKS[m.mark]}</title></circle>`;
       }
       svg += "</svg>";
       const h = document.createElement("div");
@@ -75,7 +75,7 @@
       row.className = `analysis-row${m.mark ? " " + m.mark : ""}`;
       row.dataset.round = m.round;
       row.dataset.ply = m.ply;
-      row.textContent = `${t("analysis.round_short", { n: m.round })} ${m.ply + 1}. ${names[m.player]} ${m.move}${m.mark ? " " + SIGN[m.mark] + " " + MARKS[m.mark] + " " + t("analysis.loss_better", { loss: LC.num1(m.loss), best: m.best }) : ""}`;
+      row.textContent = `${t("analysis.round_short", { n: m.round })} ${m.ply + 1}. ${names[m.player]}: ${LC.moveText(m.move)}${m.mark ? " " + SIGN[m.mark] + " " + MARKS[m.mark] + " " + t("analysis.loss_better", { loss: LC.num1(m.loss), best: LC.moveText(m.best) }) : ""}`;
       row.addEventListener("click", () => go(m.round, m.ply));
       list.appendChild(row);
     }
@@ -92,11 +92,21 @@
     });
     const el = $("analysis-move");
     if (!m) { el.textContent = ""; return; }
-    const who = A.players[m.player];
+    const who = LC.displayName({ name: A.players[m.player] });
     el.textContent = m.move === m.best
-      ? t("analysis.same", { name: who, move: m.move, pct: pct(m.win) })
-      : t("analysis.better", { name: who, move: m.move, pct: pct(m.win), best: m.best, best_pct: pct(m.best_win), n: Number(m.loss.toFixed(1)) }) + (m.mark ? ` — ${MARKS[m.mark]}` : "");
+      ? t("analysis.same", { name: who, move: LC.moveText(m.move), pct: pct(m.win) })
+      : t("analysis.better", { name: who, move: LC.moveText(m.move), pct: pct(m.win), best: LC.moveText(m.best), best_pct: pct(m.best_win), n: Number(m.loss.toFixed(1)) }) + (m.mark ? ` — ${MARKS[m.mark]}` : "");
   }
 
+  const sw = $("show-notation");
+  if (sw) {
+    sw.checked = LC.notationShown();
+    sw.addEventListener("change", () => {
+      localStorage.setItem("lostcities.notation", sw.checked ? "1" : "0");
+      draw();
+      const cur = document.querySelector(".analysis-row.selected");
+      if (cur) select(Number(cur.dataset.round) - 1, Number(cur.dataset.ply));
+    });
+  }
   poll();
 })();

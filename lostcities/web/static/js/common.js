@@ -86,6 +86,16 @@ const LC = (() => {
     const r = card.slice(1);
     return r === "x" ? t("card.wager", { colour: NAMES[card[0]] }) : t("card.number", { colour: NAMES[card[0]], rank: r });
   }
+  // a move in the log's words, without a subject ("discard yellow 2 and draw from the deck"),
+  // its notation after it while the log's "notation" switch is on (the same stored setting)
+  const notationShown = () => localStorage.getItem("lostcities.notation") === "1";
+  function moveText(m, notation = notationShown()) {
+    if (!/^[+-][a-z](\d+|x)[a-z.]$/.test(m || "")) return m;
+    const src = m.slice(-1);
+    const key = `move.${m[0] === "+" ? "play" : "discard"}_${src === "." ? "deck" : "pile"}`;
+    const words = t(key, { card: cardLabel(m.slice(1, -1)), pile: src === "." ? "" : PILE_NAMES[src] });
+    return notation ? `${words} (${m})` : words;
+  }
   function cardEl(card, extra = "") {
     const el = document.createElement("div");
     el.className = `card c-${card[0]} ${extra}`.trim();
@@ -192,5 +202,5 @@ const LC = (() => {
     return `<div class="sheet-wrap"><table class="sheet"><thead><tr><th><span class="sr-only">${t("sheet.colour")}</span></th><th style="text-align:left">${t("sheet.cards")}</th><th>${t("sheet.sum")}</th><th>-20</th><th>x</th><th>${t("sheet.bonus")}</th><th>${t("sheet.score")}</th></tr></thead><tbody>${rows.join("")}<tr class="total"><td>${t("sheet.total")}</td><td></td><td></td><td></td><td></td><td></td><td>${total}</td></tr></tbody></table></div>`;
   }
 
-  return { LANG, t, num, num1, errorText, goalName, goalText, reasonText, displayName, setLanguage, NAMES, PILE_NAMES, SYMBOL_NAMES, symbol, cardEl, chipEl, cardLabel, rankText, games, remember, tokenFor, forget, playerName, setPlayerName, api, toast, esc, sheetTable };
+  return { LANG, t, num, num1, errorText, goalName, goalText, reasonText, displayName, setLanguage, NAMES, PILE_NAMES, SYMBOL_NAMES, symbol, cardEl, chipEl, cardLabel, moveText, notationShown, rankText, games, remember, tokenFor, forget, playerName, setPlayerName, api, toast, esc, sheetTable };
 })();

@@ -742,7 +742,7 @@
       const h = await LC.api("POST", `/api/games/${gameId}/hint`, { token });
       const best = h.moves[0];
       engineHint = { round: h.round, ply: h.ply };
-      $("engine-hint").textContent = t("hint.engine", { move: h.best, margin: LC.num1(best.margin, true), pct: new Intl.NumberFormat(LC.LANG, { style: "percent" }).format(best.win) });
+      $("engine-hint").textContent = t("hint.engine", { move: LC.moveText(h.best, showNotation), margin: LC.num1(best.margin, true), pct: new Intl.NumberFormat(LC.LANG, { style: "percent" }).format(best.win) });
     } catch (e) {
       hint(e.message, true);
     } finally {
