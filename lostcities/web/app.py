@@ -36,7 +36,7 @@ from lostcities.web.routers import bots, calculator, comments, games, pages, ws
 from lostcities.web.store import GameStore, normalize_db_url
 from lostcities.web.workers import BotRunner, prepare_search
 
-__all__ = ["CSP", "MAX_BODY", "SECURITY_HEADERS", "WS_TRANSPORT_MAX", "BodyLimit", "SecurityHeaders", "cli_main", "create_app", "serve_app"]
+__all__ = ["CSP", "MAX_BODY", "SECURITY_HEADERS", "WS_TRANSPORT_MAX", "BodyLimit", "HeadAsGet", "SecurityHeaders", "cli_main", "create_app", "serve_app"]
 
 log = logging.getLogger("lostcities.web")
 
@@ -91,6 +91,28 @@ class SecurityHeaders:
             await send(msg)
 
         await self.app(scope, receive, with_headers)
+
+
+class HeadAsGet:
+    """ASGI middleware: ``HEAD`` on a page (any path outside ``/api/``) is answered as its
+    ``GET`` without the body, headers included (uptime checks, link previews and caches
+    send HEAD; FastAPI's GET routes alone answer it 405). The API's GETs are left out: one
+    of them starts work (an analysis), which a HEAD must not."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD" or scope["path"].startswith("/api/"):
+            await self.app(scope, receive, send)
+            return
+
+        async def headers_only(msg: Message) -> None:
+            if msg["type"] == "http.response.body":
+                msg = {**msg, "body": b""}
+            await send(msg)
+
+        await self.app({**scope, "method": "GET"}, receive, headers_only)
 
 
 class _BodyTooLarge(HTTPException):
@@ -229,6 +251,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.store = store
     app.state.limits = ClientLimits(settings.limits)
 
+    app.add_middleware(HeadAsGet)
     app.add_middleware(BodyLimit, limit=MAX_BODY)
     app.add_middleware(SecurityHeaders)  # outermost: on the body limit's answers too
 

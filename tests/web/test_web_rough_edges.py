@@ -45,3 +45,19 @@ def test_the_score_beside_a_name_is_named_the_round_score(client: Any, lang: str
     html = client.get(f"/game/{g['id']}", headers={"Accept-Language": lang}).text
     for total in ("opp-total", "my-total"):
         assert f'{label} <span class="total" id="{total}">' in html
+
+
+def test_every_page_and_static_file_answers_head_as_it_answers_get(client: Any) -> None:
+    """HEAD answered 405 on ``/``: uptime checks, link previews and caches use it."""
+    g = client.post("/api/games", json={"opponent": "friend", "rounds": 1}).json()
+    paths = ["/", "/rules", "/calculator", f"/game/{g['id']}", f"/join/{g['id']}",
+             "/static/css/app.css", "/static/js/game.js", "/i18n/fr.js"]
+    for path in paths:
+        get, head = client.get(path), client.head(path)
+        assert get.status_code == 200, path
+        assert head.status_code == 200, (path, head.status_code)
+        assert head.content == b"", path
+        assert head.headers["content-type"] == get.headers["content-type"], path
+        assert head.headers.get("content-length") == get.headers.get("content-length"), path
+        assert "content-security-policy" in {k.lower() for k in head.headers}, path
+    assert client.head("/no/such/page").status_code == 404
