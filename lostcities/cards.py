@@ -176,6 +176,18 @@ class Card:
     def __repr__(self) -> str:
         return f"Card.parse({self._text!r})"
 
+    def __eq__(self, other: object) -> bool:
+        # cards are interned: equal is identical (object's own __eq__, reached through the
+        # ordering methods' Python-level comparison slot, costs several times this)
+        if other.__class__ is Card:
+            return self is other
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        if other.__class__ is Card:
+            return self is not other
+        return NotImplemented
+
     def __lt__(self, other: Card) -> bool:
         if not isinstance(other, Card):
             return NotImplemented
@@ -259,15 +271,23 @@ class Variant:
         >>> [str(c) for c in CLASSIC.deck()[:4]]
         ['yx', 'yx', 'yx', 'y2']
         """
+        try:
+            return list(_DECKS[self.colors])
+        except (KeyError, TypeError):  # TypeError: colours given as a list
+            pass
         out: list[Card] = []
         for color in self.colors:
             out.extend(Card(color, WAGER) for _ in range(3))
             out.extend(Card(color, r) for r in RANKS[1:])
+        if isinstance(self.colors, tuple):
+            _DECKS[self.colors] = tuple(out)
         return out
 
     def __str__(self) -> str:
         return self.name
 
+
+_DECKS: dict[tuple[Color, ...], tuple[Card, ...]] = {}  # Variant.deck() by colours, once made
 
 CLASSIC = Variant("classic", COLORS[:5])
 """The base game: yellow, blue, white, green, red; 60 cards."""

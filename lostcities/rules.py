@@ -19,8 +19,9 @@ from __future__ import annotations
 import enum
 import random
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Generic, Literal, NamedTuple, TypeVar, overload
+from dataclasses import dataclass, field, replace
+from operator import attrgetter, itemgetter
+from typing import Generic, Literal, NamedTuple, TypeVar, cast, overload
 
 from lostcities.achievements import GOAL_POINTS, Goal, GoalBoard, decide_end, resolve_goals
 from lostcities.cards import (
@@ -88,6 +89,23 @@ class Move:
     """The card played or discarded."""
     draw: Color | None = None
     """Where the player draws from: ``None`` for the draw pile, else that colour's pile."""
+    _key: int = field(init=False, repr=False, compare=False)
+    # :attr:`index`, computed once (NUM_MOVES for an object that is not a well-formed move)
+
+    def __post_init__(self) -> None:
+        a, c, d = self.action, self.card, self.draw
+        key = NUM_MOVES
+        if (a is Action.PLAY or a is Action.DISCARD) and isinstance(c, Card) and (
+            d is None or (type(d) in (Color, int) and 0 <= d < 6)
+        ):
+            key = _move_key(a is Action.DISCARD, c.index, d)
+        object.__setattr__(self, "_key", key)
+
+    def __hash__(self) -> int:
+        return self._key  # equal moves have equal keys
+
+    def __reduce__(self) -> tuple[type[Move], tuple[Action, Card, Color | None]]:
+        return (Move, (self.action, self.card, self.draw))
 
     @classmethod
     def parse(cls, text: str) -> Move:
@@ -154,7 +172,10 @@ class Move:
         >>> Move.from_index(765)
         Move.parse('-r10b')
         """
-        return _move_key(self.action is Action.DISCARD, self.card.index, self.draw)
+        key = self._key
+        if key == NUM_MOVES:  # not a well-formed move: as computed from its fields
+            return _move_key(self.action is Action.DISCARD, self.card.index, self.draw)
+        return key
 
     @classmethod
     def from_index(cls, index: int) -> Move:
@@ -205,12 +226,105 @@ for _card in ALL_CARDS:
     for _action in Action:
         for _draw in (None, *Color):
             _m = Move(_action, _card, _draw)
-            _MOVES[_move_key(_action is Action.DISCARD, _card.index, _draw)] = _m
+            _MOVES[_m._key] = _m
             _MOVE_BY_TEXT[str(_m)] = _m
-# _PLAY[i] / _DISCARD[i]: the 7 moves of card index i, by draw source (0 = draw pile, 1 + colour)
-_PLAY: list[list[Move]] = [_MOVES[i * 7 : i * 7 + 7] for i in range(60)]
-_DISCARD: list[list[Move]] = [_MOVES[(60 + i) * 7 : (60 + i) * 7 + 7] for i in range(60)]
+# The position as bitmasks over card indexes (bit ``Card.index``), kept by :class:`Round` move
+# by move and read by :class:`LegalMoves`: a hand's distinct cards; the cards its player may
+# play (from the tops); the colours whose discard pile is not empty (bit = colour).
+_COLOR_MASK: list[int] = [((1 << 10) - 1) << (10 * c) for c in range(6)]
+_NOT_COLOR: list[int] = [~m for m in _COLOR_MASK]
+# _PLAY_MASK[colour][top]: the cards of that colour playable onto ``top`` (from PLAYABLE)
+_PLAY_MASK: list[list[int]] = [[0] * 11 for _ in range(6)]
+for _card in ALL_CARDS:
+    for _top in range(11):
+        if PLAYABLE[_card.rank][_top]:
+            _PLAY_MASK[_card.color][_top] |= 1 << _card.index
+# by pile mask: the cards whose colour has a discard pile; how many draw sources; the draw
+# columns of a play (0 = draw pile, 1 + colour) and, by card index, of a discard
+_PILE_CARDS: list[int] = [
+    sum(_COLOR_MASK[c] for c in range(6) if sm >> c & 1) for sm in range(64)
+]
+_N_SRC: list[int] = [sm.bit_count() + 1 for sm in range(64)]
+_DRAW_COLORS: list[tuple[Color, ...]] = [tuple(c for c in Color if sm >> c & 1) for sm in range(64)]
+_PLAY_COLS: list[tuple[int, ...]] = [
+    (0, *(c + 1 for c in range(6) if sm >> c & 1)) for sm in range(64)
+]
+_DISCARD_COLS: list[list[tuple[int, ...]]] = []
+for _cols in _PLAY_COLS:
+    _by_color = [tuple(j for j in _cols if j != c + 1) for c in range(6)]
+    _DISCARD_COLS.append([_by_color[i // 10] for i in range(60)])
+# by move key: (card bit, bit the draw needs in ``pile mask << 1 | 1``, is a play); a discard
+# drawing from its own pile needs bit 7, never set; key NUM_MOVES: no move, never legal
+_CHECK: list[tuple[int, int, bool]] = [
+    (1 << m.card.index,
+     1 << (0 if m.draw is None else 7 if m.action is Action.DISCARD and m.draw == m.card.color
+           else m.draw + 1),
+     m.action is Action.PLAY)
+    for m in _MOVES
+] + [(0, 0, False)]
+# by move key: (card, its index, colour, rank, is a play, draw colour or -1 for the draw pile)
+_STEP: list[tuple[Card, int, int, int, bool, int]] = [
+    (m.card, m.card.index, int(m.card.color), m.card.rank, m.action is Action.PLAY,
+     -1 if m.draw is None else int(m.draw))
+    for m in _MOVES
+]
+# _BYTE_BITS[b]: the set bits of the byte b (masks are walked a byte at a time: cheaper than
+# bit by bit on Python ints)
+_BYTE_BITS: list[tuple[int, ...]] = [tuple(j for j in range(8) if b >> j & 1) for b in range(256)]
 _PLAY_ACTION = Action.PLAY
+_INDEX = attrgetter("index")
+_RANK = attrgetter("rank")
+_FIRST = itemgetter(0)
+_CARD_TYPE = {Card}
+
+
+def _hand_mask(hand: Iterable[Card]) -> int:
+    mask = 0
+    for card in hand:
+        mask |= 1 << card.index
+    return mask
+
+
+def _tops_mask(tops: Sequence[int]) -> int:
+    mask = 0
+    for c, top in enumerate(tops):
+        mask |= _PLAY_MASK[c][top]
+    return mask
+
+
+def _piles_mask(piles: Sequence[Sequence[Card]]) -> int:
+    mask = 0
+    for c, pile in enumerate(piles):
+        if pile:
+            mask |= 1 << c
+    return mask
+
+
+def _points(expeditions: Iterable[Sequence[Card]]) -> int:
+    """One player's points for their expeditions (goals aside)."""
+    total = 0
+    for cards in expeditions:
+        if cards:  # a loop: expeditions are short, cheaper than map and sum
+            w = s = 0
+            for card in cards:
+                rank = card.rank
+                if rank:
+                    s += rank
+                else:
+                    w += 1
+            total += raw_score(s, w, len(cards))
+    return total
+
+
+def _cards_of(mask: int) -> list[Card]:
+    out = []
+    base = -8
+    for byte in mask.to_bytes(8, "little"):
+        base += 8
+        if byte:
+            for j in _BYTE_BITS[byte]:
+                out.append(ALL_CARDS[base + j])
+    return out
 
 
 class ColorMap(Mapping[Color, V], Generic[V]):
@@ -253,23 +367,22 @@ class LegalMoves(Sequence[Move]):
     It describes the position at the time of the call.
     """
 
-    __slots__ = ("_discards", "_len", "_n_play", "_n_src", "_plays", "_srcmask", "_srcs")
+    # three masks (see _COLOR_MASK): cards to play, cards to discard, non-empty piles; the
+    # moves are generated from them only when asked for (length and ``in`` need none)
+    __slots__ = ("_hm", "_len", "_n_play", "_pm", "_sm")
 
-    def __init__(self, plays: list[Card], discards: list[Card], srcs: list[int]) -> None:
-        self._plays = plays
-        self._discards = discards
-        self._srcs = srcs
-        srcmask = 0
-        for s in srcs:
-            srcmask |= 1 << s
-        self._srcmask = srcmask
-        n_src = len(srcs) + 1
-        self._n_src = n_src
-        self._n_play = len(plays) * n_src
-        n = self._n_play
-        for card in discards:
-            n += n_src - ((srcmask >> card.color) & 1)
-        self._len = n
+    def __init__(self, plays: Iterable[Card], discards: Iterable[Card], srcs: Iterable[int]) -> None:
+        self._set(_hand_mask(plays), _hand_mask(discards), sum(1 << s for s in set(srcs)))
+
+    def _set(self, pm: int, hm: int, sm: int) -> LegalMoves:
+        self._pm = pm
+        self._hm = hm
+        self._sm = sm
+        n_src = _N_SRC[sm]
+        n_play = pm.bit_count() * n_src
+        self._n_play = n_play
+        self._len = n_play + hm.bit_count() * n_src - (hm & _PILE_CARDS[sm]).bit_count()
+        return self
 
     def __len__(self) -> int:
         return self._len
@@ -278,19 +391,24 @@ class LegalMoves(Sequence[Move]):
         return self._len > 0
 
     def __iter__(self) -> Iterator[Move]:
-        srcs = self._srcs
-        for card in self._plays:
-            row = _PLAY[card.index]
-            yield row[0]
-            for s in srcs:
-                yield row[s + 1]
-        for card in self._discards:
-            row = _DISCARD[card.index]
-            yield row[0]
-            c = card.color
-            for s in srcs:
-                if s != c:
-                    yield row[s + 1]
+        moves = _MOVES
+        cols = _PLAY_COLS[self._sm]
+        mask = self._pm
+        while mask:
+            low = mask & -mask
+            mask ^= low
+            base = (low.bit_length() - 1) * 7
+            for j in cols:
+                yield moves[base + j]
+        by_card = _DISCARD_COLS[self._sm]
+        mask = self._hm
+        while mask:
+            low = mask & -mask
+            mask ^= low
+            i = low.bit_length() - 1
+            base = (60 + i) * 7
+            for j in by_card[i]:
+                yield moves[base + j]
 
     @overload
     def __getitem__(self, index: int) -> Move: ...
@@ -303,78 +421,61 @@ class LegalMoves(Sequence[Move]):
             index += self._len
         if not 0 <= index < self._len:
             raise IndexError("legal move index out of range")
-        n_src = self._n_src
         if index < self._n_play:
-            card = self._plays[index // n_src]
-            j = index % n_src
-            return _PLAY[card.index][0 if j == 0 else self._srcs[j - 1] + 1]
+            cols = _PLAY_COLS[self._sm]
+            k, j = divmod(index, len(cols))
+            mask = self._pm
+            for _ in range(k):
+                mask &= mask - 1
+            return _MOVES[((mask & -mask).bit_length() - 1) * 7 + cols[j]]
         index -= self._n_play
-        srcmask = self._srcmask
-        for card in self._discards:
-            c = card.color
-            k = n_src - ((srcmask >> c) & 1)
-            if index < k:
-                if index == 0:
-                    return _DISCARD[card.index][0]
-                for s in self._srcs:
-                    if s != c:
-                        index -= 1
-                        if index == 0:
-                            return _DISCARD[card.index][s + 1]
-            index -= k
+        by_card = _DISCARD_COLS[self._sm]
+        base = -8
+        for byte in self._hm.to_bytes(8, "little"):
+            base += 8
+            if byte:
+                for j in _BYTE_BITS[byte]:
+                    i = base + j
+                    cols = by_card[i]
+                    if index < len(cols):
+                        return _MOVES[(60 + i) * 7 + cols[index]]
+                    index -= len(cols)
         raise AssertionError("unreachable")  # pragma: no cover
 
     def __contains__(self, move: object) -> bool:
         if not isinstance(move, Move):
             return False
-        card = move.card
-        if move.action is _PLAY_ACTION:
-            if card not in self._plays:
-                return False
-        elif card not in self._discards:
-            return False
-        d = move.draw
-        if d is None:
-            return True
-        return bool((self._srcmask >> d) & 1) and not (
-            move.action is Action.DISCARD and d == card.color
-        )
+        bit, need, play = _CHECK[move._key]
+        return bool((self._pm if play else self._hm) & bit) and bool((self._sm << 1 | 1) & need)
 
     def cards(self, action: Action) -> list[Card]:
         """The distinct cards that can be played (or discarded), sorted."""
-        return list(self._plays if action is Action.PLAY else self._discards)
+        return _cards_of(self._pm if action is Action.PLAY else self._hm)
 
     def draws(self, action: Action, card: Card) -> list[Color | None]:
         """The legal draw sources after ``action`` with ``card`` (``None`` = the draw pile)."""
-        if card not in (self._plays if action is Action.PLAY else self._discards):
+        if card.__class__ is not Card:  # not a card: in no hand
             return []
-        out: list[Color | None] = [None]
-        for s in self._srcs:
-            if not (action is Action.DISCARD and s == card.color):
-                out.append(Color(s))
-        return out
+        if action is Action.PLAY:
+            if self._pm >> card.index & 1:
+                return [None, *_DRAW_COLORS[self._sm]]
+        elif self._hm >> card.index & 1:
+            sm = self._sm & ~(1 << card.color) if action is Action.DISCARD else self._sm
+            return [None, *_DRAW_COLORS[sm]]
+        return []
 
     def __repr__(self) -> str:
         return f"<LegalMoves ({self._len}): {' '.join(str(m) for m in self)}>"
 
 
+_new_legal = LegalMoves.__new__
+_set_legal = LegalMoves._set
+
+
 def _legal_moves(hand: Iterable[Card], tops: Sequence[int], piles: Sequence[Sequence[Card]]) -> LegalMoves:
     """The one definition of the legal moves, shared by :class:`Round` and :class:`PlayerView`."""
-    mask = 0
-    for card in hand:
-        mask |= 1 << card.index
-    plays: list[Card] = []
-    discards: list[Card] = []
-    table = PLAYABLE
-    while mask:
-        low = mask & -mask
-        mask ^= low
-        card = ALL_CARDS[low.bit_length() - 1]
-        if table[card.rank][tops[card.color]]:
-            plays.append(card)
-        discards.append(card)
-    srcs = [c for c in range(len(piles)) if piles[c]]
-    return LegalMoves(plays, discards, srcs)
+    hm = _hand_mask(hand)
+    return _set_legal(_new_legal(LegalMoves), hm & _tops_mask(tops), hm, _piles_mask(piles))
 
 
 def _illegal_reason(
@@ -442,8 +543,8 @@ class RoundOutcome:
 
 
 # One undo record: (move, player, hand index, drawn card, index of the known card removed
-# or -1, previous top)
-_Undo = tuple[Move, int, int, Card, int, int]
+# or -1, previous top, previous hand mask, previous play mask, previous pile mask)
+_Undo = tuple[Move, int, int, Card, int, int, int, int, int]
 
 
 class Round:
@@ -482,15 +583,25 @@ class Round:
         achievements: object = None,
     ) -> None:
         var = get_variant(variant)
-        try:
-            cards = parse_cards(deck)
-        except InvalidCardError as e:
-            raise InvalidDeckError(f"invalid deck: {e}") from None
+        given = deck if isinstance(deck, str) else list(deck)
+        if isinstance(given, list) and set(map(type, given)) == _CARD_TYPE:
+            cards = cast(list[Card], given)  # cards already: nothing to parse
+        else:
+            try:
+                cards = parse_cards(given)
+            except InvalidCardError as e:
+                raise InvalidDeckError(f"invalid deck: {e}") from None
         _check_deck(cards, var)
-        if starter not in (0, 1):
-            raise ValueError(f"invalid starter: {starter!r} (expected 0 or 1)")
-        if max_turns is not None and max_turns < 1:
-            raise ValueError(f"invalid max_turns: {max_turns!r} (expected a positive number)")
+        _check_start(starter, max_turns)
+        self._start(var, cards, starter, max_turns)
+        self._set_goals(
+            resolve_goals(achievements, "deck:" + " ".join(map(str, cards)))
+            if achievements is not None and achievements is not False
+            else None
+        )
+
+    def _start(self, var: Variant, cards: list[Card], starter: int, max_turns: int | None) -> None:
+        """Deal ``cards`` (checked) and set up the round, goals aside."""
         n = var.num_colors
         hs = var.hand_size
         self.variant = var
@@ -504,16 +615,21 @@ class Round:
         self._tops = [[0] * n, [0] * n]
         self._piles: list[list[Card]] = [[] for _ in range(n)]
         self._known: list[list[Card]] = [[], []]
+        self._masks()
         self._stack: list[_Undo] = []
         self._turn = starter
         self._hist0: tuple[Move, ...] = ()  # moves before the stack (copies, samples)
         self._termination: Termination | None = None
         self._forfeit: tuple[int, str] | None = None
-        self._set_goals(
-            resolve_goals(achievements, "deck:" + " ".join(map(str, cards)))
-            if achievements is not None and achievements is not False
-            else None
-        )
+
+    def _masks(self) -> None:
+        """Derive the bitmasks (see ``_COLOR_MASK``) and the card-index twins of the hands
+        and known cards from the tables (the hot path compares ints, not cards)."""
+        self._hix = [[c.index for c in self._hands[0]], [c.index for c in self._hands[1]]]
+        self._kix = [[c.index for c in self._known[0]], [c.index for c in self._known[1]]]
+        self._hm = [_hand_mask(self._hands[0]), _hand_mask(self._hands[1])]
+        self._pm = [_tops_mask(self._tops[0]), _tops_mask(self._tops[1])]
+        self._sm = _piles_mask(self._piles)
 
     def _set_goals(
         self,
@@ -561,10 +677,15 @@ class Round:
         var = get_variant(variant)
         deck = var.deck()
         random.Random(seed).shuffle(deck)
-        r = cls(deck, starter, var, max_turns=max_turns)
+        _check_start(starter, max_turns)
+        r = object.__new__(cls)  # the variant's own deck, shuffled: nothing to check
+        r._start(var, deck, starter, max_turns)
         r.seed = seed
-        if achievements is not None and achievements is not False:
-            r._set_goals(resolve_goals(achievements, seed))
+        r._set_goals(
+            resolve_goals(achievements, seed)
+            if achievements is not None and achievements is not False
+            else None
+        )
         return r
 
     @classmethod
@@ -628,6 +749,11 @@ class Round:
         r._tops = [self._tops[0][:], self._tops[1][:]]
         r._piles = [p[:] for p in self._piles]
         r._known = [self._known[0][:], self._known[1][:]]
+        r._hix = [self._hix[0][:], self._hix[1][:]]
+        r._kix = [self._kix[0][:], self._kix[1][:]]
+        r._hm = self._hm[:]
+        r._pm = self._pm[:]
+        r._sm = self._sm
         r._turn = self._turn
         r._termination = self._termination
         r._forfeit = self._forfeit
@@ -663,7 +789,7 @@ class Round:
     @property
     def history(self) -> tuple[Move, ...]:
         """The moves made, oldest first (every move is public)."""
-        return self._hist0 + tuple(u[0] for u in self._stack)
+        return self._hist0 + tuple(map(_FIRST, self._stack))
 
     @property
     def deal_order(self) -> tuple[Card, ...]:
@@ -673,7 +799,10 @@ class Round:
     @property
     def hands(self) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
         """Both hands, each sorted. The referee's knowledge: give players :meth:`view`."""
-        return (tuple(sorted(self._hands[0])), tuple(sorted(self._hands[1])))
+        return (
+            tuple(sorted(self._hands[0], key=_INDEX)),
+            tuple(sorted(self._hands[1], key=_INDEX)),
+        )
 
     @property
     def expeditions(self) -> tuple[ColorMap[tuple[Card, ...]], ColorMap[tuple[Card, ...]]]:
@@ -789,7 +918,8 @@ class Round:
         if self._termination is not None:
             return LegalMoves([], [], [])
         p = self._turn
-        return _legal_moves(self._hands[p], self._tops[p], self._piles)
+        hm = self._hm[p]
+        return _set_legal(_new_legal(LegalMoves), hm & self._pm[p], hm, self._sm)
 
     def is_legal(self, move: Move | str) -> bool:
         """Whether ``move`` (a ``Move`` or notation) is legal now. Bad notation is not legal."""
@@ -797,7 +927,17 @@ class Round:
             m = move if isinstance(move, Move) else Move.parse(move)
         except InvalidMoveError:
             return False
-        return self._why_illegal(m) is None
+        return self._legal(m) or self._why_illegal(m) is None
+
+    def _legal(self, move: Move) -> bool:
+        """Whether ``move`` is legal, from the bitmasks: ``True`` only for a legal move
+        (``False`` leaves the verdict to :meth:`_why_illegal`)."""
+        if self._termination is not None:
+            return False
+        bit, need, play = _CHECK[move._key]
+        p = self._turn
+        have = self._hm[p] & self._pm[p] if play else self._hm[p]
+        return bool(have & bit) and bool((self._sm << 1 | 1) & need)
 
     def _why_illegal(self, move: Move) -> str | None:
         if self._termination is not None:
@@ -830,6 +970,13 @@ class Round:
             if not isinstance(move, str):
                 raise InvalidMoveError(f"invalid move: {move!r} (expected a Move or notation)")
             move = Move.parse(move)
+        if self._termination is None:  # _legal inlined: the hot path of every push
+            bit, need, play = _CHECK[move._key]
+            p = self._turn
+            have = self._hm[p] & self._pm[p] if play else self._hm[p]
+            if have & bit and (self._sm << 1 | 1) & need:
+                self.push_unchecked(move)
+                return
         reason = self._why_illegal(move)
         if reason is not None:
             raise IllegalMoveError(f"illegal move: {str(move)!r} ({reason})")
@@ -843,30 +990,48 @@ class Round:
         may not restore it). Use :meth:`push` for moves from outside.
         """
         p = self._turn
-        hand = self._hands[p]
-        card = move.card
-        i = hand.index(card)
-        c = card.color
-        prev_top = self._tops[p][c]
-        if move.action is _PLAY_ACTION:
+        card, ci, c, rank, play, d = _STEP[move._key]
+        hix = self._hix[p]
+        i = hix.index(ci)
+        tops = self._tops[p]
+        prev_top = tops[c]
+        hm = self._hm
+        pm = self._pm
+        prev_hm = hm[p]
+        prev_pm = pm[p]
+        prev_sm = sm = self._sm
+        if play:
             self._exp[p][c].append(card)
-            if card.rank:
-                self._tops[p][c] = card.rank
+            if rank:
+                tops[c] = rank
+                pm[p] = prev_pm & _NOT_COLOR[c] | _PLAY_MASK[c][rank]
         else:
             self._piles[c].append(card)
-        known = self._known[p]
+            sm |= 1 << c
+        kix = self._kix[p]
         removed = -1
-        if known and card in known:
-            removed = known.index(card)
-            del known[removed]
-        d = move.draw
-        if d is None:
+        if kix and ci in kix:
+            removed = kix.index(ci)
+            del kix[removed]
+            del self._known[p][removed]
+        if d < 0:
             drawn = self._deck.pop()
         else:
-            drawn = self._piles[d].pop()
-            known.append(drawn)
-        hand[i] = drawn
-        self._stack.append((move, p, i, drawn, removed, prev_top))
+            pile = self._piles[d]
+            drawn = pile.pop()
+            self._known[p].append(drawn)
+            kix.append(drawn.index)
+            if not pile:
+                sm ^= 1 << d
+        self._hands[p][i] = drawn
+        di = drawn.index
+        hix[i] = di
+        self._sm = sm
+        h = prev_hm
+        if rank or ci not in hix:  # a wager's bit stays while the hand holds another
+            h ^= 1 << ci
+        hm[p] = h | 1 << di
+        self._stack.append((move, p, i, drawn, removed, prev_top, prev_hm, prev_pm, prev_sm))
         if not self._deck:
             self._termination = Termination.DRAW_PILE_EMPTY
         elif self.max_turns is not None and self.ply >= self.max_turns:
@@ -884,25 +1049,29 @@ class Round:
         self._forfeit = None
         if not self._stack:
             raise IndexError("pop from a round with no moves")
-        move, p, i, drawn, removed, prev_top = self._stack.pop()
-        hand = self._hands[p]
-        card = move.card
-        c = card.color
+        move, p, i, drawn, removed, prev_top, prev_hm, prev_pm, prev_sm = self._stack.pop()
+        card, ci, c, _, play, d = _STEP[move._key]
         known = self._known[p]
-        d = move.draw
-        if d is None:
+        kix = self._kix[p]
+        if d < 0:
             self._deck.append(drawn)
         else:
             self._piles[d].append(drawn)
             known.pop()  # the drawn card was appended last and nothing since changed it
+            kix.pop()
         if removed >= 0:
             known.insert(removed, card)
-        hand[i] = card
-        if move.action is _PLAY_ACTION:
+            kix.insert(removed, ci)
+        self._hands[p][i] = card
+        self._hix[p][i] = ci
+        if play:
             self._exp[p][c].pop()
             self._tops[p][c] = prev_top
         else:
             self._piles[c].pop()
+        self._hm[p] = prev_hm
+        self._pm[p] = prev_pm
+        self._sm = prev_sm
         self._turn = p
         self._termination = None
         if self._goals is not None:
@@ -924,20 +1093,7 @@ class Round:
     def scores(self) -> tuple[int, int]:
         """Both players' points for their expeditions as they stand, plus 10 per claimed
         goal in the achievements variant (:meth:`goal_points`)."""
-        out = [0, 0]
-        for p in (0, 1):
-            total = 0
-            for cards in self._exp[p]:
-                if cards:
-                    w = 0
-                    s = 0
-                    for card in cards:
-                        if card.rank:
-                            s += card.rank
-                        else:
-                            w += 1
-                    total += raw_score(s, w, len(cards))
-            out[p] = total
+        out = [_points(self._exp[0]), _points(self._exp[1])]
         if self._goals is not None:
             for c in self.claims:
                 if c is not None:
@@ -967,24 +1123,22 @@ class Round:
         cards nor the order of the draw pile."""
         if player not in (0, 1):
             raise ValueError(f"invalid player: {player!r} (expected 0 or 1)")
+        known = self._known
         return PlayerView(
             variant=self.variant,
             player=player,
-            hand=tuple(sorted(self._hands[player])),
-            expeditions=(
-                tuple(tuple(e) for e in self._exp[0]),
-                tuple(tuple(e) for e in self._exp[1]),
-            ),
-            discard_piles=tuple(tuple(p) for p in self._piles),
+            hand=tuple(sorted(self._hands[player], key=_INDEX)),
+            expeditions=(tuple(map(tuple, self._exp[0])), tuple(map(tuple, self._exp[1]))),
+            discard_piles=tuple(map(tuple, self._piles)),
             deck_size=len(self._deck),
             to_move=self._turn,
             history=self.history,
-            opponent_known=tuple(sorted(self._known[player ^ 1])),
-            ply=self.ply,
+            opponent_known=tuple(sorted(known[player ^ 1], key=_INDEX)) if known[player ^ 1] else (),
+            ply=len(self._hist0) + len(self._stack),
             over=self._termination is not None,
             max_turns=self.max_turns,
-            own_known=tuple(sorted(self._known[player])),
-            achievements=self.achievements,
+            own_known=tuple(sorted(known[player], key=_INDEX)) if known[player] else (),
+            achievements=None if self._goals is None else self.achievements,
         )
 
     def set_next_draw(self, card: Card) -> None:
@@ -1008,6 +1162,8 @@ class Round:
         replaced (taken, not copied): :class:`WorldSampler`'s step."""
         r = self.copy(stack=False)
         r._hands[opponent] = hand
+        r._hix[opponent] = [c.index for c in hand]
+        r._hm[opponent] = _hand_mask(hand)
         r._deck = deck
         return r
 
@@ -1069,6 +1225,7 @@ class Round:
         known[me] = list(view.own_known)
         known[me ^ 1] = list(view.opponent_known)
         r._known = known
+        r._masks()
         r._stack = []
         r._turn = view.to_move
         r._hist0 = view.history
@@ -1111,7 +1268,25 @@ class Round:
         return f"<Round {self.variant.name} ply {self.ply}, {state}, deck {len(self._deck)}>"
 
 
+def _check_start(starter: int, max_turns: int | None) -> None:
+    if starter not in (0, 1):
+        raise ValueError(f"invalid starter: {starter!r} (expected 0 or 1)")
+    if max_turns is not None and max_turns < 1:
+        raise ValueError(f"invalid max_turns: {max_turns!r} (expected a positive number)")
+
+
+_DECK_INDEXES: dict[tuple[Color, ...], list[int]] = {}  # sorted card indexes of a deck
+
+
 def _check_deck(cards: list[Card], var: Variant) -> None:
+    try:
+        expected = _DECK_INDEXES[var.colors]
+    except (KeyError, TypeError):
+        expected = sorted(map(_INDEX, var.deck()))
+        if isinstance(var.colors, tuple):
+            _DECK_INDEXES[var.colors] = expected
+    if len(cards) == len(expected) and sorted(map(_INDEX, cards)) == expected:
+        return
     want: dict[Card, int] = {}
     for c in var.deck():
         want[c] = want.get(c, 0) + 1
@@ -1327,8 +1502,8 @@ class PlayerView:
 
     def scores(self) -> tuple[int, int]:
         """Both players' points as the expeditions stand, goals included (public)."""
-        a = sum(score_expedition(e, check=False).score for e in self.expeditions[0])
-        b = sum(score_expedition(e, check=False).score for e in self.expeditions[1])
+        a = _points(self.expeditions[0])
+        b = _points(self.expeditions[1])
         board = self.achievements
         if board is not None:
             a += board.points(0)
