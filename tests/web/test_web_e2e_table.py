@@ -402,3 +402,54 @@ def test_every_part_of_a_late_round_table_is_on_screen(browser: Any, server: Any
             box = chip.bounding_box()
             assert box is not None and box["y"] + box["height"] <= bar["y"] + 0.5, (side, box, bar)
     ctx.close()
+
+
+def _luminance(rgb: tuple[float, ...]) -> float:
+    def lin(c: float) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (lin(c) for c in rgb[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def _colours(css: str) -> list[tuple[float, ...]]:
+    return [tuple(float(x) for x in m.split(",")[:3]) for m in re.findall(r"rgba?\(([^)]*)\)", css)]
+
+
+def test_log_by_keyboard_draw_pile_name_and_banner_contrast(browser: Any, server: Any) -> None:
+    """The log scrolls: it is reached by Tab and named; the draw pile is called "draw pile,
+    N cards" (it read "44draw pile"); the home banner's note is readable over every colour of
+    its gradient (axe cannot see through a gradient: measured here, 4.5:1 or more)."""
+    status, created = server.request("POST", "/api/games", {"opponent": "computer", "level": "easy", "rounds": 1, "name": "Ana"})
+    assert status == 201
+    ctx = browser.new_context(viewport=DESKTOP)
+    page = ctx.new_page()
+    page.goto(server.url + "/")
+    note = page.locator(".hero .muted")
+    colour = _colours(note.evaluate("(e) => getComputedStyle(e).color"))[0]
+    stops = _colours(page.locator(".hero").evaluate("(e) => getComputedStyle(e).backgroundImage"))
+    assert len(stops) >= 2
+    worst = min(_contrast(colour, s) for s in stops)
+    assert worst >= 4.5, f"the banner's note has {worst:.2f}:1 over its gradient"
+    page.evaluate("(g) => LC.remember({id: g.id, token: g.token, seat: 0})", created)
+    page.goto(server.url + f"/game/{created['id']}")
+    page.wait_for_selector("#hand .card")
+    deck = page.locator("#deck-n").inner_text()
+    pile = page.locator("#drawpile")
+    sync_api.expect(pile).to_have_accessible_name(f"draw pile, {deck} cards")
+    log = page.get_by_role("log", name="Game log", exact=True)
+    assert log.get_attribute("tabindex") == "0"
+    for _ in range(60):  # Tab through the page until the log has the focus
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement.id") == "log":
+            break
+    else:
+        raise AssertionError("the log is never reached by Tab")
+    shot(page, "table-1280-log-focused")
+    ctx.close()

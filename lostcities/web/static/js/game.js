@@ -377,6 +377,7 @@
 
     // draw pile
     $("deck-n").textContent = v.deck_size;
+    $("deck-sr").textContent = `, ${t("pile.cards", { n: v.deck_size })}`;  // its name: "draw pile, 37 cards" (not "37draw pile")
     $("drawpile").classList.toggle("drawable", drawSources.includes("."));
 
     renderHand();
