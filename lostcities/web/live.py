@@ -518,7 +518,7 @@ class LiveGame:
             t0 = time.monotonic()
             r = self.round
             ri, ply = self.round_index, r.ply
-            view = r.view(seat)
+            view = self.match.view(seat)  # the round's view with the match's context: it plays for the match
             seed = random.Random(f"{self.match.seed}:{ri}:{ply}").randrange(2**31)
             try:
                 move = await mgr.bots.choose(

@@ -3,6 +3,7 @@ game takes no move before the friend joins, and the server's answers say what th
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -61,3 +62,28 @@ def test_every_page_and_static_file_answers_head_as_it_answers_get(client: Any) 
         assert head.headers.get("content-length") == get.headers.get("content-length"), path
         assert "content-security-policy" in {k.lower() for k in head.headers}, path
     assert client.head("/no/such/page").status_code == 404
+
+
+def test_the_computer_plays_for_the_match(client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bots were handed ``round.view(seat)``, blind to the match (totals, rounds left);
+    they get the match's view (``PlayerView.match`` set)."""
+    from lostcities.web.workers import BotRunner
+
+    seen: list[Any] = []
+    choose = BotRunner.choose
+
+    async def spy(self: Any, spec: str, seed: int, view: Any, *args: Any, **kw: Any) -> Any:
+        seen.append(view)
+        return await choose(self, spec, seed, view, *args, **kw)
+
+    monkeypatch.setattr(BotRunner, "choose", spy)
+    g = client.post("/api/games", json={"opponent": "computer", "level": "easy", "rounds": 3}).json()
+    with client.websocket_connect(f"/ws/games/{g['id']}") as ws:
+        ws.send_text(json.dumps({"type": "hello", "token": g["token"]}))
+        while not seen:
+            m = json.loads(ws.receive_text())
+            if m["type"] == "state" and m["view"]["to_move"] == 0 and m["view"]["legal"]:
+                v = m["view"]
+                ws.send_text(json.dumps({"type": "move", "move": v["legal"][0], "round": m["round"], "ply": v["ply"]}))
+    ctx = seen[0].match
+    assert ctx is not None and ctx.rounds == 3 and ctx.round == 1 and ctx.totals == (0, 0)
