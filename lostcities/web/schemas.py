@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    field_validator,
+    model_validator,
+)
 
 from lostcities.achievements import GoalBoard
 from lostcities.cards import Color, Variant
@@ -17,6 +25,7 @@ from lostcities.rules import PlayerView, Round, Termination
 from lostcities.scoring import ExpeditionScore, score_expedition
 
 __all__ = [
+    "BIDI_CONTROLS",
     "CHAT_PHRASES",
     "Chat",
     "ClientMessage",
@@ -32,6 +41,7 @@ __all__ = [
     "MoveRequest",
     "ScoreRequest",
     "ScoreResponse",
+    "check_typed",
     "parse_client_message",
     "round_summary",
     "view_out",
@@ -41,7 +51,32 @@ Level = Literal["easy", "medium", "hard", "expert"]
 ClockChoice = Literal[60, 180, "300+5", "600+10"]
 """The clocks offered: seconds per move, or a match clock (``"BASE+INCREMENT"`` seconds)."""
 VariantName = Literal["classic", "long"]
-Name = Annotated[str, Field(max_length=40)]
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+"""The embeddings, overrides and isolates of Unicode's bidirectional algorithm: typed into
+a name they reorder what is shown after it (U+202E turns "Ana" + "exe.txt" around)."""
+
+
+def check_typed(value: str, allowed: str = "") -> str:
+    """``value`` if it holds no control character (but those in ``allowed``) and no
+    bidirectional control: the one rule for every name and text a user types (player
+    names, nicknames, comments).
+
+    >>> check_typed("Zoë")
+    'Zoë'
+    >>> check_typed("Ana\u202e")
+    Traceback (most recent call last):
+    ...
+    ValueError: bidirectional control U+202E is not allowed
+    """
+    for ch in value:
+        if (ord(ch) < 32 or 0x7F <= ord(ch) < 0xA0) and ch not in allowed:
+            raise ValueError(f"control character {ch!r} is not allowed")
+        if ch in BIDI_CONTROLS:
+            raise ValueError(f"bidirectional control U+{ord(ch):04X} is not allowed")
+    return value
+
+
+Name = Annotated[str, Field(max_length=40), AfterValidator(check_typed)]
 Token = Annotated[str, Field(max_length=200)]
 
 
@@ -140,10 +175,7 @@ class CommentIn(_In):
         allowed = "\n\t" if info.field_name == "text" else ""
         if info.field_name == "text":
             value = value.replace("\r\n", "\n")
-        for ch in value:
-            if (ord(ch) < 32 or 0x7F <= ord(ch) < 0xA0) and ch not in allowed:
-                raise ValueError(f"control character {ch!r} is not allowed")
-        return value
+        return check_typed(value, allowed)
 
 
 # -- HTTP responses ----------------------------------------------------------------------------

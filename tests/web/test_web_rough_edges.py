@@ -87,3 +87,23 @@ def test_the_computer_plays_for_the_match(client: Any, monkeypatch: pytest.Monke
                 ws.send_text(json.dumps({"type": "move", "move": v["legal"][0], "round": m["round"], "ply": v["ply"]}))
     ctx = seen[0].match
     assert ctx is not None and ctx.rounds == 3 and ctx.round == 1 and ctx.totals == (0, 0)
+
+
+@pytest.mark.parametrize(
+    ("typed", "why"),
+    [("Ana\x00", "control character '\\x00'"), ("Ana\u202eexe.txt", "bidirectional control U+202E"),
+     ("\u2066Bea", "bidirectional control U+2066")],
+)
+def test_one_rule_for_every_typed_name_and_text(client: Any, typed: str, why: str) -> None:
+    """Player names took NUL and U+202E, which comments refused: the same rule everywhere."""
+    r = client.post("/api/games", json={"opponent": "friend", "rounds": 1, "name": typed})
+    assert r.status_code == 422 and why in r.json()["message"] and "\n" not in r.json()["message"], r.text
+    g = client.post("/api/games", json={"opponent": "friend", "rounds": 1, "name": "Ana"}).json()
+    invite = g["invite_url"].split("#", 1)[1]
+    r = client.post(f"/api/games/{g['id']}/join", json={"invite": invite, "name": typed})
+    assert r.status_code == 422 and why in r.json()["message"], r.text
+    for body in ({"nickname": typed, "kind": "comment", "text": "hello"}, {"nickname": "Zoë", "kind": "comment", "text": typed}):
+        r = client.post("/api/comments", json=body)
+        assert r.status_code == 422 and why in r.json()["message"], r.text
+    # letters of every script stay welcome
+    assert client.post("/api/games", json={"opponent": "friend", "rounds": 1, "name": "Zoë 김 عمر"}).status_code == 201
