@@ -255,10 +255,6 @@ LAZY_CYCLE_OK: dict[tuple[str, str], str] = {
         "Round._repr_svg_ draws the position when a notebook displays it; svg draws rules' "
         "positions, so the import waits for the first picture"
     ),
-    ("lostcities.bots.base", "lostcities.bots.analysis"): (
-        "Bot.analyse is a convenience entry to the analysis (analysis.analyse(bot, ...), "
-        "the free function the project's own callers use), which builds on the search bots"
-    ),
 }
 """Module imports (function-level, lazy) allowed to close a circle, each with its reason."""
 

@@ -279,8 +279,7 @@ def evaluate(
 
 
 def _python_playout(rollout: str) -> Callable[[Round], tuple[int, int]]:
-    from lostcities.bots.ismcts import smart_playout
-    from lostcities.bots.rollout import playout
+    from lostcities.bots.rollout import playout, smart_playout
 
     if rollout not in ("smart", "cheap"):
         raise ValueError(f"analysis: rollout must be smart or cheap, not {rollout!r}")

@@ -82,9 +82,9 @@ from collections.abc import Callable
 from lostcities.bots.base import Bot, BotError, BotSpecError, SearchSetup, SpecOptions
 from lostcities.bots.heuristic import HeuristicBot, goals_option
 from lostcities.bots.matchplay import ROUND_MARGIN_SD, flat_match_totals, match_reward
-from lostcities.bots.rollout import MOVES, playout
+from lostcities.bots.rollout import DISCARD_KEY_BASE, MOVES, playout, smart_playout
 from lostcities.cards import ALL_CARDS
-from lostcities.rules import PLAYABLE, Action, Move, PlayerView, Round, WorldSampler, playable
+from lostcities.rules import Action, Move, PlayerView, Round, WorldSampler, playable
 from lostcities.scoring import MARGIN_SCALE
 
 __all__ = ["ROLLOUTS", "IsmctsBot", "fast_engine_available", "flat_totals", "smart_playout"]
@@ -97,7 +97,7 @@ _PLAY = Action.PLAY
 _DISCARD = Action.DISCARD
 # card-level keys: card index (play) or 60 + card index (discard);
 # draw-level keys: 0 for the draw pile, 1 + colour for a discard pile
-_DISCARD_BASE = 60
+_DISCARD_BASE = DISCARD_KEY_BASE
 
 
 class _Node:
@@ -119,154 +119,6 @@ def _move_of(key: int, draw_key: int) -> Move:
     """The move of a card-level and a draw-level key: their :attr:`Move.index` is
     ``key * 7 + draw_key``."""
     return MOVES[key * 7 + draw_key]
-
-
-_ROLLOUT_PLY_CAP = 400
-
-
-_COL: list[int] = [int(c.color) for c in ALL_CARDS]
-_RANK: list[int] = [c.rank for c in ALL_CARDS]
-
-
-def smart_playout(world: Round) -> tuple[int, int]:
-    """Play ``world`` (changed in place) to its end with a richer rollout policy than
-    :func:`lostcities.bots.rollout.playout` (pure Python, slower, stronger) and return the
-    final scores. For the player to move, with ``turns`` = its turns left:
-
-    1. a wager onto its started expedition still without numbers when the numbers in hand
-       add up to 27 or more with turns to spare; else the lowest playable card of a
-       started expedition with the smallest gap to its top (to 1 on an expedition of
-       wagers only), if the gap is at most 3; once the playable cards of started
-       expeditions need all the turns left, any gap, the expedition with the most wagers
-       first;
-    2. else open the expedition whose numbers in hand add up to 22 or more with the best
-       ``sum - 20 - (lowest - 2)``, with a wager first when the sum is 30 or more and
-       there are turns to spare, else with its lowest card;
-    3. else discard the first dead card (never playable) the opponent cannot use, else the
-       least useful card the opponent cannot use, else the lowest card;
-
-    then take a discard-pile top that fits one of its started expeditions (not the one
-    just played on) within 2 of its top and below its lowest card there, else draw from
-    the draw pile.
-    """
-    hands, tops, exps, piles, deck, _ = world.tables()
-    n = len(piles)
-    rng_n = range(n)
-    push = world.push_unchecked
-    over = world.is_over
-    col_of = _COL
-    rank_of = _RANK
-    ok = PLAYABLE
-    moves = MOVES
-    plies = 0
-    p = world.to_move
-    while not over():
-        plies += 1
-        if plies > _ROLLOUT_PLY_CAP:  # pragma: no cover - a safety net
-            break
-        hand = hands[p]
-        top = tops[p]
-        exp = exps[p]
-        turns = (len(deck) + 1) >> 1
-        low = [99] * n
-        low_idx = [0] * n
-        hsum = [0] * n
-        hcnt = [0] * n
-        wag = [0] * n
-        need = 0
-        for card in hand:
-            i = card.index
-            c = col_of[i]
-            r = rank_of[i]
-            if ok[r][top[c]]:
-                if exp[c]:
-                    need += 1
-                if r:
-                    hsum[c] += r
-                    hcnt[c] += 1
-                    if r < low[c]:
-                        low[c] = r
-                        low_idx[c] = i
-                else:
-                    wag[c] += 1
-        row = -1  # the move index of the card action, drawing from the draw pile
-        played = -1
-        panic = need >= turns
-        best_gap = 99 if panic else 3
-        best_w = -1
-        for c in rng_n:
-            if exp[c]:
-                if wag[c] and hsum[c] >= 27 and turns > hcnt[c] + 3:
-                    row = 70 * c  # the wager's play
-                    played = c
-                    break
-                lc = low[c]
-                gap = lc - (top[c] or 1)  # from 1 on an expedition of wagers only
-                if panic:  # the most wagers first, then the smallest gap
-                    if lc < 99:
-                        wc = sum(1 for x in exp[c] if not x.rank)
-                        if wc > best_w or (wc == best_w and gap <= best_gap):
-                            best_w = wc
-                            best_gap = gap
-                            row = 7 * low_idx[c]
-                            played = c
-                elif lc < 99 and gap <= best_gap:
-                    best_gap = gap
-                    row = 7 * low_idx[c]
-                    played = c
-        if row < 0:
-            best_v = 0
-            for c in rng_n:
-                hc = hcnt[c]
-                if hc and not exp[c] and turns > hc:
-                    hs = hsum[c]
-                    v = hs - 18 - low[c]
-                    if v > best_v and hs >= 22:
-                        best_v = v
-                        played = c
-                        if wag[c] and hs >= 30 and turns > hc + wag[c] + 3:
-                            row = 70 * c
-                        else:
-                            row = 7 * low_idx[c]
-        disc_color = -1
-        if row < 0:
-            otop = tops[p ^ 1]
-            oexp = exps[p ^ 1]
-            dead = -1
-            safe = -1
-            safe_v = 99.0
-            lowest = -1
-            lowest_r = 99
-            for card in hand:
-                i = card.index
-                c = col_of[i]
-                r = rank_of[i]
-                if r < lowest_r:
-                    lowest = i
-                    lowest_r = r
-                if oexp[c] and ok[r][otop[c]]:
-                    continue
-                if not ok[r][top[c]]:
-                    dead = i
-                    break
-                sv = (r + 2 * hsum[c] + (30 if exp[c] else 0)) / 3
-                if sv < safe_v:
-                    safe_v = sv
-                    safe = i
-            choice = dead if dead >= 0 else safe if safe >= 0 else lowest
-            row = 7 * (_DISCARD_BASE + choice)
-            disc_color = col_of[choice]
-        d = 0
-        for c in rng_n:
-            pile = piles[c]
-            if pile and exp[c] and c != disc_color and c != played:
-                r = rank_of[pile[-1].index]
-                if r and ok[r][top[c]] and r - top[c] <= 2 and r < low[c]:
-                    d = c + 1
-                    break
-        push(moves[row + d])
-        p ^= 1  # (the turn passes unless the round ended, and then the loop stops)
-    return world.scores()
 
 
 def _prior(world: Round, key: int) -> float:
