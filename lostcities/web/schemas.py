@@ -7,7 +7,7 @@ anything changes); state sent to a client is built here from a :class:`~lostciti
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     AfterValidator,
@@ -569,6 +569,14 @@ class Hello(_In):
     token: Token | None = None
 
 
+def _check_message_id(value: int | str | None) -> int | str | None:
+    """A move's ``id`` (echoed in its answer): a number, or a text of at most 40 characters
+    (one error for either, not pydantic's one per member of the union)."""
+    if isinstance(value, str) and len(value) > 40:
+        raise ValueError(f"a move id is a number or a text of at most 40 characters (got {len(value)})")
+    return value
+
+
 class MoveMsg(_In):
     """A move, with the round and ply the client believes it is at."""
 
@@ -576,7 +584,7 @@ class MoveMsg(_In):
     move: Annotated[str, Field(max_length=12)]
     round: int
     ply: int
-    id: int | Annotated[str, Field(max_length=40)] | None = None
+    id: Annotated[int | str | None, AfterValidator(_check_message_id)] = None
 
 
 class Ping(_In):
@@ -624,6 +632,9 @@ ClientMessage = Annotated[
     Hello | MoveMsg | Ping | Resign | Sync | Chat, Field(discriminator="type")
 ]
 _client_adapter: TypeAdapter[Any] = TypeAdapter(ClientMessage)
+_types = sorted(str(get_args(m.model_fields["type"].annotation)[0]) for m in (Hello, MoveMsg, Ping, Resign, Sync, Chat))
+MESSAGE_TYPES = ", ".join(_types[:-1]) + " or " + _types[-1]
+"""The client messages' types, as the unknown-type error lists them (every one, ``chat`` too)."""
 
 
 def parse_client_message(text: str | bytes) -> Hello | MoveMsg | Ping | Resign | Sync | Chat:
@@ -646,10 +657,10 @@ def validation_message(exc: Exception) -> str:
         if errs:
             e = errs[0]
             loc = ".".join(str(x) for x in e.get("loc", ()) if x not in ("body",))
-            msg = str(e.get("msg", "invalid"))
+            msg = str(e.get("msg", "invalid")).removeprefix("Value error, ")  # (our own reasons)
             if e.get("type") == "json_invalid":
                 return "malformed JSON"
             if e.get("type") == "union_tag_invalid" or e.get("type") == "union_tag_not_found":
-                return "unknown message type (expected hello, move, ping, resign or sync)"
+                return f"unknown message type (expected {MESSAGE_TYPES})"
             return f"{loc}: {msg}" if loc else msg
     return str(exc)

@@ -107,3 +107,22 @@ def test_one_rule_for_every_typed_name_and_text(client: Any, typed: str, why: st
         assert r.status_code == 422 and why in r.json()["message"], r.text
     # letters of every script stay welcome
     assert client.post("/api/games", json={"opponent": "friend", "rounds": 1, "name": "Zoë 김 عمر"}).status_code == 201
+
+
+def test_websocket_errors_name_every_type_and_one_reason(client: Any) -> None:
+    """The unknown-type error left out ``chat``; a 41-character move id was told
+    "move.id.int: Input should be a valid integer" (pydantic's first union member)."""
+    g = client.post("/api/games", json={"opponent": "friend", "rounds": 1}).json()
+    with client.websocket_connect(f"/ws/games/{g['id']}") as ws:
+        ws.send_text(json.dumps({"type": "hello", "token": g["token"]}))
+        assert json.loads(ws.receive_text())["type"] == "state"
+        ws.send_text(json.dumps({"type": "dance"}))
+        m = json.loads(ws.receive_text())
+        while m["type"] != "error":
+            m = json.loads(ws.receive_text())
+        assert m["message"] == "unknown message type (expected chat, hello, move, ping, resign or sync)"
+        ws.send_text(json.dumps({"type": "move", "move": "+y2.", "round": 0, "ply": 0, "id": "x" * 41}))
+        m = json.loads(ws.receive_text())
+        while m["type"] != "error":
+            m = json.loads(ws.receive_text())
+        assert m["message"] == "move.id: a move id is a number or a text of at most 40 characters (got 41)", m
