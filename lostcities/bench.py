@@ -4,7 +4,7 @@ A part of its own above the core, the bots and the fast path (it times all three
 ``fast`` extra, numba, is needed).
 
 Every figure is under the benchmark's uniform-random policy (that of the C reference
-``benchmarks/c/playout.c``: uniform over the hand's card slots x play-if-legal/discard,
+``lostcities/data/bench/playout.c``: uniform over the hand's card slots x play-if-legal/discard,
 then uniform over the legal draw sources), classic variant:
 
 - ``python``: the pure-Python :class:`~lostcities.Round` through its public API
@@ -19,8 +19,11 @@ then uniform over the legal draw sources), classic variant:
   and with pure-Python rollouts (when :mod:`lostcities.bots.ismcts` exists);
 - ``flat``: flat Monte Carlo over determinizations (a playout per candidate move per sampled
   world), compiled (:mod:`lostcities.fast.search`) against the same search on the core;
-- ``c``: the C reference compiled on the fly with ``gcc -O3 -march=native`` (when a C
-  compiler and ``benchmarks/c/playout.c`` are there), and the ratios to it.
+- ``c``: the C reference, shipped with the package (:data:`C_SOURCE`), compiled with
+  ``-O3 -march=native`` by the system's C compiler (``$CC``, else ``gcc``, ``cc`` or
+  ``clang`` on the PATH) into the user cache (:func:`c_cache_dir`), once per source and
+  compiler; without a compiler the figure is skipped and the report says so
+  (:data:`NO_COMPILER`).
 
 Also the memory of a 10,000-game batch and the start-up time of the compiled kernels
 (loaded from numba's on-disk cache after the first run).
@@ -31,12 +34,14 @@ from __future__ import annotations
 import argparse
 import datetime
 import hashlib
+import importlib.resources
 import json
 import os
 import platform
 import random
 import re
 import resource
+import shlex
 import shutil
 import subprocess
 import sys
@@ -54,10 +59,14 @@ from lostcities.fast import kernels as K
 from lostcities.fast.batch import BatchGames
 from lostcities.rules import Action, Move, Round
 
-__all__ = ["C_SOURCE", "cli_main", "run_bench"]
+__all__ = ["C_SOURCE", "NO_COMPILER", "bench_c", "c_cache_dir", "cli_main", "find_compiler", "run_bench"]
 
-C_SOURCE = Path(__file__).resolve().parents[1] / "benchmarks" / "c" / "playout.c"
-"""Where a source checkout keeps the C reference."""
+C_SOURCE = Path(str(importlib.resources.files("lostcities") / "data" / "bench" / "playout.c"))
+"""The C reference's source, package data of every install (``benchmarks/c/playout.c``
+in a checkout links to it)."""
+
+NO_COMPILER = "no C compiler found (set CC): the C reference is skipped"
+"""What the report says without a C compiler."""
 
 BATCH_GAMES = 10_000
 
@@ -290,32 +299,67 @@ def bench_flat(seconds: float, candidates: int = 8) -> dict[str, float]:
     return out
 
 
-def _compiler() -> str | None:
+def find_compiler() -> list[str] | None:
+    """The C compiler's command: ``$CC`` (split like a shell word list, its first word found
+    on the PATH) when set, else the first of ``gcc``, ``cc`` and ``clang`` on the PATH;
+    ``None`` without one."""
+    cc = os.environ.get("CC", "").strip()
+    if cc:
+        words = shlex.split(cc)
+        path = shutil.which(words[0])
+        return [path, *words[1:]] if path else None
     for name in ("gcc", "cc", "clang"):
         path = shutil.which(name)
         if path:
-            return path
+            return [path]
     return None
 
 
-def bench_c(seconds: float, source: Path = C_SOURCE) -> dict[str, Any] | None:
-    """The C reference, compiled once into a cache directory, run for about ``seconds``
-    (``None`` when there is no compiler or no source)."""
-    cc = _compiler()
-    if cc is None or not source.is_file():
-        return None
-    code = source.read_bytes()
-    digest = hashlib.sha256(code + cc.encode()).hexdigest()[:16]
-    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "lostcities"
+def c_cache_dir() -> Path:
+    """Where the compiled C reference is kept: ``$XDG_CACHE_HOME/lostcities``, else
+    ``~/.cache/lostcities`` (a temporary folder when neither can be made)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    cache = Path(base) / "lostcities"
     try:
         cache.mkdir(parents=True, exist_ok=True)
     except OSError:
         cache = Path(tempfile.gettempdir()) / "lostcities-bench"
         cache.mkdir(parents=True, exist_ok=True)
+    return cache
+
+
+def _compiler_id(cc: list[str]) -> bytes:
+    """The compiler's command and its ``--version`` line: an upgrade compiles again."""
+    try:
+        out = subprocess.run([*cc, "--version"], capture_output=True, text=True, timeout=30)
+        version = out.stdout.splitlines()[0] if out.stdout else ""
+    except (OSError, subprocess.TimeoutExpired):
+        version = ""
+    return " ".join([*cc, version]).encode()
+
+
+def compile_c_reference(source: Path = C_SOURCE) -> Path | dict[str, str] | None:
+    """The C reference's executable in the user cache (:func:`c_cache_dir`), compiled on
+    the first call for this source and compiler (keyed by a hash of both); a dict saying
+    why there is none (``skipped``: no compiler, ``error``: it did not compile); ``None``
+    without the source."""
+    if not source.is_file():
+        return None
+    cc = find_compiler()
+    if cc is None:
+        return {"skipped": NO_COMPILER}
+    code = source.read_bytes()
+    digest = hashlib.sha256(code + b"\0" + _compiler_id(cc)).hexdigest()[:16]
+    cache = c_cache_dir()
     exe = cache / f"playout-{digest}"
-    if not exe.is_file():
-        tmp = exe.with_suffix(f".{os.getpid()}.tmp")
-        cmd = [cc, "-O3", "-march=native", "-o", str(tmp), str(source)]
+    if exe.is_file():
+        return exe
+    # compile a copy in the cache: the installed source may sit where nothing can be written
+    src = cache / f"playout-{digest}.{os.getpid()}.c"
+    tmp = exe.with_suffix(f".{os.getpid()}.tmp")
+    src.write_bytes(code)
+    try:
+        cmd = [*cc, "-O3", "-march=native", "-o", str(tmp), str(src)]
         done = subprocess.run(cmd, capture_output=True, text=True)
         if done.returncode != 0:  # e.g. -march=native unsupported: try without
             cmd.remove("-march=native")
@@ -323,6 +367,20 @@ def bench_c(seconds: float, source: Path = C_SOURCE) -> dict[str, Any] | None:
             if done.returncode != 0:
                 return {"error": f"compiling {source.name} failed: {done.stderr.strip()[:200]}"}
         tmp.replace(exe)
+    finally:
+        src.unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
+    return exe
+
+
+def bench_c(seconds: float, source: Path = C_SOURCE) -> dict[str, Any] | None:
+    """The C reference (:func:`compile_c_reference`) run for about ``seconds``; without a
+    compiler ``{"skipped": NO_COMPILER}``, when it does not compile ``{"error": ...}``,
+    without the source ``None``."""
+    exe = compile_c_reference(source)
+    if not isinstance(exe, Path):
+        return exe
+    cc = find_compiler() or ["cc"]
 
     def run(n: int) -> dict[str, float]:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -346,7 +404,7 @@ def bench_c(seconds: float, source: Path = C_SOURCE) -> dict[str, Any] | None:
         "turns_per_cpu_s": per_cpu * moves,
         "mean_turns": moves,
         "rounds": int(res["rounds"]),
-        "compiler": Path(cc).name,
+        "compiler": Path(cc[0]).name,
     }
 
 
@@ -468,7 +526,7 @@ def run_bench(seconds: float, report: Report | None = None, repeat: int = 3) -> 
         "python_version": platform.python_version(),
         "seconds_per_measurement": seconds,
         "repeat": repeat,
-        "policy": "uniform random (benchmarks/c/playout.c), classic",
+        "policy": "uniform random (lostcities/data/bench/playout.c), classic",
     }
     say("start")
     first = fast_start_time()  # compiles the kernels if numba's cache does not hold them
@@ -568,7 +626,11 @@ def format_report(res: dict[str, Any]) -> str:
         row("fast path, one core", res["fast"], vs_c("fast_over_c")),
         row(f"batch {batch['games']:,}: kernel *", batch["kernel"], vs_c("batch_kernel_over_c")),
         row(f"batch {batch['games']:,}: api loop *", batch["api"], vs_c("batch_api_over_c")),
-        row("C reference (gcc -O3)", c if c else None, "" if c else "(no C compiler/source)"),
+        row(
+            f"C reference ({c['compiler']} -O3)" if c and "compiler" in c else "C reference",
+            c,
+            "" if c and "rounds_per_s" in c else f"({_c_missing(c)})",
+        ),
         "* python, legal_moves()+push(): uniform over the distinct legal moves (rounds run"
         " longer under that policy: compare turns/s)",
         "* batch rounds/s = turns/s / 143 (its games are at every stage of their rounds);"
@@ -607,9 +669,14 @@ def format_report(res: dict[str, Any]) -> str:
         f" playouts/s compiled, {flat['pure_playouts_per_s']:,.0f} on the pure-Python core"
         f" ({flat['speedup']:.1f}x)"
     )
-    if c is not None and "error" in c:
-        lines.append(f"C reference: {c['error']}")
     return "\n".join(lines)
+
+
+def _c_missing(c: dict[str, Any] | None) -> str:
+    """Why a report has no C figure."""
+    if c is None:
+        return f"no C source at {C_SOURCE}"
+    return str(c.get("skipped") or c.get("error") or "no figure")
 
 
 @contextmanager

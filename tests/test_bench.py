@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -52,7 +53,7 @@ def test_bench_json_has_every_figure(result: dict[str, object]) -> None:
         assert ism["tree"]["fast_iters_per_s"] > 0 and "mode=tree" in ism["tree"]["spec"]
     flat = res["flat"]
     assert isinstance(flat, dict) and flat["fast_playouts_per_s"] > flat["pure_playouts_per_s"] > 0
-    if shutil.which("gcc") and bench.C_SOURCE.is_file():
+    if bench.find_compiler() is not None:
         c = res["c"]
         assert isinstance(c, dict) and c["rounds_per_s"] > 0
         assert 100 < c["mean_turns"] < 200
@@ -69,9 +70,84 @@ def test_c_reference_needs_a_source(tmp_path: Path) -> None:
     assert bench.bench_c(0, tmp_path / "missing.c") is None
 
 
-def test_the_c_reference_ships_with_the_repository() -> None:
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_c_reference_ships_with_the_package() -> None:
+    # issue 28, part 4: it was looked for in benchmarks/c/, beside the package, which no
+    # install has
     assert bench.C_SOURCE.is_file()
+    assert bench.C_SOURCE.is_relative_to(Path(bench.__file__).resolve().parent / "data")
     assert "rounds_per_s" in bench.C_SOURCE.read_text()
+    # one source of truth: the checkout's benchmarks/c/playout.c is the packaged file
+    assert (ROOT / "benchmarks" / "c" / "playout.c").resolve() == bench.C_SOURCE.resolve()
+
+
+def test_a_copy_of_the_package_alone_finds_and_runs_its_c_reference(tmp_path: Path) -> None:
+    """As from an installed wheel: the package somewhere with no benchmarks/ beside it."""
+    site = tmp_path / "site"
+    shutil.copytree(
+        ROOT / "lostcities", site / "lostcities", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    code = (
+        "import json, sys\n"
+        "from lostcities import bench\n"
+        "assert bench.__file__.startswith(sys.argv[1]), bench.__file__\n"
+        "print(json.dumps({'source': str(bench.C_SOURCE), 'cc': bench.find_compiler(),"
+        " 'c': bench.bench_c(0.05)}))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(site), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(site)],
+        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=240,
+    )
+    assert out.returncode == 0, out.stderr
+    res = json.loads(out.stdout)
+    assert Path(res["source"]).is_relative_to(site)
+    if res["cc"] is None:
+        assert res["c"] == {"skipped": bench.NO_COMPILER}
+        return
+    c = res["c"]
+    assert c["rounds_per_s"] > 0 and 100 < c["mean_turns"] < 200
+    built = list((tmp_path / "cache" / "lostcities").glob("playout-*"))
+    assert len(built) == 1 and os.access(built[0], os.X_OK)  # no leftover source or temp
+
+
+def _no_compiler(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no gcc, cc or clang
+    monkeypatch.delenv("CC", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+def test_without_a_compiler_the_report_says_so(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, result: dict[str, object]
+) -> None:
+    _no_compiler(monkeypatch, tmp_path)
+    assert bench.find_compiler() is None
+    c = bench.bench_c(0.01)
+    assert c == {"skipped": "no C compiler found (set CC): the C reference is skipped"}
+    ratios = result["ratios"]
+    assert isinstance(ratios, dict)
+    no_c = {k: v for k, v in ratios.items() if "_c" not in k}
+    text = bench.format_report({**result, "c": c, "ratios": no_c})
+    assert "no C compiler found (set CC): the C reference is skipped" in text
+
+
+def test_cc_names_the_compiler(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    _no_compiler(monkeypatch, tmp_path)
+    tool = tmp_path / "mycc"
+    tool.write_text("#!/bin/sh\nexit 1\n")
+    tool.chmod(0o755)
+    monkeypatch.setenv("CC", "mycc -m64")
+    assert bench.find_compiler() == [str(tool), "-m64"]
+    monkeypatch.setenv("CC", "nosuchcc")  # set but not there: skipped as without one
+    assert bench.find_compiler() is None
+    assert bench.bench_c(0.01) == {"skipped": bench.NO_COMPILER}
+    # a compiler that fails says so, and leaves nothing in the cache
+    monkeypatch.setenv("CC", "mycc")
+    c = bench.bench_c(0.01)
+    assert c is not None and c["error"].startswith("compiling playout.c failed")
+    assert not any((tmp_path / "cache" / "lostcities").iterdir())
 
 
 @pytest.mark.parametrize(
