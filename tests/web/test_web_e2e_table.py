@@ -453,3 +453,27 @@ def test_log_by_keyboard_draw_pile_name_and_banner_contrast(browser: Any, server
         raise AssertionError("the log is never reached by Tab")
     shot(page, "table-1280-log-focused")
     ctx.close()
+
+
+def test_the_final_board_runs_the_opponents_columns_as_the_table_does(browser: Any, server: Any) -> None:
+    """The opponent's columns ran 10->2 on the table but 2->10 in the final-board popup: the
+    popup's opponent columns are laid out as the table's (toward the piles)."""
+    status, g = server.request("POST", "/api/games", {"opponent": "computer", "level": "easy", "rounds": 1, "name": "Ana"})
+    assert status == 201
+    ctx = browser.new_context(viewport=DESKTOP)
+    page = ctx.new_page()
+    page.goto(server.url + "/")
+    page.evaluate("(g) => LC.remember({id: g.id, token: g.token, seat: 0})", g)
+    page.goto(server.url + f"/game/{g['id']}")
+    page.wait_for_selector("#hand .card")
+    page.on("dialog", lambda d: d.accept())
+    page.click("#game-buttons >> text=Resign")
+    page.wait_for_selector("#modal:not(.hidden)", timeout=20000)
+    layout = "(e) => { const s = getComputedStyle(e); return [s.flexDirection, s.flexWrap]; }"
+    table = page.locator("#opp-exps .exp").first.evaluate(layout)
+    popup = page.locator("#modal-board .review > .cols").first.locator(".exp")
+    assert popup.count() == 5 and page.locator("#modal-board .review > .cols").first.locator(".exp.theirs").count() == 5
+    assert popup.first.evaluate(layout) == table
+    mine = page.locator("#modal-board .review > .cols").last.locator(".exp")
+    assert mine.locator(".theirs").count() == 0 and "theirs" not in (mine.first.get_attribute("class") or "")
+    ctx.close()

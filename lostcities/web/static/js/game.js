@@ -653,9 +653,10 @@
     const colors = S.game.colors;
     const you = S.seat === null ? nameOf(0) : t("you");
     const side = (player, label) => {
+      const theirs = player === opp();  // the opponent's columns run as on the table: toward the piles
       const cols = colors.map((c, i) => {
         const cards = r.breakdown[player][i].cards;
-        return `<div class="exp" role="group" aria-label="${LC.esc(t("exp.label_final", { name: label, exp: pileName(c), n: cards.length }))}">${cards.map((x) => LC.chipEl(x).outerHTML).join("")}</div>`;
+        return `<div class="exp${theirs ? " theirs" : ""}" role="group" aria-label="${LC.esc(t("exp.label_final", { name: label, exp: pileName(c), n: cards.length }))}">${cards.map((x) => LC.chipEl(x).outerHTML).join("")}</div>`;
       }).join("");
       return `<div class="side-label"><b>${LC.esc(label)}</b></div><div class="cols">${cols}</div>`;
     };
