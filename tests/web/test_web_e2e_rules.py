@@ -142,3 +142,25 @@ def test_the_comment_rate_limit_says_how_long_to_wait(browser: Any, server: Any,
     page.locator("#c-error").scroll_into_view_if_needed()
     page.screenshot(path=str(Path(__file__).resolve().parents[2] / "build" / "test-artifacts" / "screenshots" / f"comment-rate-limit-{locale}.png"))
     ctx.close()
+
+
+def test_calculator_sorts_typed_cards_and_explains_errors_in_plain_english(browser: Any, server: Any) -> None:
+    """Typed "5,3" was refused as out of order while the keys sort: it is put in order; and
+    English errors were the command line's ("card 'w11' (rank 11 is not in 2..10)")."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = ctx.new_page()
+    page.goto(server.url + "/calculator")
+    page.wait_for_selector(".calc-row[data-color=y] .calc-line input")
+    box = page.locator(".calc-row[data-color=y] .calc-line input")
+    box.fill("5,3")
+    box.press("Tab")
+    page.wait_for_function("() => document.querySelector('.calc-row[data-color=y] .score').textContent === '-12'")
+    assert page.locator(".calc-row[data-color=y] .calc-line input").input_value() == "3,5"
+    assert page.locator("#calc-error").inner_text() == ""
+    page.locator(".calc-row[data-color=b] .calc-line input").fill("3,11")
+    page.wait_for_function("() => document.querySelector('#calc-error').textContent !== ''")
+    said = page.locator("#calc-error").inner_text()
+    assert said == "blue expedition: not a card: use 2 to 10, and x for a wager", said
+    page.locator("#calc-error").scroll_into_view_if_needed()
+    page.screenshot(path=str(Path(__file__).resolve().parents[2] / "build" / "test-artifacts" / "screenshots" / "calculator-typed.png"))
+    ctx.close()

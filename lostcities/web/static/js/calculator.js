@@ -47,6 +47,15 @@
     }
     return { wagers, ranks };
   }
+  // typed cards in any order ("5,3") put in order ("3,5"): cards are counted, not played, here;
+  // text that is not a set of cards (a repeat, an unknown card) is left for the server to name
+  function inOrder(text) {
+    const toks = text.replace(/\s+/g, ",").split(",").map((x) => x.trim().toLowerCase()).filter(Boolean);
+    const nums = toks.filter((x) => x !== "x");
+    if (!nums.every((x) => RANKS.includes(x)) || new Set(nums).size !== nums.length || toks.length - nums.length > 3) return text;
+    const { wagers, ranks } = parse(text);
+    return format(wagers, ranks);
+  }
   function format(wagers, ranks) {
     const out = Array(wagers).fill("x");
     for (const r of RANKS) if (ranks.has(r)) out.push(r);
@@ -127,7 +136,7 @@
       }
       const input = row.querySelector("input");
       input.addEventListener("input", () => { cur()[c] = input.value; save(); schedule(); });
-      input.addEventListener("change", () => build());
+      input.addEventListener("change", () => { cur()[c] = inOrder(input.value); save(); build(); schedule(); });
       rows.appendChild(row);
     }
   }
@@ -145,7 +154,7 @@
       for (const c of colors()) if (e.totals[c]) body.totals[c] = e.totals[c];
     } else {
       body.expeditions = {};
-      for (const c of colors()) if (e.cards[c]) body.expeditions[c] = e.cards[c];
+      for (const c of colors()) if (e.cards[c]) body.expeditions[c] = inOrder(e.cards[c]);
     }
     const key = JSON.stringify(body);
     if (cache.has(key)) return cache.get(key);
@@ -155,7 +164,8 @@
   }
 
   // the CLI's reasons for bad input (lostcities score, lostcities/scoring.py) in the page's
-  // language; English pages keep the CLI's own words, and a reason not known here too
+  // language, English too (not the command line's "card 'w11' (rank 11 ...)"); a reason not
+  // known here keeps the server's words
   const REASONS = [
     [/^(\w+) is lower than the previous card (\w+);/, (m) => t("calc.err.lower", { card: LC.cardLabel(m[1]), prev: LC.cardLabel(m[2]) })],
     [/^(\w+) is repeated;/, (m) => t("calc.err.repeated", { card: LC.cardLabel(m[1]) })],
@@ -174,7 +184,7 @@
     [/^\w+ '.*' is not a whole number$/, () => t("calc.err.not_number")],
   ];
   function errorText(message) {
-    if (LC.LANG === "en" || !message) return message;
+    if (!message) return message;
     if (message.startsWith("invalid achievements")) return t("calc.err.achievements");
     const m = /^invalid (?:expedition|totals) '(\w)[^']*': (.*)$/.exec(message);
     if (!m) return message;
