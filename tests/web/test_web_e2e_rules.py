@@ -161,6 +161,10 @@ def test_calculator_sorts_typed_cards_and_explains_errors_in_plain_english(brows
     page.wait_for_function("() => document.querySelector('#calc-error').textContent !== ''")
     said = page.locator("#calc-error").inner_text()
     assert said == "blue expedition: not a card: use 2 to 10, and x for a wager", said
+    # one bad colour does not blank the round: yellow keeps its score, the total waits
+    page.wait_for_function("() => document.querySelector('.calc-row[data-color=y] .score').textContent === '-12'")
+    assert page.locator(".calc-row[data-color=b] .score").inner_text() == "–"
+    assert page.locator("#calc-total").inner_text() == "–"
     page.locator("#calc-error").scroll_into_view_if_needed()
     page.screenshot(path=str(Path(__file__).resolve().parents[2] / "build" / "test-artifacts" / "screenshots" / "calculator-typed.png"))
     ctx.close()

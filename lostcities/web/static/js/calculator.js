@@ -158,7 +158,7 @@
     }
     const key = JSON.stringify(body);
     if (cache.has(key)) return cache.get(key);
-    const p = LC.api("POST", "/api/score", body).then((r) => ({ ok: true, r }), (e) => ({ ok: false, error: e.code === "invalid" ? errorText(e.message) : e.message }));
+    const p = LC.api("POST", "/api/score", body).then((r) => ({ ok: true, r }), (e) => ({ ok: false, error: e.code === "invalid" ? errorText(e.message) : e.message, raw: e.serverMessage || "" }));
     cache.set(key, p);
     return p;
   }
@@ -204,7 +204,28 @@
     const res = await score(entry(st.player, st.round));
     if (n !== updates) return; // a later edit is being scored: never show an older answer
     $("calc-error").textContent = res.ok ? "" : res.error;
-    if (res.ok) {
+    // one bad colour does not blank the round: the others are scored without it
+    const bad = new Set();
+    let shown = res;
+    const e0 = entry(st.player, st.round);
+    while (!shown.ok && e0.mode === "cards" && bad.size < colors().length) {
+      const m = /^invalid expedition '(\w)/.exec(shown.raw || "");
+      if (!m || bad.has(m[1])) break;
+      bad.add(m[1]);
+      shown = await score({ ...e0, cards: Object.fromEntries(Object.entries(e0.cards || {}).filter(([c]) => !bad.has(c))) });
+      if (n !== updates) return;
+    }
+    if (!res.ok && shown.ok) {
+      for (const c of colors()) {
+        const row = document.querySelector(`.calc-row[data-color=${c}]`);
+        if (!row) continue;
+        const e = shown.r.expeditions[c];
+        row.querySelector(".score").textContent = bad.has(c) ? "–" : e.score;
+        row.querySelector(".detail").textContent = bad.has(c) ? "" : e.num_cards ? `(${e.number_sum} − 20) × ${e.multiplier}${e.bonus ? " + 20" : ""}` : t("calc.not_started");
+      }
+      $("calc-total").textContent = "–";
+      $("breakdown").innerHTML = "";
+    } else if (res.ok) {
       for (const c of colors()) {
         const e = res.r.expeditions[c];
         const row = document.querySelector(`.calc-row[data-color=${c}]`);
