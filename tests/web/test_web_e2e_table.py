@@ -477,3 +477,29 @@ def test_the_final_board_runs_the_opponents_columns_as_the_table_does(browser: A
     mine = page.locator("#modal-board .review > .cols").last.locator(".exp")
     assert mine.locator(".theirs").count() == 0 and "theirs" not in (mine.first.get_attribute("class") or "")
     ctx.close()
+
+
+def test_the_tutorials_last_tip_shows_inside_the_round_over_popup(browser: Any, server: Any) -> None:
+    """The tutorial's last tip hid behind the round-over popup; and it called the wager "the
+    handshake" while the cards show a multiplier sign (in every language: "×")."""
+    from tests.web.conftest import start_tutorial
+
+    catalogues = Path(__file__).resolve().parents[2] / "lostcities" / "web" / "static" / "i18n"
+    for lang in ("en", "de", "es", "fr", "ko"):
+        tip = json.loads((catalogues / f"{lang}.json").read_text(encoding="utf-8"))["tut.wager"]
+        assert "×" in tip and "handshake" not in tip, (lang, tip)
+    ctx, page, errors = start_tutorial(browser, server.url, DESKTOP)
+    page.click("#tutorial-ok")
+    page.on("dialog", lambda d: d.accept())
+    page.click("#game-buttons >> text=Resign")
+    page.wait_for_selector("#modal:not(.hidden)", timeout=20000)
+    page.wait_for_selector("#modal #tutorial:not(.hidden)")
+    on_screen(page, "#tutorial-text")
+    # nothing covers it: the element at its centre is the tip itself
+    box = page.locator("#tutorial-text").bounding_box()
+    assert box is not None
+    top = page.evaluate(f"() => document.elementFromPoint({box['x'] + box['width'] / 2}, {box['y'] + box['height'] / 2}).id")
+    assert top == "tutorial-text", top
+    shot(page, "table-1280-tutorial-end")
+    assert not errors, errors
+    ctx.close()

@@ -19,7 +19,10 @@
   const after = panel.nextElementSibling;
   const wide = window.matchMedia("(min-width: 980px)"); // app.css: the two-column layout
   function place() {
-    if (wide.matches && side) side.prepend(panel);
+    // the last tip goes inside the round-over popup, which would cover it anywhere else
+    const modal = document.querySelector("#modal .modal");
+    if (panel.dataset.tip === "end" && modal) modal.insertBefore(panel, document.getElementById("modal-body"));
+    else if (wide.matches && side) side.prepend(panel);
     else home.insertBefore(panel, after);
   }
   place();
@@ -40,6 +43,7 @@
     text.textContent = before.concat(queue.map((id) => t(`tut.${id}`))).join(" ");
     queue.length = 0;
     panel.classList.remove("hidden");
+    place();
     // brought into view: the person may have scrolled down (the hand stays, it is sticky at
     // the bottom)
     panel.scrollIntoView({ block: "nearest" });
