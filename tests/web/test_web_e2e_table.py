@@ -503,3 +503,28 @@ def test_the_tutorials_last_tip_shows_inside_the_round_over_popup(browser: Any, 
     shot(page, "table-1280-tutorial-end")
     assert not errors, errors
     ctx.close()
+
+
+def test_round_over_shows_the_sheets_first_and_the_goal_points_line(browser: Any, server: Any) -> None:
+    """At 1280x800 the score sheets sat below the fold inside the round-over popup, and in a
+    goals game the sheet's total left the goal points out with no line saying so."""
+    status, g = server.request(
+        "POST", "/api/games", {"opponent": "computer", "level": "easy", "rounds": 1, "name": "Ana", "achievements": True}
+    )
+    assert status == 201
+    ctx = browser.new_context(viewport=DESKTOP)
+    page = ctx.new_page()
+    page.goto(server.url + "/")
+    page.evaluate("(g) => LC.remember({id: g.id, token: g.token, seat: 0})", g)
+    page.goto(server.url + f"/game/{g['id']}")
+    page.wait_for_selector("#hand .card")
+    page.on("dialog", lambda d: d.accept())
+    page.click("#game-buttons >> text=Resign")
+    page.wait_for_selector("#modal:not(.hidden)", timeout=20000)
+    sheets = page.locator("#modal-sheets").bounding_box()
+    assert sheets is not None and sheets["y"] + 120 <= DESKTOP["height"], sheets
+    lines = page.locator("#modal-sheets .sheet-goals")
+    assert lines.count() == 2
+    assert re.fullmatch(r"goals: \+\d+, not in this sheet: -?\d+ for the round", lines.first.inner_text()), lines.first.inner_text()
+    shot(page, "table-1280-round-over-goals")
+    ctx.close()

@@ -695,9 +695,16 @@
         last.goals.map((g) => `<li><b>${LC.esc(LC.goalName(g))}</b> (${LC.esc(t(g.kind === "race" ? "goal.race" : "goal.end"))}): ${LC.esc(who(g))}${g.claimed_by === null ? "" : " +10"}</li>`).join("") +
         `</ul>`;
     }
+    // in a goals game the sheet's total leaves the goals out, the match row has them: say so
+    const goalLine = (player) => {
+      if (!(last.goals && last.goals.length)) return "";
+      const pts = 10 * last.goals.filter((g) => g.claimed_by === player).length;
+      const sheet = last.breakdown[player].reduce((a, e) => a + e.score, 0);
+      return `<p class="muted small sheet-goals">${LC.esc(t("modal.sheet_goals", { n: pts, total: sheet + pts }))}</p>`;
+    };
     $("modal-sheets").innerHTML =
-      `<div><h3>${LC.esc(t("modal.sheet_of", { name: you, n: last.index + 1 }))}</h3>${LC.sheetTable(colors, last.breakdown[me()])}</div>` +
-      `<div><h3>${LC.esc(t("modal.sheet_of", { name: nameOf(opp()), n: last.index + 1 }))}</h3>${LC.sheetTable(colors, last.breakdown[opp()])}</div>`;
+      `<div><h3>${LC.esc(t("modal.sheet_of", { name: you, n: last.index + 1 }))}</h3>${LC.sheetTable(colors, last.breakdown[me()])}${goalLine(me())}</div>` +
+      `<div><h3>${LC.esc(t("modal.sheet_of", { name: nameOf(opp()), n: last.index + 1 }))}</h3>${LC.sheetTable(colors, last.breakdown[opp()])}${goalLine(opp())}</div>`;
     let mt = `<table class="sheet"><thead><tr><th>${t("sheet.round_lower")}</th><th>${LC.esc(you)}</th><th>${LC.esc(nameOf(opp()))}</th></tr></thead><tbody>`;
     for (const r of S.match.rounds) mt += `<tr><td>${r.index + 1}</td><td>${r.scores[me()]}</td><td>${r.scores[opp()]}</td></tr>`;
     mt += `<tr class="total"><td>${t("sheet.match")}</td><td>${S.match.totals[me()]}</td><td>${S.match.totals[opp()]}</td></tr></tbody></table>`;
