@@ -528,3 +528,23 @@ def test_round_over_shows_the_sheets_first_and_the_goal_points_line(browser: Any
     assert re.fullmatch(r"goals: \+\d+, not in this sheet: -?\d+ for the round", lines.first.inner_text()), lines.first.inner_text()
     shot(page, "table-1280-round-over-goals")
     ctx.close()
+
+
+def test_a_phones_goal_cards_take_one_row(browser: Any, server: Any) -> None:
+    """Five goal cards took ~700 px on a phone: they take one row, scrolled on its own, and
+    the page does not scroll sideways."""
+    status, g = server.request(
+        "POST", "/api/games", {"opponent": "computer", "level": "easy", "rounds": 1, "name": "Ana", "achievements": True}
+    )
+    assert status == 201
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
+    page = ctx.new_page()
+    page.goto(server.url + "/")
+    page.evaluate("(g) => LC.remember({id: g.id, token: g.token, seat: 0})", g)
+    page.goto(server.url + f"/game/{g['id']}")
+    page.wait_for_selector("#goals .goal")
+    box = page.locator("#goals").bounding_box()
+    assert box is not None and box["height"] <= 180, box
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    shot(page, "table-390-goals")
+    ctx.close()
