@@ -19,14 +19,18 @@
   const after = panel.nextElementSibling;
   const wide = window.matchMedia("(min-width: 980px)"); // app.css: the two-column layout
   function place() {
-    // the last tip goes inside the round-over popup, which would cover it anywhere else
-    const modal = document.querySelector("#modal .modal");
-    if (panel.dataset.tip === "end" && modal) modal.insertBefore(panel, document.getElementById("modal-body"));
+    // the last tip goes inside the round-over popup while it is open (it would cover the tip
+    // anywhere else), and back to its place once the popup is closed
+    const back = document.getElementById("modal");
+    const modal = back && back.querySelector(".modal");
+    if (panel.dataset.tip === "end" && modal && !back.classList.contains("hidden")) modal.insertBefore(panel, document.getElementById("modal-body"));
     else if (wide.matches && side) side.prepend(panel);
     else home.insertBefore(panel, after);
   }
   place();
   wide.addEventListener("change", place);
+  const popup = document.getElementById("modal");
+  if (popup) new MutationObserver(place).observe(popup, { attributes: true, attributeFilter: ["class"] });
 
   function say(id) {
     if (seen.has(id)) return;
