@@ -231,6 +231,7 @@ for _card in ALL_CARDS:
 # The position as bitmasks over card indexes (bit ``Card.index``), kept by :class:`Round` move
 # by move and read by :class:`LegalMoves`: a hand's distinct cards; the cards its player may
 # play (from the tops); the colours whose discard pile is not empty (bit = colour).
+_BITS: list[int] = [1 << i for i in range(60)]
 _COLOR_MASK: list[int] = [((1 << 10) - 1) << (10 * c) for c in range(6)]
 _NOT_COLOR: list[int] = [~m for m in _COLOR_MASK]
 # _PLAY_MASK[colour][top]: the cards of that colour playable onto ``top`` (from PLAYABLE)
@@ -253,24 +254,29 @@ _DISCARD_COLS: list[list[tuple[int, ...]]] = []
 for _cols in _PLAY_COLS:
     _by_color = [tuple(j for j in _cols if j != c + 1) for c in range(6)]
     _DISCARD_COLS.append([_by_color[i // 10] for i in range(60)])
-# by move key: (card bit, bit the draw needs in ``pile mask << 1 | 1``, is a play); a discard
-# drawing from its own pile needs bit 7, never set; key NUM_MOVES: no move, never legal
-_CHECK: list[tuple[int, int, bool]] = [
-    (1 << m.card.index,
-     1 << (0 if m.draw is None else 7 if m.action is Action.DISCARD and m.draw == m.card.color
-           else m.draw + 1),
-     m.action is Action.PLAY)
-    for m in _MOVES
-] + [(0, 0, False)]
-# by move key: (card, its index, colour, rank, is a play, draw colour or -1 for the draw pile)
-_STEP: list[tuple[Card, int, int, int, bool, int]] = [
-    (m.card, m.card.index, int(m.card.color), m.card.rank, m.action is Action.PLAY,
-     -1 if m.draw is None else int(m.draw))
-    for m in _MOVES
+# by move key (see Move.index: ``(60 * discard + card index) * 7 + draw``):
+# _CHECK: (card bit, bit the draw needs in ``pile mask << 1 | 1``, is a play); a discard
+# drawing from its own pile needs bit 7, never set; key NUM_MOVES: no move, never legal.
+# _STEP: (card, card index, colour, rank, is a play, draw colour or -1 for the draw pile)
+_CHECK: list[tuple[int, int, bool]] = []
+_STEP: list[tuple[Card, int, int, int, bool, int]] = []
+for _key in range(NUM_MOVES):  # from the key's numbers: enum lookups are slow at import
+    _i, _d = divmod(_key, 7)
+    _ci = _i % 60
+    _card = ALL_CARDS[_ci]
+    _play = _i < 60
+    _color = _ci // 10
+    _CHECK.append((1 << _ci, 1 << (7 if not _play and _d == _color + 1 else _d), _play))
+    _STEP.append((_card, _ci, _color, _card.rank, _play, _d - 1))
+_CHECK.append((0, 0, False))
+# _CHUNK_KS[chunk]: the set bits of a colour's 10 bits of a mask (the cards' k = index % 10);
+# _DISCARD_PER[pile mask][colour]: the draw sources after discarding a card of that colour
+_CHUNK_KS: list[tuple[int, ...]] = [()]
+for _k in range(10):  # the chunks with highest bit _k: those below, and _k
+    _CHUNK_KS += [(*ks, _k) for ks in _CHUNK_KS]
+_DISCARD_PER: list[list[int]] = [
+    [_N_SRC[sm] - (sm >> c & 1) for c in range(6)] for sm in range(64)
 ]
-# _BYTE_BITS[b]: the set bits of the byte b (masks are walked a byte at a time: cheaper than
-# bit by bit on Python ints)
-_BYTE_BITS: list[tuple[int, ...]] = [tuple(j for j in range(8) if b >> j & 1) for b in range(256)]
 _PLAY_ACTION = Action.PLAY
 _INDEX = attrgetter("index")
 _RANK = attrgetter("rank")
@@ -318,12 +324,12 @@ def _points(expeditions: Iterable[Sequence[Card]]) -> int:
 
 def _cards_of(mask: int) -> list[Card]:
     out = []
-    base = -8
-    for byte in mask.to_bytes(8, "little"):
-        base += 8
-        if byte:
-            for j in _BYTE_BITS[byte]:
-                out.append(ALL_CARDS[base + j])
+    base = 0
+    while mask:
+        for k in _CHUNK_KS[mask & 1023]:
+            out.append(ALL_CARDS[base + k])
+        mask >>= 10
+        base += 10
     return out
 
 
@@ -415,32 +421,41 @@ class LegalMoves(Sequence[Move]):
     @overload
     def __getitem__(self, index: slice) -> list[Move]: ...
     def __getitem__(self, index: int | slice) -> Move | list[Move]:
-        if isinstance(index, slice):
-            return list(self)[index]
-        if index < 0:
-            index += self._len
-        if not 0 <= index < self._len:
-            raise IndexError("legal move index out of range")
+        if index.__class__ is not int or not 0 <= index < self._len:  # int in range: fast
+            if isinstance(index, slice):
+                return list(self)[index]
+            if index < 0:
+                index += self._len
+            if not 0 <= index < self._len:
+                raise IndexError("legal move index out of range")
+        # walk the masks a colour (10 bits) at a time: few steps of small-int work
+        sm = self._sm
         if index < self._n_play:
-            cols = _PLAY_COLS[self._sm]
+            cols = _PLAY_COLS[sm]
             k, j = divmod(index, len(cols))
             mask = self._pm
-            for _ in range(k):
-                mask &= mask - 1
-            return _MOVES[((mask & -mask).bit_length() - 1) * 7 + cols[j]]
+            base = 0
+            while True:
+                ks = _CHUNK_KS[mask & 1023]
+                if k < len(ks):
+                    return _MOVES[(base + ks[k]) * 7 + cols[j]]
+                k -= len(ks)
+                mask >>= 10
+                base += 10
         index -= self._n_play
-        by_card = _DISCARD_COLS[self._sm]
-        base = -8
-        for byte in self._hm.to_bytes(8, "little"):
-            base += 8
-            if byte:
-                for j in _BYTE_BITS[byte]:
-                    i = base + j
-                    cols = by_card[i]
-                    if index < len(cols):
-                        return _MOVES[(60 + i) * 7 + cols[index]]
-                    index -= len(cols)
-        raise AssertionError("unreachable")  # pragma: no cover
+        per = _DISCARD_PER[sm]
+        mask = self._hm
+        c = 0
+        while True:
+            ks = _CHUNK_KS[mask & 1023]
+            n = len(ks) * per[c]
+            if index < n:
+                q, j = divmod(index, per[c])
+                i = 10 * c + ks[q]
+                return _MOVES[(60 + i) * 7 + _DISCARD_COLS[sm][i][j]]
+            index -= n
+            mask >>= 10
+            c += 1
 
     def __contains__(self, move: object) -> bool:
         if not isinstance(move, Move):
@@ -1029,8 +1044,8 @@ class Round:
         self._sm = sm
         h = prev_hm
         if rank or ci not in hix:  # a wager's bit stays while the hand holds another
-            h ^= 1 << ci
-        hm[p] = h | 1 << di
+            h ^= _BITS[ci]
+        hm[p] = h | _BITS[di]
         self._stack.append((move, p, i, drawn, removed, prev_top, prev_hm, prev_pm, prev_sm))
         if not self._deck:
             self._termination = Termination.DRAW_PILE_EMPTY
@@ -1051,26 +1066,24 @@ class Round:
             raise IndexError("pop from a round with no moves")
         move, p, i, drawn, removed, prev_top, prev_hm, prev_pm, prev_sm = self._stack.pop()
         card, ci, c, _, play, d = _STEP[move._key]
-        known = self._known[p]
-        kix = self._kix[p]
         if d < 0:
             self._deck.append(drawn)
         else:
             self._piles[d].append(drawn)
-            known.pop()  # the drawn card was appended last and nothing since changed it
-            kix.pop()
+            self._known[p].pop()  # the drawn card was appended last, unchanged since
+            self._kix[p].pop()
         if removed >= 0:
-            known.insert(removed, card)
-            kix.insert(removed, ci)
+            self._known[p].insert(removed, card)
+            self._kix[p].insert(removed, ci)
         self._hands[p][i] = card
         self._hix[p][i] = ci
+        self._hm[p] = prev_hm
         if play:
             self._exp[p][c].pop()
             self._tops[p][c] = prev_top
+            self._pm[p] = prev_pm  # only a play changes it
         else:
             self._piles[c].pop()
-        self._hm[p] = prev_hm
-        self._pm[p] = prev_pm
         self._sm = prev_sm
         self._turn = p
         self._termination = None
@@ -1093,11 +1106,13 @@ class Round:
     def scores(self) -> tuple[int, int]:
         """Both players' points for their expeditions as they stand, plus 10 per claimed
         goal in the achievements variant (:meth:`goal_points`)."""
-        out = [_points(self._exp[0]), _points(self._exp[1])]
-        if self._goals is not None:
-            for c in self.claims:
-                if c is not None:
-                    out[c] += GOAL_POINTS
+        exp = self._exp
+        if self._goals is None:
+            return (_points(exp[0]), _points(exp[1]))
+        out = [_points(exp[0]), _points(exp[1])]
+        for c in self.claims:
+            if c is not None:
+                out[c] += GOAL_POINTS
         return (out[0], out[1])
 
     def score_breakdown(self, player: int) -> ColorMap[ExpeditionScore]:
