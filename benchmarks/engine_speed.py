@@ -23,6 +23,7 @@ KEYS = (
     ("fast path / C reference (rounds per CPU second)", "fast_over_c_cpu"),
     ("pure-Python Round / C reference", "python_over_c"),
     ("pure-Python Round / C reference (per CPU second)", "python_over_c_cpu"),
+    ("pure-Python legal_moves() + push() / C reference (turns/s)", "python_legal_turns_over_c"),
     ("fast path / pure-Python Round", "fast_over_python"),
     ("batch kernel / C reference (moves/s)", "batch_kernel_over_c"),
     ("batch API loop / C reference (moves/s)", "batch_api_over_c"),
@@ -62,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|")
     figs = (
         ("pure-Python Round, public API", lambda r: r["python"]),
+        ("pure-Python legal_moves() + push()", lambda r: r["python_legal"]),
         ("fast path, one core", lambda r: r["fast"]),
         ("batch of 10,000, kernel", lambda r: r["batch"]["kernel"]),
         ("batch of 10,000, API loop", lambda r: r["batch"]["api"]),

@@ -192,3 +192,25 @@ def test_without_numba_the_command_says_which_extra_to_install() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 2
     assert "lostcities[fast]" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_the_ci_benchmark_prints_and_stores_its_figures(tmp_path: Path) -> None:
+    # issue 28, part 5: a short run for CI, figures printed and kept, nothing asserted on
+    # speed; the second run compares its ratios with the first
+    script = ROOT / "benchmarks" / "ci_bench.py"
+    env = {**os.environ, "LOSTCITIES_BENCH_OUT": str(tmp_path / "out")}
+    args = [sys.executable, str(script), "--seconds", "0.02", "--repeat", "1"]
+    first = subprocess.run(args, capture_output=True, text=True, env=env, timeout=240)
+    assert first.returncode == 0, first.stderr
+    assert "legal_moves() + push()" in first.stdout and "nothing to compare" in first.stdout
+    res = json.loads((tmp_path / "out" / "bench-results.json").read_text())
+    for key in ("turns_per_s", "pops_per_s", "views_per_s", "scores_per_s"):
+        assert res["core"][key] > 0
+    assert res["fast"]["turns_per_s"] > 0 and res["date"] and "ratios" in res
+    if bench.find_compiler() is not None:
+        assert res["c"]["turns_per_s"] > 0 and res["ratios"]["core_over_c"] > 0
+    second = subprocess.run(args, capture_output=True, text=True, env=env, timeout=240)
+    assert second.returncode == 0, second.stderr
+    assert "previous run:" in second.stdout
+    history = (tmp_path / "out" / "bench-history.jsonl").read_text().splitlines()
+    assert len(history) == 2 and all(json.loads(line)["core"] for line in history)
