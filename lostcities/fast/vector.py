@@ -401,7 +401,7 @@ def legal_nth(s: np.ndarray, r: int) -> int:
     return int(_legal_pick(play, hand, srcs, r))
 
 
-@njit(cache=True, **_NO_RC)
+@njit(cache=True, inline="always", **_NO_RC)
 def _bot_action(s: np.ndarray, policy: int, mt: np.ndarray, pos: np.ndarray, buf: np.ndarray) -> int:
     if policy == 0:
         play, hand, srcs, n = _legal_sets(s)
@@ -605,7 +605,7 @@ def _score(s: np.ndarray, p: int) -> int:
     return total
 
 
-@njit(cache=True, **_NO_RC)
+@njit(cache=True, inline="always", **_NO_RC)
 def _scalars(
     s: np.ndarray, me: int, old: int, last: int, lay: np.ndarray, o: np.ndarray,
     scores: np.ndarray,
@@ -698,7 +698,7 @@ def _obs_kind(s: np.ndarray, me: int, x: int, lay: np.ndarray, o: np.ndarray) ->
     o[lay[7] + x] = _DECK_COUNT[x] - h - oe - pe - top - below - ko
 
 
-@njit(cache=True, **_NO_RC)
+@njit(cache=True, inline="always", **_NO_RC)
 def _update(
     s: np.ndarray, me: int, old: int, last: int, kinds: np.ndarray, nk: int, dirty: int,
     lay: np.ndarray, o: np.ndarray, m: np.ndarray, scores: np.ndarray, track: np.ndarray,
@@ -1082,7 +1082,7 @@ def _xorshift_below(rng: np.ndarray, n: int) -> int:
     return int((((s1 + s0) >> _S32) * np.uint64(n)) >> _S32)
 
 
-@njit(cache=True, **_NO_RC)
+@njit(cache=True, inline="always", **_NO_RC)
 def _sample_one(s: np.ndarray, to_action: np.ndarray, rng: np.ndarray) -> int:
     if s[OVER] != 0:
         return 0
