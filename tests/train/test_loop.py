@@ -146,7 +146,7 @@ def test_cli_run_and_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     out = tmp_path / "run"
     assert main(["train", "--out", str(out), *CLI_TINY]) == 0
     captured = capsys.readouterr()
-    assert "1 iterations" in captured.out and "iteration 1:" in captured.err
+    assert "1 iteration;" in captured.out and "iteration 1:" in captured.err
     log = json.loads((out / "log.json").read_text())
     assert log["config"]["hidden"] == [8] and log["iterations"][0]["reference"] is None
     assert not (out / "strength.svg").exists()  # no reference matches, nothing to plot
