@@ -141,6 +141,9 @@ run_check "docs site (mkdocs build --strict)" "$PYTHON" -m mkdocs build --strict
 rm -rf "$docs_site"
 eval "pytest_args=($PYTEST_ARGS)"
 run_check "pytest" "$PYTHON" -m pytest "${pytest_args[@]}" "$@"
+# speed figures in a short mode, printed and kept in $LOSTCITIES_BENCH_OUT (default .bench/)
+# with a comparison to the previous run's file there; no thresholds: a 2x regression shows
+run_check "benchmark, short (figures only)" "$PYTHON" benchmarks/ci_bench.py --out "${LOSTCITIES_BENCH_OUT:-.bench}"
 
 cleanup
 
