@@ -160,8 +160,8 @@ def test_server_errors_and_goal_cards_in_the_readers_language(browser: Any, serv
     # the calculator's reasons (the CLI's words on the server) read in French too
     page.goto(server.url + "/calculator")
     page.wait_for_selector(".calc-row[data-color=b]")
-    page.fill(".calc-row[data-color=b] input", "5,3")
-    page.wait_for_function("() => document.querySelector('#calc-error').textContent.includes('plus bas')")
+    page.fill(".calc-row[data-color=b] input", "5,5")  # (typed "5,3" is sorted, not refused)
+    page.wait_for_function("() => document.querySelector('#calc-error').textContent.includes('deux fois')")
     assert page.inner_text("#calc-error").startswith("expédition bleue : ")
     page.fill(".calc-row[data-color=b] input", "")
     page.click("label:has(input[name=mode][value=totals])")
