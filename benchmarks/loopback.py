@@ -35,6 +35,8 @@ from pathlib import Path
 from types import TracebackType
 from urllib.parse import urlsplit
 
+from lostcities.arena.cluster import is_loopback_host
+
 __all__ = [
     "ConnectionWatch",
     "on_loopback",
@@ -58,23 +60,15 @@ class NonLoopbackError(ValueError):
 
 
 def is_loopback(host: str) -> bool:
-    """Whether ``host`` is loopback (``localhost``, 127.0.0.0/8, ``::1``, or IPv4-mapped).
+    """Whether ``host`` is loopback (``localhost``, 127.0.0.0/8, ``::1``, or IPv4-mapped):
+    the product's own rule, :func:`lostcities.arena.cluster.is_loopback_host`.
 
     >>> [is_loopback(h) for h in ("127.0.0.1", "localhost", "::1", "::ffff:127.0.0.9")]
     [True, True, True, True]
     >>> [is_loopback(h) for h in ("192.0.2.7", "0.0.0.0", "example.org")]
     [False, False, False]
     """
-    host = host.strip().strip("[]").lower()
-    if host == "localhost":
-        return True
-    try:
-        ip = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return ip.is_loopback
+    return is_loopback_host(host)
 
 
 def require_loopback(target: str) -> str:

@@ -130,7 +130,7 @@ def is_loopback_host(host: str) -> bool:
     [False, False, False, False]
     """
     host = host.strip().strip("[]").lower()
-    if host == "localhost" or host.endswith(".localhost"):
+    if host == "localhost":
         return True
     try:
         ip = ipaddress.ip_address(host)
