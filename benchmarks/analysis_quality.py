@@ -53,21 +53,35 @@ def calibration(scale: float) -> dict[str, object]:
                 m = review(bot, p, worlds=DEFAULT[1], seed=k)
                 me = p.view.player
                 final = s[me] - s[me ^ 1]
-                rows.append((m.win, 1.0 if final > 0 else 0.5 if final == 0 else 0.0, m.margin, final))
-                ROWS.append({"kind": f"{a}/{b}", "seed": 1000 + k, "ply": p.ply,
-                             "deck": p.view.deck_size, "raw_win": m.win, "outcome": rows[-1][1],
-                             "margin": m.margin, "final": final})
+                rows.append(
+                    (m.win, 1.0 if final > 0 else 0.5 if final == 0 else 0.0, m.margin, final)
+                )
+                ROWS.append(
+                    {
+                        "kind": f"{a}/{b}",
+                        "seed": 1000 + k,
+                        "ply": p.ply,
+                        "deck": p.view.deck_size,
+                        "raw_win": m.win,
+                        "outcome": rows[-1][1],
+                        "margin": m.margin,
+                        "final": final,
+                    }
+                )
     cpu = time.process_time() - t0
     bins = []
     for i in range(10):
         lo, hi = i / 10, (i + 1) / 10
         sel = [r for r in rows if lo <= r[0] < hi or (i == 9 and r[0] == 1.0)]
         if sel:
-            bins.append({
-                "bin": f"{lo:.1f}-{hi:.1f}", "n": len(sel),
-                "predicted": round(sum(r[0] for r in sel) / len(sel), 3),
-                "observed": round(sum(r[1] for r in sel) / len(sel), 3),
-            })
+            bins.append(
+                {
+                    "bin": f"{lo:.1f}-{hi:.1f}",
+                    "n": len(sel),
+                    "predicted": round(sum(r[0] for r in sel) / len(sel), 3),
+                    "observed": round(sum(r[1] for r in sel) / len(sel), 3),
+                }
+            )
     n = len(rows)
     err = [r[2] - r[3] for r in rows]
     return {
@@ -117,7 +131,12 @@ def marks_self_play(spec: str, scale: float) -> dict[str, object]:
             moves += 1
             if m.mark:
                 counts[m.mark] += 1
-    return {"bot": spec, "moves": moves, **counts, "marked_share": round(sum(counts.values()) / moves, 3)}
+    return {
+        "bot": spec,
+        "moves": moves,
+        **counts,
+        "marked_share": round(sum(counts.values()) / moves, 3),
+    }
 
 
 def speed() -> dict[str, object]:
@@ -135,8 +154,12 @@ def speed() -> dict[str, object]:
     for p in ps[::10]:
         hint.analyse(p.view, worlds=DEFAULT[1])
     per_hint = (time.perf_counter() - h0) / len(ps[::10])
-    return {"moves": len(ps), "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
-            "hint_s": round(per_hint, 3)}
+    return {
+        "moves": len(ps),
+        "wall_s": round(wall, 1),
+        "cpu_s": round(cpu, 1),
+        "hint_s": round(per_hint, 3),
+    }
 
 
 def main() -> None:

@@ -73,8 +73,13 @@ def main() -> None:
     p.add_argument("--deals", type=int, default=40)
     p.add_argument("--bot", default="ismcts:iters=300")
     p.add_argument("--address", default=None)
-    p.add_argument("--selfplay", type=int, default=4, metavar="ROUNDS",
-                   help="self-play rounds timed per run (the default teacher; 0: none)")
+    p.add_argument(
+        "--selfplay",
+        type=int,
+        default=4,
+        metavar="ROUNDS",
+        help="self-play rounds timed per run (the default teacher; 0: none)",
+    )
     p.add_argument("--json", action="store_true")
     args = p.parse_args()
     if args.address is not None:

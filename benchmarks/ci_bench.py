@@ -61,7 +61,9 @@ def _median_run(runs: list[dict[str, Any]], key: str) -> dict[str, Any]:
     return out
 
 
-def _repeat(n: int, measure: Callable[[], dict[str, Any] | None], key: str) -> dict[str, Any] | None:
+def _repeat(
+    n: int, measure: Callable[[], dict[str, Any] | None], key: str
+) -> dict[str, Any] | None:
     runs = []
     for _ in range(n):
         r = measure()
@@ -74,7 +76,10 @@ def _repeat(n: int, measure: Callable[[], dict[str, Any] | None], key: str) -> d
 def _commit() -> str | None:
     try:
         out = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
             timeout=10,
         )
     except (OSError, subprocess.TimeoutExpired):
@@ -176,7 +181,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=1.0, help="per figure and repeat (default 1)")
     ap.add_argument("--repeat", type=int, default=3, help="repeats per figure (default 3)")
     ap.add_argument(
-        "--out", type=Path, default=Path(os.environ.get("LOSTCITIES_BENCH_OUT") or ".bench"),
+        "--out",
+        type=Path,
+        default=Path(os.environ.get("LOSTCITIES_BENCH_OUT") or ".bench"),
         help="folder for bench-results.json and bench-history.jsonl "
         "(default $LOSTCITIES_BENCH_OUT, else ./.bench)",
     )

@@ -116,7 +116,11 @@ def _run_in(path: Path | None, seconds: float, seed: int) -> dict[str, float]:
         f"print(json.dumps(measure_core({seconds!r}, {seed!r})))\n"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True,
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
         cwd=tempfile.gettempdir(),  # not the checkout: PYTHONPATH decides the package
     )
     res: dict[str, float] = json.loads(out.stdout)
@@ -155,9 +159,11 @@ def main(argv: list[str] | None = None) -> int:
     def med(name: str, key: str) -> float:
         return statistics.median(float(r[key]) for r in runs[name])
 
-    print(f"machine: {bench.machine()}, {os.cpu_count()} CPUs; load {load0[0]:.1f} -> "
-          f"{load1[0]:.1f}; {time.strftime('%Y-%m-%d %H:%M %Z')}; {args.repeats} runs of "
-          f"{args.seconds:g} s, medians")
+    print(
+        f"machine: {bench.machine()}, {os.cpu_count()} CPUs; load {load0[0]:.1f} -> "
+        f"{load1[0]:.1f}; {time.strftime('%Y-%m-%d %H:%M %Z')}; {args.repeats} runs of "
+        f"{args.seconds:g} s, medians"
+    )
     head = "| figure | this tree |"
     if other is not None:
         head += f" {args.against} | ratio |"

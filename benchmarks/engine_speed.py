@@ -27,8 +27,14 @@ KEYS = (
     ("fast path / pure-Python Round", "fast_over_python"),
     ("batch kernel / C reference (moves/s)", "batch_kernel_over_c"),
     ("batch API loop / C reference (moves/s)", "batch_api_over_c"),
-    ("ISMCTS (default mode) compiled / pure-Python rollouts (iterations/s)", "ismcts_fast_over_pure"),
-    ("ISMCTS mode=tree compiled / pure-Python rollouts (iterations/s)", "ismcts_tree_fast_over_pure"),
+    (
+        "ISMCTS (default mode) compiled / pure-Python rollouts (iterations/s)",
+        "ismcts_fast_over_pure",
+    ),
+    (
+        "ISMCTS mode=tree compiled / pure-Python rollouts (iterations/s)",
+        "ismcts_tree_fast_over_pure",
+    ),
     ("flat Monte Carlo compiled / pure-Python core (playouts/s)", "flat_fast_over_pure"),
 )
 
@@ -90,10 +96,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"| flat Monte Carlo playouts/s | compiled {f:,.0f} | pure {p:,.0f} |")
     mem = last["batch_memory_mib"]
     print()
-    print(f"batch of 10,000 games: classic {mem['classic']:.1f} MiB, long {mem['long']:.1f} MiB;"
-          " fast path start-up with cached kernels"
-          f" {statistics.median(r['fast_start_s']['wall'] for r in runs):.2f} s wall,"
-          f" {statistics.median(r['fast_start_s']['cpu'] for r in runs):.2f} s CPU")
+    print(
+        f"batch of 10,000 games: classic {mem['classic']:.1f} MiB, long {mem['long']:.1f} MiB;"
+        " fast path start-up with cached kernels"
+        f" {statistics.median(r['fast_start_s']['wall'] for r in runs):.2f} s wall,"
+        f" {statistics.median(r['fast_start_s']['cpu'] for r in runs):.2f} s CPU"
+    )
     return 0
 
 

@@ -235,7 +235,13 @@ def main(argv: list[str] | None = None) -> int:
         ("openspiel + observation_tensor", lambda: bench_openspiel(args.seconds, observe=True)),
     ]
     n = args.native_envs
-    opponents: list[str | None] = ["random", "rollout", "smart", *([] if args.no_net else ["net"]), None]
+    opponents: list[str | None] = [
+        "random",
+        "rollout",
+        "smart",
+        *([] if args.no_net else ["net"]),
+        None,
+    ]
     native: list[tuple[str, Callable[[], Rate]]] = []
     for par in (False, True) if args.native_parallel else (False,):
         for opp in opponents:
@@ -267,11 +273,15 @@ def main(argv: list[str] | None = None) -> int:
         print("| API | steps/s | steps/CPU s | x SyncVectorEnv | x single env |")
         print("|---|---:|---:|---:|---:|")
         for name, (wall, cpu) in results:
-            print(f"| {name} | {wall:,.0f} | {cpu:,.0f} | {ratio(name, sync)} | {ratio(name, single)} |")
+            print(
+                f"| {name} | {wall:,.0f} | {cpu:,.0f} | {ratio(name, sync)} | {ratio(name, single)} |"
+            )
     else:
         print(f"{'':44s} {'steps/s':>10s} {'steps/CPU s':>12s} {'x sync':>8s} {'x single':>9s}")
         for name, (wall, cpu) in results:
-            print(f"{name:44s} {wall:10,.0f} {cpu:12,.0f} {ratio(name, sync):>8s} {ratio(name, single):>9s}")
+            print(
+                f"{name:44s} {wall:10,.0f} {cpu:12,.0f} {ratio(name, sync):>8s} {ratio(name, single):>9s}"
+            )
     return 0
 
 

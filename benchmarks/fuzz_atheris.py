@@ -48,7 +48,11 @@ def records(data: bytes) -> None:
     check_record_text(data.decode("utf-8", "replace"))
 
 
-TARGETS: dict[str, Callable[[bytes], None]] = {"notation": notation, "score": score, "records": records}
+TARGETS: dict[str, Callable[[bytes], None]] = {
+    "notation": notation,
+    "score": score,
+    "records": records,
+}
 
 
 def main() -> None:

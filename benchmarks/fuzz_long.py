@@ -42,10 +42,18 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=1800.0, help="wall time per target (1800)")
     ap.add_argument("--parallel", type=int, default=1, help="targets run at once (1)")
-    ap.add_argument("--examples", type=int, default=None,
-                    help="LOSTCITIES_FUZZ_EXAMPLES: the batch size (default: the suite's)")
-    ap.add_argument("--only", nargs="*", default=None, help="groups: notation score records bot http moves ws")
-    ap.add_argument("--logs", default=None, help="folder for each target's pytest output (a temp dir)")
+    ap.add_argument(
+        "--examples",
+        type=int,
+        default=None,
+        help="LOSTCITIES_FUZZ_EXAMPLES: the batch size (default: the suite's)",
+    )
+    ap.add_argument(
+        "--only", nargs="*", default=None, help="groups: notation score records bot http moves ws"
+    )
+    ap.add_argument(
+        "--logs", default=None, help="folder for each target's pytest output (a temp dir)"
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if args.seconds <= 0 or args.parallel < 1:
@@ -55,7 +63,9 @@ def main() -> int:
     logs.mkdir(parents=True, exist_ok=True)
     report = logs / "report.jsonl"
     report.unlink(missing_ok=True)
-    env = dict(os.environ, LOSTCITIES_FUZZ_SECONDS=str(args.seconds), LOSTCITIES_FUZZ_REPORT=str(report))
+    env = dict(
+        os.environ, LOSTCITIES_FUZZ_SECONDS=str(args.seconds), LOSTCITIES_FUZZ_REPORT=str(report)
+    )
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
     if args.examples:
         env["LOSTCITIES_FUZZ_EXAMPLES"] = str(args.examples)
@@ -68,28 +78,50 @@ def main() -> int:
             group, node = todo.pop(0)
             name = node.rsplit("::", 1)[1]
             # no pytest-timeout (the suite's per-test limit would end a long target)
-            cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:timeout", node]
+            cmd = [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "-p",
+                "no:timeout",
+                node,
+            ]
             with (logs / f"{name}.log").open("wb") as log:  # the child keeps its own copy
-                proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+                proc = subprocess.Popen(
+                    cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
+                )
             running.append((group, name, proc, time.monotonic()))
         time.sleep(1.0)
         for item in list(running):
             group, name, proc, t0 = item
             if proc.poll() is not None:
                 running.remove(item)
-                results[name] = {"group": group, "passed": proc.returncode == 0,
-                                 "process_wall_s": round(time.monotonic() - t0, 1)}
+                results[name] = {
+                    "group": group,
+                    "passed": proc.returncode == 0,
+                    "process_wall_s": round(time.monotonic() - t0, 1),
+                }
     for line in report.read_text().splitlines() if report.exists() else []:
         r = json.loads(line)
         results.setdefault(r["target"], {}).update(r)
-    out = {"seconds_per_target": args.seconds, "parallel": args.parallel, "logs": str(logs),
-           "wall_s": round(time.monotonic() - t_start, 1), "targets": list(results.values())}
+    out = {
+        "seconds_per_target": args.seconds,
+        "parallel": args.parallel,
+        "logs": str(logs),
+        "wall_s": round(time.monotonic() - t_start, 1),
+        "targets": list(results.values()),
+    }
     if args.json:
         print(json.dumps(out))
     else:
         for r in results.values():
-            print(f"{r.get('target', '?'):40} {'pass' if r['passed'] else 'FAIL':4} {r.get('examples', 0):>9} "
-                  f"examples {r.get('batches', 0):>5} batches {r.get('wall_s', 0):>7} s wall {r.get('cpu_s', 0):>7} s CPU")
+            print(
+                f"{r.get('target', '?'):40} {'pass' if r['passed'] else 'FAIL':4} {r.get('examples', 0):>9} "
+                f"examples {r.get('batches', 0):>5} batches {r.get('wall_s', 0):>7} s wall {r.get('cpu_s', 0):>7} s CPU"
+            )
         print(f"total wall {out['wall_s']} s; logs in {logs}")
     return 0 if all(r["passed"] for r in results.values()) else 1
 

@@ -52,7 +52,9 @@ def candidates(view_round: Round, top: int = 5) -> list[Move]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--positions", type=int, default=12)
     ap.add_argument("--worlds", type=int, default=40, help="sampled worlds per position")
@@ -62,10 +64,14 @@ def main() -> None:
     cand = [candidates(r) for r in pos]
     # load the compiled code before timing
     FlatSearch(pos[0].view(pos[0].to_move), cand[0], rollout="smart", seed=0).run(1)
-    print(f"{platform.processor() or platform.machine()}, Python {platform.python_version()},"
-          f" {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
-    print(f"{len(pos)} positions, {statistics.mean(map(len, cand)):.1f} candidates on average,"
-          f" {a.worlds} worlds each")
+    print(
+        f"{platform.processor() or platform.machine()}, Python {platform.python_version()},"
+        f" {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
+    )
+    print(
+        f"{len(pos)} positions, {statistics.mean(map(len, cand)):.1f} candidates on average,"
+        f" {a.worlds} worlds each"
+    )
     ratios = []
     for run in range(a.runs):
         py_cpu = fast_cpu = 0.0
@@ -76,7 +82,9 @@ def main() -> None:
             want = flat_totals(r.view(r.to_move), cs, a.worlds, random.Random(seed))
             py_cpu += time.process_time() - t
             t = time.process_time()
-            fs = FlatSearch(r.view(r.to_move), cs, scale=15.0, rollout="smart", rng=random.Random(seed))
+            fs = FlatSearch(
+                r.view(r.to_move), cs, scale=15.0, rollout="smart", rng=random.Random(seed)
+            )
             fs.run(a.worlds)
             fast_cpu += time.process_time() - t
             if fs.value_sums.tolist() != want:
@@ -84,10 +92,14 @@ def main() -> None:
             playouts += a.worlds * len(cs)
         ratio = py_cpu / fast_cpu
         ratios.append(ratio)
-        print(f"run {run + 1}: python {playouts / py_cpu:,.0f} iterations/CPU s,"
-              f" compiled {playouts / fast_cpu:,.0f} iterations/CPU s, ratio {ratio:.1f}x"
-              " (totals identical)")
-    print(f"ratio median {statistics.median(ratios):.1f}x, min {min(ratios):.1f}x, max {max(ratios):.1f}x")
+        print(
+            f"run {run + 1}: python {playouts / py_cpu:,.0f} iterations/CPU s,"
+            f" compiled {playouts / fast_cpu:,.0f} iterations/CPU s, ratio {ratio:.1f}x"
+            " (totals identical)"
+        )
+    print(
+        f"ratio median {statistics.median(ratios):.1f}x, min {min(ratios):.1f}x, max {max(ratios):.1f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -157,7 +157,9 @@ def position_kinds(view: PlayerView, cands: Sequence[Move]) -> set[str]:
     return kinds
 
 
-def _candidates(view: PlayerView, played: Move, ismcts: IsmctsBot, heur: HeuristicBot) -> list[Move]:
+def _candidates(
+    view: PlayerView, played: Move, ismcts: IsmctsBot, heur: HeuristicBot
+) -> list[Move]:
     cands = list(dict.fromkeys([*ismcts.search_candidates(view), played]))
     ranked = [m for _, m in heur.rank_moves(view)]
     have = {move_kind(view, m) for m in cands}
@@ -179,7 +181,11 @@ def _candidates(view: PlayerView, played: Move, ismcts: IsmctsBot, heur: Heurist
             exp = tops[top_card.color]
             high = max((c.rank for c in exp), default=0)
             if exp and top_card.rank > high:
-                m = Move.play(first.card, src) if first.action is Action.PLAY else Move.discard(first.card, src)
+                m = (
+                    Move.play(first.card, src)
+                    if first.action is Action.PLAY
+                    else Move.discard(first.card, src)
+                )
                 cands.append(m)
                 break
     for m in list(cands):  # every pile draw beside its draw-pile twin
@@ -200,9 +206,19 @@ def _play_games() -> list[dict[str, object]]:
             r = play_round(bots, Round.deal(seed, variant, starter=k % 2))
             for bot in bots:
                 bot.close()
-            rounds.append({"variant": variant, "seed": seed, "starter": k % 2, "players": list(specs),
-                           "moves": " ".join(map(str, r.history))})
-            print(f"  {variant} {specs[0]} vs {specs[1]}: {r.scores()}, {r.ply} plies", file=sys.stderr)
+            rounds.append(
+                {
+                    "variant": variant,
+                    "seed": seed,
+                    "starter": k % 2,
+                    "players": list(specs),
+                    "moves": " ".join(map(str, r.history)),
+                }
+            )
+            print(
+                f"  {variant} {specs[0]} vs {specs[1]}: {r.scores()}, {r.ply} plies",
+                file=sys.stderr,
+            )
     return rounds
 
 
@@ -247,17 +263,21 @@ def make_positions() -> None:
     data = {
         "version": VERSION,
         "about": "judge fidelity positions (benchmarks/judge_fidelity.py make): rounds as deal seed, "
-                 "variant, starter and moves; positions as round index, ply (moves made before "
-                 "it) and candidate moves",
+        "variant, starter and moves; positions as round index, ply (moves made before "
+        "it) and candidate moves",
         "rounds": rounds,
-        "positions": [{"round": pool[j][0], "ply": pool[j][1], "candidates": " ".join(map(str, pool[j][2]))}
-                      for j in chosen],
+        "positions": [
+            {"round": pool[j][0], "ply": pool[j][1], "candidates": " ".join(map(str, pool[j][2]))}
+            for j in chosen
+        ],
     }
     DATA.mkdir(exist_ok=True)
     POSITIONS_FILE.write_text(json.dumps(data, indent=0) + "\n")
     feat = {k: sum(k in pool[j][3] for j in chosen) for k in KINDS}
-    print(f"{len(chosen)} positions of {len(pool)} from {len(rounds)} rounds; featuring: {feat}",
-          file=sys.stderr)
+    print(
+        f"{len(chosen)} positions of {len(pool)} from {len(rounds)} rounds; featuring: {feat}",
+        file=sys.stderr,
+    )
 
 
 def load_positions(path: Path = POSITIONS_FILE) -> list[Position]:
@@ -275,8 +295,19 @@ def load_positions(path: Path = POSITIONS_FILE) -> list[Position]:
             r.push(m)
         view = r.view(r.to_move)
         cands = tuple(Move.parse(t) for t in p["candidates"].split())
-        out.append(Position(pid, p["round"], p["ply"], view, cands, rec["variant"], rec["seed"],
-                            rec["starter"], tuple(moves[: p["ply"]])))
+        out.append(
+            Position(
+                pid,
+                p["round"],
+                p["ply"],
+                view,
+                cands,
+                rec["variant"],
+                rec["seed"],
+                rec["starter"],
+                tuple(moves[: p["ply"]]),
+            )
+        )
     return out
 
 
@@ -311,14 +342,20 @@ def _heuristic_values(job: tuple[int, PlayerView, tuple[Move, ...], int]) -> dic
             s = r.scores()
             margins[j].append(s[me] - s[me ^ 1])
     k = len(cands)
-    rel = [[margins[j][w] - sum(margins[q][w] for q in range(k)) / k for w in range(worlds)] for j in range(k)]
+    rel = [
+        [margins[j][w] - sum(margins[q][w] for q in range(k)) / k for w in range(worlds)]
+        for j in range(k)
+    ]
     half = worlds // 2
     return {
         "id": pid,
         "worlds": worlds,
         "mean": [round(statistics.fmean(x), 3) for x in margins],
         "se": [round(statistics.stdev(x) / math.sqrt(worlds), 3) for x in rel],
-        "half": [[round(statistics.fmean(x[:half]), 3), round(statistics.fmean(x[half:]), 3)] for x in rel],
+        "half": [
+            [round(statistics.fmean(x[:half]), 3), round(statistics.fmean(x[half:]), 3)]
+            for x in rel
+        ],
     }
 
 
@@ -343,8 +380,14 @@ def _progress() -> object:
         TimeRemainingColumn,
     )
 
-    return Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), TimeRemainingColumn(), transient=False)
+    return Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        transient=False,
+    )
 
 
 def _level(pid: int) -> int:
@@ -366,8 +409,12 @@ def compute_reference(positions: Sequence[Position], jobs: int, limit: float) ->
         print("reference complete", file=sys.stderr)
         return
     if not REFERENCE_FILE.exists():
-        REFERENCE_FILE.write_text(json.dumps({"version": VERSION, "reference": "heuristic both sides",
-                                              "worlds": REF_WORLDS}) + "\n")
+        REFERENCE_FILE.write_text(
+            json.dumps(
+                {"version": VERSION, "reference": "heuristic both sides", "worlds": REF_WORLDS}
+            )
+            + "\n"
+        )
     start = time.monotonic()
     jobs_in = ((p.id, p.view, p.candidates, REF_WORLDS) for p in todo)
     with _progress() as bar, REFERENCE_FILE.open("a") as out:  # type: ignore[attr-defined]
@@ -399,7 +446,9 @@ def judge_values(pos: Position, worlds: int, rollout: str) -> list[float]:
     """The judge's mean margin of each candidate over ``worlds`` worlds (compiled)."""
     from lostcities.fast.search import FlatSearch
 
-    search = FlatSearch(pos.view, pos.candidates, rollout=rollout, rng=random.Random(world_seed(pos.id)))
+    search = FlatSearch(
+        pos.view, pos.candidates, rollout=rollout, rng=random.Random(world_seed(pos.id))
+    )
     search.run(worlds)
     return [float(x) / worlds for x in search.margin_sums]
 
@@ -468,7 +517,9 @@ class Scored:
                 twin = Move.play(m.card) if m.action is Action.PLAY else Move.discard(m.card)
                 t = index.get(twin)
                 if t is not None:
-                    out.append(("draw", (self.judge[j] - self.judge[t]) - (self.ref[j] - self.ref[t])))
+                    out.append(
+                        ("draw", (self.judge[j] - self.judge[t]) - (self.ref[j] - self.ref[t]))
+                    )
         return out
 
 
@@ -481,8 +532,15 @@ def score_positions(
         task = bar.add_task(f"judge {rollout}", total=len(positions))
         for p in positions:
             row = ref[p.id]
-            out.append(Scored(p, judge_values(p, worlds, rollout), list(row["mean"]),  # type: ignore[call-overload]
-                              list(row["se"]), list(row["half"])))  # type: ignore[call-overload]
+            out.append(
+                Scored(
+                    p,
+                    judge_values(p, worlds, rollout),
+                    list(row["mean"]),  # type: ignore[call-overload]
+                    list(row["se"]),
+                    list(row["half"]),
+                )
+            )  # type: ignore[call-overload]
             bar.advance(task)
     return out
 
@@ -500,8 +558,12 @@ def figures(scored: Sequence[Scored]) -> dict[str, object]:
     """The benchmark's figures: per kind, per stage and overall."""
 
     def group(sel: Sequence[Scored], kind: str | None) -> dict[str, object]:
-        errs = [e for s in sel for k, e in s.errors() if k == kind or (kind is None and k != "draw")]
-        rhos = [r for s in sel if len(s.judge) >= 3 for r in [spearman(s.judge, s.ref)] if r is not None]
+        errs = [
+            e for s in sel for k, e in s.errors() if k == kind or (kind is None and k != "draw")
+        ]
+        rhos = [
+            r for s in sel if len(s.judge) >= 3 for r in [spearman(s.judge, s.ref)] if r is not None
+        ]
         regrets = [s.regret for s in sel]
         return {
             "positions": len(sel),
@@ -515,10 +577,14 @@ def figures(scored: Sequence[Scored]) -> dict[str, object]:
             "errors": len(errs),
         }
 
-    kinds = {k: group([s for s in scored if k in position_kinds(s.pos.view, s.pos.candidates)], k)
-             for k in KINDS}
+    kinds = {
+        k: group([s for s in scored if k in position_kinds(s.pos.view, s.pos.candidates)], k)
+        for k in KINDS
+    }
     stages = {st: group([s for s in scored if stage(s.pos.view) == st], None) for st in STAGES}
-    variants = {v: group([s for s in scored if s.pos.variant == v], None) for v in ("classic", "long")}
+    variants = {
+        v: group([s for s in scored if s.pos.variant == v], None) for v in ("classic", "long")
+    }
     return {"all": group(scored, None), "kinds": kinds, "stages": stages, "variants": variants}
 
 
@@ -551,9 +617,13 @@ def notation(s: Scored) -> str:
     ]
     order = sorted(range(len(s.ref)), key=lambda j: -s.ref[j])
     for j in order:
-        tag = (" <- reference's best" if j == s.ref_best else "") + (" <- judge's pick" if j == s.judge_best else "")
-        lines.append(f"  {p.candidates[j]!s:6} reference {s.ref[j]:+7.1f} (se {s.se[j]:.1f})"
-                     f"  judge {s.judge[j]:+7.1f}{tag}")
+        tag = (" <- reference's best" if j == s.ref_best else "") + (
+            " <- judge's pick" if j == s.judge_best else ""
+        )
+        lines.append(
+            f"  {p.candidates[j]!s:6} reference {s.ref[j]:+7.1f} (se {s.se[j]:.1f})"
+            f"  judge {s.judge[j]:+7.1f}{tag}"
+        )
     return "\n".join(lines)
 
 
@@ -563,20 +633,38 @@ def _fmt(x: object, pct: bool = False) -> str:
     return f"{100 * x:.1f}%" if pct else f"{x:+.2f}" if x < 0 else f"{x:.2f}"
 
 
-def print_report(fig: dict[str, object], stab: dict[str, float], worst: Sequence[Scored],
-                 markdown: bool, title: str) -> None:
+def print_report(
+    fig: dict[str, object],
+    stab: dict[str, float],
+    worst: Sequence[Scored],
+    markdown: bool,
+    title: str,
+) -> None:
     rows: list[tuple[str, dict[str, object]]] = []
     rows.append(("all", fig["all"]))  # type: ignore[arg-type]
     rows += [(k, v) for k, v in fig["kinds"].items()]  # type: ignore[attr-defined]
     rows += [(f"stage {k}", v) for k, v in fig["stages"].items()]  # type: ignore[attr-defined]
     rows += [(f"variant {k}", v) for k, v in fig["variants"].items()]  # type: ignore[attr-defined]
-    head = ("group", "positions", "judge picks ref's best", "regret (points)", "Spearman",
-            "MAE (points)", "bias (points)")
+    head = (
+        "group",
+        "positions",
+        "judge picks ref's best",
+        "regret (points)",
+        "Spearman",
+        "MAE (points)",
+        "bias (points)",
+    )
 
     def cells(name: str, g: dict[str, object]) -> tuple[str, ...]:
-        return (name, str(g["positions"]), _fmt(g["best"], pct=True),
-                f"{_fmt(g['regret'])} ± {_fmt(g['regret_ci'])}", _fmt(g["spearman"]),
-                f"{_fmt(g['mae'])} ± {_fmt(g['mae_ci'])}", _fmt(g["bias"]))
+        return (
+            name,
+            str(g["positions"]),
+            _fmt(g["best"], pct=True),
+            f"{_fmt(g['regret'])} ± {_fmt(g['regret_ci'])}",
+            _fmt(g["spearman"]),
+            f"{_fmt(g['mae'])} ± {_fmt(g['mae_ci'])}",
+            _fmt(g["bias"]),
+        )
 
     if markdown:
         print(f"{title}\n")
@@ -594,10 +682,12 @@ def print_report(fig: dict[str, object], stab: dict[str, float], worst: Sequence
         for name, g in rows:
             t.add_row(*cells(name, g))
         Console(width=160).print(t)
-    print(f"\nreference: heuristic on both sides, {int(stab['worlds'])} worlds a position; standard error "
-          f"of a relative value: median {stab['se_median']:.2f}, 90th percentile {stab['se_p90']:.2f} points; "
-          f"its two halves of worlds pick the same best move in {100 * stab['halves_same_best']:.1f}% of "
-          f"positions (mean |half - whole| {stab['half_vs_whole_mae']:.2f} points)")
+    print(
+        f"\nreference: heuristic on both sides, {int(stab['worlds'])} worlds a position; standard error "
+        f"of a relative value: median {stab['se_median']:.2f}, 90th percentile {stab['se_p90']:.2f} points; "
+        f"its two halves of worlds pick the same best move in {100 * stab['halves_same_best']:.1f}% of "
+        f"positions (mean |half - whole| {stab['half_vs_whole_mae']:.2f} points)"
+    )
     if worst:
         print("\nworst positions (the reference's points lost by the judge's pick):\n")
         for s in worst:
@@ -610,10 +700,15 @@ def run(args: argparse.Namespace) -> None:
     have = load_reference(reference)
     positions = [p for p in every if p.id in have]
     if not positions:
-        raise SystemExit("judge fidelity: no reference yet (run: python benchmarks/judge_fidelity.py reference)")
+        raise SystemExit(
+            "judge fidelity: no reference yet (run: python benchmarks/judge_fidelity.py reference)"
+        )
     if len(positions) < len(every):
-        print(f"judge fidelity: the reference covers {len(positions)} of the {len(every)} positions "
-              "(python benchmarks/judge_fidelity.py reference computes the rest)", file=sys.stderr)
+        print(
+            f"judge fidelity: the reference covers {len(positions)} of the {len(every)} positions "
+            "(python benchmarks/judge_fidelity.py reference computes the rest)",
+            file=sys.stderr,
+        )
     worlds = args.worlds
     if args.quick:
         positions = positions[::4]
@@ -627,15 +722,28 @@ def run(args: argparse.Namespace) -> None:
     worst = sorted(scored, key=lambda s: -s.regret)[: args.worst]
     import lostcities
 
-    title = (f"judge {args.judge} ({worlds} worlds, {Path(lostcities.__file__).parent.parent}) against "
-             f"the reference, {len(scored)} positions of set v{VERSION}, {elapsed:.0f} s")
+    title = (
+        f"judge {args.judge} ({worlds} worlds, {Path(lostcities.__file__).parent.parent}) against "
+        f"the reference, {len(scored)} positions of set v{VERSION}, {elapsed:.0f} s"
+    )
     print_report(fig, stab, worst, args.markdown, title)
     if args.json:
-        Path(args.json).write_text(json.dumps({
-            "judge": args.judge, "worlds": worlds, "positions": len(scored), "figures": fig,
-            "reference": stab,
-            "values": [{"id": s.pos.id, "judge": [round(x, 3) for x in s.judge]} for s in scored],
-        }, indent=1) + "\n")
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "judge": args.judge,
+                    "worlds": worlds,
+                    "positions": len(scored),
+                    "figures": fig,
+                    "reference": stab,
+                    "values": [
+                        {"id": s.pos.id, "judge": [round(x, 3) for x in s.judge]} for s in scored
+                    ],
+                },
+                indent=1,
+            )
+            + "\n"
+        )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -644,7 +752,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub.add_parser("make", help="play the games and choose the positions (rewrites the set)")
     ref = sub.add_parser("reference", help="compute the reference values not yet cached")
     ref.add_argument("--jobs", type=int, default=1)
-    ref.add_argument("--limit", type=float, default=840.0, help="stop after this many seconds (840)")
+    ref.add_argument(
+        "--limit", type=float, default=840.0, help="stop after this many seconds (840)"
+    )
     ref.add_argument("--every", type=int, default=1, help="only every N-th position (1)")
     r = sub.add_parser("run", help="measure a judge against the reference (the default)")
     for p in (ap, r):

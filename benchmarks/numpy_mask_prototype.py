@@ -61,7 +61,9 @@ def main() -> None:
         for _ in range(reps):
             fn()
         dt = (time.process_time() - t) / reps
-        print(f"{name}: {dt * 1e3:.2f} ms CPU per mask of 10,000 games ({dt / 1e4 * 1e9:.0f} ns/game)")
+        print(
+            f"{name}: {dt * 1e3:.2f} ms CPU per mask of 10,000 games ({dt / 1e4 * 1e9:.0f} ns/game)"
+        )
 
 
 if __name__ == "__main__":

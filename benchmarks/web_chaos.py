@@ -62,7 +62,9 @@ class Game:
             assert hist[: len(old)] == old, f"game {self.id}: history went back: {old} -> {hist}"
             self.seen[state["round"]] = hist
         else:
-            assert old[: len(hist)] == hist, f"game {self.id}: a seen move was lost: {old} -> {hist}"
+            assert old[: len(hist)] == hist, (
+                f"game {self.id}: a seen move was lost: {old} -> {hist}"
+            )
         if state["match"]["over"]:
             self.over = True
 
@@ -71,7 +73,9 @@ class Driver(threading.Thread):
     """Plays one game to its end through every crash: each seat with a token has a socket;
     a dropped socket is reopened (the server may be down for a while)."""
 
-    def __init__(self, ws_url: str, game: Game, seed: int, stop: threading.Event, think: float = 0.0) -> None:
+    def __init__(
+        self, ws_url: str, game: Game, seed: int, stop: threading.Event, think: float = 0.0
+    ) -> None:
         super().__init__(daemon=True)
         self.ws_url, self.game, self.rng, self.stop = ws_url, game, random.Random(seed), stop
         self.think = think
@@ -89,7 +93,9 @@ class Driver(threading.Thread):
             self.error = e
 
     def connect(self, token: str | None) -> tuple[Any, dict[str, Any]]:
-        ws = connect(f"{self.ws_url}/ws/games/{self.game.id}", open_timeout=5, max_size=2**22).__enter__()
+        ws = connect(
+            f"{self.ws_url}/ws/games/{self.game.id}", open_timeout=5, max_size=2**22
+        ).__enter__()
         ws.send(json.dumps({"type": "hello", "token": token}))
         while True:
             m = json.loads(ws.recv(timeout=10))
@@ -129,11 +135,22 @@ class Driver(threading.Thread):
                     time.sleep(self.rng.uniform(0, 2 * self.think))
                 self.game.moves_sent += 1
                 mid = self.game.moves_sent
-                conns[p].send(json.dumps({"type": "move", "move": self.rng.choice(v["legal"]),
-                                          "round": states[p]["round"], "ply": v["ply"], "id": mid}))
+                conns[p].send(
+                    json.dumps(
+                        {
+                            "type": "move",
+                            "move": self.rng.choice(v["legal"]),
+                            "round": states[p]["round"],
+                            "ply": v["ply"],
+                            "id": mid,
+                        }
+                    )
+                )
                 while True:
                     m = recv(p)
-                    if m["type"] == "error" or (m["type"] == "state" and (m.get("ack") == mid or key(m) != key(now))):
+                    if m["type"] == "error" or (
+                        m["type"] == "state" and (m.get("ack") == mid or key(m) != key(now))
+                    ):
                         break  # acknowledged (or refused after a restart: the state follows)
         finally:
             for ws in conns.values():
@@ -149,9 +166,9 @@ def count_move_rows(db: str, game_ids: list[str]) -> dict[str, int]:
     engine = sqlalchemy.create_engine(normalize_db_url(db))
     try:
         with engine.connect() as conn:
-            rows = conn.execute(sqlalchemy.text(
-                "SELECT game_id, COUNT(*) FROM lc_moves GROUP BY game_id"
-            )).fetchall()
+            rows = conn.execute(
+                sqlalchemy.text("SELECT game_id, COUNT(*) FROM lc_moves GROUP BY game_id")
+            ).fetchall()
     finally:
         engine.dispose()
     counts = {str(g): int(n) for g, n in rows}
@@ -173,8 +190,11 @@ def run(
     rng = random.Random(seed)
     tmp = Path(log_dir or tempfile.mkdtemp(prefix="lc-chaos-"))
     db = db or f"sqlite:///{tmp / 'chaos.db'}"
-    env = {"LOSTCITIES_BOT_EXECUTOR": "process", "LOSTCITIES_BOT_WORKERS": str(workers),
-           "LOSTCITIES_LEVEL_EASY": "random"}
+    env = {
+        "LOSTCITIES_BOT_EXECUTOR": "process",
+        "LOSTCITIES_BOT_WORKERS": str(workers),
+        "LOSTCITIES_LEVEL_EASY": "random",
+    }
     server = Server(db, tmp / "server.log", env)  # restarted on the same port after each kill
     t0 = time.monotonic()
     server.start(timeout=120)
@@ -190,7 +210,9 @@ def run(
             _, j = server.request("POST", f"/api/games/{g['id']}/join", {"invite": invite})
             game = Game(g["id"], [g["token"], j["token"]], friend=True)
         else:
-            _, g = server.request("POST", "/api/games", {"opponent": "computer", "level": "easy", "rounds": 3})
+            _, g = server.request(
+                "POST", "/api/games", {"opponent": "computer", "level": "easy", "rounds": 3}
+            )
             game = Game(g["id"], [g["token"], None], friend=False)
         games.append(game)
         d = Driver(ws_url, game, seed * 1000 + len(games), stop, think)
@@ -248,7 +270,9 @@ def run(
             final = [str(m) for m in rec.rounds[rnd].moves] if rnd < len(rec.rounds) else []
             if [m.lower() for m in final[: len(seen)]] != [m.lower() for m in seen]:
                 lost += 1
-                problems.append(f"game {g.id} round {rnd + 1}: a move seen by a client is not in the record")
+                problems.append(
+                    f"game {g.id} round {rnd + 1}: a move seen by a client is not in the record"
+                )
         g_total = sum(len(r.moves) for r in rec.rounds)
         moves_total += g_total
         g.seen["total"] = [str(g_total)]  # type: ignore[index]
@@ -288,7 +312,9 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    out = run(args.db, args.kills, args.friend_games, args.bot_games, args.seed, workers=args.workers)
+    out = run(
+        args.db, args.kills, args.friend_games, args.bot_games, args.seed, workers=args.workers
+    )
     if args.json:
         print(json.dumps(out))
     else:

@@ -57,8 +57,13 @@ class Phase:
 
 
 async def seat_conn(ws_url: str, gid: str, token: str, addr: str) -> Any:
-    ws = await connect(f"{ws_url}/ws/games/{gid}", local_addr=(addr, 0), max_size=2**22,
-                       ping_interval=None, open_timeout=30)
+    ws = await connect(
+        f"{ws_url}/ws/games/{gid}",
+        local_addr=(addr, 0),
+        max_size=2**22,
+        ping_interval=None,
+        open_timeout=30,
+    )
     await ws.send(json.dumps({"type": "hello", "token": token}))
     while True:
         m = json.loads(await ws.recv())
@@ -66,7 +71,9 @@ async def seat_conn(ws_url: str, gid: str, token: str, addr: str) -> Any:
             return ws, m
 
 
-async def play_game(base: str, ws_url: str, i: int, phase: Phase, stop: asyncio.Event, think: float) -> int:
+async def play_game(
+    base: str, ws_url: str, i: int, phase: Phase, stop: asyncio.Event, think: float
+) -> int:
     addrs = [f"127.0.1.{2 * i + 1}", f"127.0.1.{2 * i + 2}"]
     rng = random.Random(i)
     moves = 0
@@ -75,7 +82,10 @@ async def play_game(base: str, ws_url: str, i: int, phase: Phase, stop: asyncio.
             g = (await h0.post("/api/games", json={"opponent": "friend", "rounds": 1})).json()
             invite = g["invite_url"].split("#", 1)[1]
             j = (await h1.post(f"/api/games/{g['id']}/join", json={"invite": invite})).json()
-        seats = [await seat_conn(ws_url, g["id"], t, a) for t, a in zip((g["token"], j["token"]), addrs, strict=True)]
+        seats = [
+            await seat_conn(ws_url, g["id"], t, a)
+            for t, a in zip((g["token"], j["token"]), addrs, strict=True)
+        ]
         wss = [s[0] for s in seats]
         states = [s[1] for s in seats]
         try:
@@ -85,8 +95,17 @@ async def play_game(base: str, ws_url: str, i: int, phase: Phase, stop: asyncio.
                 await asyncio.sleep(rng.uniform(0.5 * think, 1.5 * think))
                 mid = moves + 1
                 t0 = time.perf_counter()
-                await wss[p].send(json.dumps({"type": "move", "move": rng.choice(s["view"]["legal"]),
-                                              "round": s["round"], "ply": s["view"]["ply"], "id": mid}))
+                await wss[p].send(
+                    json.dumps(
+                        {
+                            "type": "move",
+                            "move": rng.choice(s["view"]["legal"]),
+                            "round": s["round"],
+                            "ply": s["view"]["ply"],
+                            "id": mid,
+                        }
+                    )
+                )
                 while True:
                     m = json.loads(await wss[p].recv())
                     if m["type"] == "state":
@@ -108,7 +127,9 @@ async def play_game(base: str, ws_url: str, i: int, phase: Phase, stop: asyncio.
     return moves
 
 
-async def flood(base: str, ws_url: str, gid: str, stop: asyncio.Event, counts: collections.Counter[str]) -> None:
+async def flood(
+    base: str, ws_url: str, gid: str, stop: asyncio.Event, counts: collections.Counter[str]
+) -> None:
     addr = "127.0.0.2"
 
     async def http_flood(kind: str) -> None:
@@ -117,16 +138,26 @@ async def flood(base: str, ws_url: str, gid: str, stop: asyncio.Event, counts: c
                 if kind == "create":
                     r = await h.post("/api/games", json={"opponent": "friend", "rounds": 1})
                 elif kind == "join":
-                    r = await h.post(f"/api/games/{gid}/join", json={"invite": "guess" + str(random.random())})
+                    r = await h.post(
+                        f"/api/games/{gid}/join", json={"invite": "guess" + str(random.random())}
+                    )
                 else:
-                    r = await h.post(f"/api/games/{gid}/moves", json={"token": "x", "move": "+y2.", "round": 0, "ply": 0})
+                    r = await h.post(
+                        f"/api/games/{gid}/moves",
+                        json={"token": "x", "move": "+y2.", "round": 0, "ply": 0},
+                    )
                 counts[f"{kind} {r.status_code}"] += 1
 
     async def socket_flood() -> None:
         held = []
         while not stop.is_set():
             try:
-                ws = await connect(f"{ws_url}/ws/games/{gid}", local_addr=(addr, 0), ping_interval=None, open_timeout=30)
+                ws = await connect(
+                    f"{ws_url}/ws/games/{gid}",
+                    local_addr=(addr, 0),
+                    ping_interval=None,
+                    open_timeout=30,
+                )
             except (OSError, InvalidStatus):
                 counts["socket refused"] += 1
                 await asyncio.sleep(0.01)
@@ -145,7 +176,11 @@ async def flood(base: str, ws_url: str, gid: str, stop: asyncio.Event, counts: c
         for ws in held:
             await ws.close()
 
-    await asyncio.gather(*(http_flood(k) for k in ("create", "join", "moves", "create", "moves")), socket_flood(), socket_flood())
+    await asyncio.gather(
+        *(http_flood(k) for k in ("create", "join", "moves", "create", "moves")),
+        socket_flood(),
+        socket_flood(),
+    )
 
 
 def server_usage(pid: int) -> dict[str, float]:
@@ -157,7 +192,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 8192)), hard))
     tmp = tempfile.mkdtemp(prefix="lc-flood-")
     server = Server(
-        f"sqlite:///{Path(tmp) / 'flood.db'}", Path(tmp) / "server.log", limits=True,
+        f"sqlite:///{Path(tmp) / 'flood.db'}",
+        Path(tmp) / "server.log",
+        limits=True,
         env={"LOSTCITIES_BOT_EXECUTOR": "thread"},
     ).start()
     base, ws_url = server.url, server.ws_url
@@ -167,8 +204,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {"games": args.games, "duration_s": args.duration, "think_s": args.think}
     try:
         async with http_from(base, "127.0.0.3") as h:
-            target = (await h.post("/api/games", json={"opponent": "friend", "rounds": 1})).json()["id"]
-        players = [asyncio.create_task(play_game(base, ws_url, i, phase, stop, args.think)) for i in range(args.games)]
+            target = (await h.post("/api/games", json={"opponent": "friend", "rounds": 1})).json()[
+                "id"
+            ]
+        players = [
+            asyncio.create_task(play_game(base, ws_url, i, phase, stop, args.think))
+            for i in range(args.games)
+        ]
         await asyncio.sleep(3)
         phase.name = "baseline"
         u0 = server_usage(server.pid)
@@ -186,8 +228,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         errors = [repr(m) for m in moves if isinstance(m, BaseException)]
         for name in ("baseline", "flood"):
             xs = phase.latencies[name]
-            out[name] = {"moves": len(xs), "p50_ms": round(1000 * pct(xs, 50), 1),
-                         "p99_ms": round(1000 * pct(xs, 99), 1), "max_ms": round(1000 * max(xs, default=float("nan")), 1)}
+            out[name] = {
+                "moves": len(xs),
+                "p50_ms": round(1000 * pct(xs, 50), 1),
+                "p99_ms": round(1000 * pct(xs, 99), 1),
+                "max_ms": round(1000 * max(xs, default=float("nan")), 1),
+            }
         out["server_cpu_share"] = {
             "baseline": round((u1["cpu_s"] - u0["cpu_s"]) / args.duration, 2),
             "flood": round((u2["cpu_s"] - u1["cpu_s"]) / args.duration, 2),
@@ -202,7 +248,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--games", type=int, default=20, help="friend games of well-behaved clients (20)")
+    ap.add_argument(
+        "--games", type=int, default=20, help="friend games of well-behaved clients (20)"
+    )
     ap.add_argument("--duration", type=float, default=20.0, help="seconds of each phase (20)")
     ap.add_argument("--think", type=float, default=0.5, help="mean think time of a player, s (0.5)")
     ap.add_argument("--json", action="store_true")

@@ -46,8 +46,14 @@ from lostcities.web.games import GameManager  # noqa: E402
 from lostcities.web.store import GameStore  # noqa: E402
 
 
-async def receiver(ws: Any, i: int, out: list[dict[str, Any]], latest: list[Any], changed: asyncio.Event,
-                   done: asyncio.Event) -> None:
+async def receiver(
+    ws: Any,
+    i: int,
+    out: list[dict[str, Any]],
+    latest: list[Any],
+    changed: asyncio.Event,
+    done: asyncio.Event,
+) -> None:
     async for raw in ws:
         m = loads(raw)
         out.append(m)
@@ -78,7 +84,9 @@ async def post(h: httpx.AsyncClient, path: str, body: dict[str, Any]) -> httpx.R
     raise AssertionError("unreachable")
 
 
-async def play(h: httpx.AsyncClient, ws_url: str, rng_seed: int, rounds: int) -> tuple[str, list[list[dict[str, Any]]]]:
+async def play(
+    h: httpx.AsyncClient, ws_url: str, rng_seed: int, rounds: int
+) -> tuple[str, list[list[dict[str, Any]]]]:
     import random
 
     rng = random.Random(rng_seed)
@@ -91,11 +99,16 @@ async def play(h: httpx.AsyncClient, ws_url: str, rng_seed: int, rounds: int) ->
     changed = asyncio.Event()
     conns = []
     for t in tokens:
-        ws = await connect(f"{ws_url}/ws/games/{g['id']}", max_size=2**22, ping_interval=None, open_timeout=60)
+        ws = await connect(
+            f"{ws_url}/ws/games/{g['id']}", max_size=2**22, ping_interval=None, open_timeout=60
+        )
         await ws.send(json.dumps({"type": "hello", "token": t}))
         conns.append(ws)
     done = [asyncio.Event() for _ in conns]
-    tasks = [asyncio.create_task(receiver(ws, i, msgs[i], latest, changed, done[i])) for i, ws in enumerate(conns)]
+    tasks = [
+        asyncio.create_task(receiver(ws, i, msgs[i], latest, changed, done[i]))
+        for i, ws in enumerate(conns)
+    ]
     try:
         last: tuple[int, int] | None = None
         while not done[0].is_set():
@@ -112,8 +125,16 @@ async def play(h: httpx.AsyncClient, ws_url: str, rng_seed: int, rounds: int) ->
             if not mine["view"]["legal"]:
                 continue
             last = key
-            await conns[p].send(json.dumps({"type": "move", "move": rng.choice(mine["view"]["legal"]),
-                                            "round": s["round"], "ply": mine["view"]["ply"]}))
+            await conns[p].send(
+                json.dumps(
+                    {
+                        "type": "move",
+                        "move": rng.choice(mine["view"]["legal"]),
+                        "round": s["round"],
+                        "ply": mine["view"]["ply"],
+                    }
+                )
+            )
         await asyncio.wait_for(asyncio.gather(*(d.wait() for d in done)), 30)
     finally:
         for ws in conns:
@@ -127,7 +148,9 @@ SCAN_CPU = [0.0]
 SCAN_LOCK = threading.Lock()
 
 
-def scan(store: GameStore, gid: str, msgs: list[list[dict[str, Any]]], plant: bool) -> tuple[int, list[str]]:
+def scan(
+    store: GameStore, gid: str, msgs: list[list[dict[str, Any]]], plant: bool
+) -> tuple[int, list[str]]:
     c0 = time.thread_time()
     try:
         return _scan(store, gid, msgs, plant)
@@ -136,7 +159,9 @@ def scan(store: GameStore, gid: str, msgs: list[list[dict[str, Any]]], plant: bo
             SCAN_CPU[0] += time.thread_time() - c0
 
 
-def _scan(store: GameStore, gid: str, msgs: list[list[dict[str, Any]]], plant: bool) -> tuple[int, list[str]]:
+def _scan(
+    store: GameStore, gid: str, msgs: list[list[dict[str, Any]]], plant: bool
+) -> tuple[int, list[str]]:
     loaded = store.load_sync(gid)
     assert loaded is not None
     match = GameManager.build(loaded)
@@ -145,7 +170,9 @@ def _scan(store: GameStore, gid: str, msgs: list[list[dict[str, Any]]], plant: b
         for m in msgs[0]:
             if m["type"] == "state" and not m["match"]["over"]:
                 r = positions.at(m["round"], m["view"]["ply"])
-                hidden = next(c for c in r.hands[1] if c not in r.hands[0] and not r.known_cards(1).count(c))
+                hidden = next(
+                    c for c in r.hands[1] if c not in r.hands[0] and not r.known_cards(1).count(c)
+                )
                 m["view"]["extra"] = [str(hidden)]
                 break
     found: list[str] = []
@@ -163,7 +190,12 @@ def _scan(store: GameStore, gid: str, msgs: list[list[dict[str, Any]]], plant: b
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     # the database in memory where there is a tmpfs: what is scanned is the messages, and a
     # commit's fsync would only make the run slower
-    tmp = Path(tempfile.mkdtemp(prefix="lc-leak-", dir=getattr(args, "tmp", None) or ("/dev/shm" if os.path.isdir("/dev/shm") else None)))
+    tmp = Path(
+        tempfile.mkdtemp(
+            prefix="lc-leak-",
+            dir=getattr(args, "tmp", None) or ("/dev/shm" if os.path.isdir("/dev/shm") else None),
+        )
+    )
     db = f"sqlite:///{tmp / 'leaks.db'}"
     server = Server(db, tmp / "server.log", {"LOSTCITIES_BOT_EXECUTOR": "thread"})
     server.start(timeout=600)  # a loaded machine can take minutes to start it
@@ -177,8 +209,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     sem = asyncio.Semaphore(args.concurrency)
 
     # idle connections dropped after 1 s, before the server's 5 s keep-alive limit
-    http = httpx.AsyncClient(base_url=base, timeout=60,
-                             limits=httpx.Limits(max_connections=args.concurrency, keepalive_expiry=1.0))
+    http = httpx.AsyncClient(
+        base_url=base,
+        timeout=60,
+        limits=httpx.Limits(max_connections=args.concurrency, keepalive_expiry=1.0),
+    )
 
     async def one(i: int) -> None:
         nonlocal messages, games
@@ -191,7 +226,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         leaks.extend(found)
         games += 1
         if args.progress and games % args.progress == 0:
-            print(f"{games} games, {messages} messages, {len(leaks)} leaks, {time.monotonic() - t0:.0f} s", file=sys.stderr)
+            print(
+                f"{games} games, {messages} messages, {len(leaks)} leaks, {time.monotonic() - t0:.0f} s",
+                file=sys.stderr,
+            )
 
     assert server.proc is not None
     spid = server.proc.pid
@@ -204,12 +242,22 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         store.close()
         server.stop()
         shutil.rmtree(tmp, ignore_errors=True)
-    return {"games": games, "rounds_per_game": args.rounds, "receivers_per_game": 3, "messages_checked": messages,
-            "leaks": len(leaks), "first_leaks": leaks[:3], "planted": args.plant,
-            "seconds": round(time.monotonic() - t0, 1), "server_cpu_s": round(scpu, 1),
-            "harness_cpu_s": round(ccpu, 1), "checker_cpu_s": round(SCAN_CPU[0], 1), "games_asked": args.games,
-            "http_retries": RETRIES[0],
-            "database": db}
+    return {
+        "games": games,
+        "rounds_per_game": args.rounds,
+        "receivers_per_game": 3,
+        "messages_checked": messages,
+        "leaks": len(leaks),
+        "first_leaks": leaks[:3],
+        "planted": args.plant,
+        "seconds": round(time.monotonic() - t0, 1),
+        "server_cpu_s": round(scpu, 1),
+        "harness_cpu_s": round(ccpu, 1),
+        "checker_cpu_s": round(SCAN_CPU[0], 1),
+        "games_asked": args.games,
+        "http_retries": RETRIES[0],
+        "database": db,
+    }
 
 
 def main() -> int:
@@ -219,9 +267,15 @@ def main() -> int:
     ap.add_argument("--concurrency", type=int, default=16)
     ap.add_argument("--plant", action="store_true", help="plant one leak (the control)")
     ap.add_argument("--progress", type=int, default=0, help="print progress every N games")
-    ap.add_argument("--max-seconds", type=float, default=0.0,
-                    help="start no game after this many seconds (the games in flight finish; 0: no limit)")
-    ap.add_argument("--tmp", default=None, help="folder for the database (default: /dev/shm if present)")
+    ap.add_argument(
+        "--max-seconds",
+        type=float,
+        default=0.0,
+        help="start no game after this many seconds (the games in flight finish; 0: no limit)",
+    )
+    ap.add_argument(
+        "--tmp", default=None, help="folder for the database (default: /dev/shm if present)"
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     out = asyncio.run(run(args))

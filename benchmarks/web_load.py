@@ -81,7 +81,9 @@ async def create_game(http: httpx.AsyncClient) -> tuple[str, str, str]:
 
 async def open_seat(ws_url: str, gid: str, token: str, sem: asyncio.Semaphore) -> Seat:
     async with sem:
-        ws = await connect(f"{ws_url}/ws/games/{gid}", max_size=2**22, ping_interval=None, open_timeout=60)
+        ws = await connect(
+            f"{ws_url}/ws/games/{gid}", max_size=2**22, ping_interval=None, open_timeout=60
+        )
         seat = Seat(ws)
         await ws.send(json.dumps({"type": "hello", "token": token}))
         await seat.recv_state()
@@ -111,8 +113,13 @@ async def play_pair(
         mover.next_id += 1
         mid = mover.next_id
         msg = json.dumps(
-            {"type": "move", "move": rng.choice(legal), "round": mover.state["round"],
-             "ply": mover.state["view"]["ply"], "id": mid}
+            {
+                "type": "move",
+                "move": rng.choice(legal),
+                "round": mover.state["round"],
+                "ply": mover.state["view"]["ply"],
+                "id": mid,
+            }
         )
         t0 = time.perf_counter()
         await mover.ws.send(msg)
@@ -152,7 +159,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     ws_url = base.replace("http", "ws", 1)
     rng = random.Random(args.seed)
     stats = Stats()
-    out: dict[str, Any] = {"games": args.games, "think_s": list(args.think), "duration_s": args.duration}
+    out: dict[str, Any] = {
+        "games": args.games,
+        "think_s": list(args.think),
+        "duration_s": args.duration,
+    }
     try:
         await asyncio.sleep(1.0)
         rss0 = rss_kib(pid) if pid else 0
@@ -184,7 +195,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             out["kib_per_idle_game"] = round((rss1 - rss0) / args.games, 1)
         stop = asyncio.Event()
         tasks = [
-            asyncio.create_task(play_pair(list(p), stats, args.think, random.Random(rng.random()), stop))
+            asyncio.create_task(
+                play_pair(list(p), stats, args.think, random.Random(rng.random()), stop)
+            )
             for p in pairs
         ]
         lags: list[float] = []
@@ -243,9 +256,15 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=1000, help="concurrent friend games (1000)")
     ap.add_argument("--duration", type=float, default=60.0, help="measured seconds (60)")
-    ap.add_argument("--warmup", type=float, default=10.0, help="seconds of play before measuring (10)")
     ap.add_argument(
-        "--think", type=float, nargs=2, default=(2.0, 6.0), metavar=("MIN", "MAX"),
+        "--warmup", type=float, default=10.0, help="seconds of play before measuring (10)"
+    )
+    ap.add_argument(
+        "--think",
+        type=float,
+        nargs=2,
+        default=(2.0, 6.0),
+        metavar=("MIN", "MAX"),
         help="seconds a scripted player waits before each move, uniform (2 6)",
     )
     ap.add_argument("--url", default=None, help="use a running server instead of starting one")

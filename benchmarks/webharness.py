@@ -78,7 +78,9 @@ class Server:
     ) -> None:
         self.db_url = db_url
         self.port = port or free_port()
-        self.log = log if log is not None else Path(tempfile.mkdtemp(prefix="lc-server-")) / "server.log"
+        self.log = (
+            log if log is not None else Path(tempfile.mkdtemp(prefix="lc-server-")) / "server.log"
+        )
         self.env = {**os.environ, **DEFAULT_ENV, **(env or {})}
         """The server's environment."""
         if limits and "LOSTCITIES_LIMITS" not in (env or {}):
@@ -104,8 +106,18 @@ class Server:
 
     def command(self) -> list[str]:
         """The command line that starts the server."""
-        cmd = [sys.executable, "-m", "lostcities.cli", "serve", "--host", HOST,
-               "--port", str(self.port), "--db", self.db_url]
+        cmd = [
+            sys.executable,
+            "-m",
+            "lostcities.cli",
+            "serve",
+            "--host",
+            HOST,
+            "--port",
+            str(self.port),
+            "--db",
+            self.db_url,
+        ]
         if self.nice:
             cmd = ["nice", "-n", str(self.nice), *cmd]
         if self.cpus:
@@ -123,7 +135,9 @@ class Server:
             self.port = port
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with open(self.log, "ab") as out:
-            self.proc = subprocess.Popen(self.command(), stdout=out, stderr=subprocess.STDOUT, env=self.env)
+            self.proc = subprocess.Popen(
+                self.command(), stdout=out, stderr=subprocess.STDOUT, env=self.env
+            )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

@@ -107,7 +107,8 @@ def parse_spec(text: str) -> Spec:
             continue
         if not sep or key not in _KEYS:
             raise PositionSpecError(
-                f"{line.strip()!r}: not one of {', '.join(k + ':' for k in _KEYS)}")
+                f"{line.strip()!r}: not one of {', '.join(k + ':' for k in _KEYS)}"
+            )
         value = (value if key == "caption" else value.split("#", 1)[0]).strip()
         if key == "moves":
             moves.extend(value.split())

@@ -53,14 +53,14 @@ def on_files(files: Files, config: Any) -> Files:
             if target.is_relative_to(docs):
                 continue  # MkDocs checks these itself
             if not target.is_relative_to(root) or not target.is_file():
-                log.warning("%s links to %r, which is not a file of the repository",
-                            f.src_uri, m.group(2))
+                log.warning(
+                    "%s links to %r, which is not a file of the repository", f.src_uri, m.group(2)
+                )
                 continue
             rel = target.relative_to(root).as_posix()
             if rel not in published:
                 published.add(rel)
-                files.append(File.generated(config, f"{_SOURCE}/{rel}",
-                                            abs_src_path=str(target)))
+                files.append(File.generated(config, f"{_SOURCE}/{rel}", abs_src_path=str(target)))
     return files
 
 
@@ -77,5 +77,5 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
         rel = target.relative_to(root).as_posix()
         new = posixpath.relpath(f"{_SOURCE}/{rel}", posixpath.dirname(src_uri) or ".")
         line = lines[n]
-        lines[n] = line[: m.start(2)] + new + line[m.end(2):]
+        lines[n] = line[: m.start(2)] + new + line[m.end(2) :]
     return "\n".join(lines)

@@ -5,6 +5,7 @@ Try it: lostcities match "cmd:python examples/bot.py" random --deals 10
 Plan: extend expeditions in small steps, open a colour when the hand holds enough points
 in it, discard what the opponent cannot use, take a discard that fits an expedition.
 """
+
 import sys
 
 
@@ -40,9 +41,11 @@ def choose(pos, me):
     if scored:
         action, card = "+", max(scored)[2]
     else:  # discard the card worth least to us and of no use to the opponent
+
         def cost(c):
             feeds = c[0] in theirs and rank(c) > theirs[c[0]]
             return (feeds, worth[c[0]] + (30 if c[0] in mine else 0), rank(c))
+
         action, card = "-", min(hand, key=cost)
     draw = "."
     for colour, top in piles.items():

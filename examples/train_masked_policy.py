@@ -228,7 +228,10 @@ def main(argv: list[str] | None = None) -> int:
         "--eval-rounds", type=int, default=1000, help="evaluation rounds (default 1000)"
     )
     ap.add_argument(
-        "--rounds", type=int, default=None, help="stop training after this many rounds (default: none)"
+        "--rounds",
+        type=int,
+        default=None,
+        help="stop training after this many rounds (default: none)",
     )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument(

@@ -86,8 +86,9 @@ def train(args: argparse.Namespace) -> None:
     half = args.envs // 2
     envs = [
         LostCitiesVectorEnv(half, opponent="random", reward="margin", autoreset_mode="same_step"),
-        LostCitiesVectorEnv(args.envs - half, opponent="rollout", reward="margin",
-                            autoreset_mode="same_step"),
+        LostCitiesVectorEnv(
+            args.envs - half, opponent="rollout", reward="margin", autoreset_mode="same_step"
+        ),
     ]
     opp = np.array([0] * half + [1] * (args.envs - half))
     n_obs = envs[0].single_observation_space["observation"].shape[0]
@@ -96,8 +97,9 @@ def train(args: argparse.Namespace) -> None:
     class Net(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.body = nn.Sequential(nn.Linear(n_obs, HIDDEN), nn.ReLU(),
-                                      nn.Linear(HIDDEN, HIDDEN), nn.ReLU())
+            self.body = nn.Sequential(
+                nn.Linear(n_obs, HIDDEN), nn.ReLU(), nn.Linear(HIDDEN, HIDDEN), nn.ReLU()
+            )
             self.pi = nn.Linear(HIDDEN, n_act)
             self.v = nn.Linear(HIDDEN, 1)
 
@@ -111,8 +113,10 @@ def train(args: argparse.Namespace) -> None:
 
     def reset() -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8]]:
         parts = [e.reset(seed=args.seed + 1_000_003 * i)[0] for i, e in enumerate(envs)]
-        return (np.concatenate([p["observation"] for p in parts]),
-                np.concatenate([p["action_mask"] for p in parts]))
+        return (
+            np.concatenate([p["observation"] for p in parts]),
+            np.concatenate([p["action_mask"] for p in parts]),
+        )
 
     obs, mask = reset()
     n, t_len = args.envs, args.steps
@@ -143,8 +147,9 @@ def train(args: argparse.Namespace) -> None:
                 b_obs[t], b_mask[t], b_act[t] = x, m, action
                 b_logp[t], b_val[t] = dist.log_prob(action), value
                 acts = action.numpy()
-                results = [e.step(acts[i * half: i * half + e.num_envs])
-                           for i, e in enumerate(envs)]
+                results = [
+                    e.step(acts[i * half : i * half + e.num_envs]) for i, e in enumerate(envs)
+                ]
                 obs = np.concatenate([r[0]["observation"] for r in results])
                 mask = np.concatenate([r[0]["action_mask"] for r in results])
                 rew = np.concatenate([r[1] for r in results])
@@ -174,7 +179,7 @@ def train(args: argparse.Namespace) -> None:
         for _ in range(args.epochs):
             perm = torch.randperm(f_obs.shape[0])
             for i in range(0, f_obs.shape[0], args.minibatch):
-                j = perm[i: i + args.minibatch]
+                j = perm[i : i + args.minibatch]
                 logits, value = net(f_obs[j], f_mask[j])
                 dist = torch.distributions.Categorical(logits=logits)
                 ratio = torch.exp(dist.log_prob(f_act[j]) - f_logp[j])
@@ -188,8 +193,11 @@ def train(args: argparse.Namespace) -> None:
                 opt.step()
         update += 1
         if update % args.eval_every == 0:
-            row = {"update": update, "steps": steps,
-                   "minutes": round((time.monotonic() - start) / 60, 2)}
+            row = {
+                "update": update,
+                "steps": steps,
+                "minutes": round((time.monotonic() - start) / 60, 2),
+            }
             for k, name in enumerate(("random", "rollout")):
                 rounds, wins, margin = tally[k]
                 row[f"rounds_vs_{name}"] = int(rounds)
@@ -202,10 +210,20 @@ def train(args: argparse.Namespace) -> None:
     curve.close()
     # -- save for NumPy inference
     sd = {k: v.detach().numpy() for k, v in net.state_dict().items()}
-    np.savez(out / "policy.npz", w1=sd["body.0.weight"], b1=sd["body.0.bias"],
-             w2=sd["body.2.weight"], b2=sd["body.2.bias"], wp=sd["pi.weight"], bp=sd["pi.bias"])
-    print(f"trained {update} updates, {steps:,} env steps in "
-          f"{(time.monotonic() - start) / 60:.1f} min; saved {out / 'policy.npz'}", flush=True)
+    np.savez(
+        out / "policy.npz",
+        w1=sd["body.0.weight"],
+        b1=sd["body.0.bias"],
+        w2=sd["body.2.weight"],
+        b2=sd["body.2.bias"],
+        wp=sd["pi.weight"],
+        bp=sd["pi.bias"],
+    )
+    print(
+        f"trained {update} updates, {steps:,} env steps in "
+        f"{(time.monotonic() - start) / 60:.1f} min; saved {out / 'policy.npz'}",
+        flush=True,
+    )
 
 
 def rate(args: argparse.Namespace) -> None:
@@ -217,22 +235,37 @@ def rate(args: argparse.Namespace) -> None:
     summary = {}
     for opponent in ("random", "heuristic"):
         r = play_match(spec, opponent, deals=args.eval_deals, seed=12345, jobs=args.jobs)
-        summary[opponent] = {"rounds": r.rounds, "win_rate": r.a_win_rate,
-                             "win_rate_ci95": list(r.a_win_rate_ci95),
-                             "mean_margin": r.mean_margin, "forfeits": r.a_forfeits}
+        summary[opponent] = {
+            "rounds": r.rounds,
+            "win_rate": r.a_win_rate,
+            "win_rate_ci95": list(r.a_win_rate_ci95),
+            "mean_margin": r.mean_margin,
+            "forfeits": r.a_forfeits,
+        }
         low, high = r.a_win_rate_ci95
-        print(f"vs {opponent}: {r.a_win_rate:.1%} [{low:.1%}, {high:.1%}] over {r.rounds} rounds, "
-              f"margin {r.mean_margin:+.1f}, forfeits {r.a_forfeits}", flush=True)
+        print(
+            f"vs {opponent}: {r.a_win_rate:.1%} [{low:.1%}, {high:.1%}] over {r.rounds} rounds, "
+            f"margin {r.mean_margin:+.1f}, forfeits {r.a_forfeits}",
+            flush=True,
+        )
     (Path(args.out) / "rating.json").write_text(json.dumps(summary, indent=1) + "\n")
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     p.add_argument("--play", metavar="POLICY", help="serve POLICY.npz as a protocol bot")
-    p.add_argument("--minutes", type=float, default=30.0,
-                   help="training time (30; 0: only rate OUT/policy.npz)")
-    p.add_argument("--updates", type=int, default=None,
-                   help="stop training after this many PPO updates (default: none)")
+    p.add_argument(
+        "--minutes",
+        type=float,
+        default=30.0,
+        help="training time (30; 0: only rate OUT/policy.npz)",
+    )
+    p.add_argument(
+        "--updates",
+        type=int,
+        default=None,
+        help="stop training after this many PPO updates (default: none)",
+    )
     p.add_argument("--out", default="runs/ppo", help="output folder (runs/ppo)")
     p.add_argument("--envs", type=int, default=1024, help="rounds played at once (1024)")
     p.add_argument("--steps", type=int, default=32, help="steps per env per update (32)")
@@ -247,8 +280,12 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=2, help="PyTorch threads (2)")
     p.add_argument("--eval-every", type=int, default=5, help="updates per curve line (5)")
-    p.add_argument("--eval-deals", type=int, default=200,
-                   help="arena deals per opponent at the end (200; 0: no rating)")
+    p.add_argument(
+        "--eval-deals",
+        type=int,
+        default=200,
+        help="arena deals per opponent at the end (200; 0: no rating)",
+    )
     p.add_argument("--jobs", type=int, default=2, help="arena worker processes (2)")
     args = p.parse_args()
     if args.play:

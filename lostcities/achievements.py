@@ -266,7 +266,9 @@ class Goal:
         if kind == "end":
             m = _END_RE.match(cond)
             if not m:
-                raise bad(f"bad end condition {cond!r} (expected 'most MEASURE' or 'fewest MEASURE')")
+                raise bad(
+                    f"bad end condition {cond!r} (expected 'most MEASURE' or 'fewest MEASURE')"
+                )
             if m.group(2) not in MEASURES:
                 raise bad(f"unknown measure {m.group(2)!r} (known: {', '.join(MEASURES)})")
             compare: Literal["most", "fewest"] = "most" if m.group(1) == "most" else "fewest"

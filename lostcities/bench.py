@@ -59,7 +59,15 @@ from lostcities.fast import kernels as K
 from lostcities.fast.batch import BatchGames
 from lostcities.rules import Action, Move, Round
 
-__all__ = ["C_SOURCE", "NO_COMPILER", "bench_c", "c_cache_dir", "cli_main", "find_compiler", "run_bench"]
+__all__ = [
+    "C_SOURCE",
+    "NO_COMPILER",
+    "bench_c",
+    "c_cache_dir",
+    "cli_main",
+    "find_compiler",
+    "run_bench",
+]
 
 C_SOURCE = Path(str(importlib.resources.files("lostcities") / "data" / "bench" / "playout.c"))
 """The C reference's source, package data of every install (``benchmarks/c/playout.c``
@@ -472,7 +480,18 @@ def machine() -> str:
 
 # -- the run -----------------------------------------------------------------------------
 
-STEPS = ("start", "python", "python legal", "fast", "batch kernel", "batch api", "memory", "ismcts", "flat", "c")
+STEPS = (
+    "start",
+    "python",
+    "python legal",
+    "fast",
+    "batch kernel",
+    "batch api",
+    "memory",
+    "ismcts",
+    "flat",
+    "c",
+)
 
 
 NOISY = 0.10
@@ -559,15 +578,11 @@ def run_bench(seconds: float, report: Report | None = None, repeat: int = 3) -> 
     if c is not None and "rounds_per_s" in c:
         cr = c["rounds_per_s"]
         ratios["python_over_c"] = out["python"]["rounds_per_s"] / cr
-        ratios["python_legal_turns_over_c"] = (
-            out["python_legal"]["turns_per_s"] / c["turns_per_s"]
-        )
+        ratios["python_legal_turns_over_c"] = out["python_legal"]["turns_per_s"] / c["turns_per_s"]
         ratios["fast_over_c"] = out["fast"]["rounds_per_s"] / cr
         if c["rounds_per_cpu_s"] > 0 and out["fast"]["rounds_per_cpu_s"] > 0:
             ratios["fast_over_c_cpu"] = out["fast"]["rounds_per_cpu_s"] / c["rounds_per_cpu_s"]
-            ratios["python_over_c_cpu"] = (
-                out["python"]["rounds_per_cpu_s"] / c["rounds_per_cpu_s"]
-            )
+            ratios["python_over_c_cpu"] = out["python"]["rounds_per_cpu_s"] / c["rounds_per_cpu_s"]
         ct = c["turns_per_s"]  # a batch finishes few rounds per step: compare moves made
         ratios["batch_kernel_over_c"] = batch["kernel"]["turns_per_s"] / ct
         ratios["batch_api_over_c"] = batch["api"]["turns_per_s"] / ct
@@ -591,8 +606,14 @@ def format_report(res: dict[str, Any]) -> str:
             f"{name:<28} {r['rounds_per_s']:>12,.0f} {r['turns_per_s']:>14,.0f} {spread:>7}  {note}"
         )
 
-    timed = [res["python"], res["python_legal"], res["fast"], res["batch"]["kernel"],
-             res["batch"]["api"], res["c"]]
+    timed = [
+        res["python"],
+        res["python_legal"],
+        res["fast"],
+        res["batch"]["kernel"],
+        res["batch"]["api"],
+        res["c"],
+    ]
     worst = max((r["spread"] for r in timed if r and "spread" in r), default=0.0)
 
     c = res["c"]

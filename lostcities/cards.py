@@ -309,4 +309,3 @@ def get_variant(variant: str | Variant) -> Variant:
         raise UnknownVariantError(
             f"unknown variant: {variant!r} (expected 'classic' or 'long')"
         ) from None
-

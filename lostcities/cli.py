@@ -160,14 +160,19 @@ def _add_play(p: argparse.ArgumentParser) -> None:
     )
     _variant_arg(p)
     p.add_argument(
-        "--rounds", type=_play_rounds, default=3, help=f"rounds in the match (3; at most {MAX_PLAY_ROUNDS})"
+        "--rounds",
+        type=_play_rounds,
+        default=3,
+        help=f"rounds in the match (3; at most {MAX_PLAY_ROUNDS})",
     )
     p.add_argument("--seed", type=int, default=None, help="seed for the deals")
     p.add_argument(
         "--hotseat", action="store_true", help="two people at one keyboard (no --opponent)"
     )
     p.add_argument(
-        "--save", metavar="FILE", default=None,
+        "--save",
+        metavar="FILE",
+        default=None,
         help="save the game record here (checked before the match starts; written when it ends or you quit)",
     )
     _achievements_arg(p)
@@ -332,11 +337,11 @@ def _add_warmup(p: argparse.ArgumentParser) -> None:
 
 def _add_bench(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--seconds", type=_positive_float, default=3.0, help="time per measurement (3)")
     p.add_argument(
-        "--seconds", type=_positive_float, default=3.0, help="time per measurement (3)"
-    )
-    p.add_argument(
-        "--repeat", type=_positive_int, default=3,
+        "--repeat",
+        type=_positive_int,
+        default=3,
         help="runs of each timed figure: the median is shown with the spread (3)",
     )
 
@@ -344,37 +349,106 @@ def _add_bench(p: argparse.ArgumentParser) -> None:
 def _add_analyse(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help="game record files ('-' for stdin)")
     p.add_argument(
-        "--bot", default="ismcts", metavar="SPEC",
+        "--bot",
+        default="ismcts",
+        metavar="SPEC",
         help="the search bot that analyses (ismcts, default; or expert, ismcts:top=5, ...)",
     )
     p.add_argument(
-        "--worlds", type=_positive_int, default=1000,
+        "--worlds",
+        type=_positive_int,
+        default=1000,
         help="sampled deals each move is played out in (1000; deterministic)",
     )
     p.add_argument(
-        "--time", type=_non_negative_float, default=None, metavar="SECONDS",
+        "--time",
+        type=_non_negative_float,
+        default=None,
+        metavar="SECONDS",
         help="search each move this long instead of --worlds",
     )
     p.add_argument("--seed", type=int, default=0, help="seed for the sampled deals (0)")
     p.add_argument("--jobs", type=_positive_int, default=1, help="worker processes (1)")
     p.add_argument("--json", action="store_true", help="print one JSON object per game")
-    p.add_argument("--plot", metavar="FILE", default=None, help="win-probability curves (.svg/.png)")
+    p.add_argument(
+        "--plot", metavar="FILE", default=None, help="win-probability curves (.svg/.png)"
+    )
     p.add_argument("--marked", action="store_true", help="list only the marked moves")
 
 
 COMMANDS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None], str]] = [
-    ("score", "score a round's expeditions (a score calculator)", _add_score, "lostcities.cli:_score"),
-    ("replay", "check game records and print each game's result", _add_replay, "lostcities.replay:cli_main"),
-    ("play", "play in the terminal against a bot or hot-seat", _add_play, "lostcities.tui.app:cli_main"),
-    ("serve", "run the web app (browser play, invites, replays)", _add_serve, "lostcities.web.app:cli_main"),
-    ("comments", "moderate the rules page's comments: list, hide ID, unhide ID", _add_comments, "lostcities.web.comments:cli_main"),
-    ("match", "play two bots on duplicate deals and rate them", _add_match, "lostcities.arena.report:cli_match"),
-    ("tournament", "round robin between bots with an Elo ladder", _add_tournament, "lostcities.arena.report:cli_tournament"),
-    ("analyse", "evaluate every move of game records: mistakes, best moves, win chances", _add_analyse, "lostcities.review:cli_main"),
-    ("bot", "run a built-in bot as a protocol engine on stdin/stdout", _add_bot, "lostcities.cli:_bot"),
-    ("bench", "measure engine speed against the C reference", _add_bench, "lostcities.bench:cli_main"),
-    ("warmup", "compile the bots' search engine now (numba; for install scripts)", _add_warmup, "lostcities.cli:_warmup"),
-    ("train", "train the network by self-play (needs lostcities[train])", lambda p: importlib.import_module("lostcities.train.cli").add_arguments(p), "lostcities.train.cli:cli_main"),
+    (
+        "score",
+        "score a round's expeditions (a score calculator)",
+        _add_score,
+        "lostcities.cli:_score",
+    ),
+    (
+        "replay",
+        "check game records and print each game's result",
+        _add_replay,
+        "lostcities.replay:cli_main",
+    ),
+    (
+        "play",
+        "play in the terminal against a bot or hot-seat",
+        _add_play,
+        "lostcities.tui.app:cli_main",
+    ),
+    (
+        "serve",
+        "run the web app (browser play, invites, replays)",
+        _add_serve,
+        "lostcities.web.app:cli_main",
+    ),
+    (
+        "comments",
+        "moderate the rules page's comments: list, hide ID, unhide ID",
+        _add_comments,
+        "lostcities.web.comments:cli_main",
+    ),
+    (
+        "match",
+        "play two bots on duplicate deals and rate them",
+        _add_match,
+        "lostcities.arena.report:cli_match",
+    ),
+    (
+        "tournament",
+        "round robin between bots with an Elo ladder",
+        _add_tournament,
+        "lostcities.arena.report:cli_tournament",
+    ),
+    (
+        "analyse",
+        "evaluate every move of game records: mistakes, best moves, win chances",
+        _add_analyse,
+        "lostcities.review:cli_main",
+    ),
+    (
+        "bot",
+        "run a built-in bot as a protocol engine on stdin/stdout",
+        _add_bot,
+        "lostcities.cli:_bot",
+    ),
+    (
+        "bench",
+        "measure engine speed against the C reference",
+        _add_bench,
+        "lostcities.bench:cli_main",
+    ),
+    (
+        "warmup",
+        "compile the bots' search engine now (numba; for install scripts)",
+        _add_warmup,
+        "lostcities.cli:_warmup",
+    ),
+    (
+        "train",
+        "train the network by self-play (needs lostcities[train])",
+        lambda p: importlib.import_module("lostcities.train.cli").add_arguments(p),
+        "lostcities.train.cli:cli_main",
+    ),
 ]
 
 ALIASES = {"analyse": ["analyze"]}
@@ -402,7 +476,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     for name, help_text, add, target in COMMANDS:
         p = sub.add_parser(
-            name, aliases=ALIASES.get(name, []), help=help_text,
+            name,
+            aliases=ALIASES.get(name, []),
+            help=help_text,
             description=help_text[0].upper() + help_text[1:],
         )
         add(p)

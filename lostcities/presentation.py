@@ -140,18 +140,32 @@ def format_analysis(game: Mapping[str, Any], *, only_marked: bool = False) -> st
         if only_marked and m["mark"] is None:
             continue
         mk = m["mark"]
-        rows.append((
-            str(m["round"]), str(m["ply"]), str(names[m["player"]]), m["move"],
-            m["best"], f"{m['loss']:.1f}",
-            f"{100 * m['win']:.0f}%", f"{_MARK_SIGN[mk]} {mk}" if mk else "",
-        ))
+        rows.append(
+            (
+                str(m["round"]),
+                str(m["ply"]),
+                str(names[m["player"]]),
+                m["move"],
+                m["best"],
+                f"{m['loss']:.1f}",
+                f"{100 * m['win']:.0f}%",
+                f"{_MARK_SIGN[mk]} {mk}" if mk else "",
+            )
+        )
     out = _table(rows, right={0, 1, 5, 6})
     srows = [("player", "moves", "avg loss", "accuracy", "inaccuracies", "mistakes", "blunders")]
     for s in game.get("summary", []):
-        srows.append((
-            str(names[s["player"]]), str(s["moves"]), f"{s['average_loss']:.1f}",
-            f"{s['accuracy']:.1f}%", str(s["inaccuracies"]), str(s["mistakes"]), str(s["blunders"]),
-        ))
+        srows.append(
+            (
+                str(names[s["player"]]),
+                str(s["moves"]),
+                f"{s['average_loss']:.1f}",
+                f"{s['accuracy']:.1f}%",
+                str(s["inaccuracies"]),
+                str(s["mistakes"]),
+                str(s["blunders"]),
+            )
+        )
     return out + "\n\n" + _table(srows, right={1, 2, 3, 4, 5, 6})
 
 
@@ -159,7 +173,10 @@ def _table(rows: Sequence[Sequence[str]], right: set[int]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = []
     for k, r in enumerate(rows):
-        cells = [c.rjust(w) if i in right and k else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))]
+        cells = [
+            c.rjust(w) if i in right and k else c.ljust(w)
+            for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        ]
         lines.append("  ".join(cells).rstrip())
         if k == 0:
             lines.append("  ".join("-" * w for w in widths))

@@ -211,9 +211,7 @@ class GameRecord:
     def _line(self, tag: str) -> int:
         return self.tag_lines.get(tag, self.line)
 
-    def _replay(
-        self, deferred: dict[tuple[int, int], RecordError], holder: list[Match]
-    ) -> Match:
+    def _replay(self, deferred: dict[tuple[int, int], RecordError], holder: list[Match]) -> Match:
         try:
             num = int(self.tags.get("Rounds", str(len(self.rounds) or 1)))
             seed = int(self.tags["Seed"]) if self.tags.get("Seed", "?") != "?" else 0
@@ -250,7 +248,9 @@ class GameRecord:
                     rr.tag_lines.get("Starter", self.line),
                 )
             if match.achievements is not None and rr.goals is None:
-                raise RecordError(f"round {k}: an achievements game with no Goals{k} tag", self.line)
+                raise RecordError(
+                    f"round {k}: an achievements game with no Goals{k} tag", self.line
+                )
             try:
                 r = match.new_round(rr.deck, goals=rr.goals)
             except ValueError as e:

@@ -43,6 +43,7 @@ __all__ = [
     "plot_games",
 ]
 
+
 @dataclass(frozen=True)
 class _Task:
     pos: Position
@@ -100,15 +101,26 @@ def analyse_positions(
 
 
 def game_report(
-    rec: GameRecord, reviews: Sequence[MoveReview], *, file: str, game: int, bot: str,
-    worlds: int | None, time: float | None,
+    rec: GameRecord,
+    reviews: Sequence[MoveReview],
+    *,
+    file: str,
+    game: int,
+    bot: str,
+    worlds: int | None,
+    time: float | None,
 ) -> dict[str, object]:
     """The JSON object of one analysed game: where it is, its players, the bot and budget,
     and :func:`~lostcities.bots.analysis.report`'s ``"players"``, ``"moves"`` and
     ``"summary"``."""
     return {
-        "file": file, "game": game, "result": rec.result, "bot": bot, "worlds": worlds,
-        "time": time, **report(reviews, rec.players),
+        "file": file,
+        "game": game,
+        "result": rec.result,
+        "bot": bot,
+        "worlds": worlds,
+        "time": time,
+        **report(reviews, rec.players),
     }
 
 
@@ -200,8 +212,13 @@ def _progress(enabled: bool) -> Any:
 
     console = Console(stderr=True)
     return Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-        console=console, transient=True, disable=not (enabled and console.is_terminal),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        disable=not (enabled and console.is_terminal),
     )
 
 
@@ -232,11 +249,18 @@ def cli_main(args: argparse.Namespace) -> int:
                 bar.update(task, completed=k)
 
             reviews = analyse_positions(
-                spec, items, worlds=worlds, time=args.time, seed=args.seed, jobs=jobs,
+                spec,
+                items,
+                worlds=worlds,
+                time=args.time,
+                seed=args.seed,
+                jobs=jobs,
                 progress=advance,
             )
             bar.remove_task(task)
-            g = game_report(rec, reviews, file=path, game=n, bot=spec, worlds=worlds, time=args.time)
+            g = game_report(
+                rec, reviews, file=path, game=n, bot=spec, worlds=worlds, time=args.time
+            )
             games.append(g)
             if args.json:
                 print(json.dumps(g), flush=True)

@@ -95,8 +95,10 @@ class Move:
     def __post_init__(self) -> None:
         a, c, d = self.action, self.card, self.draw
         key = NUM_MOVES
-        if (a is Action.PLAY or a is Action.DISCARD) and isinstance(c, Card) and (
-            d is None or (type(d) in (Color, int) and 0 <= d < 6)
+        if (
+            (a is Action.PLAY or a is Action.DISCARD)
+            and isinstance(c, Card)
+            and (d is None or (type(d) in (Color, int) and 0 <= d < 6))
         ):
             key = _move_key(a is Action.DISCARD, c.index, d)
         object.__setattr__(self, "_key", key)
@@ -118,7 +120,9 @@ class Move:
         except KeyError:
             pass
         except AttributeError:
-            raise InvalidMoveError(f"invalid move: {text!r} (expected text such as '+y7.')") from None
+            raise InvalidMoveError(
+                f"invalid move: {text!r} (expected text such as '+y7.')"
+            ) from None
         t = text.strip().lower()
         if not t:
             raise InvalidMoveError("invalid move: '' (empty)")
@@ -242,9 +246,7 @@ for _card in ALL_CARDS:
             _PLAY_MASK[_card.color][_top] |= 1 << _card.index
 # by pile mask: the cards whose colour has a discard pile; how many draw sources; the draw
 # columns of a play (0 = draw pile, 1 + colour) and, by card index, of a discard
-_PILE_CARDS: list[int] = [
-    sum(_COLOR_MASK[c] for c in range(6) if sm >> c & 1) for sm in range(64)
-]
+_PILE_CARDS: list[int] = [sum(_COLOR_MASK[c] for c in range(6) if sm >> c & 1) for sm in range(64)]
 _N_SRC: list[int] = [sm.bit_count() + 1 for sm in range(64)]
 _DRAW_COLORS: list[tuple[Color, ...]] = [tuple(c for c in Color if sm >> c & 1) for sm in range(64)]
 _PLAY_COLS: list[tuple[int, ...]] = [
@@ -274,9 +276,7 @@ _CHECK.append((0, 0, False))
 _CHUNK_KS: list[tuple[int, ...]] = [()]
 for _k in range(10):  # the chunks with highest bit _k: those below, and _k
     _CHUNK_KS += [(*ks, _k) for ks in _CHUNK_KS]
-_DISCARD_PER: list[list[int]] = [
-    [_N_SRC[sm] - (sm >> c & 1) for c in range(6)] for sm in range(64)
-]
+_DISCARD_PER: list[list[int]] = [[_N_SRC[sm] - (sm >> c & 1) for c in range(6)] for sm in range(64)]
 _PLAY_ACTION = Action.PLAY
 _INDEX = attrgetter("index")
 _RANK = attrgetter("rank")
@@ -361,7 +361,9 @@ class ColorMap(Mapping[Color, V], Generic[V]):
         return len(self._colors)
 
     def __repr__(self) -> str:
-        inner = ", ".join(f"{c.letter!r}: {v!r}" for c, v in zip(self._colors, self._values, strict=True))
+        inner = ", ".join(
+            f"{c.letter!r}: {v!r}" for c, v in zip(self._colors, self._values, strict=True)
+        )
         return "{" + inner + "}"
 
 
@@ -377,7 +379,9 @@ class LegalMoves(Sequence[Move]):
     # moves are generated from them only when asked for (length and ``in`` need none)
     __slots__ = ("_hm", "_len", "_n_play", "_pm", "_sm")
 
-    def __init__(self, plays: Iterable[Card], discards: Iterable[Card], srcs: Iterable[int]) -> None:
+    def __init__(
+        self, plays: Iterable[Card], discards: Iterable[Card], srcs: Iterable[int]
+    ) -> None:
         self._set(_hand_mask(plays), _hand_mask(discards), sum(1 << s for s in set(srcs)))
 
     def _set(self, pm: int, hm: int, sm: int) -> LegalMoves:
@@ -487,7 +491,9 @@ _new_legal = LegalMoves.__new__
 _set_legal = LegalMoves._set
 
 
-def _legal_moves(hand: Iterable[Card], tops: Sequence[int], piles: Sequence[Sequence[Card]]) -> LegalMoves:
+def _legal_moves(
+    hand: Iterable[Card], tops: Sequence[int], piles: Sequence[Sequence[Card]]
+) -> LegalMoves:
     """The one definition of the legal moves, shared by :class:`Round` and :class:`PlayerView`."""
     hm = _hand_mask(hand)
     return _set_legal(_new_legal(LegalMoves), hm & _tops_mask(tops), hm, _piles_mask(piles))
@@ -745,7 +751,13 @@ class Round:
             ply = len(moves)
         if not 0 <= ply <= len(moves):
             raise NoSuchPlyError(f"no ply {ply} in this round (it has 0..{len(moves)})")
-        r = Round(self._deal, self.starter, self.variant, max_turns=self.max_turns, achievements=self._goals)
+        r = Round(
+            self._deal,
+            self.starter,
+            self.variant,
+            max_turns=self.max_turns,
+            achievements=self._goals,
+        )
         for move in moves[:ply]:
             r.push(move)
         return r
@@ -1148,7 +1160,9 @@ class Round:
             deck_size=len(self._deck),
             to_move=self._turn,
             history=self.history,
-            opponent_known=tuple(sorted(known[player ^ 1], key=_INDEX)) if known[player ^ 1] else (),
+            opponent_known=tuple(sorted(known[player ^ 1], key=_INDEX))
+            if known[player ^ 1]
+            else (),
             ply=len(self._hist0) + len(self._stack),
             over=self._termination is not None,
             max_turns=self.max_turns,
@@ -1254,7 +1268,10 @@ class Round:
         else:
             r._set_goals(
                 board.goals,
-                [None if g.kind == "end" else c for g, c in zip(board.goals, board.claims, strict=True)],
+                [
+                    None if g.kind == "end" else c
+                    for g, c in zip(board.goals, board.claims, strict=True)
+                ],
                 board.discards,
                 board.pile_draws,
             )
@@ -1392,15 +1409,12 @@ class MatchContext:
 
     def __post_init__(self) -> None:
         if not 1 <= self.round <= self.rounds:
-            raise ValueError(
-                f"invalid match context: round {self.round!r} of {self.rounds!r}"
-            )
+            raise ValueError(f"invalid match context: round {self.round!r} of {self.rounds!r}")
         if self.player not in (0, 1):
             raise ValueError(f"invalid match context: player {self.player!r} (expected 0 or 1)")
         if (self.tie_break == "youngest") != (self.younger in (0, 1)):
             raise ValueError(
-                f"invalid match context: tie-break {self.tie_break!r} with younger "
-                f"{self.younger!r}"
+                f"invalid match context: tie-break {self.tie_break!r} with younger {self.younger!r}"
             )
 
     @property
@@ -1620,7 +1634,12 @@ class PlayerView:
         hands[self.player] = self.hand
         exps = self.expeditions
         return _render(
-            self.variant, exps, self.discard_piles, self.deck_size, self.to_move, hands,
+            self.variant,
+            exps,
+            self.discard_piles,
+            self.deck_size,
+            self.to_move,
+            hands,
             self.scores(),
         ) + _goals_text(self.achievements)
 

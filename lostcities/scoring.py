@@ -163,11 +163,7 @@ def check_expedition(cards: Iterable[Card]) -> tuple[Card, ...]:
                     f"invalid expedition: more than 3 {card.color.name.lower()} wagers"
                 )
         elif card.rank <= top:
-            what = (
-                "repeated"
-                if card.rank == top
-                else f"lower than the previous card {seq[i - 1]}"
-            )
+            what = "repeated" if card.rank == top else f"lower than the previous card {seq[i - 1]}"
             raise InvalidExpeditionError(
                 f"invalid expedition: {card} is {what}; number cards must be strictly ascending"
             )

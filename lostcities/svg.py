@@ -123,7 +123,7 @@ def position(
     last = lastmove if lastmove is not None else (history[-1] if history else None)
     last_by = None
     if last is not None and lastmove is None:
-        last_by = (pos.to_move if over else pos.to_move ^ 1)
+        last_by = pos.to_move if over else pos.to_move ^ 1
     ncol = len(colors)
     top = bottom ^ 1
     col_w = _CW + _GAP
@@ -138,7 +138,11 @@ def position(
     y_own_hand = y_own_exp + stack_h + 14
     height = y_own_hand + _CH + 34
     out: list[str] = []
-    scale = f' width="{size}" height="{round(size * height / width)}"' if size else f' width="{width}" height="{height}"'
+    scale = (
+        f' width="{size}" height="{round(size * height / width)}"'
+        if size
+        else f' width="{width}" height="{height}"'
+    )
     out.append(
         f'<svg xmlns="http://www.w3.org/2000/svg" version="1.1" viewBox="0 0 {width} {height}"{scale} '
         f'font-family="DejaVu Sans, Arial, sans-serif">'
@@ -159,7 +163,7 @@ def position(
         out.append("</g>")
         out.append(
             f'<text x="{board_w + 12}" y="{y + _CH / 2}" font-size="14" fill="#222">player {p}'
-            f'{" (to move)" if not over and pos.to_move == p else ""}</text>'
+            f"{' (to move)' if not over and pos.to_move == p else ''}</text>"
         )
 
     def expeditions(p: int, y: float, upward: bool) -> None:
@@ -175,8 +179,11 @@ def position(
             for j, c in reversed(order) if upward else order:
                 yy = y + (11 - j) * _STEP if upward else y + j * _STEP
                 hl = (
-                    last is not None and last.action is Action.PLAY and last_by == p
-                    and j == len(cards) - 1 and last.card == c
+                    last is not None
+                    and last.action is Action.PLAY
+                    and last_by == p
+                    and j == len(cards) - 1
+                    and last.card == c
                 )
                 out.append(_card(x, yy, c, "expedition", hl))
         out.append("</g>")
@@ -197,7 +204,9 @@ def position(
             out.append(_card(x, y_piles, pile[-1], "pile", hl))
             label = f"+{len(pile) - 1}" if len(pile) > 1 else ""
             if label:
-                out.append(f'<text x="{x + _CW / 2}" y="{y_piles + _CH + 13}" font-size="11" text-anchor="middle" fill="#333">{label}</text>')
+                out.append(
+                    f'<text x="{x + _CW / 2}" y="{y_piles + _CH + 13}" font-size="11" text-anchor="middle" fill="#333">{label}</text>'
+                )
         else:
             out.append(_slot(x, y_piles, color))
         if drew:
@@ -224,6 +233,8 @@ def position(
         caption += f", last move {last}"
     if over:
         caption += ", round over"
-    out.append(f'<text x="{_GAP}" y="{height - 10}" font-size="13" fill="#222">{escape(caption)}</text>')
+    out.append(
+        f'<text x="{_GAP}" y="{height - 10}" font-size="13" fill="#222">{escape(caption)}</text>'
+    )
     out.append("</svg>")
     return "".join(out)

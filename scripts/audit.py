@@ -28,7 +28,9 @@ def decide(report: dict[str, Any] | None, strict: bool) -> tuple[int, list[str]]
     """The exit code and the lines to print for a ``pip-audit -f json`` report (``None``: it
     could not run or reach its database)."""
     if report is None:
-        return (1 if strict else 0), ["audit: no vulnerability database could be reached: nothing was audited"]
+        return (1 if strict else 0), [
+            "audit: no vulnerability database could be reached: nothing was audited"
+        ]
     deps = report.get("dependencies", [])
     audited = [d for d in deps if "skip_reason" not in d]
     lines: list[str] = []
@@ -62,9 +64,19 @@ def main() -> int:
         print("audit: pip-audit is not installed (pip install -e '.[dev]')", file=sys.stderr)
         return 1 if strict else 0
     out = subprocess.run(
-        [sys.executable, "-m", "pip_audit", "--progress-spinner", "off", "--skip-editable",
-         "-f", "json"],
-        capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "pip_audit",
+            "--progress-spinner",
+            "off",
+            "--skip-editable",
+            "-f",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     report: dict[str, Any] | None
     try:

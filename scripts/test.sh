@@ -5,8 +5,8 @@
 #   2. pip install -e '.[dev]'
 #   3. start a throwaway PostgreSQL cluster (if the server binaries exist) and
 #      export LOSTCITIES_TEST_POSTGRES_URL
-#   4. ruff check (the package, tests, benchmarks, examples, scripts); mypy lostcities; the wheel (scripts/check_wheel.sh);
-#      the docs site (mkdocs build --strict); pytest
+#   4. ruff check (the package, tests, benchmarks, examples, scripts); ruff format --check;
+#      mypy lostcities; the wheel (scripts/check_wheel.sh); the docs site (mkdocs build --strict); pytest
 #
 # Every check runs even if an earlier one fails; the script exits non-zero if
 # any step failed (pytest exit code 5, "no tests collected", counts as failure).
@@ -128,6 +128,7 @@ run_check() {
 
 run_check "compile the numba kernels once" "$PYTHON" scripts/warm_numba.py
 run_check "ruff check" "$PYTHON" -m ruff check lostcities tests benchmarks examples scripts docs_hooks conftest.py
+run_check "ruff format --check" "$PYTHON" -m ruff format --check .
 run_check "mypy" "$PYTHON" -m mypy lostcities
 # fails on a known vulnerability that has a fix; passes (saying so) when no vulnerability
 # database can be reached, unless LOSTCITIES_AUDIT_STRICT=1 (scripts/audit.py)

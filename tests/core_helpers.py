@@ -27,8 +27,11 @@ def position(
     hand0: str, hand1: str, draw: str = "", moves: str = "", starter: int = 0, **kw: object
 ) -> Round:
     """A round dealt by :func:`deck_with`, after ``moves`` (notation, blank-separated)."""
-    r = Round.from_deck(deck_with(hand0, hand1, draw, kw.get("variant", CLASSIC)), starter,  # type: ignore[arg-type]
-                        kw.get("variant", CLASSIC))  # type: ignore[arg-type]
+    r = Round.from_deck(
+        deck_with(hand0, hand1, draw, kw.get("variant", CLASSIC)),
+        starter,  # type: ignore[arg-type]
+        kw.get("variant", CLASSIC),
+    )  # type: ignore[arg-type]
     for m in moves.split():
         r.push(m)
     return r

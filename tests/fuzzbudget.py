@@ -45,8 +45,11 @@ def run(test: Any, name: str | None = None) -> None:
     finally:
         test.hypothesis.inner_test = inner
         line = {
-            "target": name or test.__qualname__.split(".")[0], "examples": count[0], "batches": batches,
-            "wall_s": round(time.monotonic() - t0, 1), "cpu_s": round(time.process_time() - c0, 1),
+            "target": name or test.__qualname__.split(".")[0],
+            "examples": count[0],
+            "batches": batches,
+            "wall_s": round(time.monotonic() - t0, 1),
+            "cpu_s": round(time.process_time() - c0, 1),
             "budget_s": SECONDS,
         }
         if REPORT:

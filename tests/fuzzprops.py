@@ -21,8 +21,13 @@ def one_line(e: BaseException) -> None:
 
 def snapshot(r: Round) -> tuple[object, ...]:
     return (
-        r.ply, r.to_move, tuple(r.history), tuple(r.hands[0]), tuple(r.hands[1]),
-        tuple(r.draw_pile), tuple(tuple(p) for p in r.discard_piles.values()),
+        r.ply,
+        r.to_move,
+        tuple(r.history),
+        tuple(r.hands[0]),
+        tuple(r.hands[1]),
+        tuple(r.draw_pile),
+        tuple(tuple(p) for p in r.discard_piles.values()),
     )
 
 
@@ -100,4 +105,6 @@ def check_record_text(text: str) -> None:
             assert e.line is None or e.line >= 1
         else:
             assert match.rounds or not rec.rounds
-            assert str(GameRecord.from_match(match, players=rec.players)).count("[Deck") == len(rec.rounds)
+            assert str(GameRecord.from_match(match, players=rec.players)).count("[Deck") == len(
+                rec.rounds
+            )

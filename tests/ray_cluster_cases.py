@@ -86,7 +86,9 @@ def _processes(match: Callable[[bytes], bool]) -> list[int]:
 
 def _bots_with(marker: str) -> list[int]:
     """The running badbot processes started with ``marker``."""
-    return _processes(lambda c: b"badbot.py" in c and marker.encode() in c and b"lostcities.cli" not in c)
+    return _processes(
+        lambda c: b"badbot.py" in c and marker.encode() in c and b"lostcities.cli" not in c
+    )
 
 
 def _busy_workers() -> list[int]:
@@ -118,7 +120,12 @@ def address() -> Iterator[str]:
         f"--object-manager-port={_free_port()}",
     ]  # fmt: skip
     # a head meant to stay on loopback, as docs/scaling.md says to start one
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "RAY_USAGE_STATS_ENABLED": "0", LOOPBACK_VARIABLE: "0"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "RAY_USAGE_STATS_ENABLED": "0",
+        LOOPBACK_VARIABLE: "0",
+    }
     watch = ConnectionWatch(namespace=IN_NAMESPACE).start()  # the head's start and its end too
     head = subprocess.Popen(
         argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,

@@ -151,8 +151,9 @@ def test_a_race_goal_is_claimed_by_the_first_player_only() -> None:
 
 def test_a_race_goal_stays_claimed_when_its_condition_no_longer_holds() -> None:
     lone = Goal.parse("lone | race | Lone Scout | cards <= 1 and expeditions >= 1 | One card only.")
-    r = Round.from_deck(deck_with("y2 y3 y4 w2 g2 r2 b3 w3", "b4 w4 g4 r4 y5 b5 w5 y6"),
-                        achievements=[lone])
+    r = Round.from_deck(
+        deck_with("y2 y3 y4 w2 g2 r2 b3 w3", "b4 w4 g4 r4 y5 b5 w5 y6"), achievements=[lone]
+    )
     r.push("+y2.")
     assert r.claims == (0,)
     r.push("-b4.")
@@ -164,8 +165,11 @@ def test_end_goals_are_decided_when_the_round_ends_and_a_tie_gives_nobody() -> N
     carto = DEFAULT_GOALS.get("cartographer")
     tidy = DEFAULT_GOALS.get("tidy-camp")
     assert carto is not None and tidy is not None
-    r = Round.from_deck(deck_with("y2 b2 w2 g2 r2 y3 b3 w3", "y4 b4 w4 g4 r4 y5 b5 w5"),
-                        achievements=[carto, tidy], max_turns=4)
+    r = Round.from_deck(
+        deck_with("y2 b2 w2 g2 r2 y3 b3 w3", "y4 b4 w4 g4 r4 y5 b5 w5"),
+        achievements=[carto, tidy],
+        max_turns=4,
+    )
     for m in ["+y2.", "+y4.", "+b2.", "-g4."]:
         r.push(m)
     assert r.is_over()
@@ -217,10 +221,11 @@ def test_match_totals_include_goal_points() -> None:
     while not r.is_over():
         r.push(rng.choice(list(r.legal_moves())))
     assert m.totals() == r.scores()
-    expedition_only = tuple(
-        sum(e.score for e in r.score_breakdown(p).values()) for p in (0, 1)
+    expedition_only = tuple(sum(e.score for e in r.score_breakdown(p).values()) for p in (0, 1))
+    assert r.scores() == (
+        expedition_only[0] + r.goal_points(0),
+        expedition_only[1] + r.goal_points(1),
     )
-    assert r.scores() == (expedition_only[0] + r.goal_points(0), expedition_only[1] + r.goal_points(1))
 
 
 # -- push/pop keep the claims exact ------------------------------------------------------
@@ -230,8 +235,11 @@ def _goal_snapshot(r: Round) -> object:
     return (r.claims, r.achievements, r.scores(), r.history, r.hands, r.to_move)
 
 
-@given(st.integers(min_value=0, max_value=2**32), st.sampled_from(["classic", "long"]),
-       st.integers(min_value=1, max_value=150))
+@given(
+    st.integers(min_value=0, max_value=2**32),
+    st.sampled_from(["classic", "long"]),
+    st.integers(min_value=1, max_value=150),
+)
 def test_pop_restores_goals_and_claims(seed: int, variant: str, plies: int) -> None:
     rng = random.Random(seed)
     r = Round.deal(seed=seed, variant=variant, achievements=True)
@@ -270,8 +278,10 @@ def test_the_default_pool_prints_and_parses_back() -> None:
         ("a | race | | cards >= 3 | t", "line 1: empty name"),
         ("a | race | A | cards >= 3 | ", "line 1: empty text"),
         ("a | race | A | cards >= 3 | t; u", "line 1: ';' is not allowed"),
-        ("a | race | A | cards >= 3 | t\na | race | B | cards >= 4 | u",
-         "line 2: the id 'a' is already used on line 1"),
+        (
+            "a | race | A | cards >= 3 | t\na | race | B | cards >= 4 | u",
+            "line 2: the id 'a' is already used on line 1",
+        ),
         ("# nothing\n\n", "no goals"),
     ],
 )
@@ -317,9 +327,16 @@ def test_the_docs_list_every_default_goal_and_measure() -> None:
 # -- the same cases as real positions: a Round built from a view (public API), one move -----
 
 
-def _goal_round(goal: Goal, mine: list[list[Card]], theirs: list[list[Card]],
-                discards: tuple[int, int], pile_draws: tuple[int, int], hand: list[Card],
-                pile: list[Card], over: bool = False) -> Round:
+def _goal_round(
+    goal: Goal,
+    mine: list[list[Card]],
+    theirs: list[list[Card]],
+    discards: tuple[int, int],
+    pile_draws: tuple[int, int],
+    hand: list[Card],
+    pile: list[Card],
+    over: bool = False,
+) -> Round:
     """A classic round at a constructed position: player 0 to move holding ``hand`` (the
     rest of it filled up), the expeditions and counters given, ``pile`` on its discard
     piles, the other cards in the opponent's hand and the draw pile."""
@@ -346,9 +363,16 @@ def _goal_round(goal: Goal, mine: list[list[Card]], theirs: list[list[Card]],
     piles = [tuple(c for c in pile if c.color == col) for col in var.colors]
     board = GoalBoard((goal,), (None,), discards, pile_draws)
     view = PlayerView(
-        variant=var, player=0, hand=tuple(sorted(my_hand)),
-        expeditions=(by_colour(mine), by_colour(theirs)), discard_piles=tuple(piles),
-        deck_size=len(draw), to_move=0, history=(), opponent_known=(), over=over,
+        variant=var,
+        player=0,
+        hand=tuple(sorted(my_hand)),
+        expeditions=(by_colour(mine), by_colour(theirs)),
+        discard_piles=tuple(piles),
+        deck_size=len(draw),
+        to_move=0,
+        history=(),
+        opponent_known=(),
+        over=over,
         achievements=board,
     )
     return Round.from_view(view, opp_hand, draw)

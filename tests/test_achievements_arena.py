@@ -46,13 +46,26 @@ def test_goal_pool_reads_files_and_refuses_bad_ones(tmp_path: Path) -> None:
 
 
 def test_the_match_command_takes_achievements(tmp_path: Path) -> None:
-    cmd = [sys.executable, "-m", "lostcities.cli", "match", "random", "discard", "--deals", "2",
-           "--jobs", "1", "--json"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "lostcities.cli",
+        "match",
+        "random",
+        "discard",
+        "--deals",
+        "2",
+        "--jobs",
+        "1",
+        "--json",
+    ]
     out = subprocess.run([*cmd, "--achievements"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["achievements"] == "default"
     bad = tmp_path / "bad.goals"
     bad.write_text("x | race\n", encoding="utf-8")
-    out = subprocess.run([*cmd, f"--achievements={bad}"], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [*cmd, f"--achievements={bad}"], capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 2 and "line 1" in out.stderr and "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1

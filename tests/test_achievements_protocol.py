@@ -119,8 +119,11 @@ def test_the_example_bot_ignores_goal_lines_and_plays_legally() -> None:
     example = Path(__file__).resolve().parent.parent / "examples" / "bot.py"
     bot = make(f"cmd:{PY} {example}")
     try:
-        r = play_round([bot, make("random", seed=2)], Round.deal(seed=9, achievements=True),  # type: ignore[list-item]
-                       time_limit=5.0)
+        r = play_round(
+            [bot, make("random", seed=2)],
+            Round.deal(seed=9, achievements=True),  # type: ignore[list-item]
+            time_limit=5.0,
+        )
         o = r.outcome()
         assert o is not None and o.termination.name == "DRAW_PILE_EMPTY"
     finally:

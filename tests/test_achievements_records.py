@@ -67,11 +67,15 @@ def test_tampered_claims_and_goals_are_rejected() -> None:
     bad = _reread(re.sub(r'\[Claims1 "[^"]*"\]', f'[Claims1 "{wrong}"]', text))
     with pytest.raises(RecordError, match="recorded claims"):
         bad.replay()
-    no_goals = _reread("\n".join(x for x in text.splitlines() if not x.startswith("[Goals1")) + "\n")
+    no_goals = _reread(
+        "\n".join(x for x in text.splitlines() if not x.startswith("[Goals1")) + "\n"
+    )
     with pytest.raises(RecordError, match="no Goals1 tag"):
         no_goals.replay()
     broken = next(read_records(io.StringIO(text.replace("| race |", "| sprint |", 1))))
-    assert broken.errors and "Goals1" in str(broken.errors[0]) and "bad kind" in str(broken.errors[0])
+    assert (
+        broken.errors and "Goals1" in str(broken.errors[0]) and "bad kind" in str(broken.errors[0])
+    )
 
 
 def test_a_classic_record_has_no_goal_tags_and_reads_as_before() -> None:
@@ -92,9 +96,14 @@ def test_lostcities_replay_checks_the_goals(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     # without its goals the round's scores (goal points included) no longer add up
     assert m.rounds[0].goal_points(0) + m.rounds[0].goal_points(1) > 0
-    stripped = "\n".join(
-        x for x in text.splitlines() if not x.startswith(("[Goals1", "[Claims1", "[Achievements"))
-    ) + "\n"
+    stripped = (
+        "\n".join(
+            x
+            for x in text.splitlines()
+            if not x.startswith(("[Goals1", "[Claims1", "[Achievements"))
+        )
+        + "\n"
+    )
     bad = tmp_path / "stripped.lcr"
     bad.write_text(stripped, encoding="utf-8")
     out = subprocess.run([*run, str(bad)], capture_output=True, text=True, timeout=60)
@@ -102,8 +111,11 @@ def test_lostcities_replay_checks_the_goals(tmp_path: Path) -> None:
     assert "Traceback" not in out.stderr
 
 
-@given(st.integers(min_value=0, max_value=2**32), st.sampled_from(["classic", "long"]),
-       st.integers(min_value=1, max_value=3))
+@given(
+    st.integers(min_value=0, max_value=2**32),
+    st.sampled_from(["classic", "long"]),
+    st.integers(min_value=1, max_value=3),
+)
 @settings(max_examples=25, deadline=None)
 def test_goal_game_records_replay_exactly(seed: int, variant: str, rounds: int) -> None:
     m = Match(rounds=rounds, seed=seed, variant=variant, achievements=True, max_turns=120)

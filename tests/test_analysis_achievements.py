@@ -59,7 +59,9 @@ def test_lostcities_analyse_counts_them_from_a_record(match: Match, tmp_path: Pa
     path.write_text(str(GameRecord.from_match(match, players=("a", "b"))), encoding="utf-8")
     out = subprocess.run(
         [sys.executable, "-m", "lostcities.cli", "analyse", str(path), "--worlds", "4", "--json"],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert out.returncode == 0, out.stderr
     last = json.loads(out.stdout.splitlines()[0])["moves"][-1]

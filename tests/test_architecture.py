@@ -24,7 +24,15 @@ PKG = ROOT / "lostcities"
 TESTS = ROOT / "tests"
 
 CORE = {
-    "__init__", "achievements", "cards", "errors", "match", "record", "referee", "rules", "scoring",
+    "__init__",
+    "achievements",
+    "cards",
+    "errors",
+    "match",
+    "record",
+    "referee",
+    "rules",
+    "scoring",
     "svg",  # positions as pictures, stdlib only; Round._repr_svg_ imports it when drawn
 }
 """The rules core: depends on nothing in the project."""
@@ -217,7 +225,9 @@ def test_parts_import_only_the_core_and_what_they_may() -> None:
         if part in CORE:
             continue
         allowed = ALLOWED.get(part)
-        assert allowed is not None, f"part {part!r} ({module}) is not in ALLOWED: add it with reasons"
+        assert allowed is not None, (
+            f"part {part!r} ({module}) is not in ALLOWED: add it with reasons"
+        )
         for mod in _imports(ast.parse(path.read_text(encoding="utf-8")), module):
             if mod.split(".")[0] != "lostcities" or mod == "lostcities":
                 continue
@@ -295,7 +305,10 @@ def module_imports(tree: ast.AST, module: str, known: set[str]) -> set[str]:
 def _module_graph() -> dict[str, set[str]]:
     paths = dict(_modules())
     known = set(paths)
-    return {m: module_imports(ast.parse(p.read_text(encoding="utf-8")), m, known) for m, p in paths.items()}
+    return {
+        m: module_imports(ast.parse(p.read_text(encoding="utf-8")), m, known)
+        for m, p in paths.items()
+    }
 
 
 def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -338,18 +351,28 @@ def test_no_import_circles_between_modules() -> None:
     allowed edges of :data:`LAZY_CYCLE_OK` aside); each allowed edge still exists."""
     graph = _module_graph()
     for (a, b), why in LAZY_CYCLE_OK.items():
-        assert b in graph.get(a, set()), f"LAZY_CYCLE_OK lists {a} -> {b} ({why}), which is gone: drop it"
+        assert b in graph.get(a, set()), (
+            f"LAZY_CYCLE_OK lists {a} -> {b} ({why}), which is gone: drop it"
+        )
         graph[a].discard(b)
     circles = import_circles(graph)
-    assert not circles, "import circles between modules:\n" + "\n".join(" <-> ".join(c) for c in circles)
+    assert not circles, "import circles between modules:\n" + "\n".join(
+        " <-> ".join(c) for c in circles
+    )
 
 
 def test_the_checker_finds_a_lazy_circle() -> None:
     """The circle check sees imports inside functions and skips TYPE_CHECKING ones."""
     known = {"p.a", "p.b", "p.c"}
-    a = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import p.c\ndef f():\n    from p import b\n")
+    a = ast.parse(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import p.c\ndef f():\n    from p import b\n"
+    )
     b = ast.parse("import p.a\n")
-    graph = {"p.a": module_imports(a, "p.a", known), "p.b": module_imports(b, "p.b", known), "p.c": set()}
+    graph = {
+        "p.a": module_imports(a, "p.a", known),
+        "p.b": module_imports(b, "p.b", known),
+        "p.c": set(),
+    }
     assert graph["p.a"] == {"p.b"} and import_circles(graph) == [["p.a", "p.b"]]
 
 
@@ -392,7 +415,11 @@ def test_no_module_touches_another_modules_underscore_names() -> None:
 
 def _tested_modules(test: Path) -> list[Path]:
     stem = test.stem.removeprefix("test_")
-    return [p for p in PKG.rglob("*.py") if p.stem == stem or (p.stem == "__init__" and p.parent.name == stem)]
+    return [
+        p
+        for p in PKG.rglob("*.py")
+        if p.stem == stem or (p.stem == "__init__" and p.parent.name == stem)
+    ]
 
 
 def test_tests_use_only_the_privates_of_the_module_they_test() -> None:

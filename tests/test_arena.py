@@ -383,13 +383,17 @@ def _wait_for(what: str, ready: Any, p: subprocess.Popen[str], timeout: float = 
     """Wait (on events, not on the clock: the bound is only a safety net) until ``ready()``."""
     deadline = time.monotonic() + timeout
     while not ready():
-        assert p.poll() is None, f"the match ended before {what}: {p.stderr.read() if p.stderr else ''}"
+        assert p.poll() is None, (
+            f"the match ended before {what}: {p.stderr.read() if p.stderr else ''}"
+        )
         assert time.monotonic() < deadline, f"no {what} in {timeout} s"
         time.sleep(0.02)
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
-@pytest.mark.parametrize("phase", ["checking the bots", "starting the workers", "mid-match", "twice"])
+@pytest.mark.parametrize(
+    "phase", ["checking the bots", "starting the workers", "mid-match", "twice"]
+)
 def test_ctrl_c_ends_the_match_and_its_bots(tmp_path: Path, phase: str) -> None:
     """Ctrl-C at each phase of ``lostcities match`` (each phase is waited for by what the
     match does, never by time): while it checks the bot spec in its own process, while the
@@ -408,9 +412,15 @@ def test_ctrl_c_ends_the_match_and_its_bots(tmp_path: Path, phase: str) -> None:
     )  # fmt: skip
     try:
         if phase == "checking the bots":  # the spec's check, in the match's own process
-            _wait_for("check bot", lambda: any(_parent_of(b) == p.pid for b in _processes_with(marker)), p)
+            _wait_for(
+                "check bot", lambda: any(_parent_of(b) == p.pid for b in _processes_with(marker)), p
+            )
         elif phase == "starting the workers":  # a worker's bot is up (the workers are starting)
-            _wait_for("worker bot", lambda: any(_parent_of(b) != p.pid for b in _processes_with(marker)), p)
+            _wait_for(
+                "worker bot",
+                lambda: any(_parent_of(b) != p.pid for b in _processes_with(marker)),
+                p,
+            )
         else:  # deals are being played and recorded
             _wait_for("records", lambda: records.exists() and records.stat().st_size > 0, p)
         os.killpg(p.pid, signal.SIGINT)  # what a terminal does on Ctrl-C

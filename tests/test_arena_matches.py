@@ -48,7 +48,10 @@ def test_each_match_is_played_twice_on_the_same_deals_with_the_seats_swapped() -
         assert [r.deal for r in mine] == [g.match * 3 + r for r in range(g.rounds)]
         assert g.seed == match_seed(5, g.match)[0]
         assert [r.seed for r in mine] == [round_seed(g.seed, r) for r in range(g.rounds)]
-        assert (g.a_total, g.b_total) == (sum(r.a_score for r in mine), sum(r.b_score for r in mine))
+        assert (g.a_total, g.b_total) == (
+            sum(r.a_score for r in mine),
+            sum(r.b_score for r in mine),
+        )
         assert g.winner == ("a" if g.margin > 0 else "b" if g.margin < 0 else None)
         assert mine[0].starter == match_seed(5, g.match)[1]  # round 1's starter is the match's
     # the figures: heuristic wins every match against random
@@ -63,7 +66,9 @@ def test_the_same_seed_gives_the_same_matches_whatever_the_workers() -> None:
     one = play_matches("heuristic", "discard", matches=3, rounds=2, seed=2, jobs=1)
     two = play_matches("heuristic", "discard", matches=3, rounds=2, seed=2, jobs=2)
     assert comparable(one) == comparable(two)
-    assert comparable(one) != comparable(play_matches("heuristic", "discard", matches=3, rounds=2, seed=3, jobs=1))
+    assert comparable(one) != comparable(
+        play_matches("heuristic", "discard", matches=3, rounds=2, seed=3, jobs=1)
+    )
 
 
 def test_a_record_per_match_holds_its_rounds_and_replays() -> None:
@@ -76,13 +81,16 @@ def test_a_record_per_match_holds_its_rounds_and_replays() -> None:
         assert rec.players[g.a_seat] == "heuristic"
         m = rec.replay()
         assert len(m.rounds) == g.rounds and m.totals()[g.a_seat] == g.a_total
-        assert m.result() == {"a": "1-0" if g.a_seat == 0 else "0-1", "b": "0-1" if g.a_seat == 0 else "1-0"}.get(
-            g.winner or "", "1/2-1/2"
-        )
+        assert m.result() == {
+            "a": "1-0" if g.a_seat == 0 else "0-1",
+            "b": "0-1" if g.a_seat == 0 else "1-0",
+        }.get(g.winner or "", "1/2-1/2")
 
 
 def test_a_forfeit_loses_the_match() -> None:
-    res = play_matches("random", f"cmd:{PY} {BADBOT} crash 2", matches=1, rounds=3, seed=1, jobs=1, time_limit=0.5)
+    res = play_matches(
+        "random", f"cmd:{PY} {BADBOT} crash 2", matches=1, rounds=3, seed=1, jobs=1, time_limit=0.5
+    )
     assert res.whole is not None
     for g in res.whole.games:
         assert g.forfeit == "b" and g.winner == "a" and g.rounds == 1
@@ -147,7 +155,9 @@ def test_cmd_bots_get_the_match_context_through_the_protocol(tmp_path: Path) -> 
 def test_match_aware_and_blind_expert_play_differently_in_the_same_matches() -> None:
     pytest.importorskip("numba")
     aware = play_matches("expert:iters=60", "heuristic", matches=1, rounds=2, seed=4, jobs=1)
-    blind = play_matches("expert:iters=60,match=0", "heuristic", matches=1, rounds=2, seed=4, jobs=1)
+    blind = play_matches(
+        "expert:iters=60,match=0", "heuristic", matches=1, rounds=2, seed=4, jobs=1
+    )
     assert aware.rounds == blind.rounds == 4
     # the first round of each match is searched with another reward already
     assert [g.a_score for g in aware.games] != [g.a_score for g in blind.games]
@@ -191,7 +201,9 @@ def test_bad_counts_fail_before_playing() -> None:
     _ = make  # the specs are checked by the same maker as play_match's
 
 
-def test_on_ray_the_units_are_match_pairs_played_as_locally(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_on_ray_the_units_are_match_pairs_played_as_locally(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import contextlib
     import pickle
 
@@ -207,8 +219,12 @@ def test_on_ray_the_units_are_match_pairs_played_as_locally(monkeypatch: pytest.
             yield fn(shared, u)
 
     monkeypatch.setattr(engine, "ray_ordered", fake_ray_ordered)
-    monkeypatch.setattr(matches, "ray_session", lambda backend, verbose=False: contextlib.nullcontext())
-    on_ray = play_matches("heuristic", "discard", matches=2, rounds=2, seed=6, backend=Backend("ray"))
+    monkeypatch.setattr(
+        matches, "ray_session", lambda backend, verbose=False: contextlib.nullcontext()
+    )
+    on_ray = play_matches(
+        "heuristic", "discard", matches=2, rounds=2, seed=6, backend=Backend("ray")
+    )
     local = play_matches("heuristic", "discard", matches=2, rounds=2, seed=6, jobs=1)
     assert calls == [engine.play_unit]
     assert comparable(on_ray) == comparable(local)

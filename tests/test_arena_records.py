@@ -20,8 +20,13 @@ BADBOT = ROOT / "tests" / "bots" / "misbehaving" / "badbot.py"
 def test_arena_records_name_the_match_seed_and_count_deals_from_one(tmp_path: Path) -> None:
     out = io.StringIO()
     res = play_match(
-        "random", f"cmd:{sys.executable} {BADBOT} crash 3", deals=2, seed=4, jobs=1,
-        records=out, time_limit=0.5,
+        "random",
+        f"cmd:{sys.executable} {BADBOT} crash 3",
+        deals=2,
+        seed=4,
+        jobs=1,
+        records=out,
+        time_limit=0.5,
     )
     recs = list(read_records(io.StringIO(out.getvalue())))
     assert len(recs) == len(res.games) == 4

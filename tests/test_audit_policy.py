@@ -15,11 +15,17 @@ spec.loader.exec_module(audit)
 
 
 def dep(name: str, *vulns: tuple[str, list[str]]) -> dict[str, object]:
-    return {"name": name, "version": "1.0", "vulns": [{"id": i, "fix_versions": f} for i, f in vulns]}
+    return {
+        "name": name,
+        "version": "1.0",
+        "vulns": [{"id": i, "fix_versions": f} for i, f in vulns],
+    }
 
 
 def test_a_fixable_vulnerability_fails() -> None:
-    code, lines = audit.decide({"dependencies": [dep("ok"), dep("bad", ("PYSEC-1", ["1.1"]))]}, False)
+    code, lines = audit.decide(
+        {"dependencies": [dep("ok"), dep("bad", ("PYSEC-1", ["1.1"]))]}, False
+    )
     assert code == 1 and any("bad 1.0: PYSEC-1 (fixed in 1.1)" in x for x in lines)
 
 

@@ -19,7 +19,17 @@ from lostcities import bench
 @pytest.fixture(scope="module")
 def result() -> dict[str, object]:
     out = subprocess.run(
-        [sys.executable, "-m", "lostcities.cli", "bench", "--json", "--seconds", "0.02", "--repeat", "2"],
+        [
+            sys.executable,
+            "-m",
+            "lostcities.cli",
+            "bench",
+            "--json",
+            "--seconds",
+            "0.02",
+            "--repeat",
+            "2",
+        ],
         capture_output=True,
         text=True,
         timeout=240,
@@ -49,7 +59,9 @@ def test_bench_json_has_every_figure(result: dict[str, object]) -> None:
     if ism is not None:
         assert isinstance(ism, dict) and ism["fast_iters_per_s"] > 0 and ism["pure_iters_per_s"] > 0
         # the default bot, compiled search against the same search on the pure-Python core
-        assert ism["spec"].startswith("ismcts:time=") and ism["pure_spec"].endswith(",engine=python")
+        assert ism["spec"].startswith("ismcts:time=") and ism["pure_spec"].endswith(
+            ",engine=python"
+        )
         assert ism["tree"]["fast_iters_per_s"] > 0 and "mode=tree" in ism["tree"]["spec"]
     flat = res["flat"]
     assert isinstance(flat, dict) and flat["fast_playouts_per_s"] > flat["pure_playouts_per_s"] > 0
@@ -99,7 +111,11 @@ def test_a_copy_of_the_package_alone_finds_and_runs_its_c_reference(tmp_path: Pa
     env = {**os.environ, "PYTHONPATH": str(site), "XDG_CACHE_HOME": str(tmp_path / "cache")}
     out = subprocess.run(
         [sys.executable, "-c", code, str(site)],
-        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=240,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=240,
     )
     assert out.returncode == 0, out.stderr
     res = json.loads(out.stdout)

@@ -114,7 +114,9 @@ def test_replay_rejects_a_wrong_score_and_missing_files(tmp_path: Path) -> None:
     text = _record_file(tmp_path).read_text()
     import re
 
-    tampered = re.sub(r'\[Score1 "(-?\d+) ', lambda m: f'[Score1 "{int(m.group(1)) + 1} ', text, count=1)
+    tampered = re.sub(
+        r'\[Score1 "(-?\d+) ', lambda m: f'[Score1 "{int(m.group(1)) + 1} ', text, count=1
+    )
     path = tmp_path / "score.lcr"
     path.write_text(tampered)
     out = run("replay", str(path))
@@ -135,8 +137,13 @@ def test_every_command_names_its_handler() -> None:
     from lostcities.cli import COMMANDS, build_parser
 
     needed = {
-        "replay": ["-"], "match": ["a", "b"], "tournament": ["a", "b"], "bot": ["random"],
-        "comments": ["list"], "analyse": ["g.lcr"], "analyze": ["g.lcr"],
+        "replay": ["-"],
+        "match": ["a", "b"],
+        "tournament": ["a", "b"],
+        "bot": ["random"],
+        "comments": ["list"],
+        "analyse": ["g.lcr"],
+        "analyze": ["g.lcr"],
     }
     parser = build_parser()
     for name, _, _, target in COMMANDS:
@@ -190,7 +197,10 @@ def test_score_achievements_add_ten_each_in_both_modes() -> None:
         (["--totals", "p:5,0,1"], "purple is not in the classic variant"),
         (["--totals", "y:5,0"], "expected colour:sum,wagers,cards"),
         (["y:2", "--totals", "y:2,0,1"], "give card lists or --totals, not both"),
-        (["--totals", "y:31,0,5", "y:2,4"], "give card lists or --totals, not both (cards 'y:2,4')"),
+        (
+            ["--totals", "y:31,0,5", "y:2,4"],
+            "give card lists or --totals, not both (cards 'y:2,4')",
+        ),
         (["--totals", "y:31,0,5", "b:2,4,6"], "not both (cards 'b:2,4,6')"),
         (["--achievements", "-1"], "must not be negative"),
         (["--achievements", "6"], "a round has 5 goals: '6'"),
@@ -218,7 +228,9 @@ def test_the_goal_count_limit_is_the_variants() -> None:
     assert cli.GOALS_PER_ROUND == achievements.GOALS_PER_ROUND
 
 
-@pytest.mark.parametrize("command", [["match", "heuristic", "random"], ["tournament", "heuristic", "random"]])
+@pytest.mark.parametrize(
+    "command", [["match", "heuristic", "random"], ["tournament", "heuristic", "random"]]
+)
 def test_achievements_takes_no_bot_spec_for_its_file(command: list[str], tmp_path: Path) -> None:
     # issue 26: `match --achievements heuristic random` took heuristic for the goal file
     name, a, b = command
@@ -226,7 +238,9 @@ def test_achievements_takes_no_bot_spec_for_its_file(command: list[str], tmp_pat
     out = run(name, "--achievements", a, b, *args)
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
-    assert (data["achievements"] if name == "match" else data["matches"][0]["achievements"]) == "default"
+    assert (
+        data["achievements"] if name == "match" else data["matches"][0]["achievements"]
+    ) == "default"
     # a word that looks like a goal file is still one
     missing = run(name, "--achievements", str(tmp_path / "mine.goals"), a, b, *args)
     assert missing.returncode == 2 and "cannot read" in missing.stderr
@@ -238,8 +252,20 @@ def test_achievements_takes_no_bot_spec_for_its_file(command: list[str], tmp_pat
 def test_tournament_has_records_sprt_and_verbose_as_match_has(tmp_path: Path) -> None:
     records = tmp_path / "t.lcr"
     out = run(
-        "tournament", "discard", "random", "heuristic", "--deals", "40", "--jobs", "1",
-        "--sprt", "elo0=0,elo1=20", "--records", str(records), "-v", "--json",
+        "tournament",
+        "discard",
+        "random",
+        "heuristic",
+        "--deals",
+        "40",
+        "--jobs",
+        "1",
+        "--sprt",
+        "elo0=0,elo1=20",
+        "--records",
+        str(records),
+        "-v",
+        "--json",
     )
     assert out.returncode == 0, out.stderr
     matches = json.loads(out.stdout)["matches"]

@@ -28,8 +28,11 @@ def _version(text: str) -> tuple[int, ...]:
 
 
 def test_no_deprecated_name_outlives_its_removal_version() -> None:
-    late = [name for name, gone in DEPRECATED.items()
-            if _version(lostcities.__version__) >= _version(gone)]
+    late = [
+        name
+        for name, gone in DEPRECATED.items()
+        if _version(lostcities.__version__) >= _version(gone)
+    ]
     assert not late, f"remove these before releasing {lostcities.__version__}: {late}"
 
 

@@ -25,7 +25,11 @@ from lostcities.cli import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-PAGES = ["index.md", "rules.md", *sorted(p.relative_to(DOCS).as_posix() for p in DOCS.glob("tutorials/*.md"))]
+PAGES = [
+    "index.md",
+    "rules.md",
+    *sorted(p.relative_to(DOCS).as_posix() for p in DOCS.glob("tutorials/*.md")),
+]
 
 _BLOCK = re.compile(r"^```([\w-]*)[^\n]*\n(.*?)^```", re.S | re.M)
 
@@ -55,8 +59,11 @@ def run_page(page: str, where: Path) -> None:
         'sys.exit(main())" "$@"\n'
     )
     shim.chmod(0o755)
-    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
-               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    env = dict(
+        os.environ,
+        PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    )
     namespace: dict[str, object] = {"__name__": "__main__"}
     cwd, saved = os.getcwd(), dict(os.environ)
     os.chdir(where)
@@ -71,8 +78,14 @@ def run_page(page: str, where: Path) -> None:
                 exec(compile(code, f"docs/{page}", "exec"), namespace)
             elif lang == "sh":
                 for cmd in commands(code):
-                    done = subprocess.run(["bash", "-c", cmd], cwd=where, env=env,
-                                          capture_output=True, text=True, timeout=600)
+                    done = subprocess.run(
+                        ["bash", "-c", cmd],
+                        cwd=where,
+                        env=env,
+                        capture_output=True,
+                        text=True,
+                        timeout=600,
+                    )
                     assert done.returncode == 0, f"docs/{page}: {cmd!r} failed:\n{done.stderr}"
             elif lang == "console":
                 for cmd in commands(code):
@@ -102,7 +115,9 @@ def test_every_tutorial_is_in_the_site_and_has_code() -> None:
 
 def test_shell_blocks_are_split_into_commands() -> None:
     assert commands("# a comment\nlostcities match a \\\n  b\n\n$ ls\n") == [
-        "lostcities match a    b", "ls"]
+        "lostcities match a    b",
+        "ls",
+    ]
 
 
 def test_docstrings_read_as_markdown_on_the_site() -> None:
@@ -115,6 +130,7 @@ def test_docstrings_read_as_markdown_on_the_site() -> None:
     text = "Deal.\n\n>>> [str(c) for c in d]\n['yx', 'y2']\n\n:raises ValueError: if bad.\n"
     assert markdown(text + "See :meth:`~lostcities.Round.push` or :class:`Round`.") == (
         "Deal.\n\n```pycon\n>>> [str(c) for c in d]\n['yx', 'y2']\n```\n\n"
-        "**Raises** `ValueError`: if bad.\nSee `push` or `Round`.")
+        "**Raises** `ValueError`: if bad.\nSee `push` or `Round`."
+    )
     fenced = "```python\n>>> 1\n:class:`X`\n```"
     assert markdown(fenced) == fenced

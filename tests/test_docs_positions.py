@@ -46,21 +46,32 @@ def page_blocks(hook: ModuleType) -> dict[str, list[Any]]:
 def test_a_block_names_a_position(hook: ModuleType) -> None:
     spec = hook.parse_spec(
         "deal: 12   # the seed\nvariant: long\nmoves: +y4.\n\nmoves: -b2. \nview: 1\n"
-        "caption: a # is kept in a caption\nname: long-one\nsize: 300\n")
-    assert spec == hook.Spec(deal=12, variant="long", moves=("+y4.", "-b2."), view=1,
-                             size=300, caption="a # is kept in a caption", name="long-one")
+        "caption: a # is kept in a caption\nname: long-one\nsize: 300\n"
+    )
+    assert spec == hook.Spec(
+        deal=12,
+        variant="long",
+        moves=("+y4.", "-b2."),
+        view=1,
+        size=300,
+        caption="a # is kept in a caption",
+        name="long-one",
+    )
     text = "```position\ndeal: 1\n```\n\n````md\n```position\ndeal: 2\n```\n````\n"
     assert [b.text for b in hook.blocks(text)] == ["deal: 1"]  # not the one shown as code
 
 
-@pytest.mark.parametrize("text, why", [
-    ("moves: +y4.", "no 'deal: SEED' line"),
-    ("deal: 3\ncolour: red", "'colour: red': not one of deal:"),
-    ("deal: three", "deal: 'three' is not a whole number"),
-    ("deal: 3\nview: 2", "view and starter are players"),
-    ("deal: 3\ndeal: 4", "deal: given twice"),
-    ("deal: 3\nname: Rules 1", "name: 'Rules 1' is not lower-case"),
-])
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        ("moves: +y4.", "no 'deal: SEED' line"),
+        ("deal: 3\ncolour: red", "'colour: red': not one of deal:"),
+        ("deal: three", "deal: 'three' is not a whole number"),
+        ("deal: 3\nview: 2", "view and starter are players"),
+        ("deal: 3\ndeal: 4", "deal: given twice"),
+        ("deal: 3\nname: Rules 1", "name: 'Rules 1' is not lower-case"),
+    ],
+)
 def test_a_bad_block_says_why(hook: ModuleType, text: str, why: str) -> None:
     with pytest.raises(hook.PositionSpecError, match=re.escape(why)):
         hook.parse_spec(text)
@@ -90,7 +101,11 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("site")
     done = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=600)
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     return out
 
@@ -162,10 +177,17 @@ def test_a_block_becomes_its_picture_where_it_was(hook: ModuleType) -> None:
 def test_a_strict_build_fails_on_a_bad_position(tmp_path: Path) -> None:
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "index.md").write_text(
-        "# A\n\n```position\ndeal: 3\nmoves: +y9. +y9.\n```\n", encoding="utf-8")
+        "# A\n\n```position\ndeal: 3\nmoves: +y9. +y9.\n```\n", encoding="utf-8"
+    )
     (tmp_path / "mkdocs.yml").write_text(
-        f"site_name: t\nhooks:\n  - {ROOT / 'docs_hooks' / 'positions.py'}\n", encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=600)
+        f"site_name: t\nhooks:\n  - {ROOT / 'docs_hooks' / 'positions.py'}\n", encoding="utf-8"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode != 0
     assert "index.md:3: position: move 2 of 2: illegal move: '+y9.'" in done.stderr

@@ -29,13 +29,29 @@ PAGES = {
 
 # the public modules: each has its reference rendered from its docstrings
 MODULES = [
-    "lostcities.cards", "lostcities.rules", "lostcities.scoring", "lostcities.match",
-    "lostcities.record", "lostcities.achievements", "lostcities.errors", "lostcities.svg",
-    "lostcities.bots", "lostcities.protocol.engine", "lostcities.protocol.host",
-    "lostcities.arena.engine", "lostcities.arena.results", "lostcities.arena.report",
-    "lostcities.stats", "lostcities.envs.encoding", "lostcities.envs.pettingzoo",
-    "lostcities.envs.gymnasium", "lostcities.envs.openspiel", "lostcities.envs.vector",
-    "lostcities.fast", "lostcities.fast.batch", "lostcities.nn",
+    "lostcities.cards",
+    "lostcities.rules",
+    "lostcities.scoring",
+    "lostcities.match",
+    "lostcities.record",
+    "lostcities.achievements",
+    "lostcities.errors",
+    "lostcities.svg",
+    "lostcities.bots",
+    "lostcities.protocol.engine",
+    "lostcities.protocol.host",
+    "lostcities.arena.engine",
+    "lostcities.arena.results",
+    "lostcities.arena.report",
+    "lostcities.stats",
+    "lostcities.envs.encoding",
+    "lostcities.envs.pettingzoo",
+    "lostcities.envs.gymnasium",
+    "lostcities.envs.openspiel",
+    "lostcities.envs.vector",
+    "lostcities.fast",
+    "lostcities.fast.batch",
+    "lostcities.nn",
 ]
 
 
@@ -69,9 +85,16 @@ def test_a_broken_link_fails_the_strict_build(tmp_path: Path, link: str) -> None
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "index.md").write_text(f"# A\n\nSee {link}.\n", encoding="utf-8")
     (tmp_path / "docs" / "rules.md").write_text("# Rules\n\n## A turn\n", encoding="utf-8")
-    (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(
-        {"site_name": "t", "strict": True, "validation": config["validation"]}), encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=600)
+    (tmp_path / "mkdocs.yml").write_text(
+        yaml.safe_dump({"site_name": "t", "strict": True, "validation": config["validation"]}),
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode != 0, done.stderr
     assert "index.md" in done.stderr

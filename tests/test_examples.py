@@ -38,8 +38,16 @@ def test_bot_example_plays_the_match_of_its_docstring() -> None:
         EXAMPLES / "bot.py"
     ).read_text(encoding="utf-8")
     out = _run(
-        "-m", "lostcities.cli", "match", f"cmd:{PY} examples/bot.py", "random",
-        "--deals", "2", "--jobs", "1", "--json",
+        "-m",
+        "lostcities.cli",
+        "match",
+        f"cmd:{PY} examples/bot.py",
+        "random",
+        "--deals",
+        "2",
+        "--jobs",
+        "1",
+        "--json",
     )
     result = json.loads(out)
     assert result["rounds"] == 4
@@ -53,20 +61,42 @@ def _without_times(out: str) -> str:
 
 def test_train_masked_policy_is_the_same_every_run() -> None:
     pytest.importorskip("gymnasium")
-    args = ("examples/train_masked_policy.py", "--rounds", "30", "--eval-rounds", "10",
-            "--seed", "3", "--minutes", "60")
+    args = (
+        "examples/train_masked_policy.py",
+        "--rounds",
+        "30",
+        "--eval-rounds",
+        "10",
+        "--seed",
+        "3",
+        "--minutes",
+        "60",
+    )
     first, second = _without_times(_run(*args)), _without_times(_run(*args))
     assert first == second
     lines = [line for line in first.splitlines() if line.strip()]
     assert lines[-3].startswith("trained 30 rounds (")
     assert re.match(r"trained policy +vs random: won \d+, tied \d+, lost \d+ of 10: ", lines[-2])
-    assert re.match(r"random \(baseline\) +vs random: won \d+, tied \d+, lost \d+ of 10: ", lines[-1])
+    assert re.match(
+        r"random \(baseline\) +vs random: won \d+, tied \d+, lost \d+ of 10: ", lines[-1]
+    )
 
 
 def test_train_masked_policy_mlp_on_the_margin() -> None:
     pytest.importorskip("gymnasium")
-    out = _run("examples/train_masked_policy.py", "--policy", "mlp", "--reward", "margin",
-               "--rounds", "8", "--eval-rounds", "4", "--minutes", "60")
+    out = _run(
+        "examples/train_masked_policy.py",
+        "--policy",
+        "mlp",
+        "--reward",
+        "margin",
+        "--rounds",
+        "8",
+        "--eval-rounds",
+        "4",
+        "--minutes",
+        "60",
+    )
     assert "trained 8 rounds (" in out and "(mlp policy, return margin, lr 0.001)" in out
 
 
@@ -78,9 +108,29 @@ def test_train_vector_trains_saves_and_rates(tmp_path: Path) -> None:
     pytest.importorskip("gymnasium")
     out_dir = tmp_path / "ppo"
     out = _run(
-        "examples/train_vector.py", "--updates", "2", "--minutes", "60", "--envs", "16",
-        "--steps", "8", "--minibatch", "64", "--epochs", "1", "--eval-every", "1",
-        "--threads", "1", "--eval-deals", "1", "--jobs", "1", "--out", str(out_dir),
+        "examples/train_vector.py",
+        "--updates",
+        "2",
+        "--minutes",
+        "60",
+        "--envs",
+        "16",
+        "--steps",
+        "8",
+        "--minibatch",
+        "64",
+        "--epochs",
+        "1",
+        "--eval-every",
+        "1",
+        "--threads",
+        "1",
+        "--eval-deals",
+        "1",
+        "--jobs",
+        "1",
+        "--out",
+        str(out_dir),
         timeout=540,
     )
     assert "trained 2 updates, 256 env steps in " in out

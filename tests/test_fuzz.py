@@ -39,9 +39,7 @@ from tests.fuzzprops import (
 )
 
 FUZZ_EXAMPLES = int(os.environ.get("LOSTCITIES_FUZZ_EXAMPLES", "2000"))
-fuzz = settings(
-    max_examples=FUZZ_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck)
-)
+fuzz = settings(max_examples=FUZZ_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 
 NOTATION = "ybwgrpYBWGRPx0123456789+-.: \t,;|\n\x00é"
 # text near the grammar (mostly notation characters) and anything at all
@@ -70,9 +68,7 @@ def test_move_notation_changes_nothing(text: str) -> None:
 # -- lostcities score ---------------------------------------------------------------------
 
 items = st.lists(
-    st.one_of(
-        st.builds(lambda c, r: f"{c}:{r}", st.sampled_from("ybwgrpzY"), near), anything
-    ),
+    st.one_of(st.builds(lambda c, r: f"{c}:{r}", st.sampled_from("ybwgrpzY"), near), anything),
     max_size=6,
 )
 
@@ -85,11 +81,20 @@ def test_score_sheets(args: list[str], variant: str) -> None:
 
 
 @timed
-@settings(max_examples=max(50, FUZZ_EXAMPLES // 10), deadline=None,
-          suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=max(50, FUZZ_EXAMPLES // 10),
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
 @given(items, st.booleans(), st.booleans())
 def test_score_command(args: list[str], totals: bool, as_json: bool) -> None:
-    argv = ["score", *(["--json"] if as_json else []), *(["--totals"] if totals else []), "--", *args]
+    argv = [
+        "score",
+        *(["--json"] if as_json else []),
+        *(["--totals"] if totals else []),
+        "--",
+        *args,
+    ]
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
@@ -128,7 +133,7 @@ def mutated_records(draw: st.DrawFn) -> str:
             lines[i], lines[j] = lines[j], lines[i]
         elif lines[i]:
             k = draw(st.integers(0, len(lines[i]) - 1))
-            lines[i] = lines[i][:k] + draw(near) + lines[i][k + draw(st.integers(0, 3)):]
+            lines[i] = lines[i][:k] + draw(near) + lines[i][k + draw(st.integers(0, 3)) :]
         if not lines:
             break
     return "\n".join(lines) + "\n"
@@ -149,8 +154,11 @@ bot_lines = st.lists(
     st.one_of(
         near,
         anything,
-        st.builds(lambda w, m: f"{w} {m}", st.sampled_from(["move", "info", "id", "readyok", "MOVE"]),
-                  st.one_of(near, st.sampled_from(LEGAL))),
+        st.builds(
+            lambda w, m: f"{w} {m}",
+            st.sampled_from(["move", "info", "id", "readyok", "MOVE"]),
+            st.one_of(near, st.sampled_from(LEGAL)),
+        ),
         st.binary(max_size=20),
     ),
     max_size=6,
@@ -158,8 +166,11 @@ bot_lines = st.lists(
 
 
 @timed
-@settings(max_examples=max(100, FUZZ_EXAMPLES // 4), deadline=None,
-          suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=max(100, FUZZ_EXAMPLES // 4),
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
 @given(bot_lines)
 def test_lines_from_a_bot(lines: list[str | bytes]) -> None:
     raw = [(x if isinstance(x, bytes) else x.encode()).replace(b"\n", b" ") for x in lines]
@@ -207,7 +218,9 @@ def test_the_fuzzers_find_a_planted_bug(target: str) -> None:
             buggy_lines()
 
 
-def test_a_wall_time_budget_reruns_batches_and_still_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_wall_time_budget_reruns_batches_and_still_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # LOSTCITIES_FUZZ_SECONDS: batches rerun until the time is spent, every example counted
     report = tmp_path / "report.jsonl"
     monkeypatch.setattr(fuzzbudget, "SECONDS", 0.5)

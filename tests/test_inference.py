@@ -84,7 +84,9 @@ def test_the_true_hand_is_more_likely_than_a_random_one() -> None:
                 true = list(r.hands[1])
                 for c in s.known:
                     true.remove(c)
-                w = inf.log_weights(v, [true] + [rng.sample(s.unseen, s.hidden) for _ in range(15)], rng)
+                w = inf.log_weights(
+                    v, [true] + [rng.sample(s.unseen, s.hidden) for _ in range(15)], rng
+                )
                 diffs.append(w[0] - w[1:].mean())
             r.push(bots[r.to_move].choose(v))
     assert np.mean(diffs) > 1.0  # measured about 3.7 nats over the last four moves

@@ -46,7 +46,9 @@ def test_the_socket_tables_are_read_as_the_kernel_writes_them(tmp_path: Path) ->
     assert got[111] == Socket("127.0.0.1:8080", "0.0.0.0:0", "LISTEN", 111)
     assert got[222] == Socket("192.0.2.77:40000", "169.254.169.254:80", "SYN-SENT", 222)
     assert got[333] == Socket("::1:8081", "::1:40960", "ESTABLISHED", 333)
-    assert got[444] == Socket("::ffff:192.0.2.77:6379", "::ffff:192.0.2.77:50000", "ESTABLISHED", 444)
+    assert got[444] == Socket(
+        "::ffff:192.0.2.77:6379", "::ffff:192.0.2.77:50000", "ESTABLISHED", 444
+    )
     assert got[555].local == ":::8082"
     assert [i for i, s in sorted(got.items()) if s.on_loopback] == [111, 333, 555]
 
@@ -100,7 +102,7 @@ for namespace in (False, True):
 
 @pytest.mark.skipif(not _namespace(), reason="needs root and unshare")
 def test_the_watch_catches_a_connection_off_loopback() -> None:
-    setup = "ip link set lo up && ip addr add 192.0.2.77/24 dev lo && exec \"$@\""
+    setup = 'ip link set lo up && ip addr add 192.0.2.77/24 dev lo && exec "$@"'
     code = OFF_LOOPBACK.format(bench=str(ROOT / "benchmarks"))
     done = subprocess.run(
         ["unshare", "-n", "bash", "-c", setup, "netns", sys.executable, "-c", code],

@@ -12,7 +12,9 @@ from lostcities import Match, MatchContext, Round
 def _finish(r: Round, prefer_draw_pile: bool = True) -> None:
     while not r.is_over():
         moves = r.legal_moves()
-        r.push(next((m for m in moves if m.draw is None), moves[0]) if prefer_draw_pile else moves[0])
+        r.push(
+            next((m for m in moves if m.draw is None), moves[0]) if prefer_draw_pile else moves[0]
+        )
 
 
 def test_three_rounds_add_up_and_higher_total_starts() -> None:
@@ -154,7 +156,7 @@ def test_the_record_keeps_the_tie_break_and_replay_checks_it() -> None:
         ('[TieBreak "oldest"]', "expected draw or youngest"),
         ('[TieBreak "youngest"]\n[Younger "2"]', "needs the younger seat"),
     ]:
-        broken = read_record(io.StringIO(plain.replace('[Scores', tags + "\n[Scores")))
+        broken = read_record(io.StringIO(plain.replace("[Scores", tags + "\n[Scores")))
         assert broken is not None
         with pytest.raises(RecordError, match=why):
             broken.replay()

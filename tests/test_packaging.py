@@ -31,10 +31,17 @@ def test_one_version_number(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--version"])
     assert capsys.readouterr().out.strip() == f"lostcities {lostcities.__version__}"
     # the number is written once: nowhere else in the package or its build files
-    written = [p for p in [*(ROOT / "lostcities").rglob("*.py"), ROOT / "pyproject.toml",
-                           *(ROOT / "lostcities" / "web").rglob("*.json")]
-               if re.search(rf"""["']v?{re.escape(lostcities.__version__)}["']""",
-                            p.read_text(encoding="utf-8"))]
+    written = [
+        p
+        for p in [
+            *(ROOT / "lostcities").rglob("*.py"),
+            ROOT / "pyproject.toml",
+            *(ROOT / "lostcities" / "web").rglob("*.json"),
+        ]
+        if re.search(
+            rf"""["']v?{re.escape(lostcities.__version__)}["']""", p.read_text(encoding="utf-8")
+        )
+    ]
     assert written == [ROOT / "lostcities" / "__init__.py"]
 
 

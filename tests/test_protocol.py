@@ -167,7 +167,13 @@ def test_every_message_parses_back() -> None:
     assert wire.handshake_lines("x") == ["id name x", "lcpok"]
     assert {line.split()[0] for line in wire.handshake_lines("x", "y")} <= wire.ANSWERS
     parse = {"newgame": wire.parse_newgame, "moved": wire.parse_moved, "go": wire.parse_go}
-    for line in ["newgame classic", "newgame classic 2", "newgame short 0", "moved 2 +y7.", "go soon"]:
+    for line in [
+        "newgame classic",
+        "newgame classic 2",
+        "newgame short 0",
+        "moved 2 +y7.",
+        "go soon",
+    ]:
         words = line.split()
         with pytest.raises(PositionError):
             parse[words[0]](words)
@@ -359,7 +365,13 @@ def test_serve_takes_any_player() -> None:
 
     r = played(4, 6)
     view = r.view(r.to_move)
-    lines = [f"newgame classic {view.player}", "seed 3", "moved 0 +y7.", *position_lines(view), "go 50"]
+    lines = [
+        f"newgame classic {view.player}",
+        "seed 3",
+        "moved 0 +y7.",
+        *position_lines(view),
+        "go 50",
+    ]
     out = io.StringIO()
     assert serve(First(), name="first", stdin=io.StringIO("\n".join(lines) + "\n"), stdout=out) == 0
     assert out.getvalue() == f"move {view.legal_moves()[0]}\n"
@@ -388,11 +400,20 @@ def _position(view: PlayerView, **lines: str) -> list[str]:
     [
         ({"hand": "hand"}, "bad hand line: 0 cards, a hand has 8"),
         ({"hand": "hand y2 y3 y4 y5 y6 y7 y8 y9 y10"}, "bad hand line: 9 cards"),
-        ({"hand": "hand p5 y2 y3 y4 y5 y6 y7 y8"}, "bad hand line: p5 is not a card of the classic variant"),
+        (
+            {"hand": "hand p5 y2 y3 y4 y5 y6 y7 y8"},
+            "bad hand line: p5 is not a card of the classic variant",
+        ),
         ({"deck": "deck 0"}, "bad deck line: 0 cards: the round is over"),
         ({"deck": "deck 30"}, "bad deck line: 30 cards, where the cards on the table leave 44"),
-        ({"expeditions_1": "expeditions 1 HANDCARD"}, "times (the hand and expeditions 1 lines), the deck has 1"),
-        ({"expeditions_0": "expeditions 0 b5 b3"}, "bad expeditions 0 line: invalid expedition: b3 is lower"),
+        (
+            {"expeditions_1": "expeditions 1 HANDCARD"},
+            "times (the hand and expeditions 1 lines), the deck has 1",
+        ),
+        (
+            {"expeditions_0": "expeditions 0 b5 b3"},
+            "bad expeditions 0 line: invalid expedition: b3 is lower",
+        ),
         ({"known_0": "known 0 NOTINHAND"}, "bad known 0 line: it names cards not in your hand"),
     ],
 )
@@ -405,11 +426,15 @@ def test_engine_side_answers_an_impossible_position_with_info_and_goes_on(
     hand = view.hand
     card = next(c for c in hand if not c.is_wager)
     other = next(c for c in view.variant.deck() if c not in hand and not c.is_wager)
-    lines = {k: v.replace("HANDCARD", str(card)).replace("NOTINHAND", str(other)) for k, v in lines.items()}
+    lines = {
+        k: v.replace("HANDCARD", str(card)).replace("NOTINHAND", str(other))
+        for k, v in lines.items()
+    }
     bad = _position(view, **lines)
     assert bad != position_lines(view)
     out = engine_transcript(
-        ["newgame classic 0", *bad, "go 100", "isready", *position_lines(view), "go 100"], spec="heuristic"
+        ["newgame classic 0", *bad, "go 100", "isready", *position_lines(view), "go 100"],
+        spec="heuristic",
     )
     assert len(out) == 3 and out[0].startswith("info error ") and why in out[0], out
     assert out[1] == "readyok" and Move.parse(out[2].split()[1]) in view.legal_moves()  # it goes on
@@ -430,7 +455,13 @@ def test_engine_side_says_a_failing_player_and_goes_on() -> None:
             raise RuntimeError("confused")
 
     view = played(4, 6).view(played(4, 6).to_move)
-    lines = [f"newgame classic {view.player}", *position_lines(view), "go 50", "moved 0 +y7.", "go 50"]
+    lines = [
+        f"newgame classic {view.player}",
+        *position_lines(view),
+        "go 50",
+        "moved 0 +y7.",
+        "go 50",
+    ]
     out = io.StringIO()
     assert serve(Broken(), stdin=io.StringIO("\n".join(lines) + "\n"), stdout=out) == 0
     assert out.getvalue().splitlines() == [
@@ -443,10 +474,17 @@ def test_engine_side_says_a_failing_player_and_goes_on() -> None:
 def test_lostcities_bot_survives_bad_input_without_a_traceback() -> None:
     script = "newgame classic 0\nply 0\ndeck 44\nhand\nexpeditions 0\nexpeditions 1\ndiscards\ngo 100\nisready\n"
     p = subprocess.run(
-        [PY, "-m", "lostcities.cli", "bot", "random"], input=script, capture_output=True, text=True, timeout=60
+        [PY, "-m", "lostcities.cli", "bot", "random"],
+        input=script,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert p.returncode == 0 and "Traceback" not in p.stderr
-    assert p.stdout.splitlines() == ["info error bad hand line: 0 cards, a hand has 8 at your turn", "readyok"]
+    assert p.stdout.splitlines() == [
+        "info error bad hand line: 0 cards, a hand has 8 at your turn",
+        "readyok",
+    ]
 
 
 # -- real programs ------------------------------------------------------------------------------
@@ -639,7 +677,12 @@ def match_view(seed: int, rounds: int, round_no: int, plies: int, **kw: Any) -> 
 
 @pytest.mark.parametrize(
     ("seed", "rounds", "round_no", "kw"),
-    [(1, 3, 1, {}), (2, 3, 2, {}), (3, 3, 3, {"tie_break": "youngest", "younger": 1}), (4, 5, 4, {})],
+    [
+        (1, 3, 1, {}),
+        (2, 3, 2, {}),
+        (3, 3, 3, {"tie_break": "youngest", "younger": 1}),
+        (4, 5, 4, {}),
+    ],
 )
 def test_the_match_line_round_trips_the_view_in_a_match(
     seed: int, rounds: int, round_no: int, kw: dict[str, Any]
@@ -647,18 +690,29 @@ def test_the_match_line_round_trips_the_view_in_a_match(
     view = match_view(seed, rounds, round_no, 9, **kw)
     lines = position_lines(view)
     c = view.match
-    assert lines[-1] == wire.match_line(c) == (
-        f"match {round_no} {rounds} {c.totals[0]} {c.totals[1]} {kw.get('younger', 'draw')}"
+    assert (
+        lines[-1]
+        == wire.match_line(c)
+        == (f"match {round_no} {rounds} {c.totals[0]} {c.totals[1]} {kw.get('younger', 'draw')}")
     )
     assert read_back(lines, "classic", view.player) == view
     # a lone round sends the eleven lines and no match line
-    assert not [line for line in position_lines(Round.deal(seed=seed).view(0)) if line.startswith("match")]
+    assert not [
+        line for line in position_lines(Round.deal(seed=seed).view(0)) if line.startswith("match")
+    ]
 
 
 @pytest.mark.parametrize(
     "line",
-    ["match", "match 1 3 0 0", "match 4 3 0 0 draw", "match 0 3 0 0 draw", "match 1 3 x 0 draw",
-     "match 1 3 0 0 2", "match 1 3 0 0 draw extra"],
+    [
+        "match",
+        "match 1 3 0 0",
+        "match 4 3 0 0 draw",
+        "match 0 3 0 0 draw",
+        "match 1 3 x 0 draw",
+        "match 1 3 0 0 2",
+        "match 1 3 0 0 draw extra",
+    ],
 )
 def test_a_bad_match_line_is_refused(line: str) -> None:
     reader = PositionReader()
@@ -698,7 +752,11 @@ def test_the_engine_side_gives_its_player_the_match_context() -> None:
     out = io.StringIO()
     assert serve(First(), stdin=io.StringIO("\n".join(lines) + "\n"), stdout=out) == 0
     assert out.getvalue() == f"move {view.legal_moves()[0]}\n"
-    assert seen == [view.match] and seen[0].last_round and seen[0].tie_value == (1 if view.player == 0 else -1)
+    assert (
+        seen == [view.match]
+        and seen[0].last_round
+        and seen[0].tie_value == (1 if view.player == 0 else -1)
+    )
 
 
 def test_a_bot_program_in_a_match_reads_the_match_line(tmp_path: Path) -> None:

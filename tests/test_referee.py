@@ -49,7 +49,9 @@ class First:
 
 
 class Broken(First):
-    def __init__(self, answer: object = None, error: Exception | None = None, sleep: float = 0) -> None:
+    def __init__(
+        self, answer: object = None, error: Exception | None = None, sleep: float = 0
+    ) -> None:
         super().__init__()
         self.answer = answer
         self.error = error
@@ -153,7 +155,9 @@ def test_undo_only_where_allowed() -> None:
     ref.advance()  # the bot replied
     with pytest.raises(UndoError, match="before the other side replies"):
         ref.undo()
-    assert Referee(Round.deal(seed=6), undo=False).undo_blocker() == "undo is not allowed in this game"
+    assert (
+        Referee(Round.deal(seed=6), undo=False).undo_blocker() == "undo is not allowed in this game"
+    )
 
 
 def test_set_player_tells_a_new_player_the_round_so_far() -> None:
@@ -169,7 +173,11 @@ def test_set_player_tells_a_new_player_the_round_so_far() -> None:
 def test_a_whole_match() -> None:
     starts: list[int] = []
     m = Match(rounds=3, seed=3)
-    ref = Referee(m, [First(), First()], on_event=lambda e: starts.append(e.round_index) if isinstance(e, RoundStarted) else None)
+    ref = Referee(
+        m,
+        [First(), First()],
+        on_event=lambda e: starts.append(e.round_index) if isinstance(e, RoundStarted) else None,
+    )
     ref.play_match()
     assert m.is_over() and len(m.rounds) == 3 and starts == [0, 1, 2]
     with pytest.raises(ValueError, match="is over"):
@@ -202,7 +210,9 @@ def test_undo_never_takes_back_a_draw_from_the_draw_pile() -> None:
     # a move that drew a discard pile's (public) top card may still be taken back.
     bot = First()
     ref = Referee(Round.deal(seed=6), [None, bot], undo=True)
-    blind = next(m for m in ref.view(0).legal_moves() if m.action is Action.DISCARD and m.draw is None)
+    blind = next(
+        m for m in ref.view(0).legal_moves() if m.action is Action.DISCARD and m.draw is None
+    )
     ref.submit(blind)
     assert "drawing from the draw pile" in (ref.undo_blocker() or "")
     with pytest.raises(UndoError, match="drawing from the draw pile"):
@@ -221,11 +231,15 @@ def test_players_in_a_match_see_the_round_and_the_totals_so_far() -> None:
     m = Match(rounds=3, seed=4, starter=0)
     ref = Referee(m, [a, b])
     totals_at_start: list[tuple[int, int]] = []
-    ref.subscribe(lambda e: totals_at_start.append(m.totals()) if isinstance(e, RoundStarted) else None)
+    ref.subscribe(
+        lambda e: totals_at_start.append(m.totals()) if isinstance(e, RoundStarted) else None
+    )
     ref.play_match()
     for bot, seat in ((a, 0), (b, 1)):
         seen = {(v.match.round, v.match.totals) for v in bot.views if v.match is not None}
-        assert len(seen) == 3 and all(v.match is not None and v.match.player == seat for v in bot.views)
+        assert len(seen) == 3 and all(
+            v.match is not None and v.match.player == seat for v in bot.views
+        )
         assert sorted(seen) == [(i + 1, t) for i, t in enumerate(totals_at_start)]
     # a referee of a lone round gives views without a match
     lone = First()

@@ -27,7 +27,9 @@ def record(tmp_path_factory: pytest.TempPathFactory) -> Path:
     m = Match(1, seed=3)
     Referee(m, [make("heuristic", seed=1), make("random", seed=2)]).play_match()
     path = tmp_path_factory.mktemp("rec") / "game.lcr"
-    path.write_text(str(GameRecord.from_match(m, players=("heuristic", "random"))), encoding="utf-8")
+    path.write_text(
+        str(GameRecord.from_match(m, players=("heuristic", "random"))), encoding="utf-8"
+    )
     return path
 
 
@@ -49,7 +51,9 @@ def test_json_has_every_move_with_the_documented_fields(record: Path) -> None:
     assert sum(m["loss"] for m in rnd) > 2 * sum(m["loss"] for m in hrs)  # random loses more
     s0, s1 = game["summary"]
     assert s0["player"] == 0 and s1["moves"] == len(rnd)
-    assert s1["accuracy"] < s0["accuracy"] and s1["inaccuracies"] + s1["mistakes"] + s1["blunders"] > 0
+    assert (
+        s1["accuracy"] < s0["accuracy"] and s1["inaccuracies"] + s1["mistakes"] + s1["blunders"] > 0
+    )
     assert game["players"] == ["heuristic", "random"] and game["worlds"] == 30
     # analyze is the same command, and the figures do not depend on --jobs
     again = run("analyze", str(record), "--worlds", "30", "--json", "--jobs", "2")
@@ -105,7 +109,10 @@ def test_a_file_without_a_record_says_so_as_replay_does(tmp_path: Path) -> None:
     for args, stdin in (([str(empty)], None), (["-"], "")):
         out = subprocess.run(
             [sys.executable, "-m", "lostcities.cli", "analyse", *args, "--worlds", "5"],
-            capture_output=True, text=True, timeout=120, input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            input=stdin,
         )
         assert out.returncode == 2 and out.stdout == ""
         assert out.stderr.strip().splitlines() == [f"{args[0]}: error: no game record in the file"]

@@ -104,7 +104,9 @@ def test_draw_sources() -> None:
     # seed 000 FAQ: after discarding you may draw from a different colour's pile ...
     assert r.is_legal("-y2b")
     # ... but never the card just discarded (the pile just discarded onto)
-    with pytest.raises(IllegalMoveError, match="cannot take back the card just discarded onto the blue pile"):
+    with pytest.raises(
+        IllegalMoveError, match="cannot take back the card just discarded onto the blue pile"
+    ):
         r.push("-b6b")
     with pytest.raises(IllegalMoveError, match="the red discard pile is empty"):
         r.push("+y2r")
@@ -185,7 +187,14 @@ def test_pop_restores_exactly() -> None:
     r.push("+r3.")
     assert r.pop() == Move.parse("+r3.")
     assert r.pop() == Move.parse("+y2b")
-    assert (r.hands, r.expeditions, r.discard_piles, r.draw_pile, r.known_cards(0), r.to_move) == snapshot
+    assert (
+        r.hands,
+        r.expeditions,
+        r.discard_piles,
+        r.draw_pile,
+        r.known_cards(0),
+        r.to_move,
+    ) == snapshot
     r.pop()
     r.pop()
     with pytest.raises(IndexError):

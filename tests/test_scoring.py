@@ -107,7 +107,12 @@ def test_totals_give_the_worked_example() -> None:
     for c in cards:
         a, b = sheet[c], cards[c]
         assert (a.number_sum, a.wagers, a.multiplier, a.bonus, a.score, a.num_cards) == (
-            b.number_sum, b.wagers, b.multiplier, b.bonus, b.score, b.num_cards
+            b.number_sum,
+            b.wagers,
+            b.multiplier,
+            b.bonus,
+            b.score,
+            b.num_cards,
         )
         assert a.started == b.started and a.minus_cost == b.minus_cost
     assert sheet_total(sheet, achievements=3) == 96
@@ -143,7 +148,10 @@ def test_every_subset_of_a_colour_scores_the_same_from_its_totals() -> None:
 @pytest.mark.parametrize(
     ("totals", "why"),
     [
-        ((12, 0, 5), "5 number cards cannot sum to 12 (5 different ranks from 2..10 sum to 20..40)"),
+        (
+            (12, 0, 5),
+            "5 number cards cannot sum to 12 (5 different ranks from 2..10 sum to 20..40)",
+        ),
         ((55, 0, 9), "9 number cards cannot sum to 55"),
         ((10, 4, 5), "4 wagers (a colour has 3)"),
         ((30, 0, 13), "13 cards (a colour has 12"),

@@ -133,9 +133,7 @@ def test_sampled_worlds_fit_the_view(seed: int, plies: int, variant: str) -> Non
         assert w.history == r.history and w.is_over() == r.is_over()
         assert set(view.opponent_known) <= set(w.hands[p ^ 1])
         assert w.tables().hands[p ^ 1][: len(sampler.known)] == list(sampler.known)
-        assert sorted([*w.hands[p ^ 1], *w.draw_pile]) == sorted(
-            [*sampler.unseen, *sampler.known]
-        )
+        assert sorted([*w.hands[p ^ 1], *w.draw_pile]) == sorted([*sampler.unseen, *sampler.known])
         # the same generator state gives the same world, as sample_round does
         assert view.sample_round(random.Random(seed)).tables() == w.tables()
         # and deal() of the shuffled order is sample()
@@ -215,7 +213,9 @@ def test_set_next_draw() -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 10_000), st.integers(0, 80), st.sampled_from(["classic", "long"]))
-def test_earlier_views_are_the_past_views_without_hands(seed: int, plies: int, variant: str) -> None:
+def test_earlier_views_are_the_past_views_without_hands(
+    seed: int, plies: int, variant: str
+) -> None:
     from dataclasses import replace
 
     r = Round.deal(seed=seed, variant=variant, starter=seed % 2)

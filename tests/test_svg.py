@@ -77,7 +77,7 @@ def test_the_last_move_is_highlighted() -> None:
     text = svg.position(r)
     assert f"last move {last}" in text
     assert 'class="drawn"' in text  # where the card was drawn from
-    assert "stroke-width=\"4\"" in text  # the card it played or discarded
+    assert 'stroke-width="4"' in text  # the card it played or discarded
 
 
 def test_repr_svg_for_notebooks() -> None:

@@ -286,7 +286,9 @@ def ray_ordered(
     try:
         for i, unit in enumerate(units):
             while next_submit < len(units) and len(pending) < window:
-                pending[next_submit] = remote.remote(fn, shared_ref, units[next_submit], __version__)
+                pending[next_submit] = remote.remote(
+                    fn, shared_ref, units[next_submit], __version__
+                )
                 next_submit += 1
             ref = pending.pop(i)
             try:
@@ -295,7 +297,9 @@ def ray_ordered(
                 cause = e.cause if isinstance(e.cause, Exception) else e
                 if isinstance(cause, ClusterError):
                     raise ClusterError(str(cause)) from None
-                raise ClusterError(f"{describe(unit)} failed on the cluster: {_one_line(cause)}") from None
+                raise ClusterError(
+                    f"{describe(unit)} failed on the cluster: {_one_line(cause)}"
+                ) from None
             except ray.exceptions.RayError as e:
                 raise ClusterError(
                     f"{describe(unit)} was lost {RETRIES + 1} times on the cluster: {_one_line(e)}"

@@ -350,7 +350,10 @@ def unit_results(
     names a unit in errors (``deal 3``)."""
     if backend.kind == "ray":
         yield from ray_ordered(
-            play_unit, (config, play), range(units), jobs=jobs,
+            play_unit,
+            (config, play),
+            range(units),
+            jobs=jobs,
             describe=lambda d: f"{what} {d + 1}",
         )
         return
@@ -478,7 +481,9 @@ def play_match(
                 now = time.perf_counter()
                 if progress is not None and (stopped or done == deals or now - shown >= 0.1):
                     shown = now
-                    partial = MatchResult.from_rounds(a, b, games, variant=var, seed=seed, sprt=params)
+                    partial = MatchResult.from_rounds(
+                        a, b, games, variant=var, seed=seed, sprt=params
+                    )
                     partial.seconds = now - start
                     progress(partial)
                 if stopped:

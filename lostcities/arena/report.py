@@ -362,7 +362,9 @@ def cli_tournament(args: argparse.Namespace) -> int:
             left = (pairs - k - 1) * args.deals * 2 + max(args.deals * 2 - r.rounds, 0)
             a, b = names[k]
             bar.update(
-                task, completed=sum(played), total=sum(played) + left,
+                task,
+                completed=sum(played),
+                total=sum(played) + left,
                 description=f"{a} vs {b}  {_live(r)}",
             )
 

@@ -117,7 +117,9 @@ def make(spec: str, seed: int | None = None) -> Bot:
         try:
             seed = int(options.pop("seed"))
         except ValueError:
-            raise BotSpecError(f"invalid bot spec: {spec!r} (seed must be a whole number)") from None
+            raise BotSpecError(
+                f"invalid bot spec: {spec!r} (seed must be a whole number)"
+            ) from None
     bot = factory(options, seed)
     bot.spec = spec.strip()
     return bot

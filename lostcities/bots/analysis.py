@@ -129,7 +129,9 @@ def accuracy(losses: Sequence[float], stakes: Sequence[float] | None = None) -> 
     total = sum(weights)
     if total <= 0.0:
         return 100.0
-    kept = sum(w * math.exp(-max(x, 0.0) / ACCURACY_SCALE) for w, x in zip(weights, losses, strict=True))
+    kept = sum(
+        w * math.exp(-max(x, 0.0) / ACCURACY_SCALE) for w, x in zip(weights, losses, strict=True)
+    )
     return 100.0 * kept / total
 
 
@@ -193,8 +195,12 @@ class Analysis:
             "worlds": self.worlds,
             "best": str(self.best),
             "moves": [
-                {"move": str(e.move), "margin": round(e.margin, 2), "win": round(e.win, 4),
-                 "value": round(e.value, 4)}
+                {
+                    "move": str(e.move),
+                    "margin": round(e.margin, 2),
+                    "win": round(e.win, 4),
+                    "value": round(e.value, 4),
+                }
                 for e in self.moves
             ],
         }
@@ -228,7 +234,9 @@ def evaluate(
     if worlds is None and deadline is None:
         raise ValueError("analysis: give worlds or a deadline")
     if view.over or view.to_move != view.player:
-        raise IllegalMoveError(f"illegal move: {str(cands[0])!r} (not legal for player {view.player} now)")
+        raise IllegalMoveError(
+            f"illegal move: {str(cands[0])!r} (not legal for player {view.player} now)"
+        )
     for m in cands:
         if not view.is_legal(m):
             raise IllegalMoveError(f"illegal move: {str(m)!r} ({view.why_illegal(m)})")
@@ -273,7 +281,10 @@ def evaluate(
             done += 1
             if time.perf_counter() >= end:
                 break
-    evals = [MoveEval(m, margins[j] / done, wins[j] / done, values[j] / done) for j, m in enumerate(cands)]
+    evals = [
+        MoveEval(m, margins[j] / done, wins[j] / done, values[j] / done)
+        for j, m in enumerate(cands)
+    ]
     order = sorted(range(k), key=lambda j: (-evals[j].margin, -evals[j].value, j))
     return Analysis(view.player, tuple(evals[j] for j in order), done)
 
@@ -326,8 +337,14 @@ def analyse(
         else:
             deadline = start + (setup.time if setup.time is not None else 1.0)
     return evaluate(
-        view, cands, worlds=worlds, deadline=deadline, rng=bot.rng, scale=setup.scale,
-        rollout=setup.rollout, engine=setup.engine,
+        view,
+        cands,
+        worlds=worlds,
+        deadline=deadline,
+        rng=bot.rng,
+        scale=setup.scale,
+        rollout=setup.rollout,
+        engine=setup.engine,
     )
 
 
@@ -450,14 +467,29 @@ def review(
     """
     forced = len(pos.view.legal_moves()) == 1
     a = analyse(
-        bot, pos.view, time_limit, played=pos.move, worlds=worlds,
+        bot,
+        pos.view,
+        time_limit,
+        played=pos.move,
+        worlds=worlds,
         seed=position_seed(seed, pos.round, pos.ply),
     )
     e = a.of(pos.move)
     best = a.moves[0]
     return MoveReview(
-        pos.round, pos.ply, pos.view.player, pos.move, best.move, a.loss(pos.move),
-        a.win_loss(pos.move), e.margin, best.margin, e.win, best.win, forced, a.worlds,
+        pos.round,
+        pos.ply,
+        pos.view.player,
+        pos.move,
+        best.move,
+        a.loss(pos.move),
+        a.win_loss(pos.move),
+        e.margin,
+        best.margin,
+        e.win,
+        best.win,
+        forced,
+        a.worlds,
         a.moves[-1].margin,
     )
 
@@ -478,7 +510,9 @@ def summary(reviews: Sequence[MoveReview], player: int) -> dict[str, object]:
         "player": player,
         "moves": len(mine),
         "average_loss": round(sum(losses) / len(losses), 2) if losses else 0.0,
-        "accuracy": round(accuracy(losses, None if any(math.isnan(x) for x in stakes) else stakes), 1),
+        "accuracy": round(
+            accuracy(losses, None if any(math.isnan(x) for x in stakes) else stakes), 1
+        ),
         "inaccuracies": marks.count("inaccuracy"),
         "mistakes": marks.count("mistake"),
         "blunders": marks.count("blunder"),

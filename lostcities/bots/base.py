@@ -25,7 +25,13 @@ if TYPE_CHECKING:
     from lostcities.bots.analysis import Analysis
 
 __all__ = [
-    "Bot", "BotError", "BotSpecError", "BotTerminatedError", "BotTimeoutError", "SearchSetup", "SpecOptions",
+    "Bot",
+    "BotError",
+    "BotSpecError",
+    "BotTerminatedError",
+    "BotTimeoutError",
+    "SearchSetup",
+    "SpecOptions",
 ]
 
 
@@ -176,11 +182,15 @@ class SpecOptions:
         try:
             value = float(text)
         except ValueError:
-            raise BotSpecError(f"invalid bot spec: {self.bot} {key}={text!r} is not a number") from None
+            raise BotSpecError(
+                f"invalid bot spec: {self.bot} {key}={text!r} is not a number"
+            ) from None
         if not math.isfinite(value):
             raise BotSpecError(f"invalid bot spec: {self.bot} {key}={text!r} is not finite")
         if minimum is not None and value < minimum:
-            raise BotSpecError(f"invalid bot spec: {self.bot} {key} must be at least {minimum:g}, not {text}")
+            raise BotSpecError(
+                f"invalid bot spec: {self.bot} {key} must be at least {minimum:g}, not {text}"
+            )
         return value
 
     def whole(self, key: str, default: int | None, *, minimum: int | None = None) -> int | None:
@@ -195,7 +205,9 @@ class SpecOptions:
                 f"invalid bot spec: {self.bot} {key}={text!r} is not a whole number"
             ) from None
         if minimum is not None and value < minimum:
-            raise BotSpecError(f"invalid bot spec: {self.bot} {key} must be at least {minimum}, not {text}")
+            raise BotSpecError(
+                f"invalid bot spec: {self.bot} {key} must be at least {minimum}, not {text}"
+            )
         return value
 
     def text(self, key: str, default: str | None) -> str | None:
@@ -225,7 +237,10 @@ def workers_without_ctrl_c() -> Iterator[None]:
 
     POSIX only (elsewhere, or off the main thread, the block changes nothing).
     """
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+    if (
+        not hasattr(signal, "pthread_sigmask")
+        or threading.current_thread() is not threading.main_thread()
+    ):
         yield
         return
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})

@@ -165,10 +165,25 @@ class ExpertBot(Bot):
         :raises BotSpecError: for an unknown option or a bad value.
         """
         o = SpecOptions(
-            "expert", options,
+            "expert",
+            options,
             (
-                "time", "iters", "top", "prior", "scale", "weights", "infer", "guesses",
-                "power", "control", "spend", "endgame", "mix", "vworlds", "union", "match",
+                "time",
+                "iters",
+                "top",
+                "prior",
+                "scale",
+                "weights",
+                "infer",
+                "guesses",
+                "power",
+                "control",
+                "spend",
+                "endgame",
+                "mix",
+                "vworlds",
+                "union",
+                "match",
                 "msd",
             ),
         )
@@ -226,7 +241,9 @@ class ExpertBot(Bot):
     def search_setup(self, view: PlayerView) -> SearchSetup:
         """:meth:`candidates` and the search's settings, for the analysis."""
         engine = "fast" if fast_engine_available() else "python"
-        return SearchSetup(self.candidates(view)[0], self.scale, "smart", engine, self.iters, self.time)
+        return SearchSetup(
+            self.candidates(view)[0], self.scale, "smart", engine, self.iters, self.time
+        )
 
     def inferred_hands(self, view: PlayerView) -> list[list[Card]] | None:
         """Guesses of the opponent's hidden cards, drawn in proportion to their likelihood
@@ -276,8 +293,13 @@ class ExpertBot(Bot):
             from lostcities.fast.search import FlatSearch
 
             search = FlatSearch(
-                view, cands, scale=self.scale, rollout="smart", rng=self.rng,
-                hands=self.inferred_hands(view), reward=reward,
+                view,
+                cands,
+                scale=self.scale,
+                rollout="smart",
+                rng=self.rng,
+                hands=self.inferred_hands(view),
+                reward=reward,
             )
         if self.control > 0:
             worlds, sums = self._controlled(
@@ -318,7 +340,10 @@ class ExpertBot(Bot):
         return match_reward(view.match, sd=self.msd, scale=self.scale)
 
     def _python_totals(
-        self, view: PlayerView, cands: list[Move], worlds: int,
+        self,
+        view: PlayerView,
+        cands: list[Move],
+        worlds: int,
         reward: Callable[[int], float] | None,
     ) -> list[float]:
         """The Python engine's summed rewards of ``worlds`` more worlds."""
@@ -373,8 +398,14 @@ class ExpertBot(Bot):
         return [float(t) for t in out.reshape(self.vworlds, k).mean(axis=0)]
 
     def _controlled(
-        self, view: PlayerView, cands: list[Move], probs: list[float],
-        search: FlatSearch | None, start: float, hard: float, max_worlds: int | None,
+        self,
+        view: PlayerView,
+        cands: list[Move],
+        probs: list[float],
+        search: FlatSearch | None,
+        start: float,
+        hard: float,
+        max_worlds: int | None,
         reward: Callable[[int], float] | None = None,
     ) -> tuple[int, list[float]]:
         """The search under search-time control (``control``): worlds played and each

@@ -320,7 +320,9 @@ class HeuristicBot(Bot):
                 if g.met(mine, discards, pile_draws):
                     total += self.goal_race * GOAL_POINTS
                 else:
-                    total += self.goal_progress * GOAL_POINTS * g.progress(mine, discards, pile_draws)
+                    total += (
+                        self.goal_progress * GOAL_POINTS * g.progress(mine, discards, pile_draws)
+                    )
             else:
                 lead = decide_end(g, exps, d, pd)  # type: ignore[arg-type]
                 if lead is not None:
@@ -434,7 +436,9 @@ class HeuristicBot(Bot):
                     useful = useful or gain > 0
                 if lead > 5:
                     gain -= tempo * (1.0 + min(lead, 40) / 20)
-                elif lead < -5 and may_stall and len(self._playable(new_hand, top)) > turns_after / 2:
+                elif (
+                    lead < -5 and may_stall and len(self._playable(new_hand, top)) > turns_after / 2
+                ):
                     gain += tempo * (1.0 + min(-lead, 40) / 20)
                 if not useful and not may_stall:
                     continue

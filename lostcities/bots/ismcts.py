@@ -232,7 +232,9 @@ class IsmctsBot(Bot):
         if time is not None and not time > 0:
             raise BotSpecError(f"invalid bot spec: ismcts time must be positive, not {time}")
         if c < 0 or depth < 1 or widen < 0 or scale <= 0:
-            raise BotSpecError("invalid bot spec: ismcts needs c >= 0, depth >= 1, widen >= 0, scale > 0")
+            raise BotSpecError(
+                "invalid bot spec: ismcts needs c >= 0, depth >= 1, widen >= 0, scale > 0"
+            )
         self.time = time
         self.iters = iters
         self.c = c
@@ -262,7 +264,9 @@ class IsmctsBot(Bot):
         if engine is None:
             engine = "fast" if fast_engine_available() else "python"
         if engine not in ("fast", "python"):
-            raise BotSpecError(f"invalid bot spec: ismcts engine must be fast or python, not {engine!r}")
+            raise BotSpecError(
+                f"invalid bot spec: ismcts engine must be fast or python, not {engine!r}"
+            )
         if engine == "fast" and not fast_engine_available():
             raise BotSpecError(
                 "invalid bot spec: ismcts engine=fast needs numba (pip install 'lostcities[fast]')"
@@ -291,8 +295,21 @@ class IsmctsBot(Bot):
         o = SpecOptions(
             "ismcts",
             options,
-            ("time", "iters", "c", "depth", "widen", "scale", "rollout", "top", "mode", "engine",
-             "goals", "match", "msd"),
+            (
+                "time",
+                "iters",
+                "c",
+                "depth",
+                "widen",
+                "scale",
+                "rollout",
+                "top",
+                "mode",
+                "engine",
+                "goals",
+                "match",
+                "msd",
+            ),
         )
         time_ = o.number("time", math.nan)
         depth = o.whole("depth", 8)
@@ -334,7 +351,14 @@ class IsmctsBot(Bot):
 
     def search_setup(self, view: PlayerView) -> SearchSetup:
         """:meth:`search_candidates` and the search's settings, for the analysis."""
-        return SearchSetup(self.search_candidates(view), self.scale, self.rollout, self.engine, self.iters, self.time)
+        return SearchSetup(
+            self.search_candidates(view),
+            self.scale,
+            self.rollout,
+            self.engine,
+            self.iters,
+            self.time,
+        )
 
     def _root_moves(self, ranked: list[tuple[float, Move]]) -> list[Move]:
         # the heuristic's best card actions, each with its chosen draw and the draw pile
@@ -374,7 +398,9 @@ class IsmctsBot(Bot):
         rng = self.rng
         sampler = view.sampler()
         # in a round of a match: the match's value of a margin (None: tanh(margin / scale))
-        self._reward = match_reward(view.match, sd=self.msd, scale=self.scale) if self.match else None
+        self._reward = (
+            match_reward(view.match, sd=self.msd, scale=self.scale) if self.match else None
+        )
         if self.mode == "flat":
             return self._flat(view, candidates or list(moves), sampler, deadline)
         i = 0
@@ -414,7 +440,11 @@ class IsmctsBot(Bot):
             from lostcities.fast.search import FlatSearch
 
             search = FlatSearch(
-                view, candidates, scale=self.scale, rollout=self.rollout, rng=self.rng,
+                view,
+                candidates,
+                scale=self.scale,
+                rollout=self.rollout,
+                rng=self.rng,
                 reward=self._reward,
             )
             max_worlds = None if self.iters is None else -(-self.iters // k)
@@ -438,14 +468,18 @@ class IsmctsBot(Bot):
             if self._reward is None:
                 _score_world(sampler.sample(rng), candidates, me, scale, play, totals)
             else:
-                for j, t in enumerate(flat_match_totals(view, candidates, 1, rng, self._reward, play)):
+                for j, t in enumerate(
+                    flat_match_totals(view, candidates, 1, rng, self._reward, play)
+                ):
                     totals[j] += t
             i += k
         self.last_iterations = i
         best = max(range(k), key=lambda j: (totals[j], -j))
         return candidates[best]
 
-    def _select(self, node: _Node, keys: list[int], world: Round, card_level: bool) -> tuple[int, bool]:
+    def _select(
+        self, node: _Node, keys: list[int], world: Round, card_level: bool
+    ) -> tuple[int, bool]:
         """Pick a child key among ``keys`` (the options legal in this world); create it if
         new. Returns the key and whether a node was added."""
         children = node.children
@@ -494,8 +528,9 @@ class IsmctsBot(Bot):
                 cexp = self.c
                 arm = max(
                     children,
-                    key=lambda k: children[k].w / children[k].n
-                    + cexp * math.sqrt(log_n / children[k].n),
+                    key=lambda k: (
+                        children[k].w / children[k].n + cexp * math.sqrt(log_n / children[k].n)
+                    ),
                 )
             node = children[arm]
             path.append((node, me))

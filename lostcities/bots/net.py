@@ -52,7 +52,9 @@ class NetBot(Bot):
     ) -> None:
         super().__init__(seed)
         if temperature < 0:
-            raise BotSpecError(f"invalid bot spec: net temperature must be >= 0, not {temperature:g}")
+            raise BotSpecError(
+                f"invalid bot spec: net temperature must be >= 0, not {temperature:g}"
+            )
         self.network = network if network is not None else load_network(weights)
         self.temperature = temperature
 
@@ -60,7 +62,11 @@ class NetBot(Bot):
     def from_options(cls, options: dict[str, str], seed: int | None = None) -> Bot:
         """Options ``weights`` (a file) and ``temperature``."""
         o = SpecOptions("net", options, ("weights", "temperature"))
-        return cls(seed, weights=o.text("weights", None), temperature=o.number("temperature", 0.0, minimum=0))
+        return cls(
+            seed,
+            weights=o.text("weights", None),
+            temperature=o.number("temperature", 0.0, minimum=0),
+        )
 
     def choose(self, view: PlayerView, time_limit: float | None = None) -> Move:
         moves, probs = self.network.policy(view)

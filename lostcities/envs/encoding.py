@@ -177,7 +177,11 @@ class Encoding:
             ("last_move_card", k, 1.0),
             ("last_move_source", s, 1.0),
             *((name, 1, 1.0) for name in _SCALARS),
-            *((f"goal_{i}", len(GOAL_FEATURES), 1.0) for i in range(GOALS_PER_ROUND) if achievements),
+            *(
+                (f"goal_{i}", len(GOAL_FEATURES), 1.0)
+                for i in range(GOALS_PER_ROUND)
+                if achievements
+            ),
         ]
         sections = []
         start = 0

@@ -173,7 +173,11 @@ class LostCitiesEnv(gymnasium.Env[Obs, np.int64]):
             )
         else:
             r = Round.from_deck(
-                deck, starter, self.variant, max_turns=self.max_turns, achievements=self.achievements
+                deck,
+                starter,
+                self.variant,
+                max_turns=self.max_turns,
+                achievements=self.achievements,
             )
         if self.bot is not None:
             self.bot.close()

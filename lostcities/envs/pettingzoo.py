@@ -193,7 +193,11 @@ class raw_env(AECEnv, EzPickle):
             )
         else:
             self.round = Round.from_deck(
-                deck, starter, self.variant, max_turns=self.max_turns, achievements=self.achievements
+                deck,
+                starter,
+                self.variant,
+                max_turns=self.max_turns,
+                achievements=self.achievements,
             )
         self._reset_bookkeeping()
 

@@ -174,7 +174,9 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
                 "or disabled)"
             ) from None
         if render_mode is not None:
-            raise ValueError(f"invalid render_mode: {render_mode!r} (the vector env does not render)")
+            raise ValueError(
+                f"invalid render_mode: {render_mode!r} (the vector env does not render)"
+            )
         n = num_envs
         self.num_envs = n
         self.opponent = opponent
@@ -199,7 +201,9 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
         self.action_space = batch_space(self.single_action_space, n)
         self.observation_space = batch_space(self.single_observation_space, n)
         # the encoding's tables and layout, handed to the kernels
-        self._to_index = np.array([enc.action_to_index(a) for a in range(enc.num_actions)], np.int64)
+        self._to_index = np.array(
+            [enc.action_to_index(a) for a in range(enc.num_actions)], np.int64
+        )
         to_action = np.full(NUM_MOVES, -1, np.int64)
         for a, i in enumerate(self._to_index.tolist()):
             to_action[i] = a
@@ -259,7 +263,10 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
     # -- Gymnasium API ---------------------------------------------------------------------
 
     def reset(
-        self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
+        self,
+        *,
+        seed: int | Sequence[int | None] | None = None,
+        options: dict[str, Any] | None = None,
     ) -> tuple[Obs, dict[str, Any]]:
         """Deal new rounds (where the opponent starts, it has moved).
 
@@ -319,7 +326,9 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
 
     def step(
         self, actions: npt.ArrayLike
-    ) -> tuple[Obs, npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], dict[str, Any]]:
+    ) -> tuple[
+        Obs, npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], dict[str, Any]
+    ]:
         """One action per env (ignored for an env being autoreset in ``next_step`` mode).
 
         :raises InvalidActionError: for actions of the wrong shape or outside the space.
@@ -357,13 +366,41 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
             raise IllegalMoveError(f"illegal action {int(a[g])} ({move}) in env {g}")
         do_reset = self._autoreset if mode is AutoresetMode.NEXT_STEP else self._no_reset
         args = (
-            self.states, a, self._to_index, self._to_action, self._seats, self._last,
-            self._selfplay, self._policy, self._bot_mt, self._bot_pos, do_reset, self._rngs,
-            self._seat_opt, self.variant.num_colors, self.max_turns or 0,
-            self.reward_mode == "margin", self._forfeit_reward, self._layout, self._obs,
-            self._mask, self._rewards, self._term, self._trunc, self._illegal, self._scores,
-            self._player, self._track, self._need, self._feats, self._sample_rng, self._pre,
-            self._pobs, self._pend, self._shown, self._work,
+            self.states,
+            a,
+            self._to_index,
+            self._to_action,
+            self._seats,
+            self._last,
+            self._selfplay,
+            self._policy,
+            self._bot_mt,
+            self._bot_pos,
+            do_reset,
+            self._rngs,
+            self._seat_opt,
+            self.variant.num_colors,
+            self.max_turns or 0,
+            self.reward_mode == "margin",
+            self._forfeit_reward,
+            self._layout,
+            self._obs,
+            self._mask,
+            self._rewards,
+            self._term,
+            self._trunc,
+            self._illegal,
+            self._scores,
+            self._player,
+            self._track,
+            self._need,
+            self._feats,
+            self._sample_rng,
+            self._pre,
+            self._pobs,
+            self._pend,
+            self._shown,
+            self._work,
         )
         if self._parallel:
             V.vec_step_parallel(*args, self._chunks)
@@ -432,11 +469,34 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
     def _reset_rows(self, rows: npt.NDArray[np.int64], seat: int, starter: int) -> None:
         """Deal ``rows`` anew from their generators (``seat``, ``starter`` < 0: drawn)."""
         V.vec_reset_rows(
-            self.states, rows, self._to_action, self._seats, self._last, self._selfplay,
-            self._policy, self._bot_mt, self._bot_pos, self._rngs, seat, starter,
-            self.variant.num_colors, self.max_turns or 0, self._layout, self._obs, self._mask,
-            self._scores, self._player, self._track, self._need, self._feats, self._sample_rng,
-            self._pre, self._pobs, self._pend, self._shown, self._work,
+            self.states,
+            rows,
+            self._to_action,
+            self._seats,
+            self._last,
+            self._selfplay,
+            self._policy,
+            self._bot_mt,
+            self._bot_pos,
+            self._rngs,
+            seat,
+            starter,
+            self.variant.num_colors,
+            self.max_turns or 0,
+            self._layout,
+            self._obs,
+            self._mask,
+            self._scores,
+            self._player,
+            self._track,
+            self._need,
+            self._feats,
+            self._sample_rng,
+            self._pre,
+            self._pobs,
+            self._pend,
+            self._shown,
+            self._work,
         )
         self._net_moves()
 
@@ -447,10 +507,25 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
         rows = np.flatnonzero(self._need).astype(np.int64)
         logits, _ = self._network.forward(self._feats[rows])
         V.vec_net_finish(
-            self.states, rows, np.ascontiguousarray(logits), self._to_action, self._seats,
-            self._last, self.reward_mode == "margin", self._layout, self._obs, self._mask,
-            self._rewards, self._term, self._trunc, self._scores, self._player, self._track,
-            self._sample_rng, self._pre, self._work,
+            self.states,
+            rows,
+            np.ascontiguousarray(logits),
+            self._to_action,
+            self._seats,
+            self._last,
+            self.reward_mode == "margin",
+            self._layout,
+            self._obs,
+            self._mask,
+            self._rewards,
+            self._term,
+            self._trunc,
+            self._scores,
+            self._player,
+            self._track,
+            self._sample_rng,
+            self._pre,
+            self._work,
         )
         self._need[:] = False
 

@@ -271,7 +271,11 @@ class BatchGames:
         call, dealt anew as it ends (the batch's raw speed); returns the rounds finished."""
         self._mask_ok = False
         done: npt.NDArray[np.int64] = self._run(
-            K.batch_play_bench, self.states, self.rngs, turns, self.variant.num_colors,
+            K.batch_play_bench,
+            self.states,
+            self.rngs,
+            turns,
+            self.variant.num_colors,
             self.max_turns or 0,
         )
         return int(done.sum())

@@ -133,10 +133,70 @@ def playable(rank: int, top: int) -> bool:
 _DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
 _DEBRUIJN_INDEX = np.array(
     [
-        0, 1, 48, 2, 57, 49, 28, 3, 61, 58, 50, 42, 38, 29, 17, 4,
-        62, 55, 59, 36, 53, 51, 43, 22, 45, 39, 33, 30, 24, 18, 12, 5,
-        63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32, 23, 11,
-        46, 26, 40, 15, 34, 20, 31, 10, 25, 14, 19, 9, 13, 8, 7, 6,
+        0,
+        1,
+        48,
+        2,
+        57,
+        49,
+        28,
+        3,
+        61,
+        58,
+        50,
+        42,
+        38,
+        29,
+        17,
+        4,
+        62,
+        55,
+        59,
+        36,
+        53,
+        51,
+        43,
+        22,
+        45,
+        39,
+        33,
+        30,
+        24,
+        18,
+        12,
+        5,
+        63,
+        47,
+        56,
+        27,
+        60,
+        41,
+        37,
+        16,
+        54,
+        35,
+        52,
+        21,
+        44,
+        32,
+        23,
+        11,
+        46,
+        26,
+        40,
+        15,
+        34,
+        20,
+        31,
+        10,
+        25,
+        14,
+        19,
+        9,
+        13,
+        8,
+        7,
+        6,
     ],
     np.int64,
 )
@@ -478,7 +538,11 @@ def batch_check(states: np.ndarray, actions: np.ndarray) -> int:
 
 @njit(cache=True)
 def batch_deal_over(
-    states: np.ndarray, rngs: np.ndarray, ncol: int, starter: int, max_turns: int,
+    states: np.ndarray,
+    rngs: np.ndarray,
+    ncol: int,
+    starter: int,
+    max_turns: int,
     dealt: np.ndarray,
 ) -> None:
     """:func:`batch_deal` of the finished games only, serially (few games end per step)."""
@@ -533,7 +597,9 @@ def batch_scores(states: np.ndarray, out: np.ndarray) -> None:
 
 
 @njit(cache=True, parallel=True)
-def batch_policy_actions(states: np.ndarray, rngs: np.ndarray, policy: int, out: np.ndarray) -> None:
+def batch_policy_actions(
+    states: np.ndarray, rngs: np.ndarray, policy: int, out: np.ndarray
+) -> None:
     """An action per running game (-1 for finished ones): policy 0 uniform over the distinct
     legal moves, 1 the benchmark policy, 2 the rollout policy."""
     for g in prange(states.shape[0]):
@@ -570,7 +636,13 @@ def batch_play_bench(
 # -- loading a core round ------------------------------------------------------------------
 @njit(cache=True)
 def decode(
-    cards: bytes, lens: bytes, ncol: int, turn: int, ply: int, over: int, maxt: int,
+    cards: bytes,
+    lens: bytes,
+    ncol: int,
+    turn: int,
+    ply: int,
+    over: int,
+    maxt: int,
     s: np.ndarray,
 ) -> None:
     """Fill ``s`` from a round encoded as card kinds: ``lens`` gives the lengths of the
@@ -635,7 +707,9 @@ def playout_encoded(
 # -- flat Monte Carlo over determinizations (lostcities.fast.search) ------------------------
 # (kept in this file: numba's cache is invalidated by changes to a function's own file only)
 @njit(cache=True)
-def deal_world(s: np.ndarray, template: np.ndarray, opp: int, first: int, cards: np.ndarray) -> None:
+def deal_world(
+    s: np.ndarray, template: np.ndarray, opp: int, first: int, cards: np.ndarray
+) -> None:
     """``s`` = the template with the opponent's hand slots ``first..7`` filled from
     ``cards[:8 - first]`` and the draw pile from the rest, in order (the next card to draw
     is ``cards[-1]``)."""
@@ -650,8 +724,13 @@ def deal_world(s: np.ndarray, template: np.ndarray, opp: int, first: int, cards:
 
 @njit(cache=True)
 def _play_candidates(
-    world: np.ndarray, actions: np.ndarray, me: int, scale: float, t: np.ndarray,
-    value: np.ndarray, margin: np.ndarray,
+    world: np.ndarray,
+    actions: np.ndarray,
+    me: int,
+    scale: float,
+    t: np.ndarray,
+    value: np.ndarray,
+    margin: np.ndarray,
 ) -> None:
     for j in range(actions.shape[0]):
         t[:] = world
@@ -664,8 +743,15 @@ def _play_candidates(
 
 @njit(cache=True)
 def flat_kernel(
-    template: np.ndarray, opp: int, first: int, cards: np.ndarray, actions: np.ndarray,
-    worlds: int, rng: np.ndarray, me: int, scale: float,
+    template: np.ndarray,
+    opp: int,
+    first: int,
+    cards: np.ndarray,
+    actions: np.ndarray,
+    worlds: int,
+    rng: np.ndarray,
+    me: int,
+    scale: float,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Sums over ``worlds`` random deals of the unseen ``cards`` (shuffled in place, so that
     calls in chunks continue one sequence of deals): per candidate action, the rewards
@@ -687,8 +773,15 @@ def flat_kernel(
 
 @njit(cache=True)
 def playouts_after_encoded(
-    cards: bytes, lens: bytes, ncol: int, turn: int, ply: int, over: int, maxt: int,
-    actions: np.ndarray, out: np.ndarray,
+    cards: bytes,
+    lens: bytes,
+    ncol: int,
+    turn: int,
+    ply: int,
+    over: int,
+    maxt: int,
+    actions: np.ndarray,
+    out: np.ndarray,
 ) -> int:
     """For each action: a copy of the decoded round, the action made, then played out with the
     rollout policy; ``out[j]`` = the final scores. Returns the index of the first illegal

@@ -78,8 +78,14 @@ class FlatSearch:
     """
 
     def __init__(
-        self, view: PlayerView, candidates: Sequence[Move], *, scale: float = MARGIN_SCALE,
-        seed: int | None = None, rollout: str = "cheap", rng: random.Random | None = None,
+        self,
+        view: PlayerView,
+        candidates: Sequence[Move],
+        *,
+        scale: float = MARGIN_SCALE,
+        seed: int | None = None,
+        rollout: str = "cheap",
+        rng: random.Random | None = None,
         hands: Sequence[Sequence[Card]] | None = None,
         reward: Callable[[int], float] | None = None,
     ) -> None:
@@ -91,7 +97,9 @@ class FlatSearch:
             raise ValueError(f"flat search: scale must be positive, not {scale!r}")
         if view.over or view.to_move != view.player:
             m = candidates[0]
-            raise IllegalMoveError(f"illegal move: {str(m)!r} (not legal for player {view.player} now)")
+            raise IllegalMoveError(
+                f"illegal move: {str(m)!r} (not legal for player {view.player} now)"
+            )
         self.view = view
         self.candidates = list(candidates)
         self.scale = float(scale)
@@ -110,7 +118,9 @@ class FlatSearch:
         self.actions = np.array([m.index for m in self.candidates], np.int64)
         for m, a in zip(self.candidates, self.actions.tolist(), strict=True):
             if not K.is_legal(self.template, a):  # the viewer's own hand, piles, tops
-                raise IllegalMoveError(f"illegal move: {str(m)!r} (not legal for player {view.player} now)")
+                raise IllegalMoveError(
+                    f"illegal move: {str(m)!r} (not legal for player {view.player} now)"
+                )
         self.rollout = rollout
         if rng is None and rollout == "smart":
             rng = random.Random(seed)
@@ -148,9 +158,21 @@ class FlatSearch:
         if mt is not None and self.hands is not None:
             assert self._py_rng is not None
             flat_hands_kernel(
-                self.template, self.opp, self.first, self.hands, self._rests,
-                self.worlds % len(self.hands), self.actions, worlds, mt.mt, mt.pos, self.me,
-                self.scale, self.rollout == "smart", self.value_sums, self.margin_sums,
+                self.template,
+                self.opp,
+                self.first,
+                self.hands,
+                self._rests,
+                self.worlds % len(self.hands),
+                self.actions,
+                worlds,
+                mt.mt,
+                mt.pos,
+                self.me,
+                self.scale,
+                self.rollout == "smart",
+                self.value_sums,
+                self.margin_sums,
             )
             mt.store(self._py_rng)
             self.worlds += worlds
@@ -158,16 +180,33 @@ class FlatSearch:
         if mt is not None:
             assert self._py_rng is not None
             flat_smart_kernel(
-                self.template, self.opp, self.first, self._unseen_py, self.actions, worlds,
-                mt.mt, mt.pos, self.me, self.scale, self.rollout == "smart", self.value_sums,
+                self.template,
+                self.opp,
+                self.first,
+                self._unseen_py,
+                self.actions,
+                worlds,
+                mt.mt,
+                mt.pos,
+                self.me,
+                self.scale,
+                self.rollout == "smart",
+                self.value_sums,
                 self.margin_sums,
             )
             mt.store(self._py_rng)
             self.worlds += worlds
             return
         v, m = K.flat_kernel(
-            self.template, self.opp, self.first, self.unseen, self.actions, worlds, self.rng,
-            self.me, self.scale,
+            self.template,
+            self.opp,
+            self.first,
+            self.unseen,
+            self.actions,
+            worlds,
+            self.rng,
+            self.me,
+            self.scale,
         )
         self.value_sums += v
         self.margin_sums += m
@@ -193,21 +232,51 @@ class FlatSearch:
             for w in range(worlds):
                 if hands is not None:
                     flat_hands_kernel(
-                        self.template, self.opp, self.first, hands, self._rests,
-                        (self.worlds + w) % len(hands), self.actions, 1, mt.mt, mt.pos, self.me,
-                        self.scale, smart, totals, block[w],
+                        self.template,
+                        self.opp,
+                        self.first,
+                        hands,
+                        self._rests,
+                        (self.worlds + w) % len(hands),
+                        self.actions,
+                        1,
+                        mt.mt,
+                        mt.pos,
+                        self.me,
+                        self.scale,
+                        smart,
+                        totals,
+                        block[w],
                     )
                 else:
                     flat_smart_kernel(
-                        self.template, self.opp, self.first, self._unseen_py, self.actions, 1,
-                        mt.mt, mt.pos, self.me, self.scale, smart, totals, block[w],
+                        self.template,
+                        self.opp,
+                        self.first,
+                        self._unseen_py,
+                        self.actions,
+                        1,
+                        mt.mt,
+                        mt.pos,
+                        self.me,
+                        self.scale,
+                        smart,
+                        totals,
+                        block[w],
                     )
             mt.store(self._py_rng)
         else:
             for w in range(worlds):
                 v, m = K.flat_kernel(
-                    self.template, self.opp, self.first, self.unseen, self.actions, 1, self.rng,
-                    self.me, self.scale,
+                    self.template,
+                    self.opp,
+                    self.first,
+                    self.unseen,
+                    self.actions,
+                    1,
+                    self.rng,
+                    self.me,
+                    self.scale,
                 )
                 block[w] = m
                 if self.reward is None:
@@ -272,8 +341,14 @@ def _hands_and_rests(
 
 
 def flat_values(
-    view: PlayerView, candidates: Sequence[Move], worlds: int, *, seed: int | None = None,
-    scale: float = MARGIN_SCALE, rollout: str = "cheap", rng: random.Random | None = None,
+    view: PlayerView,
+    candidates: Sequence[Move],
+    worlds: int,
+    *,
+    seed: int | None = None,
+    scale: float = MARGIN_SCALE,
+    rollout: str = "cheap",
+    rng: random.Random | None = None,
 ) -> list[float]:
     """The mean reward of each candidate over ``worlds`` sampled deals (module docstring;
     ``rollout`` and ``rng`` as for :class:`FlatSearch`).

@@ -262,7 +262,9 @@ def _keys(seed: int) -> tuple[int, int]:
 
 
 @njit(cache=True, **_NO_RC)
-def mt_seed2(a: np.ndarray, pa: np.ndarray, sa: int, b: np.ndarray, pb: np.ndarray, sb: int) -> None:
+def mt_seed2(
+    a: np.ndarray, pa: np.ndarray, sa: int, b: np.ndarray, pb: np.ndarray, sb: int
+) -> None:
     """:func:`mt_seed` of two generators at once (their dependency chains interleave)."""
     ea, oa = _keys(sa)
     eb, ob = _keys(sb)
@@ -428,9 +430,19 @@ class MersenneState:
 # -- flat Monte Carlo with smart rollouts ----------------------------------------------------
 @njit(cache=True)
 def flat_smart_kernel(
-    template: np.ndarray, opp: int, first: int, unseen: np.ndarray, actions: np.ndarray,
-    worlds: int, mt: np.ndarray, pos: np.ndarray, me: int, scale: float, smart: bool,
-    totals: np.ndarray, margins: np.ndarray,
+    template: np.ndarray,
+    opp: int,
+    first: int,
+    unseen: np.ndarray,
+    actions: np.ndarray,
+    worlds: int,
+    mt: np.ndarray,
+    pos: np.ndarray,
+    me: int,
+    scale: float,
+    smart: bool,
+    totals: np.ndarray,
+    margins: np.ndarray,
 ) -> None:
     """``worlds`` iterations of ``ismcts``'s flat mode: per world, ``cards`` = a copy of
     ``unseen`` shuffled with the Mersenne Twister state (``mt``, ``pos``, advanced), the
@@ -459,8 +471,15 @@ def flat_smart_kernel(
 
 @njit(cache=True)
 def _play_candidates(
-    world: np.ndarray, t: np.ndarray, sc: np.ndarray, actions: np.ndarray, me: int,
-    scale: float, smart: bool, totals: np.ndarray, margins: np.ndarray,
+    world: np.ndarray,
+    t: np.ndarray,
+    sc: np.ndarray,
+    actions: np.ndarray,
+    me: int,
+    scale: float,
+    smart: bool,
+    totals: np.ndarray,
+    margins: np.ndarray,
 ) -> None:
     """Each candidate action in ``world``, played out (``t``, ``sc``: scratch)."""
     for j in range(actions.shape[0]):
@@ -477,9 +496,21 @@ def _play_candidates(
 
 @njit(cache=True)
 def flat_hands_kernel(
-    template: np.ndarray, opp: int, first: int, hands: np.ndarray, rests: np.ndarray,
-    start: int, actions: np.ndarray, worlds: int, mt: np.ndarray, pos: np.ndarray, me: int,
-    scale: float, smart: bool, totals: np.ndarray, margins: np.ndarray,
+    template: np.ndarray,
+    opp: int,
+    first: int,
+    hands: np.ndarray,
+    rests: np.ndarray,
+    start: int,
+    actions: np.ndarray,
+    worlds: int,
+    mt: np.ndarray,
+    pos: np.ndarray,
+    me: int,
+    scale: float,
+    smart: bool,
+    totals: np.ndarray,
+    margins: np.ndarray,
 ) -> None:
     """:func:`flat_smart_kernel` with the opponent's hidden cards given: world ``w`` deals
     ``hands[(start + w) % len(hands)]`` into the opponent's slots ``first..7`` and that
@@ -517,9 +548,23 @@ def _kernels_stamp() -> str:
 
 K.guard_cache(
     (
-        _smart_action, smart_action, _playout, smart_playout, smart_playout_scores, _keys,
-        mt_seed2, mt_seed, _twist_word, _twist_rest, mt_next32, mt_randbelow, mt_untwisted, mt_shuffle,
-        flat_smart_kernel, _play_candidates, flat_hands_kernel,
+        _smart_action,
+        smart_action,
+        _playout,
+        smart_playout,
+        smart_playout_scores,
+        _keys,
+        mt_seed2,
+        mt_seed,
+        _twist_word,
+        _twist_rest,
+        mt_next32,
+        mt_randbelow,
+        mt_untwisted,
+        mt_shuffle,
+        flat_smart_kernel,
+        _play_candidates,
+        flat_hands_kernel,
     ),
     _kernels_stamp(),
     "smart.kernels",

@@ -39,8 +39,7 @@ def action_of(move: Move) -> int:
     """Deprecated (removed in 0.4.0): use :attr:`Move.index <lostcities.Move.index>`, the
     flat action index itself (the fast path's actions are the project's move numbering)."""
     warnings.warn(
-        "lostcities.fast.action_of is deprecated and will be removed in 0.4.0: "
-        "use Move.index",
+        "lostcities.fast.action_of is deprecated and will be removed in 0.4.0: use Move.index",
         DeprecationWarning,
         stacklevel=2,
     )
@@ -54,8 +53,7 @@ def move_of(action: int) -> Move:
     :raises InvalidMoveError: for an index outside ``0 .. 839``.
     """
     warnings.warn(
-        "lostcities.fast.move_of is deprecated and will be removed in 0.4.0: "
-        "use Move.from_index",
+        "lostcities.fast.move_of is deprecated and will be removed in 0.4.0: use Move.from_index",
         DeprecationWarning,
         stacklevel=2,
     )

@@ -101,10 +101,25 @@ writes the opponent's network input and a second call makes the move the policy 
 NET = 3
 
 LAYOUT_FIELDS = (
-    "hand", "own_expedition", "opponent_expedition", "discard_top", "discard_below",
-    "opponent_known", "own_known", "unseen", "last_move_by_me", "last_move_kind",
-    "last_move_card", "last_move_source", "deck_fraction", "own_score", "opponent_score",
-    "on_move", "pending_draw", "capped", "turns_left",
+    "hand",
+    "own_expedition",
+    "opponent_expedition",
+    "discard_top",
+    "discard_below",
+    "opponent_known",
+    "own_known",
+    "unseen",
+    "last_move_by_me",
+    "last_move_kind",
+    "last_move_card",
+    "last_move_source",
+    "deck_fraction",
+    "own_score",
+    "opponent_score",
+    "on_move",
+    "pending_draw",
+    "capped",
+    "turns_left",
 )
 """The observation sections whose start offsets make the ``layout`` array (in this order),
 followed by K (card kinds), the initial draw-pile size and S (draw sources)."""
@@ -124,7 +139,9 @@ saves tens of nanoseconds per view passed to a function)."""
 
 
 # -- prefetching ------------------------------------------------------------------------------
-_PREFETCH = "llvm.prefetch.p0" if llvmlite.binding.llvm_version_info >= (15,) else "llvm.prefetch.p0i8"
+_PREFETCH = (
+    "llvm.prefetch.p0" if llvmlite.binding.llvm_version_info >= (15,) else "llvm.prefetch.p0i8"
+)
 _LINE = 64  # bytes per cache line
 cgutils: Any = _cgutils  # (untyped helpers)
 
@@ -184,7 +201,9 @@ _PCG_MUL_HI = np.uint64(0x2360ED051FC65DA4)
 _PCG_MUL_LO = np.uint64(0x4385DF649FCCF645)
 
 
-def pcg_state(rng: np.random.Generator, out: npt.NDArray[np.uint64] | None = None) -> npt.NDArray[np.uint64]:
+def pcg_state(
+    rng: np.random.Generator, out: npt.NDArray[np.uint64] | None = None
+) -> npt.NDArray[np.uint64]:
     """A NumPy ``Generator`` over ``PCG64``'s state as 6 uint64 (state high, low, increment
     high, low, ``has_uint32``, ``uinteger``), for the kernels; written into ``out`` if given.
 
@@ -195,7 +214,14 @@ def pcg_state(rng: np.random.Generator, out: npt.NDArray[np.uint64] | None = Non
         raise ValueError(f"invalid generator: {st.get('bit_generator')!r} (expected PCG64)")
     r = np.empty(6, np.uint64) if out is None else out
     s, inc = int(st["state"]["state"]), int(st["state"]["inc"])
-    r[:] = [s >> 64, s & (2**64 - 1), inc >> 64, inc & (2**64 - 1), st["has_uint32"], st["uinteger"]]
+    r[:] = [
+        s >> 64,
+        s & (2**64 - 1),
+        inc >> 64,
+        inc & (2**64 - 1),
+        st["has_uint32"],
+        st["uinteger"],
+    ]
     return r
 
 
@@ -250,7 +276,12 @@ def pcg_integers63(r: np.ndarray) -> int:
 # -- deals -------------------------------------------------------------------------------------
 @njit(cache=True, **_NO_RC)
 def _deal_seeded(
-    s: np.ndarray, ncol: int, starter: int, max_turns: int, mt: np.ndarray, pos: np.ndarray,
+    s: np.ndarray,
+    ncol: int,
+    starter: int,
+    max_turns: int,
+    mt: np.ndarray,
+    pos: np.ndarray,
     cards: np.ndarray,
 ) -> None:
     n = 12 * ncol
@@ -276,8 +307,14 @@ def _deal_seeded(
 
 @njit(cache=True, **_NO_RC)
 def deal_cpython(
-    s: np.ndarray, ncol: int, seed: int, starter: int, max_turns: int,
-    mt: np.ndarray, pos: np.ndarray, cards: np.ndarray,
+    s: np.ndarray,
+    ncol: int,
+    seed: int,
+    starter: int,
+    max_turns: int,
+    mt: np.ndarray,
+    pos: np.ndarray,
+    cards: np.ndarray,
 ) -> None:
     """``s`` = ``Round.deal(seed, variant, starter, max_turns=...)``'s position (``mt``,
     ``pos``, ``cards``: scratch of 624, 2 and 72 integers)."""
@@ -288,10 +325,70 @@ def deal_cpython(
 _DEBRUIJN = 0x03F79D71B4CB0A89
 _DEBRUIJN_INDEX = np.array(
     [
-        0, 1, 48, 2, 57, 49, 28, 3, 61, 58, 50, 42, 38, 29, 17, 4,
-        62, 55, 59, 36, 53, 51, 43, 22, 45, 39, 33, 30, 24, 18, 12, 5,
-        63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32, 23, 11,
-        46, 26, 40, 15, 34, 20, 31, 10, 25, 14, 19, 9, 13, 8, 7, 6,
+        0,
+        1,
+        48,
+        2,
+        57,
+        49,
+        28,
+        3,
+        61,
+        58,
+        50,
+        42,
+        38,
+        29,
+        17,
+        4,
+        62,
+        55,
+        59,
+        36,
+        53,
+        51,
+        43,
+        22,
+        45,
+        39,
+        33,
+        30,
+        24,
+        18,
+        12,
+        5,
+        63,
+        47,
+        56,
+        27,
+        60,
+        41,
+        37,
+        16,
+        54,
+        35,
+        52,
+        21,
+        44,
+        32,
+        23,
+        11,
+        46,
+        26,
+        40,
+        15,
+        34,
+        20,
+        31,
+        10,
+        25,
+        14,
+        19,
+        9,
+        13,
+        8,
+        7,
+        6,
     ],
     np.int64,
 )
@@ -402,7 +499,9 @@ def legal_nth(s: np.ndarray, r: int) -> int:
 
 
 @njit(cache=True, inline="always", **_NO_RC)
-def _bot_action(s: np.ndarray, policy: int, mt: np.ndarray, pos: np.ndarray, buf: np.ndarray) -> int:
+def _bot_action(
+    s: np.ndarray, policy: int, mt: np.ndarray, pos: np.ndarray, buf: np.ndarray
+) -> int:
     if policy == 0:
         play, hand, srcs, n = _legal_sets(s)
         return int(_legal_pick(play, hand, srcs, mt_randbelow(mt, pos, n)))
@@ -532,8 +631,16 @@ def _net_choice(s: np.ndarray, logits: np.ndarray, buf: np.ndarray) -> int:
 # -- observations and masks ----------------------------------------------------------------------
 @njit(cache=True, **_NO_RC)
 def _write(
-    s: np.ndarray, me: int, last: int, lay: np.ndarray, to_action: np.ndarray,
-    o: np.ndarray, m: np.ndarray, buf: np.ndarray, scores: np.ndarray, track: np.ndarray,
+    s: np.ndarray,
+    me: int,
+    last: int,
+    lay: np.ndarray,
+    to_action: np.ndarray,
+    o: np.ndarray,
+    m: np.ndarray,
+    buf: np.ndarray,
+    scores: np.ndarray,
+    track: np.ndarray,
 ) -> None:
     """The whole observation ``o`` and action mask ``m`` of player ``me``; ``scores`` =
     (own, opponent); ``track`` = (the kinds whose mask rows are set, the draw sources) for
@@ -607,7 +714,12 @@ def _score(s: np.ndarray, p: int) -> int:
 
 @njit(cache=True, inline="always", **_NO_RC)
 def _scalars(
-    s: np.ndarray, me: int, old: int, last: int, lay: np.ndarray, o: np.ndarray,
+    s: np.ndarray,
+    me: int,
+    old: int,
+    last: int,
+    lay: np.ndarray,
+    o: np.ndarray,
     scores: np.ndarray,
 ) -> None:
     """The last-move and scalar entries (``old``: the last move the row shows, -1 none)."""
@@ -700,8 +812,18 @@ def _obs_kind(s: np.ndarray, me: int, x: int, lay: np.ndarray, o: np.ndarray) ->
 
 @njit(cache=True, inline="always", **_NO_RC)
 def _update(
-    s: np.ndarray, me: int, old: int, last: int, kinds: np.ndarray, nk: int, dirty: int,
-    lay: np.ndarray, o: np.ndarray, m: np.ndarray, scores: np.ndarray, track: np.ndarray,
+    s: np.ndarray,
+    me: int,
+    old: int,
+    last: int,
+    kinds: np.ndarray,
+    nk: int,
+    dirty: int,
+    lay: np.ndarray,
+    o: np.ndarray,
+    m: np.ndarray,
+    scores: np.ndarray,
+    track: np.ndarray,
 ) -> None:
     """Bring a running round's row up to date after moves that touched ``kinds[:nk]`` (and
     ``me``'s playable cards of the colours in ``dirty``, a kind bitset)."""
@@ -767,9 +889,19 @@ _ALL_KINDS = (1 << 60) - 1
 
 @njit(cache=True, **_NO_RC)
 def _write_both(
-    s: np.ndarray, g: int, last: int, lay: np.ndarray, to_action: np.ndarray, obs: np.ndarray,
-    mask: np.ndarray, buf: np.ndarray, scores: np.ndarray, track: np.ndarray,
-    pobs: np.ndarray, pend: np.ndarray, shown: np.ndarray,
+    s: np.ndarray,
+    g: int,
+    last: int,
+    lay: np.ndarray,
+    to_action: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    buf: np.ndarray,
+    scores: np.ndarray,
+    track: np.ndarray,
+    pobs: np.ndarray,
+    pend: np.ndarray,
+    shown: np.ndarray,
 ) -> None:
     """Self-play: both players' rows written whole (``pobs[g]``), the one to move copied to
     the output; nothing pending for either."""
@@ -788,9 +920,22 @@ def _write_both(
 # -- one env ----------------------------------------------------------------------------------------
 @njit(cache=True, **_NO_RC)
 def _reset_one(
-    s: np.ndarray, g: int, selfplay: bool, policy: int, seats: np.ndarray, last: np.ndarray,
-    bot_mt: np.ndarray, bot_pos: np.ndarray, rngs: np.ndarray, seat_opt: int, starter_opt: int,
-    ncol: int, max_turns: int, mt: np.ndarray, pos: np.ndarray, cards: np.ndarray,
+    s: np.ndarray,
+    g: int,
+    selfplay: bool,
+    policy: int,
+    seats: np.ndarray,
+    last: np.ndarray,
+    bot_mt: np.ndarray,
+    bot_pos: np.ndarray,
+    rngs: np.ndarray,
+    seat_opt: int,
+    starter_opt: int,
+    ncol: int,
+    max_turns: int,
+    mt: np.ndarray,
+    pos: np.ndarray,
+    cards: np.ndarray,
     buf: np.ndarray,
 ) -> bool:
     """Deal env ``g`` anew from its generator (as ``LostCitiesEnv.reset`` draws: seat,
@@ -824,7 +969,12 @@ def _reset_one(
 
 @njit(cache=True, inline="always", **_NO_RC)
 def _result(
-    s: np.ndarray, me: int, g: int, margin_reward: bool, rewards: np.ndarray, term: np.ndarray,
+    s: np.ndarray,
+    me: int,
+    g: int,
+    margin_reward: bool,
+    rewards: np.ndarray,
+    term: np.ndarray,
     trunc: np.ndarray,
 ) -> None:
     if s[OVER] == K.OVER_TURN_LIMIT:
@@ -840,14 +990,43 @@ def _result(
 
 @njit(cache=True, **_NO_RC)
 def _step_range(
-    lo: int, hi: int, states: np.ndarray, actions: np.ndarray, to_index: np.ndarray,
-    to_action: np.ndarray, seats: np.ndarray, last: np.ndarray, selfplay: bool, policy: int,
-    bot_mt: np.ndarray, bot_pos: np.ndarray, do_reset: np.ndarray, rngs: np.ndarray,
-    seat_opt: int, ncol: int, max_turns: int, margin_reward: bool, forfeit_reward: float,
-    lay: np.ndarray, obs: np.ndarray, mask: np.ndarray, rewards: np.ndarray, term: np.ndarray,
-    trunc: np.ndarray, illegal: np.ndarray, scores: np.ndarray, player: np.ndarray,
-    track: np.ndarray, need: np.ndarray, feats: np.ndarray, srng: np.ndarray, pre: np.ndarray,
-    pobs: np.ndarray, pend: np.ndarray, shown: np.ndarray, work: np.ndarray,
+    lo: int,
+    hi: int,
+    states: np.ndarray,
+    actions: np.ndarray,
+    to_index: np.ndarray,
+    to_action: np.ndarray,
+    seats: np.ndarray,
+    last: np.ndarray,
+    selfplay: bool,
+    policy: int,
+    bot_mt: np.ndarray,
+    bot_pos: np.ndarray,
+    do_reset: np.ndarray,
+    rngs: np.ndarray,
+    seat_opt: int,
+    ncol: int,
+    max_turns: int,
+    margin_reward: bool,
+    forfeit_reward: float,
+    lay: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    rewards: np.ndarray,
+    term: np.ndarray,
+    trunc: np.ndarray,
+    illegal: np.ndarray,
+    scores: np.ndarray,
+    player: np.ndarray,
+    track: np.ndarray,
+    need: np.ndarray,
+    feats: np.ndarray,
+    srng: np.ndarray,
+    pre: np.ndarray,
+    pobs: np.ndarray,
+    pend: np.ndarray,
+    shown: np.ndarray,
+    work: np.ndarray,
 ) -> None:
     presample = pre.shape[0] == states.shape[0]
     buf = work[:_SCRATCH]
@@ -873,15 +1052,45 @@ def _step_range(
         need[g] = False
         whole = True
         if do_reset[g]:
-            if _reset_one(s, g, selfplay, policy, seats, last, bot_mt, bot_pos, rngs, seat_opt,
-                          -1, ncol, max_turns, mt, pos, cards, buf):
+            if _reset_one(
+                s,
+                g,
+                selfplay,
+                policy,
+                seats,
+                last,
+                bot_mt,
+                bot_pos,
+                rngs,
+                seat_opt,
+                -1,
+                ncol,
+                max_turns,
+                mt,
+                pos,
+                cards,
+                buf,
+            ):
                 need[g] = True
                 net_features(s, 1 - seats[g], feats[g], buf)
                 continue
             if selfplay:
                 player[g] = s[TURN]
-                _write_both(s, g, last[g], lay, to_action, obs, mask, buf, scores[g], track[g],
-                            pobs, pend, shown)
+                _write_both(
+                    s,
+                    g,
+                    last[g],
+                    lay,
+                    to_action,
+                    obs,
+                    mask,
+                    buf,
+                    scores[g],
+                    track[g],
+                    pobs,
+                    pend,
+                    shown,
+                )
                 whole = False
         elif s[OVER] == 0:
             me = s[TURN] if selfplay else seats[g]
@@ -921,8 +1130,20 @@ def _step_range(
                 if s[OVER] != 0:
                     _result(s, me, g, margin_reward, rewards, term, trunc)
                 elif selfplay:
-                    _update(s, other, shown[g, other], a, kinds, nk, dirty, lay, pobs[g, other],
-                            mask[g], scores[g], track[g])
+                    _update(
+                        s,
+                        other,
+                        shown[g, other],
+                        a,
+                        kinds,
+                        nk,
+                        dirty,
+                        lay,
+                        pobs[g, other],
+                        mask[g],
+                        scores[g],
+                        track[g],
+                    )
                     shown[g, other] = a
                     pend[g, other, 8] = 0
                     for j in range(obs.shape[1]):
@@ -930,8 +1151,20 @@ def _step_range(
                     player[g] = other
                     whole = False
                 else:
-                    _update(s, me, old, last[g], kinds, nk, dirty, lay, obs[g], mask[g],
-                            scores[g], track[g])
+                    _update(
+                        s,
+                        me,
+                        old,
+                        last[g],
+                        kinds,
+                        nk,
+                        dirty,
+                        lay,
+                        obs[g],
+                        mask[g],
+                        scores[g],
+                        track[g],
+                    )
                     player[g] = me
                     whole = False
         if whole:
@@ -944,14 +1177,41 @@ def _step_range(
 
 @njit(cache=True, **_NO_RC)
 def vec_step(
-    states: np.ndarray, actions: np.ndarray, to_index: np.ndarray, to_action: np.ndarray,
-    seats: np.ndarray, last: np.ndarray, selfplay: bool, policy: int,
-    bot_mt: np.ndarray, bot_pos: np.ndarray, do_reset: np.ndarray, rngs: np.ndarray,
-    seat_opt: int, ncol: int, max_turns: int, margin_reward: bool, forfeit_reward: float,
-    lay: np.ndarray, obs: np.ndarray, mask: np.ndarray, rewards: np.ndarray, term: np.ndarray,
-    trunc: np.ndarray, illegal: np.ndarray, scores: np.ndarray, player: np.ndarray,
-    track: np.ndarray, need: np.ndarray, feats: np.ndarray, srng: np.ndarray, pre: np.ndarray,
-    pobs: np.ndarray, pend: np.ndarray, shown: np.ndarray, work: np.ndarray,
+    states: np.ndarray,
+    actions: np.ndarray,
+    to_index: np.ndarray,
+    to_action: np.ndarray,
+    seats: np.ndarray,
+    last: np.ndarray,
+    selfplay: bool,
+    policy: int,
+    bot_mt: np.ndarray,
+    bot_pos: np.ndarray,
+    do_reset: np.ndarray,
+    rngs: np.ndarray,
+    seat_opt: int,
+    ncol: int,
+    max_turns: int,
+    margin_reward: bool,
+    forfeit_reward: float,
+    lay: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    rewards: np.ndarray,
+    term: np.ndarray,
+    trunc: np.ndarray,
+    illegal: np.ndarray,
+    scores: np.ndarray,
+    player: np.ndarray,
+    track: np.ndarray,
+    need: np.ndarray,
+    feats: np.ndarray,
+    srng: np.ndarray,
+    pre: np.ndarray,
+    pobs: np.ndarray,
+    pend: np.ndarray,
+    shown: np.ndarray,
+    work: np.ndarray,
 ) -> None:
     """One step of every game, on one thread: games with ``do_reset`` are dealt anew (their
     action ignored: next-step autoreset; ``seat_opt`` < 0 draws the seat), the others make
@@ -962,42 +1222,153 @@ def vec_step(
     gets ``need`` set and its network input in ``feats`` instead (:func:`vec_net_finish`).
     With ``pre`` of one entry per game, ``pre[g]`` = :func:`sample_legal`'s draw for the new
     position (made here, while the game is in cache)."""
-    _step_range(0, states.shape[0], states, actions, to_index, to_action, seats, last,
-                selfplay, policy, bot_mt, bot_pos, do_reset, rngs, seat_opt, ncol, max_turns,
-                margin_reward, forfeit_reward, lay, obs, mask, rewards, term, trunc, illegal,
-                scores, player, track, need, feats, srng, pre, pobs, pend, shown, work)
+    _step_range(
+        0,
+        states.shape[0],
+        states,
+        actions,
+        to_index,
+        to_action,
+        seats,
+        last,
+        selfplay,
+        policy,
+        bot_mt,
+        bot_pos,
+        do_reset,
+        rngs,
+        seat_opt,
+        ncol,
+        max_turns,
+        margin_reward,
+        forfeit_reward,
+        lay,
+        obs,
+        mask,
+        rewards,
+        term,
+        trunc,
+        illegal,
+        scores,
+        player,
+        track,
+        need,
+        feats,
+        srng,
+        pre,
+        pobs,
+        pend,
+        shown,
+        work,
+    )
 
 
 @njit(cache=True, parallel=True)
 def vec_step_parallel(
-    states: np.ndarray, actions: np.ndarray, to_index: np.ndarray, to_action: np.ndarray,
-    seats: np.ndarray, last: np.ndarray, selfplay: bool, policy: int,
-    bot_mt: np.ndarray, bot_pos: np.ndarray, do_reset: np.ndarray, rngs: np.ndarray,
-    seat_opt: int, ncol: int, max_turns: int, margin_reward: bool, forfeit_reward: float,
-    lay: np.ndarray, obs: np.ndarray, mask: np.ndarray, rewards: np.ndarray, term: np.ndarray,
-    trunc: np.ndarray, illegal: np.ndarray, scores: np.ndarray, player: np.ndarray,
-    track: np.ndarray, need: np.ndarray, feats: np.ndarray, srng: np.ndarray, pre: np.ndarray,
-    pobs: np.ndarray, pend: np.ndarray, shown: np.ndarray, work: np.ndarray, chunks: int,
+    states: np.ndarray,
+    actions: np.ndarray,
+    to_index: np.ndarray,
+    to_action: np.ndarray,
+    seats: np.ndarray,
+    last: np.ndarray,
+    selfplay: bool,
+    policy: int,
+    bot_mt: np.ndarray,
+    bot_pos: np.ndarray,
+    do_reset: np.ndarray,
+    rngs: np.ndarray,
+    seat_opt: int,
+    ncol: int,
+    max_turns: int,
+    margin_reward: bool,
+    forfeit_reward: float,
+    lay: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    rewards: np.ndarray,
+    term: np.ndarray,
+    trunc: np.ndarray,
+    illegal: np.ndarray,
+    scores: np.ndarray,
+    player: np.ndarray,
+    track: np.ndarray,
+    need: np.ndarray,
+    feats: np.ndarray,
+    srng: np.ndarray,
+    pre: np.ndarray,
+    pobs: np.ndarray,
+    pend: np.ndarray,
+    shown: np.ndarray,
+    work: np.ndarray,
+    chunks: int,
 ) -> None:
     """:func:`vec_step` over numba's threads, the batch cut into ``chunks`` (``work``:
     unused, each chunk has its own)."""
     n = states.shape[0]
     for ch in prange(chunks):
         mine = np.empty(WORK, np.int64)
-        _step_range(ch * n // chunks, (ch + 1) * n // chunks, states, actions, to_index,
-                    to_action, seats, last, selfplay, policy, bot_mt, bot_pos, do_reset, rngs,
-                    seat_opt, ncol, max_turns, margin_reward, forfeit_reward, lay, obs, mask,
-                    rewards, term, trunc, illegal, scores, player, track, need, feats, srng,
-                    pre, pobs, pend, shown, mine)
+        _step_range(
+            ch * n // chunks,
+            (ch + 1) * n // chunks,
+            states,
+            actions,
+            to_index,
+            to_action,
+            seats,
+            last,
+            selfplay,
+            policy,
+            bot_mt,
+            bot_pos,
+            do_reset,
+            rngs,
+            seat_opt,
+            ncol,
+            max_turns,
+            margin_reward,
+            forfeit_reward,
+            lay,
+            obs,
+            mask,
+            rewards,
+            term,
+            trunc,
+            illegal,
+            scores,
+            player,
+            track,
+            need,
+            feats,
+            srng,
+            pre,
+            pobs,
+            pend,
+            shown,
+            mine,
+        )
 
 
 @njit(cache=True, **_NO_RC)
 def vec_net_finish(
-    states: np.ndarray, rows: np.ndarray, logits: np.ndarray, to_action: np.ndarray,
-    seats: np.ndarray, last: np.ndarray, margin_reward: bool, lay: np.ndarray,
-    obs: np.ndarray, mask: np.ndarray, rewards: np.ndarray, term: np.ndarray,
-    trunc: np.ndarray, scores: np.ndarray, player: np.ndarray, track: np.ndarray,
-    srng: np.ndarray, pre: np.ndarray, work: np.ndarray,
+    states: np.ndarray,
+    rows: np.ndarray,
+    logits: np.ndarray,
+    to_action: np.ndarray,
+    seats: np.ndarray,
+    last: np.ndarray,
+    margin_reward: bool,
+    lay: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    rewards: np.ndarray,
+    term: np.ndarray,
+    trunc: np.ndarray,
+    scores: np.ndarray,
+    player: np.ndarray,
+    track: np.ndarray,
+    srng: np.ndarray,
+    pre: np.ndarray,
+    work: np.ndarray,
 ) -> None:
     """The ``net`` opponent's moves in games ``rows`` (``logits[i]``: its policy over the
     840 moves in game ``rows[i]``), then their results, observations and masks."""
@@ -1019,8 +1390,12 @@ def vec_net_finish(
 
 @njit(cache=True, **_NO_RC)
 def check_actions(
-    states: np.ndarray, actions: np.ndarray, skip: np.ndarray, num_actions: int,
-    to_index: np.ndarray, legal_too: bool,
+    states: np.ndarray,
+    actions: np.ndarray,
+    skip: np.ndarray,
+    num_actions: int,
+    to_index: np.ndarray,
+    legal_too: bool,
 ) -> int:
     """The first game (not in ``skip``, still running) whose action is out of range, or
     illegal when ``legal_too``, as ``g`` (out of range) or ``-2 - g`` (illegal); -1 if none."""
@@ -1037,12 +1412,33 @@ def check_actions(
 
 @njit(cache=True, **_NO_RC)
 def vec_reset_rows(
-    states: np.ndarray, rows: np.ndarray, to_action: np.ndarray, seats: np.ndarray,
-    last: np.ndarray, selfplay: bool, policy: int, bot_mt: np.ndarray, bot_pos: np.ndarray,
-    rngs: np.ndarray, seat_opt: int, starter_opt: int, ncol: int, max_turns: int,
-    lay: np.ndarray, obs: np.ndarray, mask: np.ndarray, scores: np.ndarray,
-    player: np.ndarray, track: np.ndarray, need: np.ndarray, feats: np.ndarray,
-    srng: np.ndarray, pre: np.ndarray, pobs: np.ndarray, pend: np.ndarray, shown: np.ndarray,
+    states: np.ndarray,
+    rows: np.ndarray,
+    to_action: np.ndarray,
+    seats: np.ndarray,
+    last: np.ndarray,
+    selfplay: bool,
+    policy: int,
+    bot_mt: np.ndarray,
+    bot_pos: np.ndarray,
+    rngs: np.ndarray,
+    seat_opt: int,
+    starter_opt: int,
+    ncol: int,
+    max_turns: int,
+    lay: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    scores: np.ndarray,
+    player: np.ndarray,
+    track: np.ndarray,
+    need: np.ndarray,
+    feats: np.ndarray,
+    srng: np.ndarray,
+    pre: np.ndarray,
+    pobs: np.ndarray,
+    pend: np.ndarray,
+    shown: np.ndarray,
     work: np.ndarray,
 ) -> None:
     """Deal the games ``rows`` anew (serially; ``seat_opt``, ``starter_opt`` < 0: drawn)
@@ -1055,16 +1451,46 @@ def vec_reset_rows(
     for i in range(rows.shape[0]):
         g = rows[i]
         s = states[g]
-        if _reset_one(s, g, selfplay, policy, seats, last, bot_mt, bot_pos, rngs, seat_opt,
-                      starter_opt, ncol, max_turns, mt, pos, cards, buf):
+        if _reset_one(
+            s,
+            g,
+            selfplay,
+            policy,
+            seats,
+            last,
+            bot_mt,
+            bot_pos,
+            rngs,
+            seat_opt,
+            starter_opt,
+            ncol,
+            max_turns,
+            mt,
+            pos,
+            cards,
+            buf,
+        ):
             need[g] = True
             net_features(s, 1 - seats[g], feats[g], buf)
             continue
         p = s[TURN] if selfplay else seats[g]
         player[g] = p
         if selfplay:
-            _write_both(s, g, last[g], lay, to_action, obs, mask, buf, scores[g], track[g],
-                        pobs, pend, shown)
+            _write_both(
+                s,
+                g,
+                last[g],
+                lay,
+                to_action,
+                obs,
+                mask,
+                buf,
+                scores[g],
+                track[g],
+                pobs,
+                pend,
+                shown,
+            )
         else:
             _write(s, p, last[g], lay, to_action, obs[g], mask[g], buf, scores[g], track[g])
         if pre.shape[0] == states.shape[0]:
@@ -1091,7 +1517,9 @@ def _sample_one(s: np.ndarray, to_action: np.ndarray, rng: np.ndarray) -> int:
 
 
 @njit(cache=True, **_NO_RC)
-def sample_legal(states: np.ndarray, to_action: np.ndarray, rngs: np.ndarray, out: np.ndarray) -> None:
+def sample_legal(
+    states: np.ndarray, to_action: np.ndarray, rngs: np.ndarray, out: np.ndarray
+) -> None:
     """``out[g]`` = a uniformly random legal action (an env action number, through
     ``to_action``) of the player to move in game ``g`` (0 when it is over), drawn from the
     game's xorshift128+ stream ``rngs[g]`` (two uint64, not both zero)."""
@@ -1112,10 +1540,33 @@ def _stamp() -> str:
 
 
 K.guard_cache(
-    (_pcg_next64, pcg_integers2, pcg_integers63, _prefetch_row,
-     _deal_seeded, deal_cpython, legal_count, legal_nth, _bot_action, net_features, _net_choice, _write, _scalars,
-     _update, _score, _write_both, _reset_one, _step_range, vec_step, vec_step_parallel, vec_net_finish,
-     check_actions, vec_reset_rows, _sample_one, sample_legal),
+    (
+        _pcg_next64,
+        pcg_integers2,
+        pcg_integers63,
+        _prefetch_row,
+        _deal_seeded,
+        deal_cpython,
+        legal_count,
+        legal_nth,
+        _bot_action,
+        net_features,
+        _net_choice,
+        _write,
+        _scalars,
+        _update,
+        _score,
+        _write_both,
+        _reset_one,
+        _step_range,
+        vec_step,
+        vec_step_parallel,
+        vec_net_finish,
+        check_actions,
+        vec_reset_rows,
+        _sample_one,
+        sample_legal,
+    ),
     _stamp(),
     "vector.kernels",
 )

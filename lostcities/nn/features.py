@@ -54,7 +54,9 @@ NUM_FEATURES = 9 * _KINDS + _COLOURS * _PER_COLOUR + _GLOBAL
 _RANK = [0 if k % 10 == 0 else k % 10 + 1 for k in range(_KINDS)]
 
 
-def features(view: PlayerView, out: npt.NDArray[np.float64] | None = None) -> npt.NDArray[np.float64]:
+def features(
+    view: PlayerView, out: npt.NDArray[np.float64] | None = None
+) -> npt.NDArray[np.float64]:
     """The input vector of ``view`` (for the viewer, who is normally to move); written
     into ``out`` when given (a row of a batch)."""
     x = np.zeros(NUM_FEATURES, np.float64) if out is None else out

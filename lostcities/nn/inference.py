@@ -58,8 +58,11 @@ class _Step:
     __slots__ = ("bias", "drawn", "head", "kinds", "known", "move", "played", "table")
 
     def __init__(
-        self, net: Network, head: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]],
-        view: PlayerView, move: Move,
+        self,
+        net: Network,
+        head: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]],
+        view: PlayerView,
+        move: Move,
     ) -> None:
         w1, b1 = net.trunk[0]
         f0, cols = hand_affine(view)
@@ -104,14 +107,20 @@ class HandInference:
         """The opponent's last decisions, newest first."""
         opp = view.player ^ 1
         history = view.history
-        ts = [t for t in range(len(history) - 1, -1, -1) if view.to_move ^ ((len(history) - t) & 1) == opp]
+        ts = [
+            t
+            for t in range(len(history) - 1, -1, -1)
+            if view.to_move ^ ((len(history) - t) & 1) == opp
+        ]
         ts = ts[: self.steps]
         if not ts:
             return []
         earlier: list[PlayerView] | None = None
         # the steps prepared for this round so far, kept while the history grows
         n = len(self._history)
-        if not (n <= len(history) and history[:n] == self._history and view.variant is self._variant):
+        if not (
+            n <= len(history) and history[:n] == self._history and view.variant is self._variant
+        ):
             self._cache = {}
         self._history = history
         self._variant = view.variant

@@ -78,7 +78,9 @@ class Network:
         n_in = NUM_FEATURES
         for w, b in self.trunk:
             if w.shape[1] != n_in or b.shape != (w.shape[0],):
-                raise InvalidWeightsError(f"invalid weights: a layer of shape {w.shape} after {n_in} inputs")
+                raise InvalidWeightsError(
+                    f"invalid weights: a layer of shape {w.shape} after {n_in} inputs"
+                )
             n_in = w.shape[0]
         if self.policy_head[0].shape != (NUM_MOVES, n_in) or self.value_head[0].shape != (1, n_in):
             raise InvalidWeightsError("invalid weights: the heads do not fit the trunk")
@@ -111,7 +113,9 @@ class Network:
         try:
             loaded = np.load(path, allow_pickle=False)
         except OSError as e:
-            raise InvalidWeightsError(f"invalid weights file {str(path)!r}: {e.strerror or e}") from None
+            raise InvalidWeightsError(
+                f"invalid weights file {str(path)!r}: {e.strerror or e}"
+            ) from None
         except (ValueError, EOFError, zipfile.BadZipFile):  # NumPy's advice is allow_pickle=True
             raise InvalidWeightsError(not_weights) from None
         if not isinstance(loaded, np.lib.npyio.NpzFile):  # a lone .npy array
@@ -119,7 +123,12 @@ class Network:
         try:
             with loaded as z:
                 arrays = {k: z[k] for k in z.files}
-        except (OSError, ValueError, EOFError, zipfile.BadZipFile):  # an object array, a broken member
+        except (
+            OSError,
+            ValueError,
+            EOFError,
+            zipfile.BadZipFile,
+        ):  # an object array, a broken member
             raise InvalidWeightsError(not_weights) from None
         try:
             meta = json.loads(str(arrays.pop("meta"))) if "meta" in arrays else {}

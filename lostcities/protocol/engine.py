@@ -123,7 +123,9 @@ def run_engine(
                     try:
                         move = player.choose(view, ms / 1000)
                     except Exception as e:  # the player's failure: said, and the engine goes on
-                        raise _PlayerFailed(f"no move: the bot failed ({type(e).__name__}: {e})") from None
+                        raise _PlayerFailed(
+                            f"no move: the bot failed ({type(e).__name__}: {e})"
+                        ) from None
                     say(move_line(move))
                 elif cmd == "quit":
                     break

@@ -230,7 +230,9 @@ class SubprocessTransport(Transport):
             await asyncio.sleep(0)
 
 
-def _abandon_start(future: concurrent.futures.Future[BotProtocol], loop: asyncio.AbstractEventLoop) -> None:
+def _abandon_start(
+    future: concurrent.futures.Future[BotProtocol], loop: asyncio.AbstractEventLoop
+) -> None:
     """Stop a bot program's start that its caller no longer waits for: cancel it and let it
     finish on the loop (asyncio closes a half-made subprocess itself), or close the bot it
     made, so no task or pipe is left for the garbage collector after the loop is gone."""
@@ -721,5 +723,3 @@ def _finalize(loop: asyncio.AbstractEventLoop, thread: threading.Thread, pid: in
     if pid is not None:
         _kill_group(pid)
     _stop_loop(loop, thread)
-
-

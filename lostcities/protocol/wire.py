@@ -84,7 +84,9 @@ POSITION_KEYWORDS = frozenset(
 )
 """The first words of the position lines (``goal`` and ``tally`` only in the achievements
 variant, ``match`` only in a round of a match)."""
-COMMANDS = frozenset({"lcp", "isready", "newgame", "seed", "go", "moved", "quit"}) | POSITION_KEYWORDS
+COMMANDS = (
+    frozenset({"lcp", "isready", "newgame", "seed", "go", "moved", "quit"}) | POSITION_KEYWORDS
+)
 """The first words of the referee's commands (a bot ignores any other)."""
 ANSWERS = frozenset({"id", "lcpok", "readyok", "move", "info"})
 """The first words of a bot's answers (the referee warns about any other)."""
@@ -360,7 +362,9 @@ def _check_cards(f: Mapping[str, Any], var: Variant, me: int) -> None:
     hand: tuple[Card, ...] = f["hand"]
     if len(hand) != var.hand_size:
         n = len(hand)
-        raise PositionError(f"bad hand line: {n} card{'s' if n != 1 else ''}, a hand has {var.hand_size} at your turn")
+        raise PositionError(
+            f"bad hand line: {n} card{'s' if n != 1 else ''}, a hand has {var.hand_size} at your turn"
+        )
     if f["deck"] < 1:
         raise PositionError("bad deck line: 0 cards: the round is over, no move to make")
     lines = {"hand": hand, "discards": f["discards"]}
@@ -496,8 +500,14 @@ class PositionReader:
         if self.variant is None:
             raise PositionError("no newgame before go")
         f = self._fields
-        need = {"ply": "ply", "deck": "deck", "hand": "hand", "expeditions0": "expeditions 0",
-                "expeditions1": "expeditions 1", "discards": "discards"}
+        need = {
+            "ply": "ply",
+            "deck": "deck",
+            "hand": "hand",
+            "expeditions0": "expeditions 0",
+            "expeditions1": "expeditions 1",
+            "discards": "discards",
+        }
         missing = [line for k, line in need.items() if k not in f]
         if missing:
             s = "s" if len(missing) > 1 else ""

@@ -29,16 +29,46 @@ OPTIONS: list[tuple[str, str, str, str]] = [
     ("--worlds", "worlds", "int>=1", "the teacher's sampled deals per move (64)"),
     ("--seed", "seed", "int", "seed of the whole run (0)"),
     ("--variant", "variants", "variant", "classic, long or both: self-play alternates (both)"),
-    ("--gate-deals", "gate_deals", "int>=0", "gate match deals per variant, each played twice; 0: no gate (200)"),
-    ("--reference-deals", "reference_deals", "int>=0", "deals per variant of the match against heuristic (200)"),
+    (
+        "--gate-deals",
+        "gate_deals",
+        "int>=0",
+        "gate match deals per variant, each played twice; 0: no gate (200)",
+    ),
+    (
+        "--reference-deals",
+        "reference_deals",
+        "int>=0",
+        "deals per variant of the match against heuristic (200)",
+    ),
     ("--window", "window", "int>=1", "train on the last K iterations' data (12)"),
-    ("--teacher", "teacher", "teacher", "heuristic, guided (the champion's and the heuristic's top moves) or flat (heuristic)"),
-    ("--heuristic-k", "heuristic_k", "int>=0", "card actions taken from the heuristic's ranking (3)"),
+    (
+        "--teacher",
+        "teacher",
+        "teacher",
+        "heuristic, guided (the champion's and the heuristic's top moves) or flat (heuristic)",
+    ),
+    (
+        "--heuristic-k",
+        "heuristic_k",
+        "int>=0",
+        "card actions taken from the heuristic's ranking (3)",
+    ),
     ("--top-k", "top_k", "int>=1", "the guided teacher's moves by prior (4)"),
     ("--guided-worlds", "guided_worlds", "int>=1", "the guided teacher's deals per move (128)"),
     ("--rollout", "rollout", "rollout", "the teacher's rollout policy: smart or cheap (smart)"),
-    ("--temperature", "temperature", "float>0", "T of the policy target softmax(values / T) (0.05)"),
-    ("--sample-plies", "sample_plies", "int>=0", "opening plies whose move is sampled from the target (8)"),
+    (
+        "--temperature",
+        "temperature",
+        "float>0",
+        "T of the policy target softmax(values / T) (0.05)",
+    ),
+    (
+        "--sample-plies",
+        "sample_plies",
+        "int>=0",
+        "opening plies whose move is sampled from the target (8)",
+    ),
     ("--shard-rounds", "shard_rounds", "int>=1", "self-play rounds per data shard (8)"),
     ("--hidden", "hidden", "sizes", "hidden layer sizes (256,256)"),
     ("--epochs", "epochs", "int>=1", "training epochs per iteration (12)"),
@@ -55,19 +85,29 @@ OPTIONS: list[tuple[str, str, str, str]] = [
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options of ``lostcities train`` (all read as text; :func:`cli_main` checks them)."""
     p.add_argument("--out", metavar="RUNDIR", default=None, help="the run directory (required)")
-    p.add_argument("--resume", action="store_true", help="continue the run in RUNDIR where it stopped")
-    p.add_argument("--jobs", metavar="J", default=None, help="self-play and match worker processes (all cores)")
     p.add_argument(
-        "--backend", metavar="local|ray", default=None,
+        "--resume", action="store_true", help="continue the run in RUNDIR where it stopped"
+    )
+    p.add_argument(
+        "--jobs", metavar="J", default=None, help="self-play and match worker processes (all cores)"
+    )
+    p.add_argument(
+        "--backend",
+        metavar="local|ray",
+        default=None,
         help="where self-play and the matches run: local worker processes (default) or a Ray cluster",
     )
     p.add_argument(
-        "--address", metavar="ADDR", default=None,
+        "--address",
+        metavar="ADDR",
+        default=None,
         help="with --backend ray: the cluster's host:port or auto (default: a Ray of this machine's cores)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument(
-        "--stop-after", metavar="STAGE", default=None,
+        "--stop-after",
+        metavar="STAGE",
+        default=None,
         help="stop after this stage (selfplay, train, gate or reference) of the next unfinished iteration",
     )
     for flag, _, kind, help_text in OPTIONS:
@@ -118,7 +158,11 @@ def _reader(kind: str, flag: str) -> Callable[[str], Any]:
             if any(s < 1 for s in sizes):
                 raise bad(text, "every size must be at least 1")
             return sizes
-        allowed = {"teacher": ("heuristic", "guided", "flat"), "rollout": ("smart", "cheap"), "device": ("cpu", "cuda")}[kind]
+        allowed = {
+            "teacher": ("heuristic", "guided", "flat"),
+            "rollout": ("smart", "cheap"),
+            "device": ("cpu", "cuda"),
+        }[kind]
         if text not in allowed:
             raise bad(text, " or ".join(allowed))
         return text
@@ -130,7 +174,9 @@ def _need(module: str) -> None:
     from lostcities.train.errors import MissingDependencyError
 
     if importlib.util.find_spec(module) is None:
-        raise MissingDependencyError(f"this command needs {module!r}: pip install 'lostcities[train]'")
+        raise MissingDependencyError(
+            f"this command needs {module!r}: pip install 'lostcities[train]'"
+        )
 
 
 def cli_main(args: argparse.Namespace) -> int:
@@ -161,8 +207,14 @@ def cli_main(args: argparse.Namespace) -> int:
     if not args.resume:
         config = RunConfig(**{**_defaults(), **overrides})
     log = run(
-        Path(args.out), config, resume=args.resume, overrides=_as_json(overrides), jobs=jobs,
-        progress=not args.no_progress, stop_after=args.stop_after, backend=backend,
+        Path(args.out),
+        config,
+        resume=args.resume,
+        overrides=_as_json(overrides),
+        jobs=jobs,
+        progress=not args.no_progress,
+        stop_after=args.stop_after,
+        backend=backend,
     )
     out = Path(args.out)
     n = len(log["iterations"])

@@ -143,11 +143,17 @@ class Positions:
         n = len(self)
         if self.x.ndim != 2 or self.x.shape[1] != NUM_FEATURES:
             raise InvalidShardError(f"invalid shard: features of shape {self.x.shape}")
-        if self.offsets.shape != (n + 1,) or self.offsets[0] != 0 or (np.diff(self.offsets) < 1).any():
+        if (
+            self.offsets.shape != (n + 1,)
+            or self.offsets[0] != 0
+            or (np.diff(self.offsets) < 1).any()
+        ):
             raise InvalidShardError("invalid shard: bad offsets")
         e = int(self.offsets[-1])
         if self.legal.shape != (e,) or self.values.shape != (e,):
-            raise InvalidShardError("invalid shard: legal moves and values do not match the offsets")
+            raise InvalidShardError(
+                "invalid shard: legal moves and values do not match the offsets"
+            )
         for name in ("played", "mover", "margin", "round", "ply", "variant"):
             if getattr(self, name).shape != (n,):
                 raise InvalidShardError(f"invalid shard: {name} has the wrong length")
@@ -181,7 +187,9 @@ class Positions:
         return pos, meta
 
 
-def ragged_entries(starts: npt.NDArray[np.int64], lengths: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+def ragged_entries(
+    starts: npt.NDArray[np.int64], lengths: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]:
     """The flat indexes ``starts[i] + 0 .. lengths[i] - 1`` for each ``i``, concatenated.
 
     >>> ragged_entries(np.array([5, 0]), np.array([2, 3])).tolist()
@@ -229,7 +237,9 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     """A temporary path beside ``path`` (same suffix) to write to; on success it replaces
     ``path`` (with the usual permissions), on failure it is removed."""
     path = Path(path)
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=f".tmp{path.suffix}")
+    fd, name = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.stem}.", suffix=f".tmp{path.suffix}"
+    )
     os.close(fd)
     tmp = Path(name)
     try:

@@ -63,7 +63,17 @@ from lostcities.train.selfplay import (
 )
 from lostcities.train.trainer import TrainConfig, fit
 
-__all__ = ["REFERENCE", "RESUMABLE", "RunConfig", "gate_rule", "machine", "net_spec", "plot_strength", "prepare", "run"]
+__all__ = [
+    "REFERENCE",
+    "RESUMABLE",
+    "RunConfig",
+    "gate_rule",
+    "machine",
+    "net_spec",
+    "plot_strength",
+    "prepare",
+    "run",
+]
 
 REFERENCE = "heuristic"
 """The fixed opponent of the strength curve (and the first champion)."""
@@ -137,10 +147,14 @@ class RunConfig:
     def __post_init__(self) -> None:
         for name in ("iterations", "rounds", "window"):
             if getattr(self, name) < 1:
-                raise TrainOptionError(f"invalid {name}: {getattr(self, name)!r} (must be at least 1)")
+                raise TrainOptionError(
+                    f"invalid {name}: {getattr(self, name)!r} (must be at least 1)"
+                )
         for name in ("gate_deals", "reference_deals"):
             if getattr(self, name) < 0:
-                raise TrainOptionError(f"invalid {name.replace('_', ' ')}: {getattr(self, name)!r} (must not be negative)")
+                raise TrainOptionError(
+                    f"invalid {name.replace('_', ' ')}: {getattr(self, name)!r} (must not be negative)"
+                )
         if self.teacher not in TEACHERS:
             raise TrainOptionError(f"invalid teacher: {self.teacher!r} ({', '.join(TEACHERS)})")
         self.selfplay()
@@ -155,9 +169,15 @@ class RunConfig:
     def train(self) -> TrainConfig:
         """The training options."""
         return TrainConfig(
-            hidden=self.hidden, epochs=self.epochs, batch_size=self.batch_size, lr=self.lr,
-            weight_decay=self.weight_decay, value_weight=self.value_weight,
-            holdout=self.holdout, temperature=self.temperature, device=self.device,
+            hidden=self.hidden,
+            epochs=self.epochs,
+            batch_size=self.batch_size,
+            lr=self.lr,
+            weight_decay=self.weight_decay,
+            value_weight=self.value_weight,
+            holdout=self.holdout,
+            temperature=self.temperature,
+            device=self.device,
             threads=self.threads,
         )
 
@@ -235,7 +255,9 @@ def _copy_atomic(src: Path, dst: Path) -> None:
         shutil.copyfile(src, tmp)
 
 
-def prepare(out: Path, config: RunConfig | None, overrides: dict[str, Any], resume: bool) -> RunConfig:
+def prepare(
+    out: Path, config: RunConfig | None, overrides: dict[str, Any], resume: bool
+) -> RunConfig:
     """Create or reopen the run directory and settle the run's options: a new run takes
     ``config``; a resumed one its stored options, with ``overrides`` (options the user
     gave) allowed only for :data:`RESUMABLE` ones or when equal.
@@ -243,7 +265,9 @@ def prepare(out: Path, config: RunConfig | None, overrides: dict[str, Any], resu
     :raises RunDirectoryError: as its docs say.
     """
     if "," in str(out.resolve()):
-        raise RunDirectoryError(f"invalid run directory {str(out)!r}: a comma cannot be in a bot spec's path")
+        raise RunDirectoryError(
+            f"invalid run directory {str(out)!r}: a comma cannot be in a bot spec's path"
+        )
     if out.exists() and not out.is_dir():
         raise RunDirectoryError(f"invalid run directory {str(out)!r}: not a directory")
     cfg_path = out / "config.json"
@@ -331,8 +355,15 @@ def _selfplay(ctx: _Context, t: int, champion: str | None) -> dict[str, Any]:
     start = time.perf_counter()
     with progress_bar(f"iter {t} self-play", ctx.progress) as bar:
         paths = generate(
-            d / "data", teacher, cfg.selfplay(), rounds=cfg.rounds, seed=cfg.seed,
-            iteration=t, jobs=ctx.jobs, progress=bar, backend=ctx.backend,
+            d / "data",
+            teacher,
+            cfg.selfplay(),
+            rounds=cfg.rounds,
+            seed=cfg.seed,
+            iteration=t,
+            jobs=ctx.jobs,
+            progress=bar,
+            backend=ctx.backend,
         )
     positions = 0
     for p in paths:
@@ -409,7 +440,11 @@ def _train(ctx: _Context, t: int) -> dict[str, Any]:
     )
     with atomic_path(cand) as tmp:
         net.save(tmp)
-    stats = {"data_iterations": [iters[0], iters[-1]], **result.summary(), "history": result.history}
+    stats = {
+        "data_iterations": [iters[0], iters[-1]],
+        **result.summary(),
+        "history": result.history,
+    }
     _write_json(path, stats)
     return stats
 
@@ -429,7 +464,13 @@ def _match(
         seed = derive_seed(ctx.config.seed, *seed_parts, variant)
         with _match_bar(f"{label} {variant}", deals, ctx.progress) as bar:
             res = play_match(
-                a, b, deals=deals, seed=seed, jobs=ctx.jobs, variant=variant, progress=bar,
+                a,
+                b,
+                deals=deals,
+                seed=seed,
+                jobs=ctx.jobs,
+                variant=variant,
+                progress=bar,
                 backend=ctx.backend,
             )
         per_variant[variant] = _summary(res)
@@ -474,12 +515,22 @@ def _finite(x: float) -> float | None:
 
 def _summary(res: MatchResult) -> dict[str, Any]:
     d = res.to_dict()
-    keep = ("rounds", "a_win_rate", "a_win_rate_ci95", "mean_margin", "mean_margin_ci95", "elo", "forfeits")
+    keep = (
+        "rounds",
+        "a_win_rate",
+        "a_win_rate_ci95",
+        "mean_margin",
+        "mean_margin_ci95",
+        "elo",
+        "forfeits",
+    )
     return {k: d[k] for k in keep}
 
 
 @contextlib.contextmanager
-def _match_bar(label: str, deals: int, enabled: bool) -> Iterator[Callable[[MatchResult], None] | None]:
+def _match_bar(
+    label: str, deals: int, enabled: bool
+) -> Iterator[Callable[[MatchResult], None] | None]:
     if not enabled:
         yield None
         return
@@ -510,7 +561,11 @@ def _gate(ctx: _Context, t: int, champion: str | None) -> dict[str, Any]:
     cand = net_spec(_iter_dir(ctx.out, t) / "candidate.npz")
     opponent = REFERENCE if champion is None else net_spec(ctx.out / champion)
     if ctx.config.gate_deals == 0:
-        stats = {"opponent": champion or REFERENCE, "accepted": True, "rule": "no gate (--gate-deals 0)"}
+        stats = {
+            "opponent": champion or REFERENCE,
+            "accepted": True,
+            "rule": "no gate (--gate-deals 0)",
+        }
     else:
         res = _match(ctx, f"iter {t} gate", cand, opponent, ctx.config.gate_deals, ("gate", t))
         stats = {
@@ -531,7 +586,9 @@ def _reference(ctx: _Context, t: int) -> dict[str, Any] | None:
         stats: dict[str, Any] = _read_json(path)
         return stats
     cand = net_spec(_iter_dir(ctx.out, t) / "candidate.npz")
-    stats = _match(ctx, f"iter {t} vs {REFERENCE}", cand, REFERENCE, ctx.config.reference_deals, ("reference",))
+    stats = _match(
+        ctx, f"iter {t} vs {REFERENCE}", cand, REFERENCE, ctx.config.reference_deals, ("reference",)
+    )
     _write_json(path, stats)
     return stats
 
@@ -643,13 +700,20 @@ def _brief(match: dict[str, Any]) -> dict[str, Any]:
 def _echo_iteration(ctx: _Context, r: dict[str, Any]) -> None:
     g = r["gate"]
     gate = (
-        "kept (no gate)" if "win_rate" not in g
+        "kept (no gate)"
+        if "win_rate" not in g
         else f"{g['win_rate']:.1%} ± {g['win_rate_se']:.1%} (1 s.e.) vs {g['opponent']}: "
         + ("kept" if g["accepted"] else "rejected")
     )
     ref = r["reference"]
-    vs = "" if ref is None else f"; vs {REFERENCE} {ref['win_rate']:.1%} [{ref['win_rate_ci95'][0]:.1%}, {ref['win_rate_ci95'][1]:.1%}], {ref['margin']:+.1f} points/round"
-    ctx.echo(f"iteration {r['iteration']}: {r['positions']:,} positions; gate {gate}{vs}; {r['seconds']['total']:.0f} s")
+    vs = (
+        ""
+        if ref is None
+        else f"; vs {REFERENCE} {ref['win_rate']:.1%} [{ref['win_rate_ci95'][0]:.1%}, {ref['win_rate_ci95'][1]:.1%}], {ref['margin']:+.1f} points/round"
+    )
+    ctx.echo(
+        f"iteration {r['iteration']}: {r['positions']:,} positions; gate {gate}{vs}; {r['seconds']['total']:.0f} s"
+    )
 
 
 def _log(ctx: _Context) -> dict[str, Any]:
@@ -689,15 +753,33 @@ def plot_strength(records: list[dict[str, Any]], path: Path) -> None:
     kept = [bool(r["gate"]["accepted"]) for r in rows]
     fig, ax = plt.subplots(figsize=(7, 4))
     ax.axhline(50, color="0.6", lw=1, ls="--")
-    yerr = np.array([[r - a for r, a in zip(rate, lo, strict=True)], [b - r for r, b in zip(rate, hi, strict=True)]])
+    yerr = np.array(
+        [
+            [r - a for r, a in zip(rate, lo, strict=True)],
+            [b - r for r, b in zip(rate, hi, strict=True)],
+        ]
+    )
     ax.errorbar(its, rate, yerr=yerr, fmt="-", color="tab:blue", lw=1, capsize=3, zorder=1)
-    ax.scatter([i for i, k in zip(its, kept, strict=True) if k], [r for r, k in zip(rate, kept, strict=True) if k],
-               color="tab:blue", zorder=2, label="kept (champion)")
-    ax.scatter([i for i, k in zip(its, kept, strict=True) if not k], [r for r, k in zip(rate, kept, strict=True) if not k],
-               facecolor="white", edgecolor="tab:blue", zorder=2, label="rejected by the gate")
+    ax.scatter(
+        [i for i, k in zip(its, kept, strict=True) if k],
+        [r for r, k in zip(rate, kept, strict=True) if k],
+        color="tab:blue",
+        zorder=2,
+        label="kept (champion)",
+    )
+    ax.scatter(
+        [i for i, k in zip(its, kept, strict=True) if not k],
+        [r for r, k in zip(rate, kept, strict=True) if not k],
+        facecolor="white",
+        edgecolor="tab:blue",
+        zorder=2,
+        label="rejected by the gate",
+    )
     ax.set_xlabel("iteration")
     ax.set_ylabel(f"% of rounds won vs {REFERENCE}")
-    ax.set_title(f"lostcities train: strength per iteration (95% CI, {rows[-1]['reference']['rounds']} rounds each)")
+    ax.set_title(
+        f"lostcities train: strength per iteration (95% CI, {rows[-1]['reference']['rounds']} rounds each)"
+    )
     ax.set_xticks(its)
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
@@ -706,4 +788,3 @@ def plot_strength(records: list[dict[str, Any]], path: Path) -> None:
             fig.savefig(tmp, format=path.suffix.lstrip(".") or "svg")
     finally:
         plt.close(fig)
-

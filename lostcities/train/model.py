@@ -68,7 +68,9 @@ class TorchNetwork(nn.Module):
     def to_network(self, meta: dict[str, Any] | None = None) -> Network:
         """The NumPy network with these weights (as float64), ``meta`` added to its own."""
         arrays = {k: v.detach().cpu().double().numpy().copy() for k, v in self.state_dict().items()}
-        trunk = [(arrays[f"trunk.{i}.weight"], arrays[f"trunk.{i}.bias"]) for i in range(len(self.trunk))]
+        trunk = [
+            (arrays[f"trunk.{i}.weight"], arrays[f"trunk.{i}.bias"]) for i in range(len(self.trunk))
+        ]
         info: dict[str, Any] = {"features": FEATURES_VERSION, "hidden": list(self.hidden)}
         info.update(meta or {})
         return Network(

@@ -129,7 +129,15 @@ class HeuristicTeacher:
 
     def search(self, view: PlayerView, legal: Sequence[Move], seed: int) -> list[float | None]:
         """The chosen moves' mean rewards, ``None`` for the others."""
-        return _search_some(view, legal, _heuristic_picks(view, self.top_k), self.worlds, seed, self.rollout, self.scale)
+        return _search_some(
+            view,
+            legal,
+            _heuristic_picks(view, self.top_k),
+            self.worlds,
+            seed,
+            self.rollout,
+            self.scale,
+        )
 
 
 @dataclass(frozen=True)
@@ -156,7 +164,9 @@ class GuidedTeacher:
         if self.top_k < 1:
             raise TrainOptionError(f"invalid top k: {self.top_k!r} (must be at least 1)")
         if self.heuristic_k < 0:
-            raise TrainOptionError(f"invalid heuristic top k: {self.heuristic_k!r} (must not be negative)")
+            raise TrainOptionError(
+                f"invalid heuristic top k: {self.heuristic_k!r} (must not be negative)"
+            )
 
     def search(self, view: PlayerView, legal: Sequence[Move], seed: int) -> list[float | None]:
         """The chosen moves' mean rewards, ``None`` for the others."""
@@ -180,8 +190,13 @@ def _heuristic() -> HeuristicBot:
 
 
 def _search_some(
-    view: PlayerView, legal: Sequence[Move], picks: Sequence[int], worlds: int, seed: int,
-    rollout: str, scale: float,
+    view: PlayerView,
+    legal: Sequence[Move],
+    picks: Sequence[int],
+    worlds: int,
+    seed: int,
+    rollout: str,
+    scale: float,
 ) -> list[float | None]:
     """Search the legal moves ``picks`` (indexes) and the draw-pile variant of each, in
     the order of ``legal``; ``None`` for the rest."""
@@ -213,7 +228,9 @@ def _network(path: str) -> Network:
     return Network.load(path)
 
 
-def _flat(view: PlayerView, moves: Sequence[Move], worlds: int, seed: int, rollout: str, scale: float) -> list[float]:
+def _flat(
+    view: PlayerView, moves: Sequence[Move], worlds: int, seed: int, rollout: str, scale: float
+) -> list[float]:
     from lostcities.fast.search import FlatSearch
 
     search = FlatSearch(view, moves, rollout=rollout, seed=seed, scale=scale)
@@ -238,11 +255,17 @@ class SelfPlayConfig:
         if not self.temperature > 0 or not math.isfinite(self.temperature):
             raise TrainOptionError(f"invalid temperature: {self.temperature!r} (must be positive)")
         if self.sample_plies < 0:
-            raise TrainOptionError(f"invalid sample plies: {self.sample_plies!r} (must not be negative)")
+            raise TrainOptionError(
+                f"invalid sample plies: {self.sample_plies!r} (must not be negative)"
+            )
         if not self.variants or any(v not in VARIANTS for v in self.variants):
-            raise TrainOptionError(f"invalid variants: {list(self.variants)!r} (classic and/or long)")
+            raise TrainOptionError(
+                f"invalid variants: {list(self.variants)!r} (classic and/or long)"
+            )
         if self.shard_rounds < 1:
-            raise TrainOptionError(f"invalid shard rounds: {self.shard_rounds!r} (must be at least 1)")
+            raise TrainOptionError(
+                f"invalid shard rounds: {self.shard_rounds!r} (must be at least 1)"
+            )
 
 
 def round_seed(seed: int, iteration: int, index: int) -> int:
@@ -254,7 +277,9 @@ def deal_round(config: SelfPlayConfig, seed: int, iteration: int, index: int) ->
     """The deal of self-play round ``index`` of ``iteration`` (its variant, deck and starter)."""
     rs = round_seed(seed, iteration, index)
     variant = config.variants[index % len(config.variants)]
-    return Round.deal(derive_seed(rs, "deal"), variant, derive_seed(rs, "starter") & 1, max_turns=MAX_PLIES)
+    return Round.deal(
+        derive_seed(rs, "deal"), variant, derive_seed(rs, "starter") & 1, max_turns=MAX_PLIES
+    )
 
 
 def _softmax(v: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
@@ -349,13 +374,21 @@ def selfplay_round(work: tuple[Teacher, SelfPlayConfig, int, int], index: int) -
 
 
 def _rounds(
-    teacher: Teacher, config: SelfPlayConfig, seed: int, iteration: int, todo: list[int],
-    jobs: int | None, backend: Backend = LOCAL,
+    teacher: Teacher,
+    config: SelfPlayConfig,
+    seed: int,
+    iteration: int,
+    todo: list[int],
+    jobs: int | None,
+    backend: Backend = LOCAL,
 ) -> Generator[Positions, None, None]:
     """Each round of ``todo``'s positions, in order."""
     if backend.kind == "ray":
         yield from ray_ordered(
-            selfplay_round, (teacher, config, seed, iteration), todo, jobs=jobs,
+            selfplay_round,
+            (teacher, config, seed, iteration),
+            todo,
+            jobs=jobs,
             describe=lambda i: f"self-play round {i}",
         )
         return
@@ -367,7 +400,11 @@ def _rounds(
     one_core_per_bot()
     ctx = multiprocessing.get_context("spawn")
     with workers_without_ctrl_c():
-        pool = ctx.Pool(min(jobs, len(todo)), initializer=_worker_init, initargs=(teacher, config, seed, iteration))
+        pool = ctx.Pool(
+            min(jobs, len(todo)),
+            initializer=_worker_init,
+            initargs=(teacher, config, seed, iteration),
+        )
     finished = False
     try:
         yield from pool.imap(_worker_round, todo)
@@ -459,7 +496,11 @@ def _is_shard_of(path: Path, rounds: list[int], seed: int, iteration: int) -> bo
             meta = json.loads(str(z["meta"]))
     except (OSError, ValueError, KeyError):
         return False
-    return bool(meta.get("rounds") == rounds and meta.get("seed") == seed and meta.get("iteration") == iteration)
+    return bool(
+        meta.get("rounds") == rounds
+        and meta.get("seed") == seed
+        and meta.get("iteration") == iteration
+    )
 
 
 def _describe(teacher: Teacher) -> dict[str, Any]:

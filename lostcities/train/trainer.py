@@ -58,7 +58,9 @@ class TrainConfig:
             raise TrainOptionError(f"invalid hidden sizes: {list(self.hidden)!r}")
         for name in ("epochs", "batch_size", "threads"):
             if getattr(self, name) < 1:
-                raise TrainOptionError(f"invalid {name.replace('_', ' ')}: {getattr(self, name)!r} (must be at least 1)")
+                raise TrainOptionError(
+                    f"invalid {name.replace('_', ' ')}: {getattr(self, name)!r} (must be at least 1)"
+                )
         for name in ("lr", "temperature"):
             v = getattr(self, name)
             if not (v > 0 and math.isfinite(v)):
@@ -213,7 +215,9 @@ def fit(
         }
         if len(test_rows):
             figures.update(_evaluate(model, batches, test_rows, config.batch_size))
-            score = figures["holdout_policy_loss"] + config.value_weight * figures["holdout_value_loss"]
+            score = (
+                figures["holdout_policy_loss"] + config.value_weight * figures["holdout_value_loss"]
+            )
         else:
             score = -epoch  # no held-out data: keep the last epoch
         result.history.append({k: round(v, 6) for k, v in figures.items()})

@@ -261,7 +261,9 @@ class StartApp(App[Setup | None]):
     start: StartScreen | None = None
     """The start screen, once shown."""
 
-    def __init__(self, unavailable: Mapping[str, str] | None = None, notes: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, unavailable: Mapping[str, str] | None = None, notes: Mapping[str, str] | None = None
+    ) -> None:
         super().__init__()
         self.unavailable = dict(unavailable or {})
         """The levels that cannot run here, with why (:func:`levels_unavailable`)."""
@@ -342,7 +344,11 @@ def level_notes() -> dict[str, str]:
     if fast_engine_available():
         return {}
     note = "numba is not installed: its search runs in pure Python, far weaker"
-    return {level: note for level, (spec, _) in START_LEVELS.items() if parse_spec(spec)[0] in SEARCH_BOTS}
+    return {
+        level: note
+        for level, (spec, _) in START_LEVELS.items()
+        if parse_spec(spec)[0] in SEARCH_BOTS
+    }
 
 
 def prepare_search(progress: Callable[[str], None] | None = None) -> float:
@@ -391,6 +397,7 @@ def cli_main(args: argparse.Namespace) -> int:
     ``--hotseat`` comes with ``--opponent``, or stdin or stdout is not a terminal; 1 when
     the record could not be saved at the end after all (the line says why).
     """
+
     def refuse(why: object) -> int:
         print(f"lostcities play: error: {why}", file=sys.stderr)
         return 2

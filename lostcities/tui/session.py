@@ -26,7 +26,16 @@ from lostcities.match import Match, check_tie_break
 from lostcities.referee import Referee
 from lostcities.rules import Move, PlayerView, Round, Termination
 
-__all__ = ["BOT_SEAT", "DREW_BLIND", "HUMAN_SEAT", "Session", "UndoError", "UndoRecord", "bot_name", "number_players"]
+__all__ = [
+    "BOT_SEAT",
+    "DREW_BLIND",
+    "HUMAN_SEAT",
+    "Session",
+    "UndoError",
+    "UndoRecord",
+    "bot_name",
+    "number_players",
+]
 
 HUMAN_SEAT = 0
 """The person's seat in a game against a bot."""

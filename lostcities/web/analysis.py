@@ -132,8 +132,11 @@ class Analyst:
             for p in items:
                 reviews.append(await self.bots.run(bot_review, ANALYSIS_BOT, p, ANALYSIS_WORLDS))
                 self.analysis_progress[g.id] = (len(reviews), len(items))
-            data = {"bot": ANALYSIS_BOT, "worlds": ANALYSIS_WORLDS,
-                    **report(reviews, (g.row.name0, g.row.name1))}
+            data = {
+                "bot": ANALYSIS_BOT,
+                "worlds": ANALYSIS_WORLDS,
+                **report(reviews, (g.row.name0, g.row.name1)),
+            }
             await self.store.write(op_save_analysis(g.id, ANALYSIS_BOT, json.dumps(data)))
         finally:
             self.analysis_progress.pop(g.id, None)

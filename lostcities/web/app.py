@@ -36,7 +36,18 @@ from lostcities.web.routers import bots, calculator, comments, games, pages, ws
 from lostcities.web.store import GameStore, normalize_db_url
 from lostcities.web.workers import BotRunner, prepare_search
 
-__all__ = ["CSP", "MAX_BODY", "SECURITY_HEADERS", "WS_TRANSPORT_MAX", "BodyLimit", "HeadAsGet", "SecurityHeaders", "cli_main", "create_app", "serve_app"]
+__all__ = [
+    "CSP",
+    "MAX_BODY",
+    "SECURITY_HEADERS",
+    "WS_TRANSPORT_MAX",
+    "BodyLimit",
+    "HeadAsGet",
+    "SecurityHeaders",
+    "cli_main",
+    "create_app",
+    "serve_app",
+]
 
 log = logging.getLogger("lostcities.web")
 
@@ -103,7 +114,11 @@ class HeadAsGet:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "HEAD" or scope["path"].startswith("/api/"):
+        if (
+            scope["type"] != "http"
+            or scope["method"] != "HEAD"
+            or scope["path"].startswith("/api/")
+        ):
             await self.app(scope, receive, send)
             return
 
@@ -284,7 +299,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return response
 
     for r in (
-        games.router, bots.router, calculator.router, comments.router, ws.router, pages.router
+        games.router,
+        bots.router,
+        calculator.router,
+        comments.router,
+        ws.router,
+        pages.router,
     ):
         app.include_router(r)
     static = Path(__file__).resolve().parent / "static"
@@ -354,7 +374,10 @@ def cli_main(args: argparse.Namespace) -> int:
     shown = f"[{host}]" if ":" in host else host
     db = app.state.store.safe_url
     procs = f"; {workers} processes" if workers > 1 else ""
-    print(f"Lost Cities: http://{shown}:{args.port}/  (database {db}{procs}; Ctrl+C stops)", flush=True)
+    print(
+        f"Lost Cities: http://{shown}:{args.port}/  (database {db}{procs}; Ctrl+C stops)",
+        flush=True,
+    )
     target: object = app
     if workers > 1:  # each worker process builds its own app (its games, its listener)
         os.environ[SERVE_DB_ENV] = url

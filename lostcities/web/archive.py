@@ -46,9 +46,7 @@ def position_svg(g: LiveGame, round_number: int, ply: int) -> str:
         raise NotFinishedError("positions are available once the game is over")
     rounds = g.match.rounds
     if not 1 <= round_number <= len(rounds):
-        raise PositionNotFoundError(
-            f"no round {round_number} in this game (it has {len(rounds)})"
-        )
+        raise PositionNotFoundError(f"no round {round_number} in this game (it has {len(rounds)})")
     r = rounds[round_number - 1]
     if not 0 <= ply <= len(r.history):
         raise PositionNotFoundError(

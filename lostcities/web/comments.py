@@ -17,8 +17,9 @@ class CommentNotFoundError(ValueError):
     """No comment with that id."""
 
 
-def format_comment(comment_id: int, created: str, kind: str, nickname: str, text: str,
-                   hidden: bool) -> str:
+def format_comment(
+    comment_id: int, created: str, kind: str, nickname: str, text: str, hidden: bool
+) -> str:
     """One line of ``lostcities comments list`` (line breaks in the text shown as ``⏎``).
 
     >>> format_comment(3, "2026-12-01 10:00", "mistake", "ann", "two\\nlines", True)
@@ -44,10 +45,14 @@ def cli_main(args: argparse.Namespace) -> int:
                 created = r.created_at.strftime("%Y-%m-%d %H:%M")
                 print(format_comment(r.id, created, r.kind, r.nickname, r.text, r.hidden))
             shown = sum(1 for r in rows if not r.hidden)
-            print(f"{total} comment{'s' if total != 1 else ''} ({shown} shown, {total - shown} hidden)")
+            print(
+                f"{total} comment{'s' if total != 1 else ''} ({shown} shown, {total - shown} hidden)"
+            )
             return 0
         if args.id is None:
-            raise CommentNotFoundError(f"{args.action} needs a comment id (see lostcities comments list)")
+            raise CommentNotFoundError(
+                f"{args.action} needs a comment id (see lostcities comments list)"
+            )
         changed = store.write_sync(op_hide_comment(args.id, args.action == "hide"))
         if not changed:
             raise CommentNotFoundError(f"no comment {args.id}")

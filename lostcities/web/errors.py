@@ -25,6 +25,7 @@ __all__ = [
     "WaitingForFriendError",
 ]
 
+
 class GameError(ValueError):
     """A request the referee refuses; ``code`` names the kind, ``status`` the HTTP status."""
 
@@ -122,4 +123,3 @@ class PositionNotFoundError(GameError):
 
     code = "no_such_position"
     status = 404
-

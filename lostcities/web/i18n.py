@@ -30,9 +30,24 @@ import json
 from functools import cache
 from pathlib import Path
 
-__all__ = ["COOKIE", "DEFAULT", "LANGUAGES", "Catalogue", "catalogue", "negotiate", "plural_form", "translate"]
+__all__ = [
+    "COOKIE",
+    "DEFAULT",
+    "LANGUAGES",
+    "Catalogue",
+    "catalogue",
+    "negotiate",
+    "plural_form",
+    "translate",
+]
 
-LANGUAGES: dict[str, str] = {"en": "English", "fr": "Français", "de": "Deutsch", "es": "Español", "ko": "한국어"}
+LANGUAGES: dict[str, str] = {
+    "en": "English",
+    "fr": "Français",
+    "de": "Deutsch",
+    "es": "Español",
+    "ko": "한국어",
+}
 """The languages offered, each named in itself (the switch shows these names)."""
 
 DEFAULT = "en"

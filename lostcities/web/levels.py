@@ -33,13 +33,23 @@ class Level:
 
 LEVELS: dict[str, Level] = {
     "easy": Level(
-        "heuristic", "Easy", mistakes=0.4, fallback="random",
+        "heuristic",
+        "Easy",
+        mistakes=0.4,
+        fallback="random",
         about="the heuristic bot, playing a random move 40% of the time",
     ),
-    "medium": Level("heuristic", "Medium", about="the heuristic bot: sound rules of thumb, instant"),
-    "hard": Level("ismcts:time=1", "Hard", about="Monte Carlo search over the hidden cards, 1 s a move"),
+    "medium": Level(
+        "heuristic", "Medium", about="the heuristic bot: sound rules of thumb, instant"
+    ),
+    "hard": Level(
+        "ismcts:time=1", "Hard", about="Monte Carlo search over the hidden cards, 1 s a move"
+    ),
     "expert": Level(
-        "expert:time=1", "Expert", fallback="ismcts:time=1", requires=("numba",),
+        "expert:time=1",
+        "Expert",
+        fallback="ismcts:time=1",
+        requires=("numba",),
         about="a trained network guiding a compiled search, 1 s a move",
     ),
 }

@@ -315,8 +315,14 @@ class LiveGame:
             try:
                 await self.manager.store.write(
                     op_move(
-                        self.id, round_index, ply, str(move),
-                        new_round=new_round, status=status, result=result, clock_left=times,
+                        self.id,
+                        round_index,
+                        ply,
+                        str(move),
+                        new_round=new_round,
+                        status=status,
+                        result=result,
+                        clock_left=times,
                     )
                 )
             except IntegrityError:
@@ -354,7 +360,9 @@ class LiveGame:
                 return None, None, "finished", m.result()
             idx = len(m.rounds)
             deck = [str(c) for c in Round.deal(round_seed(m.seed, idx), m.variant).deal_order]
-            row = RoundRow(game_id=self.id, index=idx, starter=m.next_starter(), deck=" ".join(deck))
+            row = RoundRow(
+                game_id=self.id, index=idx, starter=m.next_starter(), deck=" ".join(deck)
+            )
             return row, deck, None, None
         finally:
             r.pop()
@@ -518,7 +526,9 @@ class LiveGame:
             t0 = time.monotonic()
             r = self.round
             ri, ply = self.round_index, r.ply
-            view = self.match.view(seat)  # the round's view with the match's context: it plays for the match
+            view = self.match.view(
+                seat
+            )  # the round's view with the match's context: it plays for the match
             seed = random.Random(f"{self.match.seed}:{ri}:{ply}").randrange(2**31)
             try:
                 move = await mgr.bots.choose(
@@ -553,6 +563,14 @@ def _signature(row: GameRow, match: Match) -> tuple[object, ...]:
     """What other processes can change of a game: its moves, forfeits, seats and status."""
     rounds = tuple((len(r.history), r.is_over()) for r in match.rounds)
     return (
-        rounds, match.is_over(), row.status, row.result, row.token0, row.token1, row.name0,
-        row.name1, row.rematch_id, row.hints,
+        rounds,
+        match.is_over(),
+        row.status,
+        row.result,
+        row.token0,
+        row.token1,
+        row.name0,
+        row.name1,
+        row.rematch_id,
+        row.hints,
     )

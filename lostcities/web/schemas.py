@@ -156,7 +156,9 @@ class ScoreRequest(_In):
     including wagers), and the achievements won (10 points each)."""
 
     variant: VariantName = "classic"
-    expeditions: Annotated[dict[str, Annotated[str, Field(max_length=80)]], Field(max_length=6)] = {}
+    expeditions: Annotated[
+        dict[str, Annotated[str, Field(max_length=80)]], Field(max_length=6)
+    ] = {}
     totals: Annotated[dict[str, tuple[int, int, int]], Field(max_length=6)] | None = None
     """The quick mode: given, it replaces :attr:`expeditions`."""
     achievements: Annotated[int, Field(ge=0, le=99)] = 0
@@ -573,7 +575,9 @@ def _check_message_id(value: int | str | None) -> int | str | None:
     """A move's ``id`` (echoed in its answer): a number, or a text of at most 40 characters
     (one error for either, not pydantic's one per member of the union)."""
     if isinstance(value, str) and len(value) > 40:
-        raise ValueError(f"a move id is a number or a text of at most 40 characters (got {len(value)})")
+        raise ValueError(
+            f"a move id is a number or a text of at most 40 characters (got {len(value)})"
+        )
     return value
 
 
@@ -606,18 +610,42 @@ class Sync(_In):
 
 
 CHAT_PHRASES = (
-    "hello", "good_luck", "have_fun", "well_played", "thanks", "sorry", "oops", "wow",
-    "thinking", "good_game",
-    "emote_smile", "emote_laugh", "emote_surprised", "emote_thumbs_up", "emote_sad",
+    "hello",
+    "good_luck",
+    "have_fun",
+    "well_played",
+    "thanks",
+    "sorry",
+    "oops",
+    "wow",
+    "thinking",
+    "good_game",
+    "emote_smile",
+    "emote_laugh",
+    "emote_surprised",
+    "emote_thumbs_up",
+    "emote_sad",
 )
 """The quick-chat phrase ids (the client shows each in the reader's language, an ``emote_``
 one as its emoji, named in the reader's language; no free text, so nothing needs
 moderating)."""
 
 ChatPhrase = Literal[
-    "hello", "good_luck", "have_fun", "well_played", "thanks", "sorry", "oops", "wow",
-    "thinking", "good_game",
-    "emote_smile", "emote_laugh", "emote_surprised", "emote_thumbs_up", "emote_sad",
+    "hello",
+    "good_luck",
+    "have_fun",
+    "well_played",
+    "thanks",
+    "sorry",
+    "oops",
+    "wow",
+    "thinking",
+    "good_game",
+    "emote_smile",
+    "emote_laugh",
+    "emote_surprised",
+    "emote_thumbs_up",
+    "emote_sad",
 ]
 
 
@@ -632,7 +660,10 @@ ClientMessage = Annotated[
     Hello | MoveMsg | Ping | Resign | Sync | Chat, Field(discriminator="type")
 ]
 _client_adapter: TypeAdapter[Any] = TypeAdapter(ClientMessage)
-_types = sorted(str(get_args(m.model_fields["type"].annotation)[0]) for m in (Hello, MoveMsg, Ping, Resign, Sync, Chat))
+_types = sorted(
+    str(get_args(m.model_fields["type"].annotation)[0])
+    for m in (Hello, MoveMsg, Ping, Resign, Sync, Chat)
+)
 MESSAGE_TYPES = ", ".join(_types[:-1]) + " or " + _types[-1]
 """The client messages' types, as the unknown-type error lists them (every one, ``chat`` too)."""
 

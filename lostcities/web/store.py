@@ -204,9 +204,7 @@ def comment_digest(nickname: str, kind: str, text: str) -> str:
     >>> comment_digest("Ann ", "comment", "Nice  page") == comment_digest("ann", "comment", "Nice page")
     True
     """
-    norm = "\x1f".join(
-        (" ".join(nickname.split()).casefold(), kind, " ".join(text.split()))
-    )
+    norm = "\x1f".join((" ".join(nickname.split()).casefold(), kind, " ".join(text.split())))
     return hashlib.sha256(norm.encode("utf-8")).hexdigest()
 
 
@@ -344,7 +342,9 @@ class GameStore:
     def start(self) -> None:
         """Start the writer thread (and, for SQLite, the WAL checkpointer)."""
         if self._writer is None:
-            self._writer = threading.Thread(target=self._write_loop, name="lostcities-db-writer", daemon=True)
+            self._writer = threading.Thread(
+                target=self._write_loop, name="lostcities-db-writer", daemon=True
+            )
             self._writer.start()
         if self.is_sqlite and self._checkpointer is None:
             self._stop_checkpoints.clear()
@@ -620,7 +620,9 @@ class MoveWrite:
     def has_extras(self) -> bool:
         """Whether the game row or the rounds change beyond ``updated_at``."""
         return (
-            self.new_round is not None or self.status is not None or self.result is not None
+            self.new_round is not None
+            or self.status is not None
+            or self.result is not None
             or self.clock_left is not None
         )
 
@@ -721,7 +723,9 @@ def op_save_analysis(game_id: str, bot: str, data: str) -> Callable[[Session], b
     return fn
 
 
-def op_claim_seat(game_id: str, seat: int, invite: str, token_hash: str, name: str) -> Callable[[Session], int]:
+def op_claim_seat(
+    game_id: str, seat: int, invite: str, token_hash: str, name: str
+) -> Callable[[Session], int]:
     """Bind an invited seat to a token, once: only while the invite is still open."""
 
     def fn(s: Session) -> int:
@@ -731,7 +735,13 @@ def op_claim_seat(game_id: str, seat: int, invite: str, token_hash: str, name: s
             update(GameRow)
             .where(GameRow.id == game_id, GameRow.invite == invite, col.is_(None))
             .values(
-                {col.key: token_hash, name_col: name, "invite": None, "status": "active", "updated_at": utcnow()}
+                {
+                    col.key: token_hash,
+                    name_col: name,
+                    "invite": None,
+                    "status": "active",
+                    "updated_at": utcnow(),
+                }
             )
         )
         notify_change(s, [game_id])
@@ -753,8 +763,13 @@ def op_add_comment(
             s.expunge(old)
             return old, False
         row = CommentRow(
-            created_at=utcnow(), nickname=nickname, kind=kind, text=text,
-            digest=digest, client_hash=client_hash, hidden=False,
+            created_at=utcnow(),
+            nickname=nickname,
+            kind=kind,
+            text=text,
+            digest=digest,
+            client_hash=client_hash,
+            hidden=False,
         )
         s.add(row)
         s.flush()

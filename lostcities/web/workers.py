@@ -128,9 +128,7 @@ class BotRunner:
     the bots of :attr:`specs`, so a move never waits on a compile or a weights file.
     """
 
-    def __init__(
-        self, kind: str = "process", workers: int = 2, specs: Sequence[str] = ()
-    ) -> None:
+    def __init__(self, kind: str = "process", workers: int = 2, specs: Sequence[str] = ()) -> None:
         self.kind = kind
         self.workers = max(1, workers)
         self.specs = tuple(specs)
@@ -143,7 +141,9 @@ class BotRunner:
                 one_core_per_bot()
                 ctx = multiprocessing.get_context("spawn")
                 self._pool = concurrent.futures.ProcessPoolExecutor(
-                    self.workers, mp_context=ctx, initializer=_prepare_worker,
+                    self.workers,
+                    mp_context=ctx,
+                    initializer=_prepare_worker,
                     initargs=(self.specs, os.getpid()),
                 )
             else:

@@ -118,7 +118,12 @@ def test_errors() -> None:
 
 def test_marks_positions_and_seeds() -> None:
     assert [mark(x) for x in (3.99, 4, 7.99, 8, 14.99, 15)] == [
-        None, "inaccuracy", "inaccuracy", "mistake", "mistake", "blunder"
+        None,
+        "inaccuracy",
+        "inaccuracy",
+        "mistake",
+        "mistake",
+        "blunder",
     ]
     r = Round.deal(seed=2)
     for _ in range(6):

@@ -116,7 +116,9 @@ def test_strength_benchmark_statistics() -> None:
         del sys.modules["strength_bench"]
     res = mod.run_pairing("heuristic", "discard", 3, 7, 1, "classic", 1000, progress=False)
     assert res.rounds == 6
-    assert sorted((g.deal, g.a_seat) for g in res.games) == [(d, s) for d in range(3) for s in (0, 1)]
+    assert sorted((g.deal, g.a_seat) for g in res.games) == [
+        (d, s) for d in range(3) for s in (0, 1)
+    ]
     # the two rounds of a deal are the same deal with the seats swapped
     r0 = [g for g in res.games if g.deal == 0]
     assert {g.a_seat for g in r0} == {0, 1}

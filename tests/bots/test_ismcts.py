@@ -24,7 +24,14 @@ def midgame(seed: int, plies: int = 14, variant: str = "classic") -> Round:
 def test_spec_options() -> None:
     bot = make("ismcts:iters=50,c=0.3,depth=3,widen=0,scale=20,rollout=cheap,top=0,mode=tree")
     assert isinstance(bot, IsmctsBot)
-    assert (bot.iters, bot.time, bot.c, bot.depth, bot.widen, bot.scale) == (50, None, 0.3, 3, 0.0, 20.0)
+    assert (bot.iters, bot.time, bot.c, bot.depth, bot.widen, bot.scale) == (
+        50,
+        None,
+        0.3,
+        3,
+        0.0,
+        20.0,
+    )
     assert (bot.rollout, bot.top, bot.mode) == ("cheap", 0, "tree")
     assert make("ismcts:engine=python").engine == "python"  # type: ignore[attr-defined]
     default = make("ismcts")
@@ -114,7 +121,11 @@ def test_sampled_worlds_match_the_view() -> None:
         w = sampler.sample(rng)
         v = w.view(view.player)
         assert (v.hand, v.expeditions, v.discard_piles, v.deck_size, v.to_move) == (
-            view.hand, view.expeditions, view.discard_piles, view.deck_size, view.to_move,
+            view.hand,
+            view.expeditions,
+            view.discard_piles,
+            view.deck_size,
+            view.to_move,
         )
         assert v.opponent_known == view.opponent_known
         opp = w.hands[view.player ^ 1]
@@ -130,7 +141,11 @@ def test_sampled_worlds_keep_known_cards() -> None:
     for _ in range(6):
         r.push(HeuristicBot(seed=1).choose(r.view(r.to_move)))
     moves = r.legal_moves()
-    take = next(m for m in moves if m.draw is not None) if any(m.draw is not None for m in moves) else None
+    take = (
+        next(m for m in moves if m.draw is not None)
+        if any(m.draw is not None for m in moves)
+        else None
+    )
     if take is None:
         pytest.skip("no discard pile to take from in this deal")
     r.push(take)

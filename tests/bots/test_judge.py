@@ -92,8 +92,10 @@ def test_accuracy_ranks_a_discard_everything_game_low() -> None:
     from lostcities.bots.analysis import summary
 
     seed = derive_seed("acc", 0, 1)
-    r = play_round([make("discard", seed=seed), make("heuristic", seed=seed + 1)],
-                   Round.deal(seed, "classic", starter=1))
+    r = play_round(
+        [make("discard", seed=seed), make("heuristic", seed=seed + 1)],
+        Round.deal(seed, "classic", starter=1),
+    )
     assert r.scores()[0] == 0 and r.scores()[1] > 0
     bot = make(DEFAULT_BOT, seed=0)
     reviews = [review(bot, p, worlds=DEFAULT_WORLDS, seed=0) for p in positions([r])]

@@ -67,7 +67,10 @@ def test_a_leader_in_the_last_round_values_safety_and_a_trailer_risk() -> None:
     ahead = MatchContext(round=3, rounds=3, totals=(60, 0), player=0)
     behind = MatchContext(round=3, rounds=3, totals=(0, 60), player=0)
     # ahead by 60: losing the round by 20 is nearly as good as winning it by 40
-    assert match_utility(-20, ahead) > 0.9 and match_utility(40, ahead) - match_utility(-20, ahead) < 0.1
+    assert (
+        match_utility(-20, ahead) > 0.9
+        and match_utility(40, ahead) - match_utility(-20, ahead) < 0.1
+    )
     # behind by 60: a round won by 40 is still a lost match; by 80 a won one
     assert match_utility(40, behind) < -0.8 < 0.8 < match_utility(80, behind)
     # in the first round the value is nearly linear in the margin
@@ -95,14 +98,18 @@ def test_the_python_flat_search_with_tanh_as_its_reward_is_flat_totals() -> None
     view = views(1, seed=40)[0]
     cands = list(view.legal_moves())[:3]
     a = flat_totals(view, cands, 6, random.Random(3))
-    b = flat_match_totals(view, cands, 6, random.Random(3), lambda m: math.tanh(m / 15.0), smart_playout)
+    b = flat_match_totals(
+        view, cands, 6, random.Random(3), lambda m: math.tanh(m / 15.0), smart_playout
+    )
     assert a == b
 
 
 # -- the bots ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("spec", ["ismcts:iters=60,engine=python", "ismcts:iters=24,mode=tree,engine=python"])
+@pytest.mark.parametrize(
+    "spec", ["ismcts:iters=60,engine=python", "ismcts:iters=24,mode=tree,engine=python"]
+)
 def test_without_a_match_or_with_match_off_ismcts_plays_as_before(spec: str) -> None:
     for i, view in enumerate(views(6)):
         base = make(f"{spec}", seed=i).choose(view)
@@ -138,7 +145,11 @@ def test_match_aware_and_blind_choices_differ_somewhere_in_a_close_last_round() 
 
 @pytest.mark.parametrize(
     ("spec", "message"),
-    [("ismcts:msd=0", "msd must be positive"), ("ismcts:match=-1", "match"), ("ismcts:msd=x", "msd")],
+    [
+        ("ismcts:msd=0", "msd must be positive"),
+        ("ismcts:match=-1", "match"),
+        ("ismcts:msd=x", "msd"),
+    ],
 )
 def test_bad_match_options_say_what_is_wrong(spec: str, message: str) -> None:
     with pytest.raises(BotSpecError, match=message):
@@ -162,7 +173,9 @@ def test_compiled_per_world_margins_are_the_bulk_searchs_worlds() -> None:
             each = FlatSearch(view, cands, **kw2)  # type: ignore[arg-type]
             block = np.concatenate([each.margins(3), each.margins(4)])
             assert block.shape == (7, len(cands))
-            assert (block.sum(axis=0) == bulk.margin_sums).all() and (each.margin_sums == bulk.margin_sums).all()
+            assert (block.sum(axis=0) == bulk.margin_sums).all() and (
+                each.margin_sums == bulk.margin_sums
+            ).all()
             assert each.value_sums.tolist() == pytest.approx(bulk.value_sums.tolist(), abs=1e-12)
             assert each.worlds == bulk.worlds == 7
             if "rng" in kw:
@@ -219,7 +232,10 @@ def test_expert_match_aware_maximises_the_mean_match_value_plus_its_prior() -> N
             continue
         fs = FlatSearch(v, cands, rollout="smart", rng=ref.rng, reward=reward)
         fs.run(-(-100 // len(cands)))
-        score = [s / fs.worlds + 0.05 * math.log(max(p, 1e-12)) for s, p in zip(fs.value_sums, probs, strict=True)]
+        score = [
+            s / fs.worlds + 0.05 * math.log(max(p, 1e-12))
+            for s, p in zip(fs.value_sums, probs, strict=True)
+        ]
         want = cands[max(range(len(cands)), key=lambda j: (score[j], -j))]
         assert bot.choose(v) == want
         differ += want != ExpertBot(iters=100, seed=i, match=False).choose(v)

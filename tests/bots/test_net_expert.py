@@ -76,7 +76,10 @@ def test_a_weights_file_of_another_layout_is_refused(tmp_path: Path) -> None:
         make(f"net:weights={bad}")
     good = tmp_path / "good.npz"
     Network.random(hidden=(8,), seed=2).save(good)
-    assert make(f"net:weights={good}").choose(Round.deal(seed=1).view(0)) in Round.deal(seed=1).legal_moves()
+    assert (
+        make(f"net:weights={good}").choose(Round.deal(seed=1).view(0))
+        in Round.deal(seed=1).legal_moves()
+    )
 
 
 @pytest.mark.parametrize("variant", ["classic", "long"])
@@ -211,6 +214,6 @@ def test_union_adds_the_ismcts_candidates_weighed_no_lower_than_the_networks_las
         heur = IsmctsBot(iters=1, seed=0).search_candidates(view)
         assert both[: len(plain)] == plain and both_p[: len(plain)] == plain_p
         assert set(both) == set(plain) | set(heur) and len(set(both)) == len(both)
-        assert all(p >= min(plain_p) for p in both_p[len(plain):])
+        assert all(p >= min(plain_p) for p in both_p[len(plain) :])
         grown += len(both) > len(plain)
     assert grown  # some positions where the heuristic proposes a move the network does not

@@ -31,8 +31,9 @@ def test_goal_slots_show_the_goals_claims_and_leads() -> None:
     assert trail is not None and carto is not None
     from tests.core_helpers import deck_with
 
-    r = Round.from_deck(deck_with("y2 b2 w2 g2 r2 y3 b3 w3", "y4 b4 w4 g4 r4 y5 b5 w5"),
-                        achievements=[trail, carto])
+    r = Round.from_deck(
+        deck_with("y2 b2 w2 g2 r2 y3 b3 w3", "y4 b4 w4 g4 r4 y5 b5 w5"), achievements=[trail, carto]
+    )
     enc = get_encoding("classic", achievements=True)
     n = len(GOAL_FEATURES)
     start = enc.section("goal_0").start
@@ -50,8 +51,9 @@ def test_goal_slots_show_the_goals_claims_and_leads() -> None:
     o0 = enc.observation(r.view(0))[start : start + n]
     assert list(o0[:4]) == [1, 1, 1, 0]
     # the classic encoding of the same view is the first part
-    assert np.array_equal(get_encoding("classic").observation(r.view(0)),
-                          enc.observation(r.view(0))[:start])
+    assert np.array_equal(
+        get_encoding("classic").observation(r.view(0)), enc.observation(r.view(0))[:start]
+    )
 
 
 def test_goal_observations_hold_no_hidden_information() -> None:

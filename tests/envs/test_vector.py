@@ -100,7 +100,9 @@ class _Reference:
         rng = self.rng
         self.seat = int(rng.integers(2))
         starter = int(rng.integers(2))
-        self.round = Round.deal(seed=int(rng.integers(2**63)), variant=self.variant, starter=starter)
+        self.round = Round.deal(
+            seed=int(rng.integers(2**63)), variant=self.variant, starter=starter
+        )
         rng.integers(2**63)  # the bot's seed, drawn as the single env does
         self._replies()
 
@@ -267,12 +269,16 @@ def test_bad_input_is_refused_and_changes_nothing() -> None:
 
 
 def test_registered_as_the_vector_entry_point() -> None:
-    envs = gym.make_vec(ENV_ID, num_envs=4, vectorization_mode="vector_entry_point", opponent="smart")
+    envs = gym.make_vec(
+        ENV_ID, num_envs=4, vectorization_mode="vector_entry_point", opponent="smart"
+    )
     assert isinstance(envs, LostCitiesVectorEnv) and envs.opponent == "smart"
     obs, _ = envs.reset(seed=0)
     assert envs.observation_space.contains(obs)
     assert envs.action_space.shape == (4,)
-    assert isinstance(gym.make_vec(ENV_ID, num_envs=2, vectorization_mode="sync"), gym.vector.SyncVectorEnv)
+    assert isinstance(
+        gym.make_vec(ENV_ID, num_envs=2, vectorization_mode="sync"), gym.vector.SyncVectorEnv
+    )
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -298,7 +304,9 @@ def test_the_compiled_deal_is_round_deal(variant: str) -> None:
         mt_seed2(mt, pos, seed, words, wpos, other)
         py, py2 = random.Random(seed), random.Random(other)
         assert [mt_next32(mt, pos) for _ in range(700)] == [py.getrandbits(32) for _ in range(700)]
-        assert [mt_next32(words, wpos) for _ in range(1300)] == [py2.getrandbits(32) for _ in range(1300)]
+        assert [mt_next32(words, wpos) for _ in range(1300)] == [
+            py2.getrandbits(32) for _ in range(1300)
+        ]
 
 
 def test_memory_and_buffers() -> None:

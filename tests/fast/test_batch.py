@@ -100,7 +100,9 @@ def test_random_policies_give_legal_actions_and_reset_done_deals_anew() -> None:
         assert (actions[~running] == -1).all()
         assert mask[running, actions[running]].all()
         if policy == "rollout":
-            assert [int(K.rollout_action(s)) for s in games.states[running]] == actions[running].tolist()
+            assert [int(K.rollout_action(s)) for s in games.states[running]] == actions[
+                running
+            ].tolist()
         done = games.step(actions)
         if done.any():
             reset = games.reset_done()

@@ -16,7 +16,11 @@ def test_push_checks_and_changes_nothing_on_error() -> None:
     r = Round.deal(seed=5)
     f = FastRound.from_round(r)
     before = f.state.copy()
-    illegal = next(m for m in (Move.parse(f"+{c}.") for c in ("y2", "b2", "w2", "g2", "r2")) if not r.is_legal(m))
+    illegal = next(
+        m
+        for m in (Move.parse(f"+{c}.") for c in ("y2", "b2", "w2", "g2", "r2"))
+        if not r.is_legal(m)
+    )
     with pytest.raises(IllegalMoveError):
         f.push(illegal)
     with pytest.raises(InvalidMoveError, match="invalid action"):

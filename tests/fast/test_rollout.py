@@ -225,7 +225,11 @@ def test_playouts_after_an_illegal_move_raises() -> None:
     from lostcities.bots.rollout import playouts_after
 
     r = Round.deal(seed=3)
-    bad = next(m for m in (Move.parse(f"+{c}.") for c in ("y2", "b2", "w2", "g2", "r2")) if not r.is_legal(m))
+    bad = next(
+        m
+        for m in (Move.parse(f"+{c}.") for c in ("y2", "b2", "w2", "g2", "r2"))
+        if not r.is_legal(m)
+    )
     for ctx in (rollout.python_rollouts, None):
         with ctx() if ctx else _nothing(), pytest.raises(IllegalMoveError):
             playouts_after(r, [r.legal_moves()[0], bad])

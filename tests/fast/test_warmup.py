@@ -46,8 +46,13 @@ print(json.dumps({"seconds": seconds, "first_move": first_move, "misses": misses
 def _fresh_process() -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
     out = subprocess.run(
-        [sys.executable, "-c", SCRIPT], cwd=ROOT, env=env, capture_output=True, text=True,
-        timeout=280, check=False,
+        [sys.executable, "-c", SCRIPT],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=280,
+        check=False,
     )
     assert out.returncode == 0, out.stderr
     result: dict[str, Any] = json.loads(out.stdout.splitlines()[-1])
@@ -78,8 +83,12 @@ def test_progress_messages() -> None:
 
 def test_the_warmup_command() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "lostcities.cli", "warmup"], cwd=ROOT, capture_output=True,
-        text=True, timeout=280, check=False,
+        [sys.executable, "-m", "lostcities.cli", "warmup"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=280,
+        check=False,
     )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
@@ -90,8 +99,15 @@ def test_the_warmup_command() -> None:
 def test_without_numba_the_command_says_so_and_succeeds() -> None:
     code = "import sys; sys.modules['numba'] = None\nfrom lostcities.cli import main\nsys.exit(main(['warmup']))"
     out = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
         check=False,
     )
     assert out.returncode == 0, out.stderr
-    assert out.stdout == "numba is not installed: nothing to compile (the bots search in pure Python)\n"
+    assert (
+        out.stdout
+        == "numba is not installed: nothing to compile (the bots search in pure Python)\n"
+    )

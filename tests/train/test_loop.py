@@ -19,8 +19,18 @@ from lostcities.train.errors import RunDirectoryError
 from lostcities.train.loop import RunConfig, gate_rule, run
 
 TINY = RunConfig(
-    iterations=2, rounds=2, worlds=2, seed=5, variants=("classic",), gate_deals=1,
-    reference_deals=1, hidden=(16,), epochs=2, batch_size=64, shard_rounds=1, sample_plies=2,
+    iterations=2,
+    rounds=2,
+    worlds=2,
+    seed=5,
+    variants=("classic",),
+    gate_deals=1,
+    reference_deals=1,
+    hidden=(16,),
+    epochs=2,
+    batch_size=64,
+    shard_rounds=1,
+    sample_plies=2,
 )
 
 
@@ -87,17 +97,31 @@ def test_resume_after_an_interrupted_iteration(
 
 def test_resume_runs_more_iterations(straight: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
     out = tmp_path / "run"
-    one = RunConfig(**{**TINY.to_dict(), "iterations": 1, "variants": ("classic",), "hidden": (16,)})
+    one = RunConfig(
+        **{**TINY.to_dict(), "iterations": 1, "variants": ("classic",), "hidden": (16,)}
+    )
     run(out, one, jobs=1, progress=False, echo=_quiet)
-    log = run(out, None, resume=True, overrides={"iterations": 2}, jobs=1, progress=False, echo=_quiet)
+    log = run(
+        out, None, resume=True, overrides={"iterations": 2}, jobs=1, progress=False, echo=_quiet
+    )
     assert _strip_times(log)["iterations"] == _strip_times(straight[1])["iterations"]
 
 
 def test_resume_with_other_rounds(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    one = RunConfig(**{**TINY.to_dict(), "iterations": 1, "variants": ("classic",), "hidden": (16,)})
+    one = RunConfig(
+        **{**TINY.to_dict(), "iterations": 1, "variants": ("classic",), "hidden": (16,)}
+    )
     run(out, one, jobs=1, progress=False, echo=_quiet)
-    log = run(out, None, resume=True, overrides={"iterations": 2, "rounds": 3}, jobs=1, progress=False, echo=_quiet)
+    log = run(
+        out,
+        None,
+        resume=True,
+        overrides={"iterations": 2, "rounds": 3},
+        jobs=1,
+        progress=False,
+        echo=_quiet,
+    )
     assert [r["rounds"] for r in log["iterations"]] == [2, 3]
     first, second = (r["positions"] for r in log["iterations"])
     train = log["iterations"][1]["train"]
@@ -106,11 +130,23 @@ def test_resume_with_other_rounds(tmp_path: Path) -> None:
 
 
 def test_guided_teacher_from_the_first_champion(tmp_path: Path) -> None:
-    cfg = RunConfig(**{**TINY.to_dict(), "variants": ("long",), "hidden": (16,), "teacher": "guided",
-                       "gate_deals": 0, "reference_deals": 0, "guided_worlds": 2})
+    cfg = RunConfig(
+        **{
+            **TINY.to_dict(),
+            "variants": ("long",),
+            "hidden": (16,),
+            "teacher": "guided",
+            "gate_deals": 0,
+            "reference_deals": 0,
+            "guided_worlds": 2,
+        }
+    )
     log = run(tmp_path / "run", cfg, jobs=1, progress=False, echo=_quiet)
     assert [r["teacher"] for r in log["iterations"]] == ["heuristic", "guided"]
-    assert [r["champion"] for r in log["iterations"]] == ["iter-001/candidate.npz", "iter-002/candidate.npz"]
+    assert [r["champion"] for r in log["iterations"]] == [
+        "iter-001/candidate.npz",
+        "iter-002/candidate.npz",
+    ]
     assert log["iterations"][0]["gate"]["rule"] == "no gate (--gate-deals 0)"
 
 
@@ -136,9 +172,25 @@ def test_gate_rule() -> None:
 # -- the command line ---------------------------------------------------------------------------
 
 CLI_TINY = [
-    "--iterations", "1", "--rounds", "2", "--worlds", "2", "--variant", "classic",
-    "--gate-deals", "1", "--reference-deals", "0", "--hidden", "8", "--epochs", "1",
-    "--jobs", "1", "--no-progress",
+    "--iterations",
+    "1",
+    "--rounds",
+    "2",
+    "--worlds",
+    "2",
+    "--variant",
+    "classic",
+    "--gate-deals",
+    "1",
+    "--reference-deals",
+    "0",
+    "--hidden",
+    "8",
+    "--epochs",
+    "1",
+    "--jobs",
+    "1",
+    "--no-progress",
 ]
 
 
@@ -161,7 +213,10 @@ def test_cli_run_and_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert main(["train", "--out", str(out), "--resume", "--no-progress"]) == 0
     assert main(["train", "--out", str(out), "--resume", "--worlds", "3"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1] == "lostcities train: error: --worlds 3 differs from the run's 2 (a resumed run keeps its options)"
+    assert (
+        err[-1]
+        == "lostcities train: error: --worlds 3 differs from the run's 2 (a resumed run keeps its options)"
+    )
 
 
 @pytest.mark.parametrize(
@@ -171,11 +226,17 @@ def test_cli_run_and_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
         (["--out", "{d}", "--rounds", "abc"], "invalid --rounds: 'abc' (not a whole number)"),
         (["--out", "{d}", "--worlds", "0"], "invalid --worlds: '0' (must be at least 1)"),
         (["--out", "{d}", "--jobs", "-1"], "invalid --jobs: '-1' (must be at least 1)"),
-        (["--out", "{d}", "--gate-deals", "-3"], "invalid --gate-deals: '-3' (must not be negative)"),
+        (
+            ["--out", "{d}", "--gate-deals", "-3"],
+            "invalid --gate-deals: '-3' (must not be negative)",
+        ),
         (["--out", "{d}", "--temperature", "0"], "invalid --temperature: '0' (must be positive)"),
         (["--out", "{d}", "--lr", "nan"], "invalid --lr: 'nan' (not finite)"),
         (["--out", "{d}", "--holdout", "1"], "invalid --holdout: '1' (must be from 0 to below 1)"),
-        (["--out", "{d}", "--variant", "short"], "invalid --variant: 'short' (classic, long or both)"),
+        (
+            ["--out", "{d}", "--variant", "short"],
+            "invalid --variant: 'short' (classic, long or both)",
+        ),
         (["--out", "{d}", "--hidden", "64,x"], "invalid --hidden: '64,x' (sizes such as 256,256)"),
         (["--out", "{d}", "--device", "tpu"], "invalid --device: 'tpu' (cpu or cuda)"),
         (["--out", "{d}/file"], "not a directory"),
@@ -213,5 +274,11 @@ def test_cli_help_states_the_defaults() -> None:
         value = defaults[name]
         shown = {("classic", "long"): "both"}.get(value) if isinstance(value, tuple) else None
         if shown is None:
-            shown = ",".join(map(str, value)) if isinstance(value, tuple) else f"{value:g}" if isinstance(value, float) else str(value)
+            shown = (
+                ",".join(map(str, value))
+                if isinstance(value, tuple)
+                else f"{value:g}"
+                if isinstance(value, float)
+                else str(value)
+            )
         assert stated.group(1) == shown, (flag, stated.group(1), shown)

@@ -32,7 +32,9 @@ CONFIG = SelfPlayConfig(variants=("classic", "long"), sample_plies=4, shard_roun
 
 
 def _same(a: Positions, b: Positions) -> bool:
-    return all(np.array_equal(getattr(a, f.name), getattr(b, f.name), equal_nan=True) for f in fields(a))
+    return all(
+        np.array_equal(getattr(a, f.name), getattr(b, f.name), equal_nan=True) for f in fields(a)
+    )
 
 
 def test_tiny_selfplay_gives_well_formed_shards(tmp_path: Path) -> None:
@@ -87,8 +89,16 @@ def test_existing_shards_are_kept(tmp_path: Path) -> None:
     first = generate(tmp_path, teacher, config, rounds=1, seed=1, iteration=1, jobs=1)
     stamp = first[0].stat().st_mtime_ns
     seen = []
-    paths = generate(tmp_path, teacher, config, rounds=2, seed=1, iteration=1, jobs=1,
-                     progress=lambda done, total, n: seen.append((done, total)))
+    paths = generate(
+        tmp_path,
+        teacher,
+        config,
+        rounds=2,
+        seed=1,
+        iteration=1,
+        jobs=1,
+        progress=lambda done, total, n: seen.append((done, total)),
+    )
     assert paths[0].stat().st_mtime_ns == stamp
     assert seen[0] == (1, 2) and seen[-1] == (2, 2)
 

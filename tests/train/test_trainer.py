@@ -48,7 +48,9 @@ def test_fit_is_deterministic_and_learns() -> None:
     data = _synthetic(400, 1)
     a = fit(data, CONFIG, seed=3)
     b = fit(data, CONFIG, seed=3)
-    for (k, va), vb in zip(a.model.state_dict().items(), b.model.state_dict().values(), strict=True):
+    for (k, va), vb in zip(
+        a.model.state_dict().items(), b.model.state_dict().values(), strict=True
+    ):
         assert torch.equal(va, vb), k
     assert a.history == b.history
     first, last = a.history[0], a.history[-1]
@@ -60,7 +62,9 @@ def test_fit_is_deterministic_and_learns() -> None:
     assert a.positions + a.holdout_positions == 400 and a.holdout_positions == 40
     assert a.summary()["best_epoch"] == a.best_epoch
     c = fit(data, CONFIG, seed=4)
-    assert not torch.equal(c.model.state_dict()["policy.weight"], a.model.state_dict()["policy.weight"])
+    assert not torch.equal(
+        c.model.state_dict()["policy.weight"], a.model.state_dict()["policy.weight"]
+    )
 
 
 def test_illegal_moves_get_no_probability_mass_in_the_loss() -> None:
@@ -78,12 +82,21 @@ def test_split_holds_out_whole_rounds() -> None:
     assert held.sum() == 25
     for g in range(20):
         assert len(set(held[groups == g].tolist())) == 1
-    assert not split_rounds(np.zeros(5, np.int64), 0.5, seed=1).any()  # one round: kept for training
+    assert not split_rounds(
+        np.zeros(5, np.int64), 0.5, seed=1
+    ).any()  # one round: kept for training
 
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"epochs": 0}, {"lr": 0.0}, {"holdout": 1.0}, {"device": "tpu"}, {"hidden": ()}, {"weight_decay": -1.0}],
+    [
+        {"epochs": 0},
+        {"lr": 0.0},
+        {"holdout": 1.0},
+        {"device": "tpu"},
+        {"hidden": ()},
+        {"weight_decay": -1.0},
+    ],
 )
 def test_bad_options(kwargs: dict[str, object]) -> None:
     with pytest.raises(TrainOptionError, match="invalid"):

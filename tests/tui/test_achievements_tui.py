@@ -39,7 +39,9 @@ async def test_the_goal_cards_and_their_holders_are_shown() -> None:
             assert goals.has_class("-on") and goals.display
             text = str(goals.content)
             assert text == "\n".join(goals_lines(session.view(), session.names, SIZE[0]))
-            assert " ".join(text.split()) == " ".join(goals_line(session.view(), session.names).split())
+            assert " ".join(text.split()) == " ".join(
+                goals_line(session.view(), session.names).split()
+            )
             for g in r.goals:
                 assert g.name in text
             seen_claim = seen_claim or "★" in text or "✦" in text
@@ -47,7 +49,10 @@ async def test_the_goal_cards_and_their_holders_are_shown() -> None:
         await pilot.pause()
         assert isinstance(app.screen, RoundEndScreen)
         held = [c for c in r.claims if c is not None]
-        assert held and (seen_claim or all(g.kind == "end" for g, c in zip(r.goals, r.claims, strict=True) if c is not None))
+        assert held and (
+            seen_claim
+            or all(g.kind == "end" for g, c in zip(r.goals, r.claims, strict=True) if c is not None)
+        )
         tables = " ".join(str(w.content) for w in app.screen.query(".breakdown").results(Static))
         assert "goals" in tables and "x 10" in tables
 
@@ -66,8 +71,18 @@ def test_play_refuses_a_bad_goal_file_in_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.goals"
     bad.write_text("x | race | X | cards >= 1\n", encoding="utf-8")
     out = subprocess.run(
-        [sys.executable, "-m", "lostcities.cli", "play", f"--achievements={bad}", "--opponent", "random"],
-        capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "lostcities.cli",
+            "play",
+            f"--achievements={bad}",
+            "--opponent",
+            "random",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert out.returncode == 2 and "line 1" in out.stderr and "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1

@@ -17,9 +17,6 @@ from tests.tui.test_play import settle, text_of
 SIZE = (80, 24)
 
 
-
-
-
 @pytest.mark.asyncio
 async def test_hint_then_analysis_at_the_end() -> None:
     session = Session(opponent="random", rounds=1, seed=11)
@@ -32,7 +29,9 @@ async def test_hint_then_analysis_at_the_end() -> None:
         await pilot.press("h")
         await settle(pilot, tries=100)
         status = text_of(app, "#status")
-        m = re.search(r"hint: (\S+)\s+\(expected margin [+-]\d+\.\d, \d+% to win the round\)", status)
+        m = re.search(
+            r"hint: (\S+)\s+\(expected margin [+-]\d+\.\d, \d+% to win the round\)", status
+        )
         assert m and m.group(1) in legal, status
         assert session.hints == 1
         r = session.round

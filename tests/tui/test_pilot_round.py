@@ -29,9 +29,6 @@ SIZE = (80, 24)
 PLAYER_0 = re.compile(r"\b[Pp]layer 0\b")
 
 
-
-
-
 def keys_for(move: Move, hand: tuple[Card, ...], at: int = 0) -> list[str]:
     """The keystrokes of the long game's keyboard flow: the card picked (the card at ``at``
     is picked already, the first one at the start of a turn; ``→``/``←`` reach its
@@ -87,7 +84,9 @@ async def test_a_whole_long_round_by_keys_at_80x24() -> None:
                 # the board shows the person's own view: their hand, sorted
                 assert [c.card for c in screen.query(HandCard) if c.card] == list(r.view(0).hand)
                 # a card not in hand, typed: the error says "your hand" and clears the box
-                missing = next(c for c in r.variant.deck() if c not in r.hands[0] and not c.is_wager)
+                missing = next(
+                    c for c in r.variant.deck() if c not in r.hands[0] and not c.is_wager
+                )
                 await pilot.press("colon", *f"-{missing}.", "enter")
                 error = text_of(app, "#status")
                 assert f"{missing} is not in your hand" in error and screen.error
@@ -142,8 +141,10 @@ async def test_a_whole_long_round_by_keys_at_80x24() -> None:
             assert text_of(app, "#status").startswith("Your move")
         await pilot.pause()
         assert all(take_backs.values())
-        assert turn > 20 and purple_keys > 0 and any(
-            m.draw is not None for i, m in enumerate(r.history) if r.starter ^ (i & 1) == 0
+        assert (
+            turn > 20
+            and purple_keys > 0
+            and any(m.draw is not None for i, m in enumerate(r.history) if r.starter ^ (i & 1) == 0)
         )
         assert not [line for line in seen if PLAYER_0.search(line)]
         # the end-of-round screen: the core's scores and both breakdowns

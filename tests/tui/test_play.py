@@ -367,7 +367,9 @@ async def test_a_crashing_bot_forfeits_the_round() -> None:
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize(("key", "expected"), [("2", ("youngest", 1)), ("1", ("youngest", 0)), ("d", ("draw", None))])
+@pytest.mark.parametrize(
+    ("key", "expected"), [("2", ("youngest", 1)), ("1", ("youngest", 0)), ("d", ("draw", None))]
+)
 async def test_hotseat_asks_who_is_younger_before_the_first_deal(
     key: str, expected: tuple[str, int | None]
 ) -> None:
@@ -379,7 +381,9 @@ async def test_hotseat_asks_who_is_younger_before_the_first_deal(
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, TieBreakScreen) and not session.match.rounds
-        assert "youngest player wins a tie" in str(app.screen.query_one("#ties-box", Static).content)
+        assert "youngest player wins a tie" in str(
+            app.screen.query_one("#ties-box", Static).content
+        )
         await pilot.press(key)
         await pilot.pause()
         assert (session.match.tie_break, session.match.younger) == expected
@@ -397,10 +401,15 @@ def test_a_tied_hotseat_match_says_the_younger_player_won() -> None:
     session.set_tie_break("youngest", 1)
     r = session.start_round()
     while not r.is_over():  # both only discard: 0 - 0
-        session.human_move(next(m for m in r.legal_moves() if m.action is Action.DISCARD and m.draw is None))
+        session.human_move(
+            next(m for m in r.legal_moves() if m.action is Action.DISCARD and m.draw is None)
+        )
     assert session.match.result() == "0-1"
     text = match_summary(session)
-    assert "Player 2 wins the match" in text and "Tie broken: the younger player wins (player 2)." in text
+    assert (
+        "Player 2 wins the match" in text
+        and "Tie broken: the younger player wins (player 2)." in text
+    )
     assert '[TieBreak "youngest"]' in write(build_record(session))
     with pytest.raises(ValueError, match="before the first round"):
         session.set_tie_break("draw")

@@ -65,7 +65,10 @@ def test_checking_a_new_save_file_leaves_no_file(tmp_path: Path) -> None:
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("keys", [["ctrl+c", "y"], ["ctrl+q", "y"], ["q", "y"], ["ctrl+c", "ctrl+c"], ["ctrl+q", "ctrl+q"]])
+@pytest.mark.parametrize(
+    "keys",
+    [["ctrl+c", "y"], ["ctrl+q", "y"], ["q", "y"], ["ctrl+c", "ctrl+c"], ["ctrl+q", "ctrl+q"]],
+)
 async def test_every_way_out_asks_then_saves(keys: list[str], tmp_path: Path) -> None:
     path = tmp_path / "quit.txt"
     session = Session(opponent="random", rounds=2, seed=4)
@@ -171,7 +174,10 @@ def test_play_without_a_terminal_says_so(flags: list[str]) -> None:
     # issue 26: `play </dev/null` drew the board until killed
     out = subprocess.run(
         [sys.executable, "-m", "lostcities.cli", "play", *flags],
-        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert out.stderr.strip().splitlines() == [f"lostcities play: error: {NOT_A_TERMINAL}"]
@@ -180,7 +186,10 @@ def test_play_without_a_terminal_says_so(flags: list[str]) -> None:
 def test_hotseat_takes_no_opponent(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["play", "--hotseat", "--opponent", "heuristic"]) == 2
     err = capsys.readouterr().err
-    assert err == "lostcities play: error: --hotseat is two people at one keyboard: it takes no --opponent\n"
+    assert (
+        err
+        == "lostcities play: error: --hotseat is two people at one keyboard: it takes no --opponent\n"
+    )
 
 
 @pytest.mark.parametrize("rounds", ["0", "100", "100000000000"])

@@ -36,7 +36,10 @@ class Named(Bot):
 
 
 def test_players_are_numbered_from_one_and_bots_named_by_id() -> None:
-    assert number_players("it is player 0's turn, not player 1's") == "it is player 1's turn, not player 2's"
+    assert (
+        number_players("it is player 0's turn, not player 1's")
+        == "it is player 1's turn, not player 2's"
+    )
     assert number_players("the player 10 rule") == "the player 10 rule"
     session = Session(opponent="x", rounds=1, seed=1, bot_factory=lambda s, seed: Named(seed))
     assert session.names[1] == "Deep Thought Mark II" == bot_name(session.bot)  # type: ignore[arg-type]
@@ -94,10 +97,14 @@ async def test_a_rejected_typed_move_clears_the_box_and_the_prompt_comes_back() 
 @pytest.mark.asyncio
 async def test_in_the_long_game_p_is_purple_and_enter_plays() -> None:
     seed = next(
-        s for s in range(200)
-        if (lambda r: r.to_move == 0 and any(c.color is Color.PURPLE and not c.is_wager for c in r.hands[0]))(
-            Session(opponent="random", variant="long", rounds=1, seed=s).start_round()
-        )
+        s
+        for s in range(200)
+        if (
+            lambda r: (
+                r.to_move == 0
+                and any(c.color is Color.PURPLE and not c.is_wager for c in r.hands[0])
+            )
+        )(Session(opponent="random", variant="long", rounds=1, seed=s).start_round())
     )
     session = Session(opponent="random", variant="long", rounds=1, seed=seed)
     app = LostCitiesApp(session)
@@ -105,7 +112,9 @@ async def test_in_the_long_game_p_is_purple_and_enter_plays() -> None:
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, GameScreen) and screen.phase == "pick"
-        purple = next(c for c in session.round.hands[0] if c.color is Color.PURPLE and not c.is_wager)
+        purple = next(
+            c for c in session.round.hands[0] if c.color is Color.PURPLE and not c.is_wager
+        )
         await pilot.press("p", *str(purple)[1:])
         assert screen.selected_card() == purple and screen.phase == "pick"
         await pilot.press("enter")
@@ -123,7 +132,9 @@ async def test_terminal_too_small_and_a_clean_help_overlay() -> None:
         await pilot.pause()
         await pilot.pause()
         assert isinstance(app.screen, TooSmallScreen)
-        assert "terminal too small: 70x20, at least 80x24 needed" in str(app.screen.query_one("#too-small", Static).content)
+        assert "terminal too small: 70x20, at least 80x24 needed" in str(
+            app.screen.query_one("#too-small", Static).content
+        )
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
         assert isinstance(app.screen, GameScreen)
@@ -134,7 +145,9 @@ async def test_terminal_too_small_and_a_clean_help_overlay() -> None:
         # the whole help fits: no line wraps, the box inside the screen, nothing behind it shows
         assert box.region.width <= 80 and box.region.bottom <= 24
         lines = app.screen.query_one("#help-box Static", Static).content_size.height
-        assert lines == str(app.screen.query_one("#help-box Static", Static).content).count("\n") + 1
+        assert (
+            lines == str(app.screen.query_one("#help-box Static", Static).content).count("\n") + 1
+        )
         assert app.screen.styles.background.a == 1
 
 

@@ -100,7 +100,9 @@ def test_undo_replaces_the_bot_and_keeps_the_log() -> None:
     blind = next(m for m in r.legal_moves() if m.draw is None and m.action is Action.DISCARD)
     s.human_move(blind)
     # a draw from the draw pile showed a hidden card: never taken back (issue 14)
-    assert s.undo_blocker() == DREW_BLIND == "your move drew from the draw pile: you saw a hidden card"
+    assert (
+        s.undo_blocker() == DREW_BLIND == "your move drew from the draw pile: you saw a hidden card"
+    )
     with pytest.raises(UndoError, match="draw pile"):
         s.undo()
     s.bot_move(r.legal_moves()[0])
@@ -112,7 +114,10 @@ def test_undo_replaces_the_bot_and_keeps_the_log() -> None:
     new = s.bot
     assert isinstance(new, Recorder) and new is not old and new.restarts == 1
     assert new.told == [
-        (first, HUMAN_SEAT), (r.history[1], BOT_SEAT), (blind, HUMAN_SEAT), (r.history[3], BOT_SEAT)
+        (first, HUMAN_SEAT),
+        (r.history[1], BOT_SEAT),
+        (blind, HUMAN_SEAT),
+        (r.history[3], BOT_SEAT),
     ]
     assert s.referee.players[BOT_SEAT] is new
     assert [(u.round_index, u.ply, u.move) for u in s.undos] == [(0, 4, second)]

@@ -35,7 +35,9 @@ async def test_choose_everything_by_keyboard_at_80x24() -> None:
         assert box.region.right <= 80 and box.region.bottom <= 23  # the footer below it
         text = box_text(app)
         assert "▸ [b]Opponent" in text and "the computer" in text
-        assert "same as: lostcities play --opponent expert:time=1 --variant classic --rounds 3" in text
+        assert (
+            "same as: lostcities play --opponent expert:time=1 --variant classic --rounds 3" in text
+        )
         await pilot.press("down", "left")  # level: expert -> ismcts
         assert "‹ ismcts ›" in box_text(app) and "Monte Carlo" in box_text(app)
         await pilot.press("left")
@@ -88,12 +90,19 @@ def played(monkeypatch: pytest.MonkeyPatch) -> list[Session]:
     return sessions
 
 
-def test_no_flags_the_start_screen_chooses(played: list[Session], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_flags_the_start_screen_chooses(
+    played: list[Session], monkeypatch: pytest.MonkeyPatch
+) -> None:
     chosen = Setup(level="random", variant="long", rounds=1, achievements=True)
     monkeypatch.setattr(StartApp, "run", lambda self: chosen)
     assert main(["play"]) == 0
     (s,) = played
-    assert (s.opponent, s.match.variant.name, s.match.num_rounds, s.hotseat) == ("random", "long", 1, False)
+    assert (s.opponent, s.match.variant.name, s.match.num_rounds, s.hotseat) == (
+        "random",
+        "long",
+        1,
+        False,
+    )
     assert s.match.achievements is not None
     monkeypatch.setattr(StartApp, "run", lambda self: Setup(hotseat=True))
     assert main(["play"]) == 0

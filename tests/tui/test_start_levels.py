@@ -32,7 +32,9 @@ def test_levels_unavailable_asks_the_bots(monkeypatch: pytest.MonkeyPatch) -> No
 
     monkeypatch.setattr(tui_app, "make", make)
     assert levels_unavailable() == {"expert": "numpy is not installed"}
-    monkeypatch.setattr(tui_app, "make", lambda spec, seed=None: (_ for _ in ()).throw(BotSpecError("bad")))
+    monkeypatch.setattr(
+        tui_app, "make", lambda spec, seed=None: (_ for _ in ()).throw(BotSpecError("bad"))
+    )
     assert set(levels_unavailable()) == {"random", "heuristic", "ismcts", "expert"}
 
 
@@ -89,12 +91,17 @@ def test_level_notes_without_numba(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.asyncio
 async def test_a_level_that_runs_worse_here_says_so_while_chosen() -> None:
-    app = StartApp({}, {"expert": "numba is not installed: its search runs in pure Python, far weaker"})
+    app = StartApp(
+        {}, {"expert": "numba is not installed: its search runs in pure Python, far weaker"}
+    )
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert "here: numba" not in box_text(app)  # the opponent line is the current one
         await pilot.press("down")
-        assert "here: numba is not installed: its search runs in pure Python, far weaker" in box_text(app)
+        assert (
+            "here: numba is not installed: its search runs in pure Python, far weaker"
+            in box_text(app)
+        )
         await pilot.press("left")  # ismcts: no note
         assert "here:" not in box_text(app)
         await pilot.press("enter")

@@ -81,7 +81,10 @@ def test_the_referee_takes_back_a_move_with_the_reply() -> None:
     assert ref.round.ply == 2 and ref.round.hands == hands and ref.round.deck_size == deck
     assert events[-1] == TakenBack(0, 2, 0, (mine, reply))
     assert bot.told == [(m, i & 1) for i, m in enumerate(ref.round.history)]  # replayed
-    assert Referee(Round.deal(seed=6), undo=False).take_back_blocker(0) == "undo is not allowed in this game"
+    assert (
+        Referee(Round.deal(seed=6), undo=False).take_back_blocker(0)
+        == "undo is not allowed in this game"
+    )
 
 
 def session(seed: int = 4) -> Session:

@@ -42,7 +42,9 @@ class Server(webharness.Server):
     with the tests' settings (:data:`TEST_ENV`, then ``env``), logging into ``tmp``."""
 
     def __init__(self, db_url: str, tmp: Path, env: dict[str, str] | None = None) -> None:
-        super().__init__(db_url, tmp / f"server-{uuid.uuid4().hex[:6]}.log", {**TEST_ENV, **(env or {})})
+        super().__init__(
+            db_url, tmp / f"server-{uuid.uuid4().hex[:6]}.log", {**TEST_ENV, **(env or {})}
+        )
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -61,7 +63,9 @@ def db_params() -> list[Any]:
     if os.environ.get(PG_ENV):
         params.append("postgresql")
     else:
-        params.append(pytest.param("postgresql", marks=pytest.mark.skip(reason=f"{PG_ENV} not set")))
+        params.append(
+            pytest.param("postgresql", marks=pytest.mark.skip(reason=f"{PG_ENV} not set"))
+        )
     return params
 
 
@@ -193,7 +197,9 @@ def start_tutorial(browser: Any, url: str, viewport: dict[str, int]) -> tuple[An
     return ctx, page, errors
 
 
-def friend_tables(browser: Any, server: Any, *, clock: str | None = None, **bob_ctx: Any) -> tuple[Any, Any, Any, Any]:
+def friend_tables(
+    browser: Any, server: Any, *, clock: str | None = None, **bob_ctx: Any
+) -> tuple[Any, Any, Any, Any]:
     """Alice creates a one-round friend game on the home page, Bob joins by the invite link;
     returns both contexts and pages, both at the table."""
     alice = browser.new_context(viewport={"width": 1280, "height": 800})
@@ -202,8 +208,8 @@ def friend_tables(browser: Any, server: Any, *, clock: str | None = None, **bob_
     pa.goto(server.url + "/")
     pa.click("label:has(input[value=friend])")
     if clock is not None:
-        pa.click(f"label:has(input[name=clock][value=\"{clock}\"])")
-    pa.click("label:has(input[name=rounds][value=\"1\"])")
+        pa.click(f'label:has(input[name=clock][value="{clock}"])')
+    pa.click('label:has(input[name=rounds][value="1"])')
     pa.fill("input[name=name]", "Alice")
     pa.click("#start")
     pa.wait_for_selector("#invite-box:not(.hidden)")

@@ -79,7 +79,9 @@ def check_message(m: dict[str, Any], seat: int | None, positions: Positions) -> 
     r = positions.at(ri, ply)
     vis = visible(r, seat)
     current = {k: v for k, v in m.items() if k != "match"}
-    current["game"] = {k: v for k, v in m["game"].items() if k not in ("id", "rematch_id", "updated_at")}
+    current["game"] = {
+        k: v for k, v in m["game"].items() if k not in ("id", "rematch_id", "updated_at")
+    }
     for text in mentioned(current):
         card = Card.parse(text)
         assert vis[card] > 0, f"{text} leaked to seat {seat} at round {ri} ply {ply}"
@@ -91,4 +93,6 @@ def check_message(m: dict[str, Any], seat: int | None, positions: Positions) -> 
     for summary in m["match"]["rounds"]:
         public = positions.public_end[summary["index"]]
         for text in mentioned(summary):
-            assert public[Card.parse(text)] > 0, f"{text} leaked in the summary of round {summary['index']}"
+            assert public[Card.parse(text)] > 0, (
+                f"{text} leaked in the summary of round {summary['index']}"
+            )

@@ -32,7 +32,17 @@ from lostcities.web.store import (
     op_move,
 )
 
-LAYOUTS = ["24ae348", "94ea810", "591e463", "6bd1154", "3831004", "5a1c341", "9a4d97d", "a2dacbe", "14eb189"]
+LAYOUTS = [
+    "24ae348",
+    "94ea810",
+    "591e463",
+    "6bd1154",
+    "3831004",
+    "5a1c341",
+    "9a4d97d",
+    "a2dacbe",
+    "14eb189",
+]
 """The commits that changed the tables before Alembic, oldest first (``git log -p --
 lostcities/web/store.py``); each made the layout below up to its own columns."""
 
@@ -71,29 +81,65 @@ _GAMES = [
 _TABLES: list[tuple[str, str, list[str], list[str]]] = [
     # (table, the commit that made it, its lines, its indexes' columns)
     ("lc_games", "24ae348", ["PRIMARY KEY (id)"], ["status", "updated_at"]),
-    ("lc_moves", "24ae348", [
-        "game_id VARCHAR(32) NOT NULL", "round_index INTEGER NOT NULL", "ply INTEGER NOT NULL",
-        "move VARCHAR(8) NOT NULL", "created_at DATETIME NOT NULL",
-        "PRIMARY KEY (game_id, round_index, ply)",
-        "FOREIGN KEY(game_id) REFERENCES lc_games (id) ON DELETE CASCADE",
-    ], []),
-    ("lc_rounds", "24ae348", [
-        "game_id VARCHAR(32) NOT NULL", '"index" INTEGER NOT NULL', "starter INTEGER NOT NULL",
-        "deck TEXT NOT NULL", "forfeit INTEGER", "forfeit_reason VARCHAR(200)",
-        'PRIMARY KEY (game_id, "index")',
-        "FOREIGN KEY(game_id) REFERENCES lc_games (id) ON DELETE CASCADE",
-    ], []),
-    ("lc_comments", "6bd1154", [
-        "id SERIAL NOT NULL", "created_at DATETIME NOT NULL", "nickname VARCHAR(40) NOT NULL",
-        "kind VARCHAR(16) NOT NULL", "text TEXT NOT NULL", "digest VARCHAR(64) NOT NULL",
-        "client_hash VARCHAR(64) NOT NULL", "hidden BOOLEAN NOT NULL", "PRIMARY KEY (id)",
-        "UNIQUE (digest)",
-    ], ["created_at", "hidden"]),
-    ("lc_analyses", "5a1c341", [
-        "game_id VARCHAR(32) NOT NULL", "created_at DATETIME NOT NULL", "bot VARCHAR(80) NOT NULL",
-        "data TEXT NOT NULL", "PRIMARY KEY (game_id)",
-        "FOREIGN KEY(game_id) REFERENCES lc_games (id) ON DELETE CASCADE",
-    ], []),
+    (
+        "lc_moves",
+        "24ae348",
+        [
+            "game_id VARCHAR(32) NOT NULL",
+            "round_index INTEGER NOT NULL",
+            "ply INTEGER NOT NULL",
+            "move VARCHAR(8) NOT NULL",
+            "created_at DATETIME NOT NULL",
+            "PRIMARY KEY (game_id, round_index, ply)",
+            "FOREIGN KEY(game_id) REFERENCES lc_games (id) ON DELETE CASCADE",
+        ],
+        [],
+    ),
+    (
+        "lc_rounds",
+        "24ae348",
+        [
+            "game_id VARCHAR(32) NOT NULL",
+            '"index" INTEGER NOT NULL',
+            "starter INTEGER NOT NULL",
+            "deck TEXT NOT NULL",
+            "forfeit INTEGER",
+            "forfeit_reason VARCHAR(200)",
+            'PRIMARY KEY (game_id, "index")',
+            "FOREIGN KEY(game_id) REFERENCES lc_games (id) ON DELETE CASCADE",
+        ],
+        [],
+    ),
+    (
+        "lc_comments",
+        "6bd1154",
+        [
+            "id SERIAL NOT NULL",
+            "created_at DATETIME NOT NULL",
+            "nickname VARCHAR(40) NOT NULL",
+            "kind VARCHAR(16) NOT NULL",
+            "text TEXT NOT NULL",
+            "digest VARCHAR(64) NOT NULL",
+            "client_hash VARCHAR(64) NOT NULL",
+            "hidden BOOLEAN NOT NULL",
+            "PRIMARY KEY (id)",
+            "UNIQUE (digest)",
+        ],
+        ["created_at", "hidden"],
+    ),
+    (
+        "lc_analyses",
+        "5a1c341",
+        [
+            "game_id VARCHAR(32) NOT NULL",
+            "created_at DATETIME NOT NULL",
+            "bot VARCHAR(80) NOT NULL",
+            "data TEXT NOT NULL",
+            "PRIMARY KEY (game_id)",
+            "FOREIGN KEY(game_id) REFERENCES lc_games (id) ON DELETE CASCADE",
+        ],
+        [],
+    ),
 ]
 
 
@@ -139,26 +185,66 @@ def make_old_database(url: str, layout: str) -> list[str]:
         moves.append(str(m))
     columns = {c.split()[0] for c, added in _GAMES if LAYOUTS.index(added) <= LAYOUTS.index(layout)}
     game = {
-        "id": "old1", "created_at": WHEN, "updated_at": WHEN, "variant": "classic", "num_rounds": 1,
-        "seed": match.seed, "first_starter": 0, "status": "active", "result": "*", "level": "medium",
-        "name0": "ann", "name1": "Computer", "bot0": None, "bot1": "heuristic", "mistakes": 0.25,
-        "token0": hash_token("t0"), "token1": None, "invite": None, "rematch_of": None,
-        "rematch_id": None, "rematch_by": None, "tie_break": None, "younger": None, "hints": 2,
-        "achievements": None, "clock": None, "clock_increment": None, "clock_left0": None,
+        "id": "old1",
+        "created_at": WHEN,
+        "updated_at": WHEN,
+        "variant": "classic",
+        "num_rounds": 1,
+        "seed": match.seed,
+        "first_starter": 0,
+        "status": "active",
+        "result": "*",
+        "level": "medium",
+        "name0": "ann",
+        "name1": "Computer",
+        "bot0": None,
+        "bot1": "heuristic",
+        "mistakes": 0.25,
+        "token0": hash_token("t0"),
+        "token1": None,
+        "invite": None,
+        "rematch_of": None,
+        "rematch_id": None,
+        "rematch_by": None,
+        "tie_break": None,
+        "younger": None,
+        "hints": 2,
+        "achievements": None,
+        "clock": None,
+        "clock_increment": None,
+        "clock_left0": None,
         "clock_left1": None,
     }
     with engine.begin() as conn:
         for stmt in old_layout(layout, engine.dialect.name):
             conn.exec_driver_sql(stmt)
         _insert(conn, "lc_games", **{k: v for k, v in game.items() if k in columns})
-        _insert(conn, "lc_rounds", game_id="old1", index=0, starter=0,
-                deck=" ".join(map(str, r.deal_order)), forfeit=None, forfeit_reason=None)
+        _insert(
+            conn,
+            "lc_rounds",
+            game_id="old1",
+            index=0,
+            starter=0,
+            deck=" ".join(map(str, r.deal_order)),
+            forfeit=None,
+            forfeit_reason=None,
+        )
         for ply, mv in enumerate(moves):
-            _insert(conn, "lc_moves", game_id="old1", round_index=0, ply=ply, move=mv, created_at=WHEN)
+            _insert(
+                conn, "lc_moves", game_id="old1", round_index=0, ply=ply, move=mv, created_at=WHEN
+            )
         if LAYOUTS.index(layout) >= LAYOUTS.index("6bd1154"):
-            _insert(conn, "lc_comments", created_at=WHEN, nickname="ann", kind="comment",
-                    text="kept", digest=comment_digest("ann", "comment", "kept"),
-                    client_hash="h", hidden=False)
+            _insert(
+                conn,
+                "lc_comments",
+                created_at=WHEN,
+                nickname="ann",
+                kind="comment",
+                text="kept",
+                digest=comment_digest("ann", "comment", "kept"),
+                client_hash="h",
+                hidden=False,
+            )
         if LAYOUTS.index(layout) >= LAYOUTS.index("5a1c341"):
             _insert(conn, "lc_analyses", game_id="old1", created_at=WHEN, bot="ismcts", data="{}")
     engine.dispose()
@@ -234,7 +320,9 @@ def test_a_fresh_database_is_the_models_and_downgrades_to_empty(db_url: str) -> 
 def test_tables_of_another_program_are_left_alone(db_url: str) -> None:
     engine = sa.create_engine(db_url)
     with engine.begin() as conn:
-        conn.exec_driver_sql("CREATE TABLE lc_games (id VARCHAR(32) PRIMARY KEY, name0 VARCHAR(40))")
+        conn.exec_driver_sql(
+            "CREATE TABLE lc_games (id VARCHAR(32) PRIMARY KEY, name0 VARCHAR(40))"
+        )
     engine.dispose()
     store = GameStore(db_url)
     with pytest.raises(StorageError, match="table lc_games has no column created_at"):
@@ -249,7 +337,9 @@ def test_a_database_of_a_newer_version_is_refused(db_url: str) -> None:
     store.create_tables()
     with store.engine.begin() as conn:
         conn.exec_driver_sql("UPDATE alembic_version SET version_num = 'f00dfeed'")
-    with pytest.raises(StorageError, match="revision f00dfeed, which this lostcities does not know"):
+    with pytest.raises(
+        StorageError, match="revision f00dfeed, which this lostcities does not know"
+    ):
         store.create_tables()
     store.close()
 
@@ -271,8 +361,13 @@ def test_processes_starting_together_upgrade_once(db_url: str) -> None:
     old database: each waits on the upgrade lock, one does the work, the others find it done."""
     moves = make_old_database(db_url, "94ea810")
     procs = [
-        subprocess.Popen([sys.executable, "-c", _STARTER, db_url], stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", _STARTER, db_url],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for _ in range(3)
     ]
     try:

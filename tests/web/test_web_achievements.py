@@ -20,8 +20,12 @@ def _play_out(client: Any, gid: str, tokens: list[str]) -> list[dict[str, Any]]:
         st = state(client, gid, tokens[seat])
         r = client.post(
             f"/api/games/{gid}/moves",
-            json={"token": tokens[seat], "move": st["view"]["legal"][0], "round": st["round"],
-                  "ply": st["view"]["ply"]},
+            json={
+                "token": tokens[seat],
+                "move": st["view"]["legal"][0],
+                "round": st["round"],
+                "ply": st["view"]["ply"],
+            },
         )
         assert r.status_code == 200, r.text
         states.append(r.json())
@@ -69,7 +73,9 @@ def test_claims_appear_in_the_view_as_they_happen(client: Any) -> None:
             assert x is None or x == y
     for s in during:
         v = s["view"]
-        assert v["goal_points"] == [10 * sum(g["claimed_by"] == p for g in v["goals"]) for p in (0, 1)]
+        assert v["goal_points"] == [
+            10 * sum(g["claimed_by"] == p for g in v["goals"]) for p in (0, 1)
+        ]
         assert v["scores"] == [sum(v["expedition_scores"][p]) + v["goal_points"][p] for p in (0, 1)]
 
 
@@ -81,8 +87,10 @@ def test_a_classic_game_has_no_goals(client: Any) -> None:
 
 
 def test_a_computer_goal_game_and_bad_input(client: Any) -> None:
-    r = client.post("/api/games", json={"opponent": "computer", "level": "easy", "rounds": 1,
-                                        "achievements": True})
+    r = client.post(
+        "/api/games",
+        json={"opponent": "computer", "level": "easy", "rounds": 1, "achievements": True},
+    )
     assert r.status_code == 201, r.text
     g = r.json()
     st = state(client, g["id"], g["token"])
@@ -102,9 +110,13 @@ def test_the_replay_shows_the_goals_and_their_claims(client: Any) -> None:
     ids = [g["id"] for g in summary["goals"]]
     for f, s in zip(frames[:-1], states[:-1], strict=True):  # as each table saw it
         assert [g["id"] for g in f["goals"]] == ids
-        assert [g["claimed_by"] for g in f["goals"]] == [g["claimed_by"] for g in s["view"]["goals"]]
+        assert [g["claimed_by"] for g in f["goals"]] == [
+            g["claimed_by"] for g in s["view"]["goals"]
+        ]
         assert f["scores"] == s["view"]["scores"]
-    assert [g["claimed_by"] for g in frames[-1]["goals"]] == [g["claimed_by"] for g in summary["goals"]]
+    assert [g["claimed_by"] for g in frames[-1]["goals"]] == [
+        g["claimed_by"] for g in summary["goals"]
+    ]
     assert frames[-1]["scores"] == summary["scores"]
     assert any(g["claimed_by"] is not None for g in frames[-1]["goals"])
     # a classic game's frames have none

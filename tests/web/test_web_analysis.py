@@ -32,7 +32,9 @@ def my_turn(client: Any, gid: str, token: str) -> dict[str, Any]:
 
 
 def test_hints_mark_the_game_assisted_and_the_analysis_is_computed_once(client: Any) -> None:
-    g = client.post("/api/games", json={"opponent": "computer", "level": "easy", "rounds": 1}).json()
+    g = client.post(
+        "/api/games", json={"opponent": "computer", "level": "easy", "rounds": 1}
+    ).json()
     gid, tok = g["id"], g["token"]
     s = my_turn(client, gid, tok)
     assert client.post(f"/api/games/{gid}/hint", json={"token": "nope"}).status_code == 403
@@ -40,14 +42,21 @@ def test_hints_mark_the_game_assisted_and_the_analysis_is_computed_once(client: 
     assert h.status_code == 200, h.text
     hint = h.json()
     assert hint["best"] in s["view"]["legal"] and hint["best"] == hint["moves"][0]["move"]
-    assert hint["player"] == 0 and hint["ply"] == s["view"]["ply"] and 0 <= hint["moves"][0]["win"] <= 1
+    assert (
+        hint["player"] == 0
+        and hint["ply"] == s["view"]["ply"]
+        and 0 <= hint["moves"][0]["win"] <= 1
+    )
     summary = client.get(f"/api/games/{gid}").json()
     assert summary["assisted"] is True and summary["hints"] == 1
     assert client.get(f"/api/games/{gid}/analysis").status_code == 409  # not over yet
     while not s["match"]["over"]:
         v = s["view"]
         move = next(m for m in v["legal"] if m.endswith("."))  # draw pile: the round ends
-        r = client.post(f"/api/games/{gid}/moves", json={"token": tok, "move": move, "round": s["round"], "ply": v["ply"]})
+        r = client.post(
+            f"/api/games/{gid}/moves",
+            json={"token": tok, "move": move, "round": s["round"], "ply": v["ply"]},
+        )
         assert r.status_code == 200, r.text
         s = my_turn(client, gid, tok)
     # not your turn any more: the match is over

@@ -86,7 +86,9 @@ def test_seats_are_bound_to_tokens(client: Any) -> None:
     other = tokens[1 - mover]
     theirs = state(client, gid, other)
     move = "+" + theirs["view"]["hand"][0] + "."
-    r = client.post(f"/api/games/{gid}/moves", json={"token": other, "move": move, "round": 0, "ply": 0})
+    r = client.post(
+        f"/api/games/{gid}/moves", json={"token": other, "move": move, "round": 0, "ply": 0}
+    )
     assert r.status_code == 409 and r.json()["error"] == "not_your_turn"
     assert state(client, gid, t0)["view"]["ply"] == 0
 
@@ -98,34 +100,45 @@ def test_moves_illegal_stale_and_duplicate(client: Any) -> None:
     tok = (t0, t1)[mover]
     v = state(client, gid, tok)["view"]
     # an illegal move: the core's message, nothing changes
-    discard_then_take_back = next(
-        f"-{c}{c[0]}" for c in v["hand"]
+    discard_then_take_back = next(f"-{c}{c[0]}" for c in v["hand"])
+    r = client.post(
+        f"/api/games/{gid}/moves",
+        json={"token": tok, "move": discard_then_take_back, "round": 0, "ply": 0},
     )
-    r = client.post(f"/api/games/{gid}/moves", json={"token": tok, "move": discard_then_take_back, "round": 0, "ply": 0})
     assert r.status_code == 422
     body = r.json()
     assert body["error"] == "illegal_move" and body["message"].startswith("illegal move: ")
-    r = client.post(f"/api/games/{gid}/moves", json={"token": tok, "move": "*garbage", "round": 0, "ply": 0})
+    r = client.post(
+        f"/api/games/{gid}/moves", json={"token": tok, "move": "*garbage", "round": 0, "ply": 0}
+    )
     assert r.status_code == 422 and "invalid move" in r.json()["message"]
     assert state(client, gid, tok)["view"]["ply"] == 0
     # a legal move, sent twice (double click): applied once
     move = v["legal"][0]
-    r1 = client.post(f"/api/games/{gid}/moves", json={"token": tok, "move": move, "round": 0, "ply": 0})
+    r1 = client.post(
+        f"/api/games/{gid}/moves", json={"token": tok, "move": move, "round": 0, "ply": 0}
+    )
     assert r1.status_code == 200 and r1.json()["view"]["ply"] == 1
-    r2 = client.post(f"/api/games/{gid}/moves", json={"token": tok, "move": move, "round": 0, "ply": 0})
+    r2 = client.post(
+        f"/api/games/{gid}/moves", json={"token": tok, "move": move, "round": 0, "ply": 0}
+    )
     assert r2.status_code == 409 and r2.json()["error"] in ("stale", "not_your_turn")
     s = state(client, gid, None)
     assert s["view"]["history"] == [move]
 
 
 def test_malformed_requests(client: Any) -> None:
-    r = client.post("/api/games", content=b"{not json", headers={"Content-Type": "application/json"})
+    r = client.post(
+        "/api/games", content=b"{not json", headers={"Content-Type": "application/json"}
+    )
     assert r.status_code == 422 and r.json()["error"] == "invalid_request"
     r = client.post("/api/games", json={"opponent": "computer", "level": "godlike"})
     assert r.status_code == 422 and "level" in r.json()["message"]
     r = client.post("/api/games", json={"opponent": "friend", "extra": 1})
     assert r.status_code == 422
-    r = client.post("/api/games", content=b"x" * 70000, headers={"Content-Type": "application/json"})
+    r = client.post(
+        "/api/games", content=b"x" * 70000, headers={"Content-Type": "application/json"}
+    )
     assert r.status_code == 413 and r.json()["error"] == "too_large"
     r = client.get("/api/games/doesnotexist")
     assert r.status_code == 404 and r.json()["error"] == "not_found"
@@ -173,7 +186,17 @@ def test_computer_game_plays_to_the_end(client: Any) -> None:
                 break
             v = m["view"]
             if v["to_move"] == 0 and v["legal"]:
-                ws.send_text(json.dumps({"type": "move", "move": v["legal"][-1], "round": m["round"], "ply": v["ply"], "id": n}))
+                ws.send_text(
+                    json.dumps(
+                        {
+                            "type": "move",
+                            "move": v["legal"][-1],
+                            "round": m["round"],
+                            "ply": v["ply"],
+                            "id": n,
+                        }
+                    )
+                )
                 n += 1
     assert n > 10
     summary = client.get(f"/api/games/{g['id']}").json()
@@ -203,7 +226,12 @@ def test_websocket_bad_input(client: Any) -> None:
     with client.websocket_connect(f"/ws/games/{gid}") as ws:
         ws.send_text(json.dumps({"type": "hello", "token": "forged"}))
         m = json.loads(ws.receive_text())
-        assert m == {"type": "error", "code": "invalid_token", "message": "invalid token for this game", "id": None}
+        assert m == {
+            "type": "error",
+            "code": "invalid_token",
+            "message": "invalid token for this game",
+            "id": None,
+        }
     with client.websocket_connect("/ws/games/nosuchgame") as ws:
         assert json.loads(ws.receive_text())["code"] == "not_found"
     assert state(client, gid, None)["view"]["ply"] == 0
@@ -220,7 +248,9 @@ def test_calculator_agrees_with_the_cli(client: Any) -> None:
     assert body["expeditions"]["g"] == sheet[next(c for c in sheet if c.letter == "g")].to_dict()
     cli = subprocess.run(
         [sys.executable, "-m", "lostcities.cli", "score", *[f"{c}:{v}" for c, v in exps.items()]],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert cli.stdout.rstrip("\n") == body["table"]
     # the CLI's validation messages, word for word
@@ -237,7 +267,16 @@ def test_calculator_agrees_with_the_cli(client: Any) -> None:
 
 def test_lookup_lists_remembered_games(client: Any) -> None:
     gid, t0, _ = friend_game(client)
-    r = client.post("/api/games/lookup", json={"games": [{"id": gid, "token": t0}, {"id": "gone", "token": "x"}, {"id": gid, "token": "forged"}]})
+    r = client.post(
+        "/api/games/lookup",
+        json={
+            "games": [
+                {"id": gid, "token": t0},
+                {"id": "gone", "token": "x"},
+                {"id": gid, "token": "forged"},
+            ]
+        },
+    )
     out = r.json()
     assert [g["id"] for g in out] == [gid]
     assert out[0]["seat"] == 0
@@ -302,7 +341,9 @@ def test_bot_pool_recovers_from_a_dead_worker(caplog: pytest.LogCaptureFixture) 
 
 def test_friend_rematch_seats_both_players_once(client: Any) -> None:
     gid, t0, t1 = friend_game(client)
-    assert client.post(f"/api/games/{gid}/rematch", json={"token": t0}).status_code == 409  # not over
+    assert (
+        client.post(f"/api/games/{gid}/rematch", json={"token": t0}).status_code == 409
+    )  # not over
     assert client.post(f"/api/games/{gid}/resign", json={"token": t0}).status_code == 200
     with client.websocket_connect(f"/ws/games/{gid}") as ws:
         ws.send_text(json.dumps({"type": "hello", "token": t0}))
@@ -314,7 +355,11 @@ def test_friend_rematch_seats_both_players_once(client: Any) -> None:
     assert client.post(f"/api/games/{gid}/rematch", json={"token": t1}).status_code == 409
     second = client.post(f"/api/games/{gid}/rematch", json={"token": t0})
     assert second.status_code == 200 and second.json() | {"token": ""} == {
-        "id": first.json()["id"], "seat": 1, "token": "", "url": f"/game/{first.json()['id']}", "invite_url": None,
+        "id": first.json()["id"],
+        "seat": 1,
+        "token": "",
+        "url": f"/game/{first.json()['id']}",
+        "invite_url": None,
     }
     assert client.post(f"/api/games/{gid}/rematch", json={"token": t0}).status_code == 409
     new = client.get(f"/api/games/{first.json()['id']}").json()
@@ -328,8 +373,14 @@ def test_a_missing_bot_is_a_clear_error(tmp_path: Any) -> None:
     from lostcities.web.deps import Settings
     from lostcities.web.games import LEVELS, Level
 
-    levels = {**LEVELS, "expert": Level("nosuchbot", "Expert"), "easy": Level("nosuchbot", "Easy", 0.4, "random")}
-    settings = Settings(db_url=f"sqlite:///{tmp_path / 'x.db'}", bot_executor="thread", levels=levels)
+    levels = {
+        **LEVELS,
+        "expert": Level("nosuchbot", "Expert"),
+        "easy": Level("nosuchbot", "Easy", 0.4, "random"),
+    }
+    settings = Settings(
+        db_url=f"sqlite:///{tmp_path / 'x.db'}", bot_executor="thread", levels=levels
+    )
     with TestClient(create_app(settings)) as c:
         info = {x["level"]: x for x in c.get("/api/levels").json()}
         assert not info["expert"]["available"] and "unknown bot" in info["expert"]["reason"]
@@ -338,7 +389,9 @@ def test_a_missing_bot_is_a_clear_error(tmp_path: Any) -> None:
         assert r.status_code == 400
         assert r.json()["error"] == "bot_unavailable"
         assert r.json()["message"].startswith("the expert level is not available on this server")
-        assert c.post("/api/games", json={"opponent": "computer", "level": "easy"}).status_code == 201
+        assert (
+            c.post("/api/games", json={"opponent": "computer", "level": "easy"}).status_code == 201
+        )
 
 
 @pytest.mark.parametrize(
@@ -351,7 +404,9 @@ def test_a_missing_bot_is_a_clear_error(tmp_path: Any) -> None:
 def test_serve_with_a_bad_database_says_why(db: str, message: str) -> None:
     r = subprocess.run(
         [sys.executable, "-m", "lostcities.cli", "serve", "--port", "9", "--db", db],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert r.returncode == 2
     assert r.stderr.startswith("lostcities serve: error: ") and message in r.stderr
@@ -374,7 +429,9 @@ def test_a_chunked_body_over_the_limit_is_refused_early(client: Any) -> None:
     assert r.status_code == 413 and r.json()["error"] == "too_large"
     assert str(MAX_BODY) in r.json()["message"]
     ok = client.post(
-        "/api/games", content=iter([b'{"opponent": ', b'"friend"}']), headers={"Content-Type": "application/json"}
+        "/api/games",
+        content=iter([b'{"opponent": ', b'"friend"}']),
+        headers={"Content-Type": "application/json"},
     )
     assert ok.status_code == 201  # a small chunked body is read as before
 
@@ -400,7 +457,9 @@ def test_serve_freezes_start_up_and_collects_rarely_before_it_serves(
     monkeypatch.setattr(web_app, "prepare_search", lambda say: None)
     before = gc.get_threshold()
     try:
-        args = argparse.Namespace(db=f"sqlite:///{tmp_path / 'g.db'}", port=8765, host="127.0.0.1", workers=1)
+        args = argparse.Namespace(
+            db=f"sqlite:///{tmp_path / 'g.db'}", port=8765, host="127.0.0.1", workers=1
+        )
         assert web_app.cli_main(args) == 0
     finally:
         gc.unfreeze()

@@ -24,7 +24,9 @@ def _receive_until(ws: Any, pred: Any, n: int = 20) -> dict[str, Any]:
 def test_the_clock_is_chosen_at_creation_and_shown_to_both(client: Any) -> None:
     g = client.post("/api/games", json={"opponent": "friend", "rounds": 1, "clock": 60}).json()
     waiting = state(client, g["id"], g["token"])["game"]
-    assert waiting["clock"] == 60 and waiting["clock_left"] is None  # not running before the friend joins
+    assert (
+        waiting["clock"] == 60 and waiting["clock_left"] is None
+    )  # not running before the friend joins
     gid, *tokens = friend_game(client, clock=180)
     for tok in tokens:
         game = state(client, gid, tok)["game"]
@@ -35,9 +37,12 @@ def test_the_clock_is_chosen_at_creation_and_shown_to_both(client: Any) -> None:
 
 
 @pytest.mark.parametrize(
-    "body", [{"opponent": "computer", "level": "easy", "clock": 60}, {"opponent": "friend", "clock": 61}]
+    "body",
+    [{"opponent": "computer", "level": "easy", "clock": 60}, {"opponent": "friend", "clock": 61}],
 )
-def test_a_clock_only_for_friends_and_only_the_offered_ones(client: Any, body: dict[str, Any]) -> None:
+def test_a_clock_only_for_friends_and_only_the_offered_ones(
+    client: Any, body: dict[str, Any]
+) -> None:
     r = client.post("/api/games", json=body)
     assert r.status_code == 422, r.text
     msg = r.json()["message"]
@@ -48,7 +53,9 @@ def test_the_player_who_runs_out_loses_the_match(client: Any) -> None:
     gid, *tokens = friend_game(client, clock=60)
     to_move = state(client, gid, tokens[0])["view"]["to_move"]
     mgr = client.app.state.manager
-    mgr.now = lambda: datetime.datetime.now(datetime.UTC).replace(tzinfo=None) + datetime.timedelta(seconds=61)
+    mgr.now = lambda: (
+        datetime.datetime.now(datetime.UTC).replace(tzinfo=None) + datetime.timedelta(seconds=61)
+    )
     with client.websocket_connect(f"/ws/games/{gid}") as ws:
         ws.send_text(json.dumps({"type": "hello"}))  # a spectator's hello starts the wait
         end = _receive_until(ws, lambda m: m.get("type") == "state" and m["match"]["over"])
@@ -64,15 +71,21 @@ def test_a_move_after_the_time_out_is_refused(client: Any) -> None:
     tok = tokens[s["view"]["to_move"]]
     legal = state(client, gid, tok)["view"]["legal"][0]
     mgr = client.app.state.manager
-    mgr.now = lambda: datetime.datetime.now(datetime.UTC).replace(tzinfo=None) + datetime.timedelta(seconds=61)
-    r = client.post(f"/api/games/{gid}/moves", json={"token": tok, "move": legal, "round": 0, "ply": 0})
+    mgr.now = lambda: (
+        datetime.datetime.now(datetime.UTC).replace(tzinfo=None) + datetime.timedelta(seconds=61)
+    )
+    r = client.post(
+        f"/api/games/{gid}/moves", json={"token": tok, "move": legal, "round": 0, "ply": 0}
+    )
     assert r.status_code == 409 and r.json()["error"] == "time_out"
     mgr.now = lambda: datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
     # in time: the move counts and the next player's clock starts afresh
     gid, *tokens = friend_game(client, clock=60)
     tok = tokens[state(client, gid, tokens[0])["view"]["to_move"]]
     legal = state(client, gid, tok)["view"]["legal"][0]
-    r = client.post(f"/api/games/{gid}/moves", json={"token": tok, "move": legal, "round": 0, "ply": 0})
+    r = client.post(
+        f"/api/games/{gid}/moves", json={"token": tok, "move": legal, "round": 0, "ply": 0}
+    )
     assert r.status_code == 200, r.text
     assert state(client, gid, tok)["game"]["clock_left"] > 55
 

@@ -27,8 +27,13 @@ def app_client(db_url: str) -> Iterator[Any]:
     from lostcities.web.deps import Settings
 
     settings = Settings(
-        db_url=db_url, bot_executor="thread", bot_workers=1, prepare_search=False,
-        resume_on_start=False, comment_burst=3, comment_per=600.0,
+        db_url=db_url,
+        bot_executor="thread",
+        bot_workers=1,
+        prepare_search=False,
+        resume_on_start=False,
+        comment_burst=3,
+        comment_per=600.0,
     )
     with TestClient(create_app(settings)) as c:
         yield c
@@ -54,9 +59,15 @@ def test_store_pages_newest_first_and_keeps_a_submission_once(db_url: str) -> No
     assert new
     rows, total = store.comments_page_sync(1, 20)
     assert total == 46 and len(rows) == 20
-    assert rows[0].kind == "mistake" and [r.text for r in rows[1:4]] == ["text 44", "text 43", "text 42"]
+    assert rows[0].kind == "mistake" and [r.text for r in rows[1:4]] == [
+        "text 44",
+        "text 43",
+        "text 42",
+    ]
     last, _ = store.comments_page_sync(3, 20)
-    assert [r.text for r in last] == ["text 5", "text 4", "text 3", "text 2", "text 1", "text 0"][-6:]
+    assert [r.text for r in last] == ["text 5", "text 4", "text 3", "text 2", "text 1", "text 0"][
+        -6:
+    ]
     assert store.comments_page_sync(4, 20) == ([], 46)
     assert store.write_sync(op_hide_comment(ids[44], True)) == 1
     assert store.write_sync(op_hide_comment(999_999, True)) == 0
@@ -72,7 +83,12 @@ def test_post_then_page_as_plain_text(app_client: Any, db_url: str) -> None:
     r = post(app_client, "Zoë", "mistake", script)
     assert r.status_code == 201, r.text
     c = r.json()
-    assert (c["nickname"], c["kind"], c["text"], c["duplicate"]) == ("Zoë", "mistake", script, False)
+    assert (c["nickname"], c["kind"], c["text"], c["duplicate"]) == (
+        "Zoë",
+        "mistake",
+        script,
+        False,
+    )
     r2 = post(app_client, "bob", "tool request", "a score sheet\nwith two lines")
     assert r2.status_code == 201
     page = app_client.get("/api/comments?page=1").json()
@@ -98,19 +114,36 @@ def test_post_then_page_as_plain_text(app_client: Any, db_url: str) -> None:
 @pytest.mark.parametrize(
     ("body", "why"),
     [
-        ({"nickname": "", "kind": "comment", "text": "x"}, "nickname: String should have at least 1"),
-        ({"nickname": "   ", "kind": "comment", "text": "x"}, "nickname: String should have at least 1"),
-        ({"nickname": "a" * 41, "kind": "comment", "text": "x"}, "nickname: String should have at most 40"),
+        (
+            {"nickname": "", "kind": "comment", "text": "x"},
+            "nickname: String should have at least 1",
+        ),
+        (
+            {"nickname": "   ", "kind": "comment", "text": "x"},
+            "nickname: String should have at least 1",
+        ),
+        (
+            {"nickname": "a" * 41, "kind": "comment", "text": "x"},
+            "nickname: String should have at most 40",
+        ),
         ({"nickname": "a", "kind": "comment", "text": ""}, "text: String should have at least 1"),
-        ({"nickname": "a", "kind": "comment", "text": "x" * 2001}, "text: String should have at most 2000"),
-        ({"nickname": "a", "kind": "spam", "text": "x"}, "kind: Input should be 'comment', 'mistake' or 'tool request'"),
+        (
+            {"nickname": "a", "kind": "comment", "text": "x" * 2001},
+            "text: String should have at most 2000",
+        ),
+        (
+            {"nickname": "a", "kind": "spam", "text": "x"},
+            "kind: Input should be 'comment', 'mistake' or 'tool request'",
+        ),
         ({"nickname": "a", "kind": "comment", "text": "x\x00y"}, "control character"),
         ({"nickname": "a\nb", "kind": "comment", "text": "x"}, "control character"),
         ({"nickname": "a", "kind": "comment"}, "text: Field required"),
         ({"nickname": "a", "kind": "comment", "text": "x", "email": "e@x"}, "email: Extra inputs"),
     ],
 )
-def test_bad_comments_are_refused_in_one_line(app_client: Any, body: dict[str, str], why: str) -> None:
+def test_bad_comments_are_refused_in_one_line(
+    app_client: Any, body: dict[str, str], why: str
+) -> None:
     r = app_client.post("/api/comments", json=body)
     assert r.status_code == 422 and why in r.json()["message"], r.text
     assert "\n" not in r.json()["message"]
@@ -157,7 +190,10 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
     return subprocess.run(
         [sys.executable, "-m", "lostcities.cli", "comments", *args],
-        capture_output=True, text=True, timeout=60, env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
     )
 
 

@@ -22,9 +22,13 @@ def _play(tmp: Path, seed: int | None) -> list[dict[str, Any]]:
 
     tmp.mkdir()
     out = []
-    with TestClient(create_app(app_settings(f"sqlite:///{tmp / 'a.db'}", test_deal_seed=seed))) as c:
+    with TestClient(
+        create_app(app_settings(f"sqlite:///{tmp / 'a.db'}", test_deal_seed=seed))
+    ) as c:
         g = c.post("/api/games", json={"opponent": "friend", "rounds": 1}).json()
-        out.append(c.get(f"/api/games/{g['id']}/state", headers={"X-Seat-Token": g["token"]}).json())
+        out.append(
+            c.get(f"/api/games/{g['id']}/state", headers={"X-Seat-Token": g["token"]}).json()
+        )
         g = c.post("/api/games", json={"opponent": "computer", "level": "easy", "rounds": 1}).json()
         with c.websocket_connect(f"/ws/games/{g['id']}") as ws:
             ws.send_json({"type": "hello", "token": g["token"]})
@@ -34,8 +38,15 @@ def _play(tmp: Path, seed: int | None) -> list[dict[str, Any]]:
             while len(st["view"]["history"]) < 6:
                 if st["view"]["to_move"] == 0 and st["view"]["ply"] != sent:
                     sent = st["view"]["ply"]
-                    ws.send_json({"type": "move", "move": st["view"]["legal"][0], "round": st["round"],
-                                  "ply": sent, "id": sent})
+                    ws.send_json(
+                        {
+                            "type": "move",
+                            "move": st["view"]["legal"][0],
+                            "round": st["round"],
+                            "ply": sent,
+                            "id": sent,
+                        }
+                    )
                 st = ws.receive_json()
                 while st["type"] != "state":  # presence
                     st = ws.receive_json()
@@ -61,7 +72,9 @@ def test_without_it_deals_are_drawn_afresh(tmp_path: Path) -> None:
     assert len(hands) == 3
 
 
-def test_the_setting_comes_from_the_environment_only(monkeypatch: pytest.MonkeyPatch, client: Any) -> None:
+def test_the_setting_comes_from_the_environment_only(
+    monkeypatch: pytest.MonkeyPatch, client: Any
+) -> None:
     from lostcities.web.deps import Settings
 
     monkeypatch.delenv("LOSTCITIES_TEST_DEAL_SEED", raising=False)

@@ -22,7 +22,9 @@ ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-SHOTS = os.environ.get("LOSTCITIES_SCREENSHOTS") or str(Path(__file__).resolve().parents[2] / "build" / "test-artifacts" / "screenshots")
+SHOTS = os.environ.get("LOSTCITIES_SCREENSHOTS") or str(
+    Path(__file__).resolve().parents[2] / "build" / "test-artifacts" / "screenshots"
+)
 """Where the screenshots of the main states are kept, as test artefacts (``LOSTCITIES_SCREENSHOTS``
 names another folder; ``off`` takes none)."""
 
@@ -69,7 +71,9 @@ def play_one_turn(page: Any, *, explain: dict[str, bool], drag: bool = False) ->
     if legal.count():
         card = legal.first.get_attribute("data-card")
         if drag:
-            page.drag_and_drop(f"#hand .card[data-card='{card}']", f"#my-exps .exp[data-color='{card[0]}']")
+            page.drag_and_drop(
+                f"#hand .card[data-card='{card}']", f"#my-exps .exp[data-color='{card[0]}']"
+            )
         else:
             legal.first.click()
             page.click("#actions [data-act=play]")
@@ -89,7 +93,7 @@ def test_full_round_against_the_computer(browser: Any, server_factory: Any, tmp_
     errors = watch_errors(page)
     page.goto(server.url + "/")
     page.click("label:has(input[value=easy])")
-    page.click("label:has(input[name=rounds][value=\"1\"])")
+    page.click('label:has(input[name=rounds][value="1"])')
     page.fill("input[name=name]", "Ada")
     page.click("#start")
     page.wait_for_url(re.compile(r"/game/"))
@@ -108,9 +112,13 @@ def test_full_round_against_the_computer(browser: Any, server_factory: Any, tmp_
             # the server crashes and comes back on the same port: the page reconnects by itself
             port = server.port
             server.kill()
-            page.wait_for_function("() => document.querySelector('#conn').textContent.includes('reconnecting')")
+            page.wait_for_function(
+                "() => document.querySelector('#conn').textContent.includes('reconnecting')"
+            )
             server.start_on(port)
-            page.wait_for_function("() => document.querySelector('#conn').textContent === ''", timeout=20000)
+            page.wait_for_function(
+                "() => document.querySelector('#conn').textContent === ''", timeout=20000
+            )
             restarted = True
     assert restarted and turns > 10
     assert explain.get("done"), "never had an unplayable card to try"
@@ -123,7 +131,9 @@ def test_full_round_against_the_computer(browser: Any, server_factory: Any, tmp_
     page.click("#modal-buttons >> text=Replay")
     page.wait_for_url(re.compile(r"/replay/"))
     page.wait_for_selector("#replay-body:not(.hidden)")
-    assert page.locator("#r-hand0 .card").count() == 8 and page.locator("#r-hand1 .card").count() == 8
+    assert (
+        page.locator("#r-hand0 .card").count() == 8 and page.locator("#r-hand1 .card").count() == 8
+    )
     page.click("#next")
     assert page.locator("#move-now").inner_text().strip() != ""
     page.click("#last")
@@ -140,12 +150,14 @@ def test_full_round_against_the_computer(browser: Any, server_factory: Any, tmp_
 
 def test_two_friends_play_by_invite_link(browser: Any, server: Any) -> None:
     alice = browser.new_context(viewport={"width": 1280, "height": 900})
-    bob = browser.new_context(viewport={"width": 375, "height": 800}, is_mobile=True, has_touch=True)
+    bob = browser.new_context(
+        viewport={"width": 375, "height": 800}, is_mobile=True, has_touch=True
+    )
     pa, pb = alice.new_page(), bob.new_page()
     errors = watch_errors(pa, pb)
     pa.goto(server.url + "/")
     pa.click("label:has(input[value=friend])")
-    pa.click("label:has(input[name=rounds][value=\"1\"])")
+    pa.click('label:has(input[name=rounds][value="1"])')
     pa.fill("input[name=name]", "Alice")
     pa.click("#start")
     pa.wait_for_selector("#invite-box:not(.hidden)")
@@ -203,11 +215,25 @@ def test_two_friends_play_by_invite_link(browser: Any, server: Any) -> None:
         assert p.inner_text("#deck-n") == "0"
         assert p.locator("#log .n").count() == moves
         board = p.locator("#modal-board")
-        assert board.locator(".pile").count() == 5 and board.locator(".cols:not(.piles) .exp").count() == 10
-        chips.append(sorted(board.locator(".chip").evaluate_all("els => els.map(e => e.getAttribute('aria-label') || e.textContent)")))
+        assert (
+            board.locator(".pile").count() == 5
+            and board.locator(".cols:not(.piles) .exp").count() == 10
+        )
+        chips.append(
+            sorted(
+                board.locator(".chip").evaluate_all(
+                    "els => els.map(e => e.getAttribute('aria-label') || e.textContent)"
+                )
+            )
+        )
         assert p.locator("#modal-sheets table.sheet").count() == 2
     assert chips[0] == chips[1] and len(chips[0]) > 0
-    totals = [p.evaluate("() => [document.querySelector('#my-total').textContent, document.querySelector('#opp-total').textContent]") for p in (pa, pb)]
+    totals = [
+        p.evaluate(
+            "() => [document.querySelector('#my-total').textContent, document.querySelector('#opp-total').textContent]"
+        )
+        for p in (pa, pb)
+    ]
     assert totals[0] == totals[1][::-1], totals
     shot(pb, "e2e-friend-round-over-phone")
     assert not errors, errors
@@ -232,8 +258,13 @@ def test_score_calculator(browser: Any, server: Any) -> None:
     # typed cards are checked as by `lostcities score` (in any order: they are sorted; issue 26),
     # the reason in plain words
     page.fill(".calc-row[data-color=b] input", "5,5")
-    page.wait_for_function("() => document.querySelector('#calc-error').textContent.includes('twice')")
-    assert page.locator("#calc-error").inner_text() == "blue expedition: blue 5 is there twice: number cards go up"
+    page.wait_for_function(
+        "() => document.querySelector('#calc-error').textContent.includes('twice')"
+    )
+    assert (
+        page.locator("#calc-error").inner_text()
+        == "blue expedition: blue 5 is there twice: number cards go up"
+    )
     page.fill(".calc-row[data-color=b] input", "")
     page.wait_for_function("() => document.querySelector('#calc-error').textContent === ''")
     # the score sheet: round 1 for player A

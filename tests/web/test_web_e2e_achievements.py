@@ -97,8 +97,8 @@ def test_a_goal_game_shows_its_goals_and_claims(browser: Any, server: Any) -> No
     results = page.locator("#modal-board .goal-results li")
     assert results.count() == 5
     summary = final["match"]["rounds"][0]
-    assert summary["scores"][seat] == sum(e["score"] for e in summary["breakdown"][seat]) + 10 * sum(
-        g["claimed_by"] == seat for g in summary["goals"]
-    )
+    assert summary["scores"][seat] == sum(
+        e["score"] for e in summary["breakdown"][seat]
+    ) + 10 * sum(g["claimed_by"] == seat for g in summary["goals"])
     assert errors == []
     ctx.close()

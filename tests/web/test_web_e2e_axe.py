@@ -22,7 +22,9 @@ AXE = Path(__file__).parent / "data" / "axe.min.js"
 
 
 def _post(url: str, body: dict[str, Any]) -> dict[str, Any]:
-    req = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
+    req = urllib.request.Request(
+        url, json.dumps(body).encode(), {"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(req) as r:
         out: dict[str, Any] = json.loads(r.read())
         return out
@@ -75,7 +77,9 @@ def test_no_serious_or_critical_findings_on_any_page(browser: Any, server: Any) 
     gid = page.url.rsplit("/", 1)[1].split("?")[0].split("#")[0]
     token = page.evaluate("(id) => LC.tokenFor(id)", gid)
     _post(f"{server.url}/api/games/{gid}/resign", {"token": token})
-    page.wait_for_function("() => document.querySelector('#status-text').textContent.startsWith('Match over')")
+    page.wait_for_function(
+        "() => document.querySelector('#status-text').textContent.startsWith('Match over')"
+    )
     found["/game (over)"] = _serious(page)
     for path in (f"/replay/{gid}", f"/analysis/{gid}"):
         if path.startswith("/analysis"):

@@ -44,7 +44,9 @@ def test_match_clock_shows_both_times_and_adds_the_increment(browser: Any, serve
         return int(m.group(1 + 2 * me)) * 60 + int(m.group(2 + 2 * me))
 
     first = page.inner_text("#clock")
-    page.wait_for_function("(t) => document.querySelector('#clock').textContent !== t", arg=first, timeout=5000)
+    page.wait_for_function(
+        "(t) => document.querySelector('#clock').textContent !== t", arg=first, timeout=5000
+    )
     before = my_seconds(page)
     assert before < 300  # counting down
     play_one_turn(page, explain={"done": True})  # (well under the 5 s increment)
@@ -92,7 +94,9 @@ def test_turn_alert_only_when_enabled_and_hidden(browser: Any, server: Any) -> N
     page, other = mover(pa, pb)
     for _ in range(4):  # alternate moves: each of Bob's turns alerts him once, Alice never
         play_one_turn(page, explain={"done": True})
-        other.wait_for_function("() => document.querySelector('#status').classList.contains('mine')")
+        other.wait_for_function(
+            "() => document.querySelector('#status').classList.contains('mine')"
+        )
         page, other = other, page
     pb.wait_for_timeout(300)
     notes = pb.evaluate("() => window.__notes")
@@ -141,14 +145,21 @@ def test_server_errors_and_goal_cards_in_the_readers_language(browser: Any, serv
 
     english = {x.id: x for x in DEFAULT_GOALS}
     shown = page.eval_on_selector_all(
-        "#goals .goal", "els => els.map(e => [e.dataset.goal, e.querySelector('.goal-name').textContent, e.querySelector('.goal-text').textContent])"
+        "#goals .goal",
+        "els => els.map(e => [e.dataset.goal, e.querySelector('.goal-name').textContent, e.querySelector('.goal-text').textContent])",
     )
     assert len(shown) == 5
     for gid, _name, text in shown:
-        assert text != english[gid].text and text.startswith(("Soyez", "En fin de manche")), (gid, text)
+        assert text != english[gid].text and text.startswith(("Soyez", "En fin de manche")), (
+            gid,
+            text,
+        )
     assert any(name != english[gid].name for gid, name, _ in shown)
     # a WebSocket error reads the same way (the table's socket errors go through LC.errorText)
-    assert page.evaluate("() => LC.errorText('not_your_turn', 'it is not your turn')") == "ce n'est pas votre tour"
+    assert (
+        page.evaluate("() => LC.errorText('not_your_turn', 'it is not your turn')")
+        == "ce n'est pas votre tour"
+    )
     # resigning: the round's forfeit reason ("resigned") and its goal results read in French
     page.on("dialog", lambda d: d.accept())
     page.click("#game-buttons .danger")
@@ -156,12 +167,18 @@ def test_server_errors_and_goal_cards_in_the_readers_language(browser: Any, serv
     assert page.inner_text("#modal-result").endswith("(abandon)"), page.inner_text("#modal-result")
     results = page.inner_text("#modal-board .goal-results")
     assert "(course)" in results or "(fin de manche)" in results
-    assert not any(english[gid].name in results for gid, _, _ in shown if english[gid].name not in {"Grand Tour"})
+    assert not any(
+        english[gid].name in results
+        for gid, _, _ in shown
+        if english[gid].name not in {"Grand Tour"}
+    )
     # the calculator's reasons (the CLI's words on the server) read in French too
     page.goto(server.url + "/calculator")
     page.wait_for_selector(".calc-row[data-color=b]")
     page.fill(".calc-row[data-color=b] input", "5,5")  # (typed "5,3" is sorted, not refused)
-    page.wait_for_function("() => document.querySelector('#calc-error').textContent.includes('deux fois')")
+    page.wait_for_function(
+        "() => document.querySelector('#calc-error').textContent.includes('deux fois')"
+    )
     assert page.inner_text("#calc-error").startswith("expédition bleue : ")
     page.fill(".calc-row[data-color=b] input", "")
     page.click("label:has(input[name=mode][value=totals])")
@@ -169,7 +186,12 @@ def test_server_errors_and_goal_cards_in_the_readers_language(browser: Any, serv
     page.fill("input[name=b-wagers]", "0")
     page.fill("input[name=b-cards]", "5")
     # (each field's edit is scored: wait for the answer to all three, not an earlier one's)
-    page.wait_for_function("() => document.querySelector('#calc-error').textContent.includes('5 cartes')")
-    assert "5 cartes numérotées ne peuvent pas faire 12 (leur somme va de 20 à 40)" in page.inner_text("#calc-error")
+    page.wait_for_function(
+        "() => document.querySelector('#calc-error').textContent.includes('5 cartes')"
+    )
+    assert (
+        "5 cartes numérotées ne peuvent pas faire 12 (leur somme va de 20 à 40)"
+        in page.inner_text("#calc-error")
+    )
     assert not errors, errors
     fr.close()

@@ -32,19 +32,32 @@ def test_clock_and_quick_chat_between_two_browsers(browser: Any, server: Any) ->
         p.wait_for_selector("#clock:not(.hidden)")
         assert re.search(r"[01]:\d\d", p.inner_text("#clock")), p.inner_text("#clock")
     first = pa.inner_text("#clock")
-    pa.wait_for_function("(t) => document.querySelector('#clock').textContent !== t", arg=first, timeout=5000)
+    pa.wait_for_function(
+        "(t) => document.querySelector('#clock').textContent !== t", arg=first, timeout=5000
+    )
     # chat: Alice says good luck; Bob reads it in French
     pa.click("#chat-buttons button[data-phrase=good_luck]")
-    pb.wait_for_function("() => document.querySelector('#chat-log').textContent.includes('Bonne chance')")
-    pa.wait_for_function("() => document.querySelector('#chat-log').textContent.includes('Alice: Good luck!')")
+    pb.wait_for_function(
+        "() => document.querySelector('#chat-log').textContent.includes('Bonne chance')"
+    )
+    pa.wait_for_function(
+        "() => document.querySelector('#chat-log').textContent.includes('Alice: Good luck!')"
+    )
     shot(pa, "chat-clock-1280")
     # an emote: the same picture for both, its name in each reader's language
     emote = pa.locator("#chat-buttons button[data-phrase=emote_thumbs_up]")
     assert emote.inner_text() == "👍" and emote.get_attribute("aria-label") == "thumbs up"
-    assert pb.get_attribute("#chat-buttons button[data-phrase=emote_thumbs_up]", "aria-label") == "pouce levé"
+    assert (
+        pb.get_attribute("#chat-buttons button[data-phrase=emote_thumbs_up]", "aria-label")
+        == "pouce levé"
+    )
     emote.click()
-    pb.wait_for_function("() => document.querySelector('#chat-log').textContent.includes('Alice : 👍')")
-    pa.wait_for_function("() => document.querySelector('#chat-log').textContent.includes('Alice: 👍')")
+    pb.wait_for_function(
+        "() => document.querySelector('#chat-log').textContent.includes('Alice : 👍')"
+    )
+    pa.wait_for_function(
+        "() => document.querySelector('#chat-log').textContent.includes('Alice: 👍')"
+    )
     # Bob mutes: the log empties and later phrases are not shown
     pb.check("#mute-chat")
     pa.click("#chat-buttons button[data-phrase=wow]")
@@ -59,7 +72,9 @@ def test_clock_and_quick_chat_between_two_browsers(browser: Any, server: Any) ->
     bob.close()
 
 
-def test_tutorial_explains_rules_as_they_matter_and_can_be_skipped(browser: Any, server: Any) -> None:
+def test_tutorial_explains_rules_as_they_matter_and_can_be_skipped(
+    browser: Any, server: Any
+) -> None:
     ctx, page, errors = start_tutorial(browser, server.url, {"width": 1280, "height": 800})
     assert "play one card" in page.inner_text("#tutorial-text")
     page.click("#tutorial-ok")
@@ -71,14 +86,22 @@ def test_tutorial_explains_rules_as_they_matter_and_can_be_skipped(browser: Any,
     page.click("#actions [data-act=play]")
     page.wait_for_selector("#drawpile.drawable")
     page.click("#drawpile")
-    page.wait_for_function("() => document.querySelector('#tutorial-text').textContent.includes('20 points')")
+    page.wait_for_function(
+        "() => document.querySelector('#tutorial-text').textContent.includes('20 points')"
+    )
     assert "higher than the last" in page.inner_text("#tutorial-text")
     # beside the table (the side column), so the tips push nothing: the draw pile stays on
     # screen above the sticky hand, the tip's buttons too
     assert page.locator("aside.side > #tutorial").count() == 1
     pile, hand = page.locator("#drawpile").bounding_box(), page.locator("#hand-wrap").bounding_box()
     ok = page.locator("#tutorial-ok").bounding_box()
-    assert pile and hand and ok and pile["y"] + pile["height"] <= hand["y"] and ok["y"] + ok["height"] <= 800
+    assert (
+        pile
+        and hand
+        and ok
+        and pile["y"] + pile["height"] <= hand["y"]
+        and ok["y"] + ok["height"] <= 800
+    )
     shot(page, "tutorial-1280")
     page.click("#tutorial-skip")
     page.reload()

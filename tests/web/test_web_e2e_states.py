@@ -38,10 +38,14 @@ def browser() -> Any:
 
 
 def friend_game(server: Any, rounds: int) -> tuple[dict[str, Any], list[str]]:
-    status, g = server.request("POST", "/api/games", {"opponent": "friend", "rounds": rounds, "name": "Ana"})
+    status, g = server.request(
+        "POST", "/api/games", {"opponent": "friend", "rounds": rounds, "name": "Ana"}
+    )
     assert status == 201, g
     invite = g["invite_url"].split("#", 1)[1]
-    status, j = server.request("POST", f"/api/games/{g['id']}/join", {"invite": invite, "name": "Bea"})
+    status, j = server.request(
+        "POST", f"/api/games/{g['id']}/join", {"invite": invite, "name": "Bea"}
+    )
     assert status == 200, j
     return g, [g["token"], j["token"]]
 
@@ -49,13 +53,22 @@ def friend_game(server: Any, rounds: int) -> tuple[dict[str, Any], list[str]]:
 def play_until(server: Any, gid: str, tokens: list[str], rounds_done: int) -> None:
     """Play the first legal move until ``rounds_done`` rounds are over."""
     while True:
-        status, st = server.request("GET", f"/api/games/{gid}/state", headers={"X-Seat-Token": tokens[0]})
+        status, st = server.request(
+            "GET", f"/api/games/{gid}/state", headers={"X-Seat-Token": tokens[0]}
+        )
         assert status == 200, st
         if len(st["match"]["rounds"]) >= rounds_done or st["match"]["over"]:
             return
         seat = st["view"]["to_move"]
-        status, st = server.request("GET", f"/api/games/{gid}/state", headers={"X-Seat-Token": tokens[seat]})
-        body = {"token": tokens[seat], "move": st["view"]["legal"][0], "round": st["round"], "ply": st["view"]["ply"]}
+        status, st = server.request(
+            "GET", f"/api/games/{gid}/state", headers={"X-Seat-Token": tokens[seat]}
+        )
+        body = {
+            "token": tokens[seat],
+            "move": st["view"]["legal"][0],
+            "round": st["round"],
+            "ply": st["view"]["ply"],
+        }
         status, out = server.request("POST", f"/api/games/{gid}/moves", body)
         assert status == 200, out
 
@@ -66,7 +79,9 @@ def modal_on_screen(page: Any) -> None:
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280x800", "375x740"])
-def test_round_over_and_match_over_are_on_screen(browser: Any, server: Any, viewport: dict[str, int]) -> None:
+def test_round_over_and_match_over_are_on_screen(
+    browser: Any, server: Any, viewport: dict[str, int]
+) -> None:
     g, tokens = friend_game(server, rounds=3)
     play_until(server, g["id"], tokens, rounds_done=1)
     ctx = browser.new_context(viewport=viewport)
@@ -94,7 +109,9 @@ def test_round_over_and_match_over_are_on_screen(browser: Any, server: Any, view
     page.wait_for_selector("#modal.hidden", state="attached")
     # the other rounds are played elsewhere: the match ends on this table
     play_until(server, g["id"], tokens, rounds_done=3)
-    page.wait_for_function("() => document.querySelector('#modal-title').textContent.includes('Match over')")
+    page.wait_for_function(
+        "() => document.querySelector('#modal-title').textContent.includes('Match over')"
+    )
     page.wait_for_selector("#modal:not(.hidden)")
     modal_on_screen(page)
     shot(page, f"states-{viewport['width']}-match-over")
@@ -115,7 +132,9 @@ def test_the_language_switch_is_remembered(browser: Any, server: Any) -> None:
     assert {c["name"]: c["value"] for c in ctx.cookies()}.get("lc_lang") == "fr"
     shot(page, "home-fr")
     # the table's log in French: my move and the computer's, in words
-    status, g = server.request("POST", "/api/games", {"opponent": "computer", "level": "easy", "rounds": 1, "name": "Ana"})
+    status, g = server.request(
+        "POST", "/api/games", {"opponent": "computer", "level": "easy", "rounds": 1, "name": "Ana"}
+    )
     assert status == 201, g
     page.evaluate("(g) => LC.remember({id: g.id, token: g.token, seat: 0})", g)
     page.goto(server.url + f"/game/{g['id']}")
@@ -145,7 +164,11 @@ def test_the_language_switch_is_remembered(browser: Any, server: Any) -> None:
 
 
 def focused(page: Any, selector: str) -> bool:
-    return bool(page.evaluate("(s) => !!document.activeElement && document.activeElement.matches(s)", selector))
+    return bool(
+        page.evaluate(
+            "(s) => !!document.activeElement && document.activeElement.matches(s)", selector
+        )
+    )
 
 
 def tab_to(page: Any, selector: str, limit: int = 60) -> None:
@@ -182,12 +205,16 @@ def test_turns_by_keyboard_alone(browser: Any, server: Any) -> None:
         assert wait_my_turn_or_end(page) == "turn"
         pile = page.get_attribute(f"#piles .pile[data-color='{card[0]}']", "aria-label")
         # (the computer may have taken the card back off it)
-        assert re.fullmatch(rf"{name.split()[0]} discard pile, (\d+ cards?, top: \w+ (\d+|wager)|empty)", pile or ""), pile
+        assert re.fullmatch(
+            rf"{name.split()[0]} discard pile, (\d+ cards?, top: \w+ (\d+|wager)|empty)", pile or ""
+        ), pile
         assert focused(page, "#hand .card"), turn  # ready for the next turn
     ctx.close()
 
 
-def test_the_tutorial_explains_every_rule_by_the_end_of_its_round(browser: Any, server: Any) -> None:
+def test_the_tutorial_explains_every_rule_by_the_end_of_its_round(
+    browser: Any, server: Any
+) -> None:
     """The tutorial's round played to its end (the person's moves over HTTP, the table
     watching): each rule was explained on the way, the 8-card bonus once an expedition
     reached 4 cards."""
@@ -210,15 +237,24 @@ def test_the_tutorial_explains_every_rule_by_the_end_of_its_round(browser: Any, 
             continue
         # play onto the longest expedition when possible (to reach the bonus), drawing blind
         blind = [m for m in v["legal"] if m.endswith(".")]
-        plays = sorted((m for m in blind if m[0] == "+"), key=lambda m: -len(v["expeditions"][0]["ybwgr".index(m[1])]))
+        plays = sorted(
+            (m for m in blind if m[0] == "+"),
+            key=lambda m: -len(v["expeditions"][0]["ybwgr".index(m[1])]),
+        )
         move = (plays or blind or v["legal"])[0]
-        status, out = server.request("POST", f"/api/games/{g['id']}/moves", {"token": g["token"], "move": move, "round": st["round"], "ply": v["ply"]})
+        status, out = server.request(
+            "POST",
+            f"/api/games/{g['id']}/moves",
+            {"token": g["token"], "move": move, "round": st["round"], "ply": v["ply"]},
+        )
         assert status == 200, out
     assert v["over"]
     key = f"lostcities.tutorial.{g['id']}.seen"
     page.wait_for_function(f"() => (localStorage.getItem('{key}') || '').includes('end')")
     seen = set(page.evaluate(f"() => JSON.parse(localStorage.getItem('{key}'))"))
-    want = {"intro", "wager", "pile", "cost", "ascending", "last_cards", "end"} | ({"bonus"} if longest >= 4 else set())
+    want = {"intro", "wager", "pile", "cost", "ascending", "last_cards", "end"} | (
+        {"bonus"} if longest >= 4 else set()
+    )
     assert want <= seen, want - seen
     assert "The round is over" in page.inner_text("#tutorial-text")
     # every tip of the round added up (none acknowledged): Got it is still in reach
@@ -236,10 +272,18 @@ class _Page:
         Path(path).write_bytes(b"\x89PNG")
 
 
-def test_screenshots_are_kept_as_test_artefacts(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_screenshots_are_kept_as_test_artefacts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     if "LOSTCITIES_SCREENSHOTS" not in os.environ:
         # kept by default, in the build folder (ignored by git): no variable needed
-        assert Path(test_web_e2e.SHOTS) == Path(test_web_e2e.__file__).resolve().parents[2] / "build" / "test-artifacts" / "screenshots"
+        assert (
+            Path(test_web_e2e.SHOTS)
+            == Path(test_web_e2e.__file__).resolve().parents[2]
+            / "build"
+            / "test-artifacts"
+            / "screenshots"
+        )
     monkeypatch.setattr(test_web_e2e, "SHOTS", str(tmp_path / "shots"))
     test_web_e2e.shot(_Page(), "x")
     assert (tmp_path / "shots" / "x.png").exists()

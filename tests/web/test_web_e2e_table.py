@@ -55,7 +55,7 @@ def new_game(page: Any, url: str, opponent: str = "computer") -> None:
         page.click("label:has(input[value=friend])")
     else:
         page.click("label:has(input[value=easy])")
-    page.click("label:has(input[name=rounds][value=\"1\"])")
+    page.click('label:has(input[name=rounds][value="1"])')
     page.fill("input[name=name]", "Ana")
     page.click("#start")
     if opponent == "friend":
@@ -65,14 +65,18 @@ def new_game(page: Any, url: str, opponent: str = "computer") -> None:
     page.wait_for_selector("#hand .card")
 
 
-def test_a_resent_state_of_the_same_position_keeps_the_card_chosen(browser: Any, server: Any) -> None:
+def test_a_resent_state_of_the_same_position_keeps_the_card_chosen(
+    browser: Any, server: Any
+) -> None:
     """A state that changes nothing (here the resync a page asks for when it is shown again;
     a reconnection sends the same) must not drop the card the player picked: only a new
     position does."""
     page = browser.new_context(viewport=DESKTOP).new_page()
     new_game(page, server.url)
     assert wait_my_turn_or_end(page) == "turn"
-    page.evaluate("() => { window.lcStates = 0; document.addEventListener('lc:state', () => window.lcStates++); }")
+    page.evaluate(
+        "() => { window.lcStates = 0; document.addEventListener('lc:state', () => window.lcStates++); }"
+    )
     page.locator("#hand .card").first.click()
     page.wait_for_selector("#actions [data-act=discard]")
     page.evaluate("() => document.dispatchEvent(new Event('visibilitychange'))")  # sends a sync
@@ -83,7 +87,9 @@ def test_a_resent_state_of_the_same_position_keeps_the_card_chosen(browser: Any,
     page.context.close()
 
 
-def test_the_status_says_the_move_is_on_its_way_until_it_is_acknowledged(browser: Any, server: Any) -> None:
+def test_the_status_says_the_move_is_on_its_way_until_it_is_acknowledged(
+    browser: Any, server: Any
+) -> None:
     """While a move is in flight the status says so (not "your turn"), the table takes no
     other move, and the acknowledgement gives the turn away."""
     page = browser.new_context(viewport=DESKTOP).new_page()
@@ -103,7 +109,9 @@ def test_the_status_says_the_move_is_on_its_way_until_it_is_acknowledged(browser
     page.locator("#hand .card").first.click()
     page.click("#actions [data-act=discard]")
     page.click("#drawpile")
-    page.wait_for_function("() => document.querySelector('#status-text').textContent === 'Sending your move…'")
+    page.wait_for_function(
+        "() => document.querySelector('#status-text').textContent === 'Sending your move…'"
+    )
     assert "mine" not in (page.get_attribute("#status", "class") or "")
     assert page.locator("#hand .card.selected").count() == 1  # the card chosen stays up
     page.locator("#hand .card").nth(1).click()  # and no other card can be chosen meanwhile
@@ -116,13 +124,17 @@ def test_the_status_says_the_move_is_on_its_way_until_it_is_acknowledged(browser
     hold["on"] = False
     for m in held:
         relay.client.send(m)  # type: ignore[attr-defined]
-    page.wait_for_function("() => document.querySelector('#status-text').textContent !== 'Sending your move…'")
+    page.wait_for_function(
+        "() => document.querySelector('#status-text').textContent !== 'Sending your move…'"
+    )
     assert page.locator("#hand .card.selected").count() == 0
     page.context.close()
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280x800", "375x740"])
-def test_hand_buttons_and_message_line_stay_on_screen(browser: Any, server: Any, viewport: dict[str, int]) -> None:
+def test_hand_buttons_and_message_line_stay_on_screen(
+    browser: Any, server: Any, viewport: dict[str, int]
+) -> None:
     ctx = browser.new_context(viewport=viewport)
     page = ctx.new_page()
     errors = watch_errors(page)
@@ -166,7 +178,9 @@ def test_hand_buttons_and_message_line_stay_on_screen(browser: Any, server: Any,
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280x800", "375x740"])
-def test_connection_lost_banner_and_no_moves_until_back(browser: Any, server: Any, viewport: dict[str, int]) -> None:
+def test_connection_lost_banner_and_no_moves_until_back(
+    browser: Any, server: Any, viewport: dict[str, int]
+) -> None:
     ctx = browser.new_context(viewport=viewport)
     page = ctx.new_page()
     new_game(page, server.url)
@@ -195,7 +209,9 @@ def test_connection_lost_banner_and_no_moves_until_back(browser: Any, server: An
 def test_one_of_two_equal_wagers_is_selected_alone(browser: Any, server: Any) -> None:
     """The server's state is rewritten on the way (Playwright's WebSocket routing) so that the
     hand holds two yellow wagers; selecting one highlights that one only."""
-    status, created = server.request("POST", "/api/games", {"opponent": "friend", "rounds": 1, "name": "Ana"})
+    status, created = server.request(
+        "POST", "/api/games", {"opponent": "friend", "rounds": 1, "name": "Ana"}
+    )
     assert status == 201
     ctx = browser.new_context(viewport=DESKTOP)
     page = ctx.new_page()
@@ -236,8 +252,13 @@ def test_log_in_words_spectator_and_final_board(browser: Any, server: Any) -> No
     # a spectator (no seat in this browser) is told so and sees both hands as backs
     spec = browser.new_context(viewport=DESKTOP).new_page()
     spec.goto(game_url)
-    spec.wait_for_function("() => document.querySelector('#status-text').textContent.startsWith('Spectating')")
-    assert spec.locator("#my-backs .card").count() == 8 and spec.locator("#opp-hand .card").count() == 8
+    spec.wait_for_function(
+        "() => document.querySelector('#status-text').textContent.startsWith('Spectating')"
+    )
+    assert (
+        spec.locator("#my-backs .card").count() == 8
+        and spec.locator("#opp-hand .card").count() == 8
+    )
     assert spec.locator("#hand-wrap").is_hidden()
     shot(spec, "table-spectator")
     spec.context.close()
@@ -255,16 +276,24 @@ def test_log_in_words_spectator_and_final_board(browser: Any, server: Any) -> No
         turns += 1
         if turns == 2:
             says = page.locator("#log .say").all_inner_texts()
-            assert any(re.fullmatch(r"You (play|discard) \w+ (\d+|wager) and draw from the deck", s) for s in says), says
+            assert any(
+                re.fullmatch(r"You (play|discard) \w+ (\d+|wager) and draw from the deck", s)
+                for s in says
+            ), says
             assert any(re.match(r"Computer \(Easy\) (plays|discards) ", s) for s in says), says
             assert page.locator("#log .nota").first.is_hidden()
             page.check("#show-notation")
-            assert re.fullmatch(r"[+-][ybwgrp](\d+|x)[.ybwgrp]", page.locator("#log .nota").first.inner_text())
+            assert re.fullmatch(
+                r"[+-][ybwgrp](\d+|x)[.ybwgrp]", page.locator("#log .nota").first.inner_text()
+            )
     # the round's review: the final board beside the score sheets
     page.wait_for_selector("#modal:not(.hidden)")
     board = page.locator("#modal-board")
     assert "Final board" in board.inner_text()
-    assert board.locator(".pile").count() == 5 and board.locator(".cols:not(.piles) .exp").count() == 10
+    assert (
+        board.locator(".pile").count() == 5
+        and board.locator(".cols:not(.piles) .exp").count() == 10
+    )
     assert board.locator(".chip").count() > 0
     shot(page, "table-final-board")
     ctx.close()
@@ -279,7 +308,9 @@ def test_home_rules_and_calculator(browser: Any, server: Any) -> None:
     assert page.locator("#hero-text").inner_text().startswith("Six expeditions")
     # a game waiting for a friend is listed after one where it is your turn, and says Open
     _, friend = server.request("POST", "/api/games", {"opponent": "friend", "rounds": 1})
-    _, bot = server.request("POST", "/api/games", {"opponent": "computer", "level": "easy", "rounds": 1})
+    _, bot = server.request(
+        "POST", "/api/games", {"opponent": "computer", "level": "easy", "rounds": 1}
+    )
     for g in (bot, friend):  # the friend game is remembered last, so it comes first by age
         page.evaluate("(g) => LC.remember({id: g.id, token: g.token, seat: 0})", g)
     page.reload()
@@ -299,9 +330,13 @@ def test_home_rules_and_calculator(browser: Any, server: Any) -> None:
     # the calculator drops its breakdown once the input is invalid
     page.goto(server.url + "/calculator")
     page.fill(".calc-row[data-color=y] input", "x,3,5")
-    page.wait_for_function("() => document.querySelector('#breakdown').textContent.includes('total')")
+    page.wait_for_function(
+        "() => document.querySelector('#breakdown').textContent.includes('total')"
+    )
     page.fill(".calc-row[data-color=y] input", "x,5,5")  # ("x,5,3" is sorted now: issue 26)
-    page.wait_for_function("() => document.querySelector('#calc-error').textContent.includes('twice')")
+    page.wait_for_function(
+        "() => document.querySelector('#calc-error').textContent.includes('twice')"
+    )
     assert page.locator("#breakdown").inner_text().strip() == ""
     assert page.locator("#calc-total").inner_text() == "–"
     assert page.locator(".calc-row[data-color=y] .score").inner_text() == "–"
@@ -350,12 +385,16 @@ LATE = ["yx", "yx", "yx", "y2", "y3", "y4", "y5", "y6", "y7", "y8", "y9", "y10"]
     [DESKTOP, {"width": 1366, "height": 768}, {"width": 390, "height": 844}],
     ids=["1280x800", "1366x768", "390x844"],
 )
-def test_every_part_of_a_late_round_table_is_on_screen(browser: Any, server: Any, viewport: dict[str, int]) -> None:
+def test_every_part_of_a_late_round_table_is_on_screen(
+    browser: Any, server: Any, viewport: dict[str, int]
+) -> None:
     """A late-round position (the server's state rewritten on the way: 12 cards in a column on
     each side, long columns beside them): on a laptop the status, both sides' expeditions to
     their last card, the piles, the draw pile and the hand are all on screen at once, none
     under the sticky hand bar; on a phone nothing scrolls sideways."""
-    status, created = server.request("POST", "/api/games", {"opponent": "friend", "rounds": 1, "name": "Ana"})
+    status, created = server.request(
+        "POST", "/api/games", {"opponent": "friend", "rounds": 1, "name": "Ana"}
+    )
     assert status == 201
     ctx = browser.new_context(viewport=viewport)
     page = ctx.new_page()
@@ -393,7 +432,17 @@ def test_every_part_of_a_late_round_table_is_on_screen(browser: Any, server: Any
     if viewport["width"] < 640:
         ctx.close()
         return
-    for sel in ("#status", "#opp-hand", "#opp-exps", "#piles", "#drawpile", "#my-exps", "#hand", "#actions", "#hint"):
+    for sel in (
+        "#status",
+        "#opp-hand",
+        "#opp-exps",
+        "#piles",
+        "#drawpile",
+        "#my-exps",
+        "#hand",
+        "#actions",
+        "#hint",
+    ):
         on_screen(page, sel)
     bar = page.locator("#hand-wrap").bounding_box()
     assert bar is not None
@@ -426,7 +475,9 @@ def test_log_by_keyboard_draw_pile_name_and_banner_contrast(browser: Any, server
     """The log scrolls: it is reached by Tab and named; the draw pile is called "draw pile,
     N cards" (it read "44draw pile"); the home banner's note is readable over every colour of
     its gradient (axe cannot see through a gradient: measured here, 4.5:1 or more)."""
-    status, created = server.request("POST", "/api/games", {"opponent": "computer", "level": "easy", "rounds": 1, "name": "Ana"})
+    status, created = server.request(
+        "POST", "/api/games", {"opponent": "computer", "level": "easy", "rounds": 1, "name": "Ana"}
+    )
     assert status == 201
     ctx = browser.new_context(viewport=DESKTOP)
     page = ctx.new_page()
@@ -455,10 +506,14 @@ def test_log_by_keyboard_draw_pile_name_and_banner_contrast(browser: Any, server
     ctx.close()
 
 
-def test_the_final_board_runs_the_opponents_columns_as_the_table_does(browser: Any, server: Any) -> None:
+def test_the_final_board_runs_the_opponents_columns_as_the_table_does(
+    browser: Any, server: Any
+) -> None:
     """The opponent's columns ran 10->2 on the table but 2->10 in the final-board popup: the
     popup's opponent columns are laid out as the table's (toward the piles)."""
-    status, g = server.request("POST", "/api/games", {"opponent": "computer", "level": "easy", "rounds": 1, "name": "Ana"})
+    status, g = server.request(
+        "POST", "/api/games", {"opponent": "computer", "level": "easy", "rounds": 1, "name": "Ana"}
+    )
     assert status == 201
     ctx = browser.new_context(viewport=DESKTOP)
     page = ctx.new_page()
@@ -472,14 +527,21 @@ def test_the_final_board_runs_the_opponents_columns_as_the_table_does(browser: A
     layout = "(e) => { const s = getComputedStyle(e); return [s.flexDirection, s.flexWrap]; }"
     table = page.locator("#opp-exps .exp").first.evaluate(layout)
     popup = page.locator("#modal-board .review > .cols").first.locator(".exp")
-    assert popup.count() == 5 and page.locator("#modal-board .review > .cols").first.locator(".exp.theirs").count() == 5
+    assert (
+        popup.count() == 5
+        and page.locator("#modal-board .review > .cols").first.locator(".exp.theirs").count() == 5
+    )
     assert popup.first.evaluate(layout) == table
     mine = page.locator("#modal-board .review > .cols").last.locator(".exp")
-    assert mine.locator(".theirs").count() == 0 and "theirs" not in (mine.first.get_attribute("class") or "")
+    assert mine.locator(".theirs").count() == 0 and "theirs" not in (
+        mine.first.get_attribute("class") or ""
+    )
     ctx.close()
 
 
-def test_the_tutorials_last_tip_shows_inside_the_round_over_popup(browser: Any, server: Any) -> None:
+def test_the_tutorials_last_tip_shows_inside_the_round_over_popup(
+    browser: Any, server: Any
+) -> None:
     """The tutorial's last tip hid behind the round-over popup; and it called the wager "the
     handshake" while the cards show a multiplier sign (in every language: "×")."""
     from tests.web.conftest import start_tutorial
@@ -498,18 +560,24 @@ def test_the_tutorials_last_tip_shows_inside_the_round_over_popup(browser: Any, 
     # nothing covers it: the element at its centre is the tip itself
     box = page.locator("#tutorial-text").bounding_box()
     assert box is not None
-    top = page.evaluate(f"() => document.elementFromPoint({box['x'] + box['width'] / 2}, {box['y'] + box['height'] / 2}).id")
+    top = page.evaluate(
+        f"() => document.elementFromPoint({box['x'] + box['width'] / 2}, {box['y'] + box['height'] / 2}).id"
+    )
     assert top == "tutorial-text", top
     shot(page, "table-1280-tutorial-end")
     assert not errors, errors
     ctx.close()
 
 
-def test_round_over_shows_the_sheets_first_and_the_goal_points_line(browser: Any, server: Any) -> None:
+def test_round_over_shows_the_sheets_first_and_the_goal_points_line(
+    browser: Any, server: Any
+) -> None:
     """At 1280x800 the score sheets sat below the fold inside the round-over popup, and in a
     goals game the sheet's total left the goal points out with no line saying so."""
     status, g = server.request(
-        "POST", "/api/games", {"opponent": "computer", "level": "easy", "rounds": 1, "name": "Ana", "achievements": True}
+        "POST",
+        "/api/games",
+        {"opponent": "computer", "level": "easy", "rounds": 1, "name": "Ana", "achievements": True},
     )
     assert status == 201
     ctx = browser.new_context(viewport=DESKTOP)
@@ -525,7 +593,9 @@ def test_round_over_shows_the_sheets_first_and_the_goal_points_line(browser: Any
     assert sheets is not None and sheets["y"] + 120 <= DESKTOP["height"], sheets
     lines = page.locator("#modal-sheets .sheet-goals")
     assert lines.count() == 2
-    assert re.fullmatch(r"goals: \+\d+, not in this sheet: -?\d+ for the round", lines.first.inner_text()), lines.first.inner_text()
+    assert re.fullmatch(
+        r"goals: \+\d+, not in this sheet: -?\d+ for the round", lines.first.inner_text()
+    ), lines.first.inner_text()
     shot(page, "table-1280-round-over-goals")
     ctx.close()
 
@@ -534,7 +604,9 @@ def test_a_phones_goal_cards_take_one_row(browser: Any, server: Any) -> None:
     """Five goal cards took ~700 px on a phone: they take one row, scrolled on its own, and
     the page does not scroll sideways."""
     status, g = server.request(
-        "POST", "/api/games", {"opponent": "computer", "level": "easy", "rounds": 1, "name": "Ana", "achievements": True}
+        "POST",
+        "/api/games",
+        {"opponent": "computer", "level": "easy", "rounds": 1, "name": "Ana", "achievements": True},
     )
     assert status == 201
     ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)

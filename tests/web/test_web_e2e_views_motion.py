@@ -50,7 +50,11 @@ def move(server: Server, gid: str, token: str, pick: Any = None) -> dict[str, An
     """Play a move for ``token``'s seat: ``pick(legal)``, else a play drawing blind, else the first."""
     st = state(server, gid, token)
     legal = st["view"]["legal"]
-    m = pick(legal) if pick else next((x for x in legal if x[0] == "+" and x.endswith(".")), legal[0])
+    m = (
+        pick(legal)
+        if pick
+        else next((x for x in legal if x[0] == "+" and x.endswith(".")), legal[0])
+    )
     body = {"token": token, "move": m, "round": st["round"], "ply": st["view"]["ply"]}
     status, out = server.request("POST", f"/api/games/{gid}/moves", body)
     assert status == 200, out
@@ -61,7 +65,9 @@ def move(server: Server, gid: str, token: str, pick: Any = None) -> dict[str, An
 
 
 @SIZES
-def test_a_spectators_view_is_on_screen(browser: Any, server: Server, viewport: dict[str, int]) -> None:
+def test_a_spectators_view_is_on_screen(
+    browser: Any, server: Server, viewport: dict[str, int]
+) -> None:
     """Mid-round (long expeditions on both sides), a spectator's two rows of backs and the
     line saying who is to move are on screen, without scrolling."""
     g, tokens = friend_game(server, rounds=1)
@@ -88,7 +94,9 @@ def test_a_spectators_view_is_on_screen(browser: Any, server: Server, viewport: 
     page = ctx.new_page()
     errors = watch_errors(page)
     page.goto(server.url + f"/game/{g['id']}")
-    page.wait_for_function("() => document.querySelector('#status-text').textContent.startsWith('Spectating')")
+    page.wait_for_function(
+        "() => document.querySelector('#status-text').textContent.startsWith('Spectating')"
+    )
     page.wait_for_selector("#my-backs .card")
     assert page.locator("#hand-wrap").is_hidden()  # no hand, no move buttons
     for sel in ("#status", "#opp-hand", "#my-backs"):
@@ -127,7 +135,9 @@ def test_the_tutorial_is_on_screen(browser: Any, server: Server, viewport: dict[
     tutorial_on_screen(page, "draw")
     page.click("#drawpile")  # (below the fold: the page is scrolled down to it)
     # the expedition started: its cost is explained, added to the tips shown, in view
-    page.wait_for_function("() => document.querySelector('#tutorial-text').textContent.includes('20 points')")
+    page.wait_for_function(
+        "() => document.querySelector('#tutorial-text').textContent.includes('20 points')"
+    )
     assert wait_my_turn_or_end(page) == "turn"
     tutorial_on_screen(page, "after-move")
     assert not errors, errors
@@ -188,7 +198,9 @@ def expected(st: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def test_a_redraw_during_a_flight_cancels_it_and_shows_the_final_board(browser: Any, server: Server) -> None:
+def test_a_redraw_during_a_flight_cancels_it_and_shows_the_final_board(
+    browser: Any, server: Server
+) -> None:
     """Two interruptions, the flights held in the air until the redraw comes:
 
     1. my discard and my drawn card are flying when the opponent's reply arrives;
@@ -229,13 +241,19 @@ def test_a_redraw_during_a_flight_cancels_it_and_shows_the_final_board(browser: 
     page.locator("#hand .card").first.click()
     page.click("#actions [data-act=discard]")
     page.click("#drawpile")
-    page.wait_for_function(f"() => window.__anims.length >= {k + 2} && document.querySelectorAll('.flying').length >= 2")
+    page.wait_for_function(
+        f"() => window.__anims.length >= {k + 2} && document.querySelectorAll('.flying').length >= 2"
+    )
     held = page.evaluate("() => window.__anims.length")
     assert page.evaluate(ALL_FROM, k) == ["paused"] * (held - k)  # in the air
     page.evaluate("() => { window.__freeze = false; }")
     after = move(server, g["id"], tokens[1])
-    page.wait_for_function(f"() => document.querySelectorAll('#log .n').length === {len(after['view']['history'])}")
-    assert page.evaluate(f"() => window.__anims.slice({k}, {held}).map((a) => a.playState)") == ["idle"] * (held - k)
+    page.wait_for_function(
+        f"() => document.querySelectorAll('#log .n').length === {len(after['view']['history'])}"
+    )
+    assert page.evaluate(f"() => window.__anims.slice({k}, {held}).map((a) => a.playState)") == [
+        "idle"
+    ] * (held - k)
     assert page.evaluate("() => window.__anims.length") > held  # the reply's own flights
     page.wait_for_function("() => !document.querySelector('.flying')", timeout=3000)  # short
     assert set(page.evaluate(ALL_FROM, held)) <= {"finished", "idle"}

@@ -25,19 +25,52 @@ from tests import fuzzbudget
 
 FUZZ_EXAMPLES = int(os.environ.get("LOSTCITIES_FUZZ_EXAMPLES", "500"))
 fuzz = settings(
-    max_examples=FUZZ_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck),
+    max_examples=FUZZ_EXAMPLES,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
     database=None,
 )
 
 KEYS = [
-    "opponent", "level", "variant", "rounds", "name", "tie_break", "younger", "invite",
-    "token", "move", "round", "ply", "games", "id", "expeditions", "totals", "achievements",
+    "opponent",
+    "level",
+    "variant",
+    "rounds",
+    "name",
+    "tie_break",
+    "younger",
+    "invite",
+    "token",
+    "move",
+    "round",
+    "ply",
+    "games",
+    "id",
+    "expeditions",
+    "totals",
+    "achievements",
     "type",
 ]
 scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=False),
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=False),
     st.text(max_size=30),
-    st.sampled_from(["computer", "friend", "easy", "expert", "classic", "long", "+y3.", "-r10b", "y:2,3", "x" * 300]),
+    st.sampled_from(
+        [
+            "computer",
+            "friend",
+            "easy",
+            "expert",
+            "classic",
+            "long",
+            "+y3.",
+            "-r10b",
+            "y:2,3",
+            "x" * 300,
+        ]
+    ),
 )
 json_values = st.recursive(
     scalars,
@@ -104,7 +137,9 @@ def test_http_bodies_and_paths(app_client: Any) -> None:
 
     @fuzz
     @given(
-        st.sampled_from(["/api/games", "/api/games/lookup", "/api/score", "join", "moves", "resign", "rematch"]),
+        st.sampled_from(
+            ["/api/games", "/api/games/lookup", "/api/score", "join", "moves", "resign", "rematch"]
+        ),
         bodies,
         st.sampled_from(["application/json", "text/plain", ""]),
         st.one_of(st.just(gid), st.text(max_size=20)),
@@ -143,7 +178,8 @@ def test_http_moves_with_a_real_token(app_client: Any) -> None:
             return
         v = before["view"]
         body = {
-            "token": tokens[seat], "move": move,
+            "token": tokens[seat],
+            "move": move,
             "round": before["round"] if rnd is None else rnd,
             "ply": v["ply"] if ply is None else ply,
         }
@@ -170,13 +206,21 @@ def ws_messages(draw: st.DrawFn) -> str:
     if kind == 0:
         return draw(bodies)
     msg: dict[str, Any] = {"type": draw(ws_types)}
-    for key in draw(st.lists(st.sampled_from(["move", "round", "ply", "id", "token", "extra"]), max_size=4)):
+    for key in draw(
+        st.lists(st.sampled_from(["move", "round", "ply", "id", "token", "extra"]), max_size=4)
+    ):
         msg[key] = draw(json_values)
     if kind == 1 and msg["type"] == "resign":
         msg["type"] = "sync"  # (a resignation would end the fuzzed game: tested elsewhere)
     if kind >= 2:
-        msg.update({"type": "move", "move": draw(st.text(alphabet="ybwgrx0123456789+-.", max_size=6)),
-                    "round": draw(st.integers(-1, 1)), "ply": draw(st.integers(-1, 3))})
+        msg.update(
+            {
+                "type": "move",
+                "move": draw(st.text(alphabet="ybwgrx0123456789+-.", max_size=6)),
+                "round": draw(st.integers(-1, 1)),
+                "ply": draw(st.integers(-1, 3)),
+            }
+        )
     return json.dumps(msg)
 
 

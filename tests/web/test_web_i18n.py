@@ -20,7 +20,13 @@ from lostcities.web.deps import Settings
 
 WEB = Path(i18n.__file__).resolve().parent
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
-FORMS = {"en": {"one", "other"}, "fr": {"one", "other"}, "de": {"one", "other"}, "es": {"one", "other"}, "ko": {"other"}}
+FORMS = {
+    "en": {"one", "other"},
+    "fr": {"one", "other"},
+    "de": {"one", "other"},
+    "es": {"one", "other"},
+    "ko": {"other"},
+}
 
 
 def _texts(value: i18n.Value) -> list[str]:
@@ -67,7 +73,19 @@ class _Text(html.parser.HTMLParser):
         if tag in ("script", "style", "code"):
             self.skip += 1
         for k, v in attrs:
-            if k in ("title", "aria-label", "placeholder", "data-classic", "data-long", "data-about", "content") and v:
+            if (
+                k
+                in (
+                    "title",
+                    "aria-label",
+                    "placeholder",
+                    "data-classic",
+                    "data-long",
+                    "data-about",
+                    "content",
+                )
+                and v
+            ):
                 self.out.append(v)
 
     def handle_endtag(self, tag: str) -> None:
@@ -90,8 +108,27 @@ def client() -> TestClient:
 
 def test_the_korean_pages_have_no_english_left(client: TestClient) -> None:
     # Korean shares no words with English: any Latin word left on a page is baked-in text
-    allowed = {"lostcities", "score", "totals", "x", "SVG", "viewport", "width", "device", "initial", "scale", "utf"}
-    allowed |= {"English", "Fran", "ais", "Deutsch", "Espa", "ol"}  # the language switch (non-ASCII letters split words)
+    allowed = {
+        "lostcities",
+        "score",
+        "totals",
+        "x",
+        "SVG",
+        "viewport",
+        "width",
+        "device",
+        "initial",
+        "scale",
+        "utf",
+    }
+    allowed |= {
+        "English",
+        "Fran",
+        "ais",
+        "Deutsch",
+        "Espa",
+        "ol",
+    }  # the language switch (non-ASCII letters split words)
     for path in PAGES:
         r = client.get(path, cookies={i18n.COOKIE: "ko"})
         assert r.status_code == 200 and r.headers["content-language"] == "ko"
@@ -116,7 +153,18 @@ def test_the_language_comes_from_the_cookie_then_the_browser(client: TestClient)
     assert client.get("/i18n/xx.js").status_code == 404
 
 
-@pytest.mark.parametrize(("lang", "n", "form"), [("en", 1, "one"), ("en", 0, "other"), ("fr", 0, "one"), ("fr", 2, "other"), ("de", 1, "one"), ("es", 2, "other"), ("ko", 1, "other")])
+@pytest.mark.parametrize(
+    ("lang", "n", "form"),
+    [
+        ("en", 1, "one"),
+        ("en", 0, "other"),
+        ("fr", 0, "one"),
+        ("fr", 2, "other"),
+        ("de", 1, "one"),
+        ("es", 2, "other"),
+        ("ko", 1, "other"),
+    ],
+)
 def test_plural_forms(lang: str, n: int, form: str) -> None:
     assert i18n.plural_form(lang, n) == form
     assert str(n) in i18n.translate(lang, "pile.cards", n=n)

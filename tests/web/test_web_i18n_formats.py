@@ -37,8 +37,10 @@ COUNTED = re.compile(r"\{(\w+)\}\s*(points?|Punkte?|puntos?|cartes?|cards?|Karte
 @pytest.mark.parametrize("lang", sorted(INTL))
 def test_a_number_beside_a_counted_word_is_a_plural_form(lang: str) -> None:
     plain = sorted(
-        key for key, value in i18n.catalogue(lang).items()
-        if isinstance(value, str) and any(m.group(1) in ("n", "score", "count", "loss") for m in COUNTED.finditer(value))
+        key
+        for key, value in i18n.catalogue(lang).items()
+        if isinstance(value, str)
+        and any(m.group(1) in ("n", "score", "count", "loss") for m in COUNTED.finditer(value))
     )
     assert not plain, plain
     for key in ("exp.label_yours", "exp.label_theirs"):
@@ -56,10 +58,15 @@ def _unplayable(tmp_path: Path, lang: str) -> str:
 
 
 @pytest.mark.parametrize("lang", sorted(INTL))
-def test_a_level_that_cannot_play_here_says_so_in_the_readers_language(tmp_path: Path, lang: str) -> None:
+def test_a_level_that_cannot_play_here_says_so_in_the_readers_language(
+    tmp_path: Path, lang: str
+) -> None:
     page = _unplayable(tmp_path, lang)
     label = page.split('value="hard"')[0].rsplit("<label", 1)[1]
-    assert 'class="unavailable"' in label and f'title="{i18n.translate(lang, "home.unavailable")}"' in label
+    assert (
+        'class="unavailable"' in label
+        and f'title="{i18n.translate(lang, "home.unavailable")}"' in label
+    )
     assert "disabled" in page.split('value="hard"')[1].split(">")[0]
     assert "no_such_bot_for_this_test" not in page  # the technical reason is /api/levels'
 

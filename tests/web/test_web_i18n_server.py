@@ -41,14 +41,23 @@ def server_error_codes() -> set[str]:
 
 def test_the_scan_finds_the_server_codes() -> None:
     codes = server_error_codes()
-    assert {"not_your_turn", "rate_limited", "too_large", "bad_message", "spectator", "method_not_allowed"} <= codes
+    assert {
+        "not_your_turn",
+        "rate_limited",
+        "too_large",
+        "bad_message",
+        "spectator",
+        "method_not_allowed",
+    } <= codes
     assert len(codes) >= 20, sorted(codes)
 
 
 def test_every_error_code_has_a_text_in_every_language() -> None:
     for lang in i18n.LANGUAGES:
         cat = i18n.catalogue(lang)
-        missing = sorted(c for c in server_error_codes() - PASS_THROUGH if f"error.code.{c}" not in cat)
+        missing = sorted(
+            c for c in server_error_codes() - PASS_THROUGH if f"error.code.{c}" not in cat
+        )
         assert not missing, (lang, missing)
 
 

@@ -39,9 +39,18 @@ def test_the_check_itself_can_fail() -> None:
     r = Round.deal(seed=3)
     hidden = next(c for c in r.hands[1] if c not in r.hands[0])
     fake = {
-        "type": "state", "round": 0, "game": {}, "seat": 0,
-        "view": {"ply": 0, "hand": [str(c) for c in r.hands[0]], "deck_size": r.deck_size,
-                 "legal": [], "illegal": {}, "extra": [str(hidden)]},
+        "type": "state",
+        "round": 0,
+        "game": {},
+        "seat": 0,
+        "view": {
+            "ply": 0,
+            "hand": [str(c) for c in r.hands[0]],
+            "deck_size": r.deck_size,
+            "legal": [],
+            "illegal": {},
+            "extra": [str(hidden)],
+        },
         "match": {"rounds": []},
     }
     positions = Positions([r])

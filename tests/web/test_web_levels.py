@@ -47,7 +47,11 @@ def test_the_default_levels() -> None:
     assert LEVELS["medium"].spec == "heuristic" and LEVELS["medium"].mistakes == 0
     assert LEVELS["hard"].spec == "ismcts:time=1"
     expert = LEVELS["expert"]
-    assert (expert.spec, expert.label, expert.fallback) == ("expert:time=1", "Expert", "ismcts:time=1")
+    assert (expert.spec, expert.label, expert.fallback) == (
+        "expert:time=1",
+        "Expert",
+        "ismcts:time=1",
+    )
     assert expert.requires == ("numba",)
     assert all(lv.about for lv in LEVELS.values())
 
@@ -55,7 +59,9 @@ def test_the_default_levels() -> None:
 def test_api_levels_say_what_each_plays(client: Any) -> None:
     levels = {x["level"]: x for x in client.get("/api/levels").json()}
     assert all(x["available"] for x in levels.values())
-    assert all(levels[n]["about"] == LEVELS[n].about for n in ("medium", "hard"))  # easy: random here
+    assert all(
+        levels[n]["about"] == LEVELS[n].about for n in ("medium", "hard")
+    )  # easy: random here
     assert levels["hard"]["bot"] == "ismcts:time=1"
     assert levels["expert"]["bot"] == ("expert:time=1" if HAVE_NUMBA else "ismcts:time=1")
     assert "network" in levels["expert"]["about"]
@@ -66,7 +72,9 @@ def test_the_home_page_says_what_each_level_plays(tmp_path: Path) -> None:
         page = c.get("/").text
     for name, lv in LEVELS.items():
         assert f'value="{name}"' in page and lv.about in page
-    assert 'value="medium" data-about' in page and "checked" in page.split('value="medium"')[1][:200]
+    assert (
+        'value="medium" data-about' in page and "checked" in page.split('value="medium"')[1][:200]
+    )
 
 
 def test_expert_falls_back_without_numba(tmp_path: Path) -> None:

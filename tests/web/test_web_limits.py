@@ -26,8 +26,11 @@ def make_client(tmp_path: Path) -> Iterator[Any]:
     from lostcities.web.deps import Settings
 
     settings = Settings(
-        db_url=f"sqlite:///{tmp_path / 'limits.db'}", bot_executor="thread", bot_min_delay=0.0,
-        prepare_search=False, limits=TIGHT,
+        db_url=f"sqlite:///{tmp_path / 'limits.db'}",
+        bot_executor="thread",
+        bot_min_delay=0.0,
+        prepare_search=False,
+        limits=TIGHT,
     )
     app = create_app(settings)
     clients: list[Any] = []
@@ -77,11 +80,20 @@ def test_moves_over_http_and_websocket(make_client: Any) -> None:
     clients = {0: a, 1: b}
 
     def move(seat: int) -> Any:
-        s = clients[seat].get(f"/api/games/{g['id']}/state", headers={"X-Seat-Token": tokens[seat]}).json()
+        s = (
+            clients[seat]
+            .get(f"/api/games/{g['id']}/state", headers={"X-Seat-Token": tokens[seat]})
+            .json()
+        )
         v = s["view"]
         return clients[seat].post(
             f"/api/games/{g['id']}/moves",
-            json={"token": tokens[seat], "move": (v["legal"] or ["+y2."])[0], "round": s["round"], "ply": v["ply"]},
+            json={
+                "token": tokens[seat],
+                "move": (v["legal"] or ["+y2."])[0],
+                "round": s["round"],
+                "ply": v["ply"],
+            },
         )
 
     for _ in range(6):  # 3 moves each
@@ -98,7 +110,17 @@ def test_moves_over_http_and_websocket(make_client: Any) -> None:
         while st["type"] != "state":
             st = ws.receive_json()
         v = st["view"]
-        ws.send_text(json.dumps({"type": "move", "move": (v["legal"] or ["+y2."])[0], "round": st["round"], "ply": v["ply"], "id": 7}))
+        ws.send_text(
+            json.dumps(
+                {
+                    "type": "move",
+                    "move": (v["legal"] or ["+y2."])[0],
+                    "round": st["round"],
+                    "ply": v["ply"],
+                    "id": 7,
+                }
+            )
+        )
         m = ws.receive_json()
         while m["type"] == "presence":
             m = ws.receive_json()
@@ -111,7 +133,10 @@ def test_open_sockets_and_message_floods(make_client: Any) -> None:
     a = make_client("198.51.100.20")
     b = make_client("198.51.100.21")
     gid = a.post("/api/games", json={"opponent": "friend", "rounds": 1}).json()["id"]
-    with a.websocket_connect(f"/ws/games/{gid}") as s1, a.websocket_connect(f"/ws/games/{gid}") as s2:
+    with (
+        a.websocket_connect(f"/ws/games/{gid}") as s1,
+        a.websocket_connect(f"/ws/games/{gid}") as s2,
+    ):
         assert s1 and s2
         with a.websocket_connect(f"/ws/games/{gid}") as s3:
             m = s3.receive_json()

@@ -18,7 +18,10 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
 def _now_plus(seconds: float) -> Any:
-    return lambda: datetime.datetime.now(datetime.UTC).replace(tzinfo=None) + datetime.timedelta(seconds=seconds)
+    return lambda: (
+        datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
+        + datetime.timedelta(seconds=seconds)
+    )
 
 
 def _receive_until(ws: Any, pred: Any, n: int = 20) -> dict[str, Any]:
@@ -50,7 +53,9 @@ def app_factory(tmp_path: Path) -> Iterator[Any]:
 
     def make() -> Any:
         settings = Settings(
-            db_url=f"sqlite:///{tmp_path / 'restart.db'}", bot_executor="thread", bot_min_delay=0.0,
+            db_url=f"sqlite:///{tmp_path / 'restart.db'}",
+            bot_executor="thread",
+            bot_min_delay=0.0,
             limits=Limits.off(),
         )
         return TestClient(create_app(settings))
@@ -77,10 +82,15 @@ def test_the_match_clock_is_chosen_at_creation_and_shown_to_both(client: Any) ->
 
 @pytest.mark.parametrize(
     "body",
-    [{"opponent": "computer", "level": "easy", "clock": "300+5"}, {"opponent": "friend", "clock": "300+6"},
-     {"opponent": "friend", "clock": "5+5"}],
+    [
+        {"opponent": "computer", "level": "easy", "clock": "300+5"},
+        {"opponent": "friend", "clock": "300+6"},
+        {"opponent": "friend", "clock": "5+5"},
+    ],
 )
-def test_a_match_clock_only_for_friends_and_only_the_offered_ones(client: Any, body: dict[str, Any]) -> None:
+def test_a_match_clock_only_for_friends_and_only_the_offered_ones(
+    client: Any, body: dict[str, Any]
+) -> None:
     r = client.post("/api/games", json=body)
     assert r.status_code == 422, r.text
     msg = r.json()["message"]
@@ -144,5 +154,7 @@ def test_the_player_who_runs_out_of_match_time_loses_the_match(client: Any) -> N
     tok = tokens[state(client, gid, tokens[0])["view"]["to_move"]]
     legal = state(client, gid, tok)["view"]["legal"][0]
     mgr.now = _now_plus(301)
-    r = client.post(f"/api/games/{gid}/moves", json={"token": tok, "move": legal, "round": 0, "ply": 0})
+    r = client.post(
+        f"/api/games/{gid}/moves", json={"token": tok, "move": legal, "round": 0, "ply": 0}
+    )
     assert r.status_code == 409 and r.json()["error"] == "time_out"

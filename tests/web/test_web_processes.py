@@ -19,7 +19,9 @@ from lostcities.cli import main
 
 
 def test_a_friend_game_with_one_seat_on_each_process(server_factory: Any, pg_url: str) -> None:
-    a, b = (server_factory(pg_url, LOSTCITIES_LIMITS="off") for _ in "ab")  # no rate limits: one test client plays all
+    a, b = (
+        server_factory(pg_url, LOSTCITIES_LIMITS="off") for _ in "ab"
+    )  # no rate limits: one test client plays all
     gid, t0, t1 = create_friend_game(a)
     seats = [Client(a.ws_url, gid, t0), Client(b.ws_url, gid, t1)]
     watcher = Client(b.ws_url, gid, None)  # a spectator on the other process
@@ -34,8 +36,12 @@ def test_a_friend_game_with_one_seat_on_each_process(server_factory: Any, pg_url
         c.close()
 
 
-def test_the_same_move_raced_to_two_processes_is_applied_once(server_factory: Any, pg_url: str) -> None:
-    a, b = (server_factory(pg_url, LOSTCITIES_LIMITS="off") for _ in "ab")  # no rate limits: one test client plays all
+def test_the_same_move_raced_to_two_processes_is_applied_once(
+    server_factory: Any, pg_url: str
+) -> None:
+    a, b = (
+        server_factory(pg_url, LOSTCITIES_LIMITS="off") for _ in "ab"
+    )  # no rate limits: one test client plays all
     for attempt in range(5):
         gid, t0, t1 = create_friend_game(a)
         first = Client(a.ws_url, gid, t0).state["view"]["to_move"]
@@ -82,11 +88,15 @@ def test_the_same_move_raced_to_two_processes_is_applied_once(server_factory: An
 def test_kill_9_of_a_process_loses_no_move_and_its_players_go_on_elsewhere(
     server_factory: Any, pg_url: str
 ) -> None:
-    a, b = (server_factory(pg_url, LOSTCITIES_LIMITS="off") for _ in "ab")  # no rate limits: one test client plays all
+    a, b = (
+        server_factory(pg_url, LOSTCITIES_LIMITS="off") for _ in "ab"
+    )  # no rate limits: one test client plays all
     gid, t0, t1 = create_friend_game(a)
     seats = [Client(a.ws_url, gid, t0), Client(b.ws_url, gid, t1)]
     play_friend_game(seats, [], random.Random(6), max_moves=10)
-    _, bot_game = a.request("POST", "/api/games", {"opponent": "computer", "level": "easy", "rounds": 1})
+    _, bot_game = a.request(
+        "POST", "/api/games", {"opponent": "computer", "level": "easy", "rounds": 1}
+    )
     human = Client(a.ws_url, bot_game["id"], bot_game["token"])
     for _ in range(3):  # the bot runs on a (its game's only process so far)
         while human.state["view"]["to_move"] != 0:
@@ -109,7 +119,9 @@ def test_kill_9_of_a_process_loses_no_move_and_its_players_go_on_elsewhere(
     assert human.state["game"]["status"] == "finished"
 
 
-def test_workers_on_sqlite_are_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_workers_on_sqlite_are_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db = f"sqlite:///{tmp_path / 'x.db'}"
     assert main(["serve", "--workers", "2", "--db", db]) == 2
     err = capsys.readouterr().err

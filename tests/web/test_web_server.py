@@ -15,11 +15,17 @@ from lostcities import Round
 from lostcities.web.store import GameStore
 
 
-def create_friend_game(server: Any, rounds: int = 1, variant: str = "classic") -> tuple[str, str, str]:
-    status, g = server.request("POST", "/api/games", {"opponent": "friend", "rounds": rounds, "variant": variant})
+def create_friend_game(
+    server: Any, rounds: int = 1, variant: str = "classic"
+) -> tuple[str, str, str]:
+    status, g = server.request(
+        "POST", "/api/games", {"opponent": "friend", "rounds": rounds, "variant": variant}
+    )
     assert status == 201, g
     invite = g["invite_url"].split("#", 1)[1]
-    status, j = server.request("POST", f"/api/games/{g['id']}/join", {"invite": invite, "name": "Bea"})
+    status, j = server.request(
+        "POST", f"/api/games/{g['id']}/join", {"invite": invite, "name": "Bea"}
+    )
     assert status == 200, j
     return g["id"], g["token"], j["token"]
 
@@ -45,7 +51,9 @@ def play_friend_game(
 
 def test_full_round_against_a_bot_in_a_process_pool(server_factory: Any) -> None:
     server = server_factory(LOSTCITIES_BOT_EXECUTOR="process", LOSTCITIES_BOT_WORKERS="1")
-    status, g = server.request("POST", "/api/games", {"opponent": "computer", "level": "easy", "rounds": 1})
+    status, g = server.request(
+        "POST", "/api/games", {"opponent": "computer", "level": "easy", "rounds": 1}
+    )
     assert status == 201
     c = Client(server.ws_url, g["id"], g["token"])
     moves = 0
@@ -142,7 +150,14 @@ def test_bad_websocket_input_changes_nothing(server: Any) -> None:
     c.send({"type": "sync"})
     assert c.wait_state()["view"] == before
     spectator = Client(server.ws_url, gid, None)
-    spectator.send({"type": "move", "move": before["legal"][0] if before["legal"] else "+y2.", "round": 0, "ply": 0})
+    spectator.send(
+        {
+            "type": "move",
+            "move": before["legal"][0] if before["legal"] else "+y2.",
+            "round": 0,
+            "ply": 0,
+        }
+    )
     assert spectator.wait_error()["code"] == "spectator"
     status, s = server.request("GET", f"/api/games/{gid}/state", headers={"X-Seat-Token": t1})
     assert status == 200 and s["view"]["ply"] == 0
@@ -155,7 +170,9 @@ def test_restart_mid_game_resumes_exactly(server_factory: Any, db_url: str) -> N
     db = db_url
     s1 = server_factory(db)
     gid, t0, t1 = create_friend_game(s1)
-    _status, bot_game = s1.request("POST", "/api/games", {"opponent": "computer", "level": "easy", "rounds": 1})
+    _status, bot_game = s1.request(
+        "POST", "/api/games", {"opponent": "computer", "level": "easy", "rounds": 1}
+    )
     seats = [Client(s1.ws_url, gid, t0), Client(s1.ws_url, gid, t1)]
     play_friend_game(seats, [], random.Random(3), max_moves=12)
     before = [c.state for c in seats]
@@ -195,16 +212,22 @@ def test_bot_search_does_not_stall_other_games(server_factory: Any) -> None:
     # the hard bot searches for 3 s a move: a search on the event loop would answer nothing
     # else until it moved (no wall-clock bound on the moves: a loaded machine is slow, not wrong)
     server = server_factory(
-        LOSTCITIES_BOT_EXECUTOR="process", LOSTCITIES_BOT_WORKERS="1", LOSTCITIES_LEVEL_HARD="ismcts:time=3"
+        LOSTCITIES_BOT_EXECUTOR="process",
+        LOSTCITIES_BOT_WORKERS="1",
+        LOSTCITIES_LEVEL_HARD="ismcts:time=3",
     )
     gid, t0, t1 = create_friend_game(server, rounds=3)
     seats = [Client(server.ws_url, gid, t0), Client(server.ws_url, gid, t1)]
     play_friend_game(seats, [], random.Random(1), max_moves=2)  # warm up
     # start hard games until the bot (seat 1) is the one to move: it searches at once
     for _ in range(20):
-        status, g = server.request("POST", "/api/games", {"opponent": "computer", "level": "hard", "rounds": 1})
+        status, g = server.request(
+            "POST", "/api/games", {"opponent": "computer", "level": "hard", "rounds": 1}
+        )
         assert status == 201
-        _, s = server.request("GET", f"/api/games/{g['id']}/state", headers={"X-Seat-Token": g["token"]})
+        _, s = server.request(
+            "GET", f"/api/games/{g['id']}/state", headers={"X-Seat-Token": g["token"]}
+        )
         if s["view"]["to_move"] == 1 and s["view"]["ply"] == 0:
             break
     else:
@@ -213,7 +236,9 @@ def test_bot_search_does_not_stall_other_games(server_factory: Any) -> None:
     during = 0  # friend moves acknowledged, and the bot game's state answered, while it searched
     while not seats[0].state["match"]["over"]:
         play_friend_game(seats, [], rng, max_moves=1)
-        _, s = server.request("GET", f"/api/games/{g['id']}/state", headers={"X-Seat-Token": g["token"]})
+        _, s = server.request(
+            "GET", f"/api/games/{g['id']}/state", headers={"X-Seat-Token": g["token"]}
+        )
         if s["view"]["ply"] > 0:
             break
         during += 1
@@ -222,7 +247,9 @@ def test_bot_search_does_not_stall_other_games(server_factory: Any) -> None:
 
 def test_medium_level_heuristic_bot(server: Any) -> None:
     pytest.importorskip("lostcities.bots.heuristic")
-    status, g = server.request("POST", "/api/games", {"opponent": "computer", "level": "medium", "rounds": 1})
+    status, g = server.request(
+        "POST", "/api/games", {"opponent": "computer", "level": "medium", "rounds": 1}
+    )
     assert status == 201, g
     c = Client(server.ws_url, g["id"], g["token"])
     for _ in range(5):
@@ -270,7 +297,9 @@ def test_a_chunked_body_is_cut_off_at_the_limit(server: Any) -> None:
     assert server.request("GET", "/healthz")[0] == 200
 
 
-def test_a_websocket_message_of_megabytes_is_answered_and_the_socket_stays_open(server: Any) -> None:
+def test_a_websocket_message_of_megabytes_is_answered_and_the_socket_stays_open(
+    server: Any,
+) -> None:
     # issue 14, defect 4: a message over 1 MiB closed the socket (1009) with nothing a
     # client could show. Up to the transport's cap (WS_TRANSPORT_MAX, 16 MiB) it is answered
     # too_large like any message over the app's limit, and the connection stays usable.

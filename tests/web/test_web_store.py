@@ -28,9 +28,23 @@ def _game(gid: str, seed: int = 5) -> tuple[GameRow, Round]:
     m = Match(1, seed=seed, starter=0)
     r = m.new_round()
     row = GameRow(
-        id=gid, variant="classic", num_rounds=1, seed=m.seed, first_starter=0, status="waiting",
-        result="*", level=None, name0="a", name1="b", bot0=None, bot1=None,
-        token0=hash_token("t0"), token1=None, invite="inv", created_at=utcnow(), updated_at=utcnow(),
+        id=gid,
+        variant="classic",
+        num_rounds=1,
+        seed=m.seed,
+        first_starter=0,
+        status="waiting",
+        result="*",
+        level=None,
+        name0="a",
+        name1="b",
+        bot0=None,
+        bot1=None,
+        token0=hash_token("t0"),
+        token1=None,
+        invite="inv",
+        created_at=utcnow(),
+        updated_at=utcnow(),
     )
     return row, r
 

@@ -16,6 +16,7 @@ from tests.web.conftest import watch_errors
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
+
 def finished_game(post: Any, get: Any) -> tuple[str, Round]:
     """A one-round friend game with four moves, then a resignation; its round replayed."""
     g = post("/api/games", {"opponent": "friend", "rounds": 1})
@@ -26,8 +27,10 @@ def finished_game(post: Any, get: Any) -> tuple[str, Round]:
         seat = s["view"]["to_move"]
         if seat != 0:
             s = get(f"/api/games/{g['id']}/state", tokens[1])
-        post(f"/api/games/{g['id']}/moves", {"token": tokens[seat], "move": s["view"]["legal"][-1],
-                                             "round": 0, "ply": ply})
+        post(
+            f"/api/games/{g['id']}/moves",
+            {"token": tokens[seat], "move": s["view"]["legal"][-1], "round": 0, "ply": ply},
+        )
     post(f"/api/games/{g['id']}/resign", {"token": tokens[1]})
     rec = next(read_records(io.StringIO(get(f"/api/games/{g['id']}/record", None, text=True))))
     return g["id"], rec.replay().rounds[0]
@@ -60,23 +63,34 @@ def test_a_position_of_a_finished_game_downloads_as_svg(client: Any) -> None:
         resp = client.get(f"/api/games/{gid}/position.svg?round=1&ply={ply}")
         assert resp.status_code == 200
         assert resp.headers["content-type"].startswith("image/svg+xml")
-        assert f'filename="lostcities-{gid}-round1-ply{ply}.svg"' in resp.headers["content-disposition"]
+        assert (
+            f'filename="lostcities-{gid}-round1-ply{ply}.svg"'
+            in resp.headers["content-disposition"]
+        )
         ET.fromstring(resp.text)  # well-formed
         assert resp.text == position(at(r, ply))
     assert client.get(f"/api/games/{gid}/position.svg").text == position(at(r, 0))
 
-    for query, code in (("round=2&ply=0", 404), ("round=0", 404), ("ply=99", 404),
-                        ("ply=-1", 404), ("ply=x", 422)):
+    for query, code in (
+        ("round=2&ply=0", 404),
+        ("round=0", 404),
+        ("ply=99", 404),
+        ("ply=-1", 404),
+        ("ply=x", 422),
+    ):
         bad = client.get(f"/api/games/{gid}/position.svg?{query}")
         assert bad.status_code == code, query
         msg = bad.json()["message"]
         assert msg and "\n" not in msg and "Traceback" not in msg
-    assert "no ply 99 in round 1 (it has 0..4)" in client.get(
-        f"/api/games/{gid}/position.svg?ply=99").json()["message"]
+    assert (
+        "no ply 99 in round 1 (it has 0..4)"
+        in client.get(f"/api/games/{gid}/position.svg?ply=99").json()["message"]
+    )
 
 
-def test_the_replay_page_links_the_position_shown(browser: Any, server_factory: Any,
-                                                  tmp_path: Path) -> None:
+def test_the_replay_page_links_the_position_shown(
+    browser: Any, server_factory: Any, tmp_path: Path
+) -> None:
     server = server_factory(f"sqlite:///{tmp_path / 'svg.db'}")
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     page = ctx.new_page()
@@ -104,6 +118,8 @@ def test_the_replay_page_links_the_position_shown(browser: Any, server_factory: 
     svg = page.request.get(server.url + href)
     assert svg.ok and svg.text() == position(at(r, 2))
     page.click("#last")
-    assert link.get_attribute("href") == f"/api/games/{gid}/position.svg?round=1&ply={len(r.history)}"
+    assert (
+        link.get_attribute("href") == f"/api/games/{gid}/position.svg?round=1&ply={len(r.history)}"
+    )
     assert not errors
     ctx.close()

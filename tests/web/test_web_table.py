@@ -15,21 +15,28 @@ def test_stale_move_counts_rounds_from_zero_as_the_api_does(client: Any) -> None
     r = client.post("/api/games", json={"opponent": "friend", "rounds": 1})
     g = r.json()
     invite = g["invite_url"].split("#", 1)[1]
-    t1 = client.post(f"/api/games/{g['id']}/join", json={"invite": invite, "name": "Bea"}).json()["token"]
+    t1 = client.post(f"/api/games/{g['id']}/join", json={"invite": invite, "name": "Bea"}).json()[
+        "token"
+    ]
     s = client.get(f"/api/games/{g['id']}/state", headers={"X-Seat-Token": g["token"]}).json()
     tok = (g["token"], t1)[s["view"]["to_move"]]
     v = client.get(f"/api/games/{g['id']}/state", headers={"X-Seat-Token": tok}).json()["view"]
     r = client.post(
-        f"/api/games/{g['id']}/moves", json={"token": tok, "move": v["legal"][0], "round": 0, "ply": 3}
+        f"/api/games/{g['id']}/moves",
+        json={"token": tok, "move": v["legal"][0], "round": 0, "ply": 3},
     )
     body = r.json()
     assert r.status_code == 409 and body["error"] == "stale"
     # the API's round 0 is "round 0" in the message, not "round 1"
-    assert "made at round 0 ply 3" in body["message"] and "game is at round 0 ply 0" in body["message"]
+    assert (
+        "made at round 0 ply 3" in body["message"] and "game is at round 0 ply 0" in body["message"]
+    )
 
 
 def test_wrong_code_for_a_computer_game_is_an_invalid_code(client: Any) -> None:
-    g = client.post("/api/games", json={"opponent": "computer", "level": "easy", "rounds": 1}).json()
+    g = client.post(
+        "/api/games", json={"opponent": "computer", "level": "easy", "rounds": 1}
+    ).json()
     r = client.post(f"/api/games/{g['id']}/join", json={"invite": "x" * 22, "name": "Eve"})
     assert r.status_code in (403, 404, 422), r.text
     msg = r.json()["message"]
@@ -38,7 +45,9 @@ def test_wrong_code_for_a_computer_game_is_an_invalid_code(client: Any) -> None:
 
 def test_a_game_waiting_for_a_friend_is_nobodys_turn(client: Any) -> None:
     g = client.post("/api/games", json={"opponent": "friend", "rounds": 1}).json()
-    (summary,) = client.post("/api/games/lookup", json={"games": [{"id": g["id"], "token": g["token"]}]}).json()
+    (summary,) = client.post(
+        "/api/games/lookup", json={"games": [{"id": g["id"], "token": g["token"]}]}
+    ).json()
     assert summary["status"] == "waiting" and summary["your_turn"] is False
 
 

@@ -22,7 +22,12 @@ def _discard_to_a_tie(client: Any, gid: str, tokens: list[str]) -> dict[str, Any
         move = next(m for m in st["view"]["legal"] if m.startswith("-") and m.endswith("."))
         r = client.post(
             f"/api/games/{gid}/moves",
-            json={"token": tokens[seat], "move": move, "round": st["round"], "ply": st["view"]["ply"]},
+            json={
+                "token": tokens[seat],
+                "move": move,
+                "round": st["round"],
+                "ply": st["view"]["ply"],
+            },
         )
         assert r.status_code == 200, r.text
         st = r.json()
@@ -43,22 +48,36 @@ def test_a_tied_friend_game_goes_to_the_younger_player(client: Any, younger: int
     mgr = client.app.state.manager
     mgr.games.clear()
     again = state(client, gid, tokens[0])["match"]
-    assert (again["result"], again["reason"], again["younger"]) == (m["result"], TIE_BROKEN, younger)
+    assert (again["result"], again["reason"], again["younger"]) == (
+        m["result"],
+        TIE_BROKEN,
+        younger,
+    )
 
 
 def test_the_default_is_a_draw(client: Any) -> None:
     gid, *tokens = friend_game(client)
     m = _discard_to_a_tie(client, gid, tokens)["match"]
-    assert m["result"] == "1/2-1/2" and m["winner"] is None and m["reason"] == "equal totals: a draw"
+    assert (
+        m["result"] == "1/2-1/2" and m["winner"] is None and m["reason"] == "equal totals: a draw"
+    )
     assert (m["tie_break"], m["younger"]) == ("draw", None)
     assert "TieBreak" not in client.get(f"/api/games/{gid}/record").text
 
 
 @pytest.mark.parametrize("younger", [0, 1])
-def test_a_computer_game_asks_too_and_the_rematch_keeps_who_is_younger(client: Any, younger: int) -> None:
+def test_a_computer_game_asks_too_and_the_rematch_keeps_who_is_younger(
+    client: Any, younger: int
+) -> None:
     r = client.post(
         "/api/games",
-        json={"opponent": "computer", "level": "easy", "rounds": 1, "tie_break": "youngest", "younger": younger},
+        json={
+            "opponent": "computer",
+            "level": "easy",
+            "rounds": 1,
+            "tie_break": "youngest",
+            "younger": younger,
+        },
     )
     assert r.status_code == 201, r.text
     g = r.json()
@@ -89,7 +108,9 @@ def test_a_friend_rematch_asked_by_seat_1_keeps_the_same_younger_player(client: 
         ({"tie_break": "youngest", "younger": 2}, 422, "younger"),
     ],
 )
-def test_bad_tie_break_settings_are_refused(client: Any, body: dict[str, Any], status: int, why: str) -> None:
+def test_bad_tie_break_settings_are_refused(
+    client: Any, body: dict[str, Any], status: int, why: str
+) -> None:
     before = client.app.state.store.count_sync()
     r = client.post("/api/games", json={"opponent": "friend", **body})
     assert r.status_code == status and why in r.json()["message"], r.text

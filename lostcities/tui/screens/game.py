@@ -65,7 +65,6 @@ def describe(move: Move, pile_top: Card | None = None) -> str:
     return f"{verb} {card_label(move.card)}, drew from {src}"
 
 
-
 GOALS_HEAD = "goals +10: "
 MAX_GOAL_LINES = 4
 """Lines the goal cards may take: an 80x24 screen has 4 above the board (``#goals`` grows
@@ -314,7 +313,11 @@ class GameScreen(Screen[None]):
         s = self.session
         r = s.round
         player = r.to_move
-        top = r.discard_piles[move.draw][-1] if move.draw is not None and r.discard_piles[move.draw] else None
+        top = (
+            r.discard_piles[move.draw][-1]
+            if move.draw is not None and r.discard_piles[move.draw]
+            else None
+        )
         try:
             s.human_move(move)
         except (IllegalMoveError, InvalidMoveError) as e:
@@ -349,7 +352,9 @@ class GameScreen(Screen[None]):
         parts = [f"{verb} {self.pending.card} – draw from: . deck"]
         for c in r.variant.colors:
             pile = r.discard_piles[c]
-            if pile and not (self.pending.action is Action.DISCARD and c == self.pending.card.color):
+            if pile and not (
+                self.pending.action is Action.DISCARD and c == self.pending.card.color
+            ):
                 parts.append(f"{c.letter} {pile[-1]}")
         return "  ".join(parts) + "  (esc back)"
 
@@ -716,4 +721,3 @@ class GameScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # no undo or hint in hot-seat: not in the footer (on_key says why when pressed)
         return not (action in ("undo", "hint") and self.session.hotseat)
-

@@ -111,7 +111,9 @@ class TooSmallScreen(ModalScreen[None]):
             self.query_one("#too-small", Static).update(self.message(size))
 
 
-def guard_size(app: App[Any], size: tuple[int, int], shown: TooSmallScreen | None) -> TooSmallScreen | None:
+def guard_size(
+    app: App[Any], size: tuple[int, int], shown: TooSmallScreen | None
+) -> TooSmallScreen | None:
     """Cover ``app`` with a :class:`TooSmallScreen` while ``size`` is below :data:`MIN_SIZE`
     (``shown``: the one shown now, if any); returns the one shown after the check."""
     small = size[0] < MIN_SIZE[0] or size[1] < MIN_SIZE[1]

@@ -71,9 +71,7 @@ class MatchEndScreen(Screen[None]):
             self.total = total
             self.table = table
 
-    def __init__(
-        self, session: Session, saved: str, save: Callable[[str], str]
-    ) -> None:
+    def __init__(self, session: Session, saved: str, save: Callable[[str], str]) -> None:
         super().__init__()
         self.session = session
         self.saved = saved

@@ -81,10 +81,14 @@ class Setup:
             return dataclasses.replace(self, hotseat=not self.hotseat)
         if row == "level":
             names = [n for n in LEVELS if n == self.level or n not in (unavailable or {})]
-            return dataclasses.replace(self, level=names[(names.index(self.level) + step) % len(names)])
+            return dataclasses.replace(
+                self, level=names[(names.index(self.level) + step) % len(names)]
+            )
         if row == "variant":
             names = list(VARIANTS)
-            return dataclasses.replace(self, variant=names[(names.index(self.variant) + step) % len(names)])
+            return dataclasses.replace(
+                self, variant=names[(names.index(self.variant) + step) % len(names)]
+            )
         if row == "rounds":
             return dataclasses.replace(self, rounds=(self.rounds - 1 + step) % MAX_ROUNDS + 1)
         if row == "achievements":
@@ -106,7 +110,10 @@ def _value(setup: Setup, row: str) -> tuple[str, str]:
 
 
 def start_text(
-    setup: Setup, row: str, unavailable: Mapping[str, str] | None = None, notes: Mapping[str, str] | None = None
+    setup: Setup,
+    row: str,
+    unavailable: Mapping[str, str] | None = None,
+    notes: Mapping[str, str] | None = None,
 ) -> str:
     """The screen's text (Rich markup) with ``row`` the current line; the levels in
     ``unavailable`` (level: why) are named as not playable here, and a level's line shows its
@@ -131,11 +138,15 @@ def start_text(
     lines += ["", f"[i]{about}[/i]" if about else ""]
     note = ""
     if unavailable and not setup.hotseat:
-        note = "not on this machine: " + ", ".join(f"{name} ({why})" for name, why in unavailable.items())
+        note = "not on this machine: " + ", ".join(
+            f"{name} ({why})" for name, why in unavailable.items()
+        )
     elif notes and row == "level" and setup.level in notes and not setup.hotseat:
         note = f"here: {notes[setup.level]}"
     # one line of the 80-column screen
-    lines.append(f"[dim]{escape(note if len(note) <= 78 else note[:77] + '…')}[/dim]" if note else "")
+    lines.append(
+        f"[dim]{escape(note if len(note) <= 78 else note[:77] + '…')}[/dim]" if note else ""
+    )
     lines.append(f"[dim]same as: {setup.command_line()}[/dim]")
     return "\n".join(lines)
 
@@ -156,7 +167,9 @@ class StartScreen(Screen[Setup | None]):
     ]
 
     def __init__(
-        self, setup: Setup | None = None, unavailable: Mapping[str, str] | None = None,
+        self,
+        setup: Setup | None = None,
+        unavailable: Mapping[str, str] | None = None,
         notes: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__()
@@ -174,11 +187,15 @@ class StartScreen(Screen[Setup | None]):
 
     def compose(self) -> ComposeResult:
         with Middle(), Center():
-            yield Static(start_text(self.setup, self.row, self.unavailable, self.notes), id="start-box")
+            yield Static(
+                start_text(self.setup, self.row, self.unavailable, self.notes), id="start-box"
+            )
         yield Footer()
 
     def _show(self) -> None:
-        self.query_one("#start-box", Static).update(start_text(self.setup, self.row, self.unavailable, self.notes))
+        self.query_one("#start-box", Static).update(
+            start_text(self.setup, self.row, self.unavailable, self.notes)
+        )
 
     def action_row(self, step: int) -> None:
         rows = [r for r in ROWS if not (r == "level" and self.setup.hotseat)]

@@ -140,7 +140,9 @@ def _lock(conn: Connection) -> None:
     """Hold the upgrade lock until ``conn``'s transaction ends."""
     if conn.dialect.name == "postgresql":
         conn.execute(
-            text("SELECT pg_advisory_xact_lock(:key, hashtext(coalesce(CAST(:schema AS text), current_schema())))"),
+            text(
+                "SELECT pg_advisory_xact_lock(:key, hashtext(coalesce(CAST(:schema AS text), current_schema())))"
+            ),
             {"key": LOCK_KEY, "schema": default_schema(conn)},
         )
     elif conn.dialect.name == "sqlite":

@@ -36,8 +36,9 @@ def parser() -> argparse.ArgumentParser:
 
     def with_db(name: str, text: str) -> argparse.ArgumentParser:
         q = sub.add_parser(name, help=text, description=text)
-        q.add_argument("--db", default=DEFAULT_DB, metavar="URL",
-                       help=f"database URL (default {DEFAULT_DB})")
+        q.add_argument(
+            "--db", default=DEFAULT_DB, metavar="URL", help=f"database URL (default {DEFAULT_DB})"
+        )
         return q
 
     with_db("upgrade", "upgrade the database (to the newest revision)").add_argument(
@@ -50,8 +51,11 @@ def parser() -> argparse.ArgumentParser:
     sub.add_parser("history", help="the revisions this version knows")
     q = with_db("revision", "a new revision file (for developers)")
     q.add_argument("-m", "--message", required=True, help="what the revision changes")
-    q.add_argument("--autogenerate", action="store_true",
-                   help="fill it in from the models' difference to the database")
+    q.add_argument(
+        "--autogenerate",
+        action="store_true",
+        help="fill it in from the models' difference to the database",
+    )
     return p
 
 
@@ -77,13 +81,21 @@ def main(argv: list[str] | None = None) -> int:
         elif args.action == "downgrade":
             print(f"{store.safe_url}: {migrations.downgrade(store.engine, args.revision)}")
         elif args.action == "current":
-            print(store.schema_revision() or "none (an empty database, or one from before the migrations)")
+            print(
+                store.schema_revision()
+                or "none (an empty database, or one from before the migrations)"
+            )
         else:
             with store.engine.connect() as conn:
-                command.revision(migrations.config(conn), message=args.message,
-                                 autogenerate=args.autogenerate)
-    except (StorageError, CommandError, migrations.NewerSchemaError,
-            migrations.UnknownLayoutError) as e:
+                command.revision(
+                    migrations.config(conn), message=args.message, autogenerate=args.autogenerate
+                )
+    except (
+        StorageError,
+        CommandError,
+        migrations.NewerSchemaError,
+        migrations.UnknownLayoutError,
+    ) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except SQLAlchemyError as e:

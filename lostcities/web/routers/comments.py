@@ -68,7 +68,11 @@ async def post_comment(
         limiter.check(key, "comments")
     except RateLimitedError as e:
         return JSONResponse(
-            {"error": "rate_limited", "message": str(e), "retry_after": int(retry_after_header(e.retry_after))},
+            {
+                "error": "rate_limited",
+                "message": str(e),
+                "retry_after": int(retry_after_header(e.retry_after)),
+            },
             status_code=429,
             headers={"Retry-After": retry_after_header(e.retry_after)},
         )

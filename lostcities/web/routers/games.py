@@ -19,7 +19,10 @@ def _base(request: Request) -> str:
 
 
 @router.post(
-    "", response_model=schemas.CreatedGame, status_code=201, dependencies=[Depends(rate_limit("create"))]
+    "",
+    response_model=schemas.CreatedGame,
+    status_code=201,
+    dependencies=[Depends(rate_limit("create"))],
 )
 async def create_game(
     req: schemas.CreateGame, request: Request, mgr: GameManager = Depends(get_manager)
@@ -27,7 +30,9 @@ async def create_game(
     """A new game against the computer (seat 0 is yours) or a friend (send the invite URL)."""
     g, token, invite = await mgr.create(req)
     invite_url = f"{_base(request)}/join/{g.id}#{invite}" if invite else None
-    return schemas.CreatedGame(id=g.id, seat=0, token=token, url=f"/game/{g.id}", invite_url=invite_url)
+    return schemas.CreatedGame(
+        id=g.id, seat=0, token=token, url=f"/game/{g.id}", invite_url=invite_url
+    )
 
 
 @router.post("/lookup", response_model=list[schemas.GameSummary])
@@ -39,14 +44,18 @@ async def lookup(
 
 
 @router.get("/{game_id}", response_model=schemas.GameSummary)
-async def game_summary(game_id: str, mgr: GameManager = Depends(get_manager)) -> schemas.GameSummary:
+async def game_summary(
+    game_id: str, mgr: GameManager = Depends(get_manager)
+) -> schemas.GameSummary:
     """Public facts about a game (no cards)."""
     g = await mgr.get(game_id)
     return g.summary(None)
 
 
 @router.post(
-    "/{game_id}/join", response_model=schemas.CreatedGame, dependencies=[Depends(rate_limit("join"))]
+    "/{game_id}/join",
+    response_model=schemas.CreatedGame,
+    dependencies=[Depends(rate_limit("join"))],
 )
 async def join_game(
     game_id: str, req: schemas.JoinGame, mgr: GameManager = Depends(get_manager)
@@ -96,7 +105,9 @@ async def resign(
 
 
 @router.post(
-    "/{game_id}/rematch", response_model=schemas.CreatedGame, dependencies=[Depends(rate_limit("create"))]
+    "/{game_id}/rematch",
+    response_model=schemas.CreatedGame,
+    dependencies=[Depends(rate_limit("create"))],
 )
 async def rematch(
     game_id: str, req: schemas.TokenRequest, mgr: GameManager = Depends(get_manager)

@@ -26,7 +26,13 @@ def _page(request: Request, name: str, **ctx: object) -> HTMLResponse:
         text = i18n.translate(lang, key, **params)
         return Markup(text) if key.endswith("_html") else text
 
-    context = {"page": name.removesuffix(".html"), "lang": lang, "languages": i18n.LANGUAGES, "t": t, **ctx}
+    context = {
+        "page": name.removesuffix(".html"),
+        "lang": lang,
+        "languages": i18n.LANGUAGES,
+        "t": t,
+        **ctx,
+    }
     response = templates.TemplateResponse(request, name, context)
     response.headers["Content-Language"] = lang
     response.headers["Vary"] = "Accept-Language, Cookie"
@@ -40,7 +46,11 @@ async def messages(lang: str) -> Response:
     if lang not in i18n.LANGUAGES:
         return PlainTextResponse("no such language", status_code=404)
     body = f"window.LC_LANG = {json.dumps(lang)};\nwindow.LC_MESSAGES = {json.dumps(i18n.catalogue(lang), ensure_ascii=False)};\n"
-    return Response(body, media_type="text/javascript; charset=utf-8", headers={"Cache-Control": "public, max-age=300"})
+    return Response(
+        body,
+        media_type="text/javascript; charset=utf-8",
+        headers={"Cache-Control": "public, max-age=300"},
+    )
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -59,9 +69,13 @@ async def home(request: Request, mgr: GameManager = Depends(get_manager)) -> HTM
         why = mgr.levels.unavailable(name)
         if why is None and mgr.levels.own_bot_missing(name) is not None:
             spec = mgr.levels.resolve(name)[0]
-            like = next((k for k, other in mgr.levels.items() if other.spec == spec and k in LEVELS), None)
+            like = next(
+                (k for k, other in mgr.levels.items() if other.spec == spec and k in LEVELS), None
+            )
             instead = (
-                i18n.translate(lang, "level.instead_level", level=i18n.translate(lang, f"level.{like}"))
+                i18n.translate(
+                    lang, "level.instead_level", level=i18n.translate(lang, f"level.{like}")
+                )
                 if like is not None
                 else i18n.translate(lang, "level.instead", bot=spec)
             )

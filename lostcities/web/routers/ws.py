@@ -133,7 +133,9 @@ async def _serve(
                     await ws.send_text(error_message("spectator", "spectators cannot chat"))
                     continue
                 # a phrase id, never free text: every client shows it in its own language
-                await g.send_all(json.dumps({"type": "chat", "seat": conn.seat, "phrase": msg.phrase}))
+                await g.send_all(
+                    json.dumps({"type": "chat", "seat": conn.seat, "phrase": msg.phrase})
+                )
             elif isinstance(msg, schemas.Resign):
                 if conn.seat is None:
                     await ws.send_text(error_message("spectator", "spectators cannot resign"))
