@@ -7,9 +7,14 @@
 - Marks on heuristic vs random: the random player's moves that a reference analysis (more
   worlds, more candidates) finds losing >= 4 points, and the share the default analysis marks.
 - Marks on self-play of a strong bot: the share of moves marked.
+- False blunders (issue 24): on ``heuristic`` self-play games, every move the default
+  analysis marks a blunder is played out against the analysis' best move by the reference
+  judge of ``benchmarks/judge_fidelity.py`` (``heuristic`` on both sides, in sampled
+  worlds); a mark is false when the reference puts the move within 5 points of the best.
+  Reported per 100 moves (the target: at most 1).
 - Speed: a 3-round match analysed at the default setting (one process), and one hint.
 
-Usage: ``python benchmarks/analysis_quality.py [--scale 1.0] [--out FILE.json]``
+Usage: ``python benchmarks/analysis_quality.py [--scale 1.0] [--only PARTS] [--out FILE.json]``
 (``--scale`` multiplies the numbers of rounds). Prints a JSON object.
 """
 
@@ -17,7 +22,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import sys
 import time
+
+from judge_fidelity import heuristic_margins
 
 from lostcities import Match, Round
 from lostcities.bots import make
@@ -139,6 +148,62 @@ def marks_self_play(spec: str, scale: float) -> dict[str, object]:
     }
 
 
+FALSE_WITHIN = 5.0
+"""A blunder mark is false when the reference puts the move within this many points of the
+analysis' best move."""
+
+
+def false_blunders(scale: float, ref_worlds: int = 100) -> dict[str, object]:
+    """Blunder marks on ``heuristic`` self-play (50 games at scale 1) that the reference
+    judge refutes (:data:`FALSE_WITHIN`)."""
+    bot = make(DEFAULT[0])
+    moves = blunders = false = 0
+    worst: list[dict[str, object]] = []
+    n = max(1, round(50 * scale))
+    for k in range(n):
+        r = play_round("heuristic", "heuristic", 5000 + k)
+        for p in positions([r]):
+            m = review(bot, p, worlds=DEFAULT[1], seed=k)
+            if m.forced:
+                continue
+            moves += 1
+            if m.mark != "blunder":
+                continue
+            blunders += 1
+            a, b = heuristic_margins(p.view, [m.best, m.move], ref_worlds, 7000 + k, (k, p.ply))
+            ref_loss = (sum(a) - sum(b)) / ref_worlds
+            if ref_loss < FALSE_WITHIN:
+                false += 1
+                worst.append(
+                    {
+                        "game": k,
+                        "ply": p.ply,
+                        "move": str(m.move),
+                        "best": str(m.best),
+                        "analysis_loss": round(m.loss, 1),
+                        "reference_loss": round(ref_loss, 1),
+                    }
+                )
+        print(
+            f"false blunders: game {k + 1}/{n}, {moves} moves, {blunders} blunders, {false} false",
+            file=sys.stderr,
+            flush=True,
+        )
+    rate = 100.0 * false / max(moves, 1)
+    # a Poisson count's 95% interval, normal approximation with a floor at 0
+    half = 196.0 * math.sqrt(max(false, 1)) / max(moves, 1)
+    return {
+        "games": n,
+        "moves": moves,
+        "blunder_marks": blunders,
+        "false_blunders": false,
+        "false_per_100_moves": round(rate, 2),
+        "ci95": [round(max(0.0, rate - half), 2), round(rate + half, 2)],
+        "reference_worlds": ref_worlds,
+        "false": sorted(worst, key=lambda x: -float(x["analysis_loss"]))[:20],  # type: ignore[arg-type]
+    }
+
+
 def speed() -> dict[str, object]:
     m = Match(3, seed=5)
     Referee(m, [make("heuristic", seed=1), make("heuristic", seed=2)]).play_match()
@@ -167,7 +232,9 @@ def main() -> None:
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--out", default=None)
     ap.add_argument("--rows", default=None, help="write every calibration position here (JSON)")
-    ap.add_argument("--only", default="speed,random,self,calibration")
+    ap.add_argument(
+        "--only", default="speed,random,self,false,calibration", help="comma-separated parts"
+    )
     args = ap.parse_args()
     out: dict[str, object] = {}
     parts = args.only.split(",")
@@ -180,6 +247,9 @@ def main() -> None:
     if "self" in parts:
         out["marks_self_play"] = marks_self_play("expert:iters=4000", args.scale)
         print(json.dumps(out["marks_self_play"]), flush=True)
+    if "false" in parts:
+        out["false_blunders"] = false_blunders(args.scale)
+        print(json.dumps(out["false_blunders"]), flush=True)
     if "calibration" in parts:
         out["calibration"] = calibration(args.scale)
         print(json.dumps(out["calibration"]), flush=True)

@@ -319,14 +319,16 @@ def world_seed(pid: int) -> int:
 # -- the reference --------------------------------------------------------------------------------
 
 
-def _heuristic_values(job: tuple[int, PlayerView, tuple[Move, ...], int]) -> dict[str, object]:
-    """Position ``pid``'s candidates played out with heuristic on both sides in ``worlds``
-    worlds: per candidate its mean margin, the standard error of its value relative to the
-    candidates' mean, and that relative value in each half of the worlds."""
-    pid, view, cands, worlds = job
+def heuristic_margins(
+    view: PlayerView, cands: Sequence[Move], worlds: int, seed: int, tag: object = 0
+) -> list[list[int]]:
+    """The reference's raw figures: per candidate, the final margin (the mover's score minus
+    the opponent's) in each of ``worlds`` worlds sampled from ``view`` with ``random.Random(seed)``,
+    the round played out by ``heuristic`` on both sides (the same tie-breaks for every
+    candidate of a world; ``tag`` seeds them)."""
     me = view.player
     sampler = view.sampler()
-    rng = random.Random(world_seed(pid))
+    rng = random.Random(seed)
     bots = [HeuristicBot(seed=0), HeuristicBot(seed=0)]
     margins: list[list[int]] = [[] for _ in cands]
     for w in range(worlds):
@@ -335,12 +337,21 @@ def _heuristic_values(job: tuple[int, PlayerView, tuple[Move, ...], int]) -> dic
             r = world.copy(stack=False)
             r.push_unchecked(m)
             for i, bot in enumerate(bots):
-                bot.reseed(derive_seed(pid, w, i))  # the same tie-breaks for every candidate
+                bot.reseed(derive_seed(tag, w, i))  # the same tie-breaks for every candidate
             while not r.is_over():
                 p = r.to_move
                 r.push_unchecked(bots[p].choose(r.view(p)))
             s = r.scores()
             margins[j].append(s[me] - s[me ^ 1])
+    return margins
+
+
+def _heuristic_values(job: tuple[int, PlayerView, tuple[Move, ...], int]) -> dict[str, object]:
+    """Position ``pid``'s candidates played out with heuristic on both sides in ``worlds``
+    worlds: per candidate its mean margin, the standard error of its value relative to the
+    candidates' mean, and that relative value in each half of the worlds."""
+    pid, view, cands, worlds = job
+    margins = heuristic_margins(view, cands, worlds, world_seed(pid), pid)
     k = len(cands)
     rel = [
         [margins[j][w] - sum(margins[q][w] for q in range(k)) / k for w in range(worlds)]
