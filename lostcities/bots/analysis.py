@@ -32,10 +32,11 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from lostcities.bots.flat import flat_search
 from lostcities.errors import BotError, IllegalMoveError
 from lostcities.rules import Move, PlayerView, Round
 from lostcities.scoring import MARGIN_SCALE
@@ -81,7 +82,7 @@ BLUNDER = 15.0
 MARKS = ("inaccuracy", "mistake", "blunder")
 """The marks, mildest first."""
 ACCURACY_SCALE = 2.0
-"""Points of loss that bring a move's accuracy down to ``100 / e`` (37%)."""
+"""Average points lost per move that bring a player's accuracy down to ``100 / e`` (37%)."""
 STAKE_FULL = 1.0
 """Expected points at stake (best minus worst evaluated move) from which a move counts fully
 in :func:`accuracy` (less, in proportion, below)."""
@@ -104,8 +105,12 @@ def mark(loss: float) -> str | None:
 
 
 def accuracy(losses: Sequence[float], stakes: Sequence[float] | None = None) -> float:
-    """A player's accuracy in percent: the mean of ``100 * exp(-loss / 2)`` over its moves
-    (100 for no loss at all; a move losing 2 points counts 37%, one losing 5 points 8%).
+    """A player's accuracy in percent: ``100 * exp(-L / 2)`` where ``L`` is its average loss
+    in expected points per move (100 for no loss at all; 61 for an average of 1 point, 37
+    for 2, 8 for 5). The exponential of the *mean* loss, not the mean of per-move
+    exponentials: a player who loses a few points on every move (discarding every card
+    costs 2-7 points a move) comes out near 0, where a mean of per-move figures would keep
+    its cheap moves near 100 and rate it about halfway.
 
     With ``stakes`` (per move, the expected points between the best and the worst move
     evaluated, :attr:`MoveReview.stake`) a move weighs by what was at stake in it, fully
@@ -114,7 +119,7 @@ def accuracy(losses: Sequence[float], stakes: Sequence[float] | None = None) -> 
     throwaway moves cannot look accurate by its moves that no longer matter.
 
     >>> accuracy([0.0, 0.0]), round(accuracy([0.0, 2.0]), 1), accuracy([])
-    (100.0, 68.4, 100.0)
+    (100.0, 60.7, 100.0)
     >>> accuracy([3.0, 0.0], [6.0, 0.0]) == accuracy([3.0]), accuracy([0.0], [0.0])
     (True, 100.0)
     """
@@ -129,10 +134,8 @@ def accuracy(losses: Sequence[float], stakes: Sequence[float] | None = None) -> 
     total = sum(weights)
     if total <= 0.0:
         return 100.0
-    kept = sum(
-        w * math.exp(-max(x, 0.0) / ACCURACY_SCALE) for w, x in zip(weights, losses, strict=True)
-    )
-    return 100.0 * kept / total
+    mean = sum(w * max(x, 0.0) for w, x in zip(weights, losses, strict=True)) / total
+    return 100.0 * math.exp(-mean / ACCURACY_SCALE)
 
 
 @dataclass(frozen=True)
@@ -220,7 +223,8 @@ def evaluate(
     """Play every candidate out in the same sampled worlds (module docs): ``worlds`` of them,
     or until ``time.perf_counter()`` reaches ``deadline`` (at least one world; both given:
     whichever comes first). ``engine="fast"`` runs compiled
-    (:class:`lostcities.fast.search.FlatSearch`), ``"python"`` on the core; with the same
+    (:class:`lostcities.fast.search.FlatSearch`), ``"python"`` on the core
+    (:func:`lostcities.bots.flat.flat_search` chooses); with the same
     ``rng`` state both deal the same worlds and give the same figures. A view of the
     achievements variant is always played out on the core, whose rollouts claim and score
     the goals.
@@ -241,60 +245,27 @@ def evaluate(
         if not view.is_legal(m):
             raise IllegalMoveError(f"illegal move: {str(m)!r} ({view.why_illegal(m)})")
     k = len(cands)
-    margins = [0.0] * k
-    wins = [0.0] * k
-    values = [0.0] * k
     limit = math.inf if worlds is None else worlds
     end = math.inf if deadline is None else deadline
+    # the compiled engine knows no goals: flat_search plays goal games out in Python
+    search = flat_search(view, cands, engine=engine, scale=scale, rollout=rollout, rng=rng)
+    wins = [0.0] * k
     done = 0
-    if engine == "fast" and view.achievements is None:  # the compiled engine knows no goals
-        from lostcities.fast.search import FlatSearch
-
-        search = FlatSearch(view, cands, scale=scale, rollout=rollout, rng=rng)
-        prev = [0] * k
-        while done < limit:
-            search.run(1)  # one world at a time: its margins give the wins
-            done += 1
-            now = [int(x) for x in search.margin_sums]
-            for j in range(k):
-                d = now[j] - prev[j]
+    while done < limit:
+        for row in search.margins(1):  # one world at a time: its margins give the wins
+            for j, d in enumerate(row):
                 wins[j] += 1.0 if d > 0 else 0.5 if d == 0 else 0.0
-            prev = now
-            if done & 15 == 0 and time.perf_counter() >= end:
-                break
-        margins = [float(x) for x in search.margin_sums]
-        values = [float(x) for x in search.value_sums]
-    else:
-        play = _python_playout(rollout)
-        sampler = view.sampler()
-        me = view.player
-        while done < limit:
-            world = sampler.sample(rng)
-            for j, move in enumerate(cands):
-                w = world.copy(stack=False)
-                w.push_unchecked(move)
-                s = play(w)
-                d = s[me] - s[me ^ 1]
-                margins[j] += d
-                wins[j] += 1.0 if d > 0 else 0.5 if d == 0 else 0.0
-                values[j] += math.tanh(d / scale)
-            done += 1
-            if time.perf_counter() >= end:
-                break
+        done += 1
+        if time.perf_counter() >= end:
+            break
+    margins = [float(x) for x in search.margin_sums]
+    values = [float(x) for x in search.value_sums]
     evals = [
         MoveEval(m, margins[j] / done, wins[j] / done, values[j] / done)
         for j, m in enumerate(cands)
     ]
     order = sorted(range(k), key=lambda j: (-evals[j].margin, -evals[j].value, j))
     return Analysis(view.player, tuple(evals[j] for j in order), done)
-
-
-def _python_playout(rollout: str) -> Callable[[Round], tuple[int, int]]:
-    from lostcities.bots.rollout import playout, smart_playout
-
-    if rollout not in ("smart", "cheap"):
-        raise ValueError(f"analysis: rollout must be smart or cheap, not {rollout!r}")
-    return smart_playout if rollout == "smart" else playout
 
 
 def analyse(
