@@ -63,14 +63,14 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from lostcities.bots.base import Bot, BotError, BotSpecError, SearchSetup, SpecOptions
-from lostcities.bots.ismcts import IsmctsBot, fast_engine_available, flat_totals, smart_playout
-from lostcities.bots.matchplay import ROUND_MARGIN_SD, flat_match_totals, match_reward
+from lostcities.bots.flat import FlatSearcher, fast_engine_available, flat_search
+from lostcities.bots.ismcts import IsmctsBot
+from lostcities.bots.matchplay import ROUND_MARGIN_SD, match_reward
 from lostcities.bots.net import load_network
 from lostcities.cards import Card, Variant
 from lostcities.nn import Network
@@ -78,9 +78,6 @@ from lostcities.nn.features import NUM_FEATURES, features
 from lostcities.nn.inference import HandInference
 from lostcities.nn.model import VALUE_SCALE
 from lostcities.rules import Move, PlayerView
-
-if TYPE_CHECKING:
-    from lostcities.fast.search import FlatSearch
 
 __all__ = ["ExpertBot", "clear_lead"]
 
@@ -287,43 +284,29 @@ class ExpertBot(Bot):
             return self._best(cands, probs, values)
         max_worlds = None if self.iters is None else -(-self.iters // k)
         # the compiled engine plays the classic game: goal games are played out in Python,
-        # whose rollouts claim and score the goals (the network's candidates know none)
-        search: FlatSearch | None = None
-        if fast_engine_available() and view.achievements is None:
-            from lostcities.fast.search import FlatSearch
-
-            search = FlatSearch(
-                view,
-                cands,
-                scale=self.scale,
-                rollout="smart",
-                rng=self.rng,
-                hands=self.inferred_hands(view),
-                reward=reward,
-            )
+        # whose rollouts claim and score the goals (the network's candidates know none);
+        # inference about the opponent's hand runs with the compiled engine only
+        engine = "fast" if fast_engine_available() else "python"
+        compiled = engine == "fast" and view.achievements is None
+        search = flat_search(
+            view,
+            cands,
+            engine=engine,
+            scale=self.scale,
+            rollout="smart",
+            rng=self.rng,
+            hands=self.inferred_hands(view) if compiled else None,
+            reward=reward,
+        )
         if self.control > 0:
-            worlds, sums = self._controlled(
-                view, cands, probs, search, start, hard, max_worlds, reward
-            )
-        elif search is not None:
+            worlds, sums = self._controlled(probs, search, start, hard, max_worlds)
+        else:
             if deadline == math.inf:
                 search.run(max_worlds or 1)
             else:
                 search.run_until(deadline, max_worlds)
             worlds = search.worlds
             sums = [float(x) for x in search.value_sums]
-        else:  # pure Python: a fixed budget in chunks until the deadline
-            worlds = 0
-            sums = [0.0] * k
-            while True:
-                n = 8 if max_worlds is None else min(8, max_worlds - worlds)
-                if n <= 0:
-                    break
-                for j, t in enumerate(self._python_totals(view, cands, n, reward)):
-                    sums[j] += t
-                worlds += n
-                if time.perf_counter() >= deadline:
-                    break
         self.last_iterations = worlds * k
         w = max(worlds, 1)
         means = [x / w for x in sums]
@@ -338,18 +321,6 @@ class ExpertBot(Bot):
         if not self.match:
             return None
         return match_reward(view.match, sd=self.msd, scale=self.scale)
-
-    def _python_totals(
-        self,
-        view: PlayerView,
-        cands: list[Move],
-        worlds: int,
-        reward: Callable[[int], float] | None,
-    ) -> list[float]:
-        """The Python engine's summed rewards of ``worlds`` more worlds."""
-        if reward is None:
-            return flat_totals(view, cands, worlds, self.rng, self.scale)
-        return flat_match_totals(view, cands, worlds, self.rng, reward, smart_playout)
 
     def _priors(self, probs: list[float]) -> list[float]:
         """The prior's term of each candidate's score: ``prior * log(probability)``."""
@@ -399,18 +370,15 @@ class ExpertBot(Bot):
 
     def _controlled(
         self,
-        view: PlayerView,
-        cands: list[Move],
         probs: list[float],
-        search: FlatSearch | None,
+        search: FlatSearcher,
         start: float,
         hard: float,
         max_worlds: int | None,
-        reward: Callable[[int], float] | None = None,
     ) -> tuple[int, list[float]]:
         """The search under search-time control (``control``): worlds played and each
         candidate's summed rewards."""
-        k = len(cands)
+        k = len(probs)
         timed = max_worlds is None
         base = float(self.time or 1.0) if timed else float(max_worlds or 1)
         top = base + min(self.bank, self.spend * base)
@@ -423,12 +391,9 @@ class ExpertBot(Bot):
             n = CONTROL_CHUNK if timed else min(CONTROL_CHUNK, int(top) - worlds)
             if n <= 0:
                 break
-            if search is not None:
-                before = search.value_sums.copy()
-                search.run(n)
-                chunk = search.value_sums - before
-            else:
-                chunk = np.array(self._python_totals(view, cands, n, reward))
+            before = np.array(search.value_sums, np.float64)
+            search.run(n)
+            chunk = np.array(search.value_sums, np.float64) - before
             rows.append(chunk / n)
             sums += chunk
             worlds += n

@@ -72,7 +72,6 @@ True
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import math
 import random
 import time
@@ -80,11 +79,12 @@ import warnings
 from collections.abc import Callable
 
 from lostcities.bots.base import Bot, BotError, BotSpecError, SearchSetup, SpecOptions
+from lostcities.bots.flat import PythonFlatSearch, fast_engine_available, flat_search
 from lostcities.bots.heuristic import HeuristicBot, goals_option
-from lostcities.bots.matchplay import ROUND_MARGIN_SD, flat_match_totals, match_reward
+from lostcities.bots.matchplay import ROUND_MARGIN_SD, match_reward
 from lostcities.bots.rollout import DISCARD_KEY_BASE, MOVES, playout, smart_playout
 from lostcities.cards import ALL_CARDS
-from lostcities.rules import Action, Move, PlayerView, Round, WorldSampler, playable
+from lostcities.rules import Action, Move, PlayerView, Round, playable
 from lostcities.scoring import MARGIN_SCALE
 
 __all__ = ["ROLLOUTS", "IsmctsBot", "fast_engine_available", "flat_totals", "smart_playout"]
@@ -143,41 +143,6 @@ def _prior(world: Round, key: int) -> float:
     return (hand_sum - 22) / 4 - (card.rank - 2) / 2
 
 
-_FAST_ENGINE: bool | None = None
-
-
-def fast_engine_available() -> bool:
-    """Whether the compiled flat search (:mod:`lostcities.fast.search`, numba) can run."""
-    global _FAST_ENGINE
-    if _FAST_ENGINE is None:
-        try:
-            if importlib.util.find_spec("numba") is None:
-                raise ImportError("numba")
-            import lostcities.fast.search  # noqa: F401
-        except ImportError:
-            _FAST_ENGINE = False
-        else:
-            _FAST_ENGINE = True
-    return _FAST_ENGINE
-
-
-def _score_world(
-    world: Round,
-    candidates: list[Move],
-    me: int,
-    scale: float,
-    play: Callable[[Round], tuple[int, int]],
-    totals: list[float],
-) -> None:
-    """Add ``tanh(margin / scale)`` of one sampled world, played out after each candidate,
-    to ``totals`` (the Python engine's flat step; ``lostcities.fast.search`` compiles it)."""
-    for j, move in enumerate(candidates):
-        w = world.copy(stack=False)
-        w.push_unchecked(move)
-        s = play(w)
-        totals[j] += math.tanh((s[me] - s[me ^ 1]) / scale)
-
-
 def flat_totals(
     view: PlayerView,
     candidates: list[Move],
@@ -188,12 +153,13 @@ def flat_totals(
 ) -> list[float]:
     """The flat search of the Python engine for a fixed number of ``worlds``: the summed
     rewards of each candidate, drawing worlds from ``rng`` exactly as the bot does (the
-    reference the compiled engine is checked and timed against)."""
-    sampler = view.sampler()
-    totals = [0.0] * len(candidates)
-    for _ in range(worlds):
-        _score_world(sampler.sample(rng), candidates, view.player, scale, play, totals)
-    return totals
+    reference the compiled engine is checked and timed against;
+    :class:`lostcities.bots.flat.PythonFlatSearch` with ``play``)."""
+    if not candidates:
+        return []
+    search = PythonFlatSearch(view, candidates, scale=scale, rng=rng, play=play)
+    search.run(worlds)
+    return search.value_sums
 
 
 class IsmctsBot(Bot):
@@ -394,15 +360,15 @@ class IsmctsBot(Bot):
             for _, m in ranked:
                 order.setdefault(_card_key(m.action, m.card.index), len(order))
             root.order = order
-        me = view.player
-        rng = self.rng
-        sampler = view.sampler()
         # in a round of a match: the match's value of a margin (None: tanh(margin / scale))
         self._reward = (
             match_reward(view.match, sd=self.msd, scale=self.scale) if self.match else None
         )
         if self.mode == "flat":
-            return self._flat(view, candidates or list(moves), sampler, deadline)
+            return self._flat(view, candidates or list(moves), deadline)
+        me = view.player
+        rng = self.rng
+        sampler = view.sampler()
         i = 0
         while True:
             if self.iters is not None and i >= self.iters:
@@ -424,58 +390,33 @@ class IsmctsBot(Bot):
         dkey = max(node.children, key=lambda k: (node.children[k].n, node.children[k].w))
         return _move_of(key, dkey)
 
-    def _flat(
-        self, view: PlayerView, candidates: list[Move], sampler: WorldSampler, deadline: float
-    ) -> Move:
-        """Flat Monte Carlo with common random numbers: every sampled world is played out
-        once after each candidate move, so the candidates are compared on the same deals."""
-        me = view.player
+    def _flat(self, view: PlayerView, candidates: list[Move], deadline: float) -> Move:
+        """Flat Monte Carlo with common random numbers (:func:`lostcities.bots.flat.flat_search`
+        on the bot's engine): every sampled world is played out once after each candidate
+        move, so the candidates are compared on the same deals."""
         k = len(candidates)
         if k == 1:
             self.last_iterations = 0
             return candidates[0]
         # the compiled engine plays the classic game: goal games search in Python, whose
         # rollouts claim goals and score them
-        if self.engine == "fast" and view.achievements is None:
-            from lostcities.fast.search import FlatSearch
-
-            search = FlatSearch(
-                view,
-                candidates,
-                scale=self.scale,
-                rollout=self.rollout,
-                rng=self.rng,
-                reward=self._reward,
-            )
-            max_worlds = None if self.iters is None else -(-self.iters // k)
-            if deadline == math.inf:
-                search.run(max_worlds or 1)
-            else:
-                search.run_until(deadline, max_worlds)
-            self.last_iterations = search.worlds * k
-            sums = [float(x) for x in search.value_sums]
-            return candidates[max(range(k), key=lambda j: (sums[j], -j))]
-        totals = [0.0] * k
-        scale = self.scale
-        play = self._playout
-        rng = self.rng
-        i = 0
-        while True:
-            if self.iters is not None and i >= self.iters:
-                break
-            if i and time.perf_counter() >= deadline:
-                break
-            if self._reward is None:
-                _score_world(sampler.sample(rng), candidates, me, scale, play, totals)
-            else:
-                for j, t in enumerate(
-                    flat_match_totals(view, candidates, 1, rng, self._reward, play)
-                ):
-                    totals[j] += t
-            i += k
-        self.last_iterations = i
-        best = max(range(k), key=lambda j: (totals[j], -j))
-        return candidates[best]
+        search = flat_search(
+            view,
+            candidates,
+            engine=self.engine,
+            scale=self.scale,
+            rollout=self.rollout,
+            rng=self.rng,
+            reward=self._reward,
+        )
+        max_worlds = None if self.iters is None else -(-self.iters // k)
+        if deadline == math.inf:
+            search.run(max_worlds or 1)
+        else:
+            search.run_until(deadline, max_worlds)
+        self.last_iterations = search.worlds * k
+        sums = [float(x) for x in search.value_sums]
+        return candidates[max(range(k), key=lambda j: (sums[j], -j))]
 
     def _select(
         self, node: _Node, keys: list[int], world: Round, card_level: bool

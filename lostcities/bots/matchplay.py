@@ -32,6 +32,7 @@ import math
 import random
 from collections.abc import Callable, Sequence
 
+from lostcities.bots.flat import PythonFlatSearch
 from lostcities.rules import MatchContext, Move, PlayerView, Round
 from lostcities.scoring import MARGIN_SCALE
 
@@ -114,15 +115,10 @@ def flat_match_totals(
     """The flat search of the Python engine with the reward a function of the margin:
     each of ``worlds`` worlds (drawn from ``rng`` as
     :func:`lostcities.bots.ismcts.flat_totals` draws them) is played out with ``play``
-    after every candidate, and ``reward(margin)`` of each is summed per candidate."""
-    sampler = view.sampler()
-    me = view.player
-    totals = [0.0] * len(candidates)
-    for _ in range(worlds):
-        world = sampler.sample(rng)
-        for j, move in enumerate(candidates):
-            w = world.copy(stack=False)
-            w.push_unchecked(move)
-            s = play(w)
-            totals[j] += reward(s[me] - s[me ^ 1])
-    return totals
+    after every candidate, and ``reward(margin)`` of each is summed per candidate
+    (:class:`lostcities.bots.flat.PythonFlatSearch` with ``reward`` and ``play``)."""
+    if not candidates:
+        return []
+    search = PythonFlatSearch(view, candidates, rng=rng, reward=reward, play=play)
+    search.run(worlds)
+    return search.value_sums

@@ -290,7 +290,8 @@ class FlatSearch:
         block = self.margins(worlds)
         values, where = np.unique(block, return_inverse=True)
         rewards = np.array([reward(int(x)) for x in values], np.float64)
-        self.value_sums += rewards[where.reshape(block.shape)].sum(axis=0)
+        for row in rewards[where.reshape(block.shape)]:  # world after world, as in Python
+            self.value_sums += row
 
     def run_until(self, deadline: float, max_worlds: int | None = None) -> None:
         """Play worlds until ``time.perf_counter()`` reaches ``deadline`` (checked between
