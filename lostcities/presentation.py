@@ -26,7 +26,23 @@ from lostcities.cards import Color
 from lostcities.rules import Round
 from lostcities.scoring import GOAL_POINTS, ExpeditionScore, goal_points
 
-__all__ = ["format_analysis", "format_score_table", "round_score_table"]
+__all__ = ["assistance", "format_analysis", "format_score_table", "round_score_table"]
+
+
+def assistance(hints: int, take_backs: int = 0) -> str:
+    """The help a person had, as a game record's ``Assisted`` tag says it (the terminal's
+    and the web app's records alike): ``""`` for none, else ``1 hint``, ``2 take-backs``
+    or both, comma-separated.
+
+    >>> assistance(1), assistance(2, 1), assistance(0)
+    ('1 hint', '2 hints, 1 take-back', '')
+    """
+    parts = []
+    if hints:
+        parts.append(f"{hints} hint{'s' if hints != 1 else ''}")
+    if take_backs:
+        parts.append(f"{take_backs} take-back{'s' if take_backs != 1 else ''}")
+    return ", ".join(parts)
 
 
 def format_score_table(sheet: Mapping[Color, ExpeditionScore], achievements: int = 0) -> str:

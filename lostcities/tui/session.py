@@ -23,6 +23,7 @@ from lostcities.achievements import GoalSet
 from lostcities.bots import Bot, make
 from lostcities.errors import IllegalMoveError, InvalidMoveError, UndoError
 from lostcities.match import Match, check_tie_break
+from lostcities.presentation import assistance
 from lostcities.referee import Referee
 from lostcities.rules import Move, PlayerView, Round, Termination
 
@@ -180,8 +181,15 @@ class Session:
         return HUMAN_SEAT
 
     def view(self) -> PlayerView:
-        """The board as the viewer may see it (never the other hand)."""
-        return self.round.view(self.viewer())
+        """The board as the viewer may see it (never the other hand), with the match's
+        context (:attr:`PlayerView.match`: the round, the totals, what is at stake), as a
+        hint's search needs it."""
+        return self.match.view(self.viewer())
+
+    def bot_view(self) -> PlayerView:
+        """What the bot sees: its view of the round with the match's context (it plays
+        for the match, not the round alone)."""
+        return self.match.view(BOT_SEAT)
 
     def bot_to_move(self) -> bool:
         """Whether the bot must move now."""
@@ -333,12 +341,7 @@ class Session:
         >>> Session(rounds=1, seed=1, opponent="random").assistance()
         ''
         """
-        parts = []
-        if self.hints:
-            parts.append(f"{self.hints} hint{'s' if self.hints != 1 else ''}")
-        if self.take_backs:
-            parts.append(f"{self.take_backs} take-back{'s' if self.take_backs != 1 else ''}")
-        return ", ".join(parts)
+        return assistance(self.hints, self.take_backs)
 
     retired_bot: Bot | None = None
     """The bot an undo replaced (it may still be thinking); close it once it is done."""

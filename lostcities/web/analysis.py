@@ -90,7 +90,7 @@ class Analyst:
             raise GameOverError("the round is over")
         if g.round.to_move != seat:
             raise NotYourTurnError("it is not your turn")
-        view = g.round.view(seat)
+        view = g.match.view(seat)  # with the match's context, as the bots play
         ri, ply = g.round_index, g.round.ply
         seed = random.Random(f"hint:{self.match_seed(g)}:{ri}:{ply}").randrange(2**31)
         out = await self.bots.run(bot_hint, ANALYSIS_BOT, seed, view, HINT_WORLDS)

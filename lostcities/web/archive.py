@@ -4,6 +4,7 @@ refuses a game still being played."""
 
 from __future__ import annotations
 
+from lostcities.presentation import assistance
 from lostcities.web import schemas
 from lostcities.web.errors import NotFinishedError, PositionNotFoundError
 from lostcities.web.live import LiveGame
@@ -70,6 +71,6 @@ def record_text(g: LiveGame) -> str:
         Event="lostcities web game",
         Site=f"game {g.id}",
         Date=g.row.created_at.strftime("%Y.%m.%d") if g.row.created_at else "????.??.??",
-        **({"Assisted": f"{g.row.hints} hints"} if g.row.hints else {}),
+        **({"Assisted": assistance(g.row.hints)} if g.row.hints else {}),
     )
     return str(rec)

@@ -62,7 +62,7 @@ def test_hints_mark_the_game_assisted_and_the_analysis_is_computed_once(client: 
     # not your turn any more: the match is over
     assert client.post(f"/api/games/{gid}/hint", json={"token": tok}).status_code == 409
     rec = next(read_records(io.StringIO(client.get(f"/api/games/{gid}/record").text)))
-    assert rec.tags["Assisted"] == "1 hints"
+    assert rec.tags["Assisted"] == "1 hint"  # as the terminal writes it
     plies = len(rec.rounds[0].moves)
     first = client.get(f"/api/games/{gid}/analysis").json()
     assert first["status"] in ("running", "done")
@@ -82,6 +82,30 @@ def test_hints_mark_the_game_assisted_and_the_analysis_is_computed_once(client: 
     assert again == a and not client.app.state.manager.analyst.analyses
     page = client.get(f"/analysis/{gid}")
     assert page.status_code == 200 and "analysis.js" in page.text
+
+
+def test_a_hint_searches_the_match_view(client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hint's search gets the player's view with the match's context (the round, the
+    totals), as the computer's moves do, not the round alone."""
+    from lostcities.web import analysis
+
+    seen: list[Any] = []
+    real = analysis.bot_hint
+
+    def spy(spec: str, seed: int, view: Any, worlds: int) -> Any:
+        seen.append(view)
+        return real(spec, seed, view, worlds)
+
+    monkeypatch.setattr(analysis, "bot_hint", spy)
+    g = client.post(
+        "/api/games", json={"opponent": "computer", "level": "easy", "rounds": 3}
+    ).json()
+    my_turn(client, g["id"], g["token"])
+    h = client.post(f"/api/games/{g['id']}/hint", json={"token": g["token"]})
+    assert h.status_code == 200, h.text
+    (view,) = seen
+    assert view.match is not None and view.match.rounds == 3 and view.match.round == 1
+    assert view.player == 0 and view.match.totals == (0, 0)
 
 
 def test_no_hints_between_people(client: Any) -> None:

@@ -74,7 +74,7 @@ def test_hint_then_analysis_page(browser: Any, server: Any) -> None:
     assert re.search(rf"to move: {said}", page.locator("#analysis-move").inner_text())
     summary = page.request.get(f"{server.url}/api/games/{gid}").json()
     assert summary["assisted"] and summary["hints"] == 1
-    assert '[Assisted "1 hints"]' in page.request.get(f"{server.url}/api/games/{gid}/record").text()
+    assert '[Assisted "1 hint"]' in page.request.get(f"{server.url}/api/games/{gid}/record").text()
     assert not errors, errors
     ctx.close()
 

@@ -276,7 +276,7 @@ class GameScreen(Screen[None]):
         self.generation += 1
         self.set_prompt("")
         self.redraw()
-        self.think(s.bot, s.round.view(BOT_SEAT), self.generation)
+        self.think(s.bot, s.bot_view(), self.generation)
 
     @work(thread=True, exclusive=True, group="bot", exit_on_error=False)
     def think(self, bot: Bot, view: PlayerView, generation: int) -> None:
