@@ -152,6 +152,17 @@ class GameManager:
         self.analyst = Analyst(store, bots)
         """Hints and analyses (:mod:`lostcities.web.analysis`)."""
         self._deals = 0
+        self.on_match_end: list[Callable[[LiveGame], None]] = []
+        """Called with a game whose match this process ended (its result committed): the
+        ratings (:mod:`lostcities.web.ratings`)."""
+
+    def match_ended(self, g: LiveGame) -> None:
+        """Tell :attr:`on_match_end` that ``g``'s match ended here."""
+        for hook in self.on_match_end:
+            try:
+                hook(g)
+            except Exception as e:  # a hook must not undo the move that ended the match
+                log.error("match-end hook failed for game %s: %s", g.id, e)
 
     # -- loading -------------------------------------------------------------------------
 

@@ -341,6 +341,7 @@ class LiveGame:
                 self.row.status = status
             if result is not None:
                 self.row.result = result
+                self.manager.match_ended(self)
             return move
 
     def _leads_to(
@@ -389,6 +390,7 @@ class LiveGame:
         self.referee.forfeit(seat, reason)
         self.row.status = "finished"
         self.row.result = result
+        self.manager.match_ended(self)
 
     async def refresh(self) -> bool:
         """Take the game as the database has it, if another server process changed it (a
