@@ -7,8 +7,13 @@ from __future__ import annotations
 
 from lostcities.web.store import GameRow
 
+DAY = 86400
+"""Seconds in a day: a correspondence clock's unit."""
+
 __all__ = [
+    "DAY",
     "clock_choice",
+    "is_correspondence",
     "has_match_clock",
     "move_limit",
     "parse_clock",
@@ -21,11 +26,14 @@ __all__ = [
 def parse_clock(choice: int | str | None) -> tuple[int | None, int | None]:
     """The stored form of a clock choice (:data:`schemas.ClockChoice
     <lostcities.web.schemas.ClockChoice>`): its seconds (per move, or each player's starting
-    time) and the match clock's increment (``None``: a per-move clock, or none).
+    time) and the match clock's increment (``None``: a per-move clock, or none). A
+    correspondence clock (``"3d"``) is a per-move clock of whole days.
 
-    >>> parse_clock("300+5"), parse_clock(60), parse_clock(None)
-    ((300, 5), (60, None), (None, None))
+    >>> parse_clock("300+5"), parse_clock(60), parse_clock(None), parse_clock("3d")
+    ((300, 5), (60, None), (None, None), (259200, None))
     """
+    if isinstance(choice, str) and choice.endswith("d"):
+        return int(choice[:-1]) * DAY, None
     if isinstance(choice, str):
         base, _, inc = choice.partition("+")
         return int(base), int(inc)
@@ -37,10 +45,28 @@ def clock_choice(row: GameRow) -> int | str | None:
 
     >>> clock_choice(GameRow(clock=300, clock_increment=5)), clock_choice(GameRow(clock=60))
     ('300+5', 60)
+    >>> clock_choice(GameRow(clock=7 * DAY))
+    '7d'
     """
     if row.clock is not None and row.clock_increment is not None:
         return f"{row.clock}+{row.clock_increment}"
+    if is_correspondence(row):
+        return f"{(row.clock or 0) // DAY}d"
     return row.clock
+
+
+def is_correspondence(row: GameRow) -> bool:
+    """Whether the game has a correspondence clock (whole days per move).
+
+    >>> is_correspondence(GameRow(clock=DAY)), is_correspondence(GameRow(clock=180))
+    (True, False)
+    """
+    return (
+        row.clock is not None
+        and row.clock_increment is None
+        and row.clock >= DAY
+        and row.clock % DAY == 0
+    )
 
 
 def move_limit(row: GameRow) -> int | None:
@@ -97,4 +123,7 @@ def timeout_reason(row: GameRow, time_limit: float | None) -> str:
     """
     if has_match_clock(row):
         return f"timeout: no time left on the {clock_choice(row)} match clock"
+    if is_correspondence(row):
+        days = (row.clock or 0) // DAY
+        return f"timeout: no move within {days} day{'s' if days > 1 else ''}"
     return f"timeout: no move within {time_limit or 0:g} s"
