@@ -413,6 +413,9 @@ class RoundSummaryOut(BaseModel):
     round's review."""
     goals: list[GoalOut] = []
     """The round's goal cards and who took each (achievements variant)."""
+    history: list[str] = []
+    """The round's moves in notation, in order: the match's game log keeps every round
+    (all public: a card drawn from the draw pile is never named)."""
 
 
 class MatchOut(BaseModel):
@@ -498,6 +501,7 @@ def round_summary(index: int, r: Round) -> RoundSummaryOut:
         breakdown=[[expedition_out(e) for e in r.score_breakdown(p).values()] for p in (0, 1)],
         discard_piles=[[str(c) for c in r.discard_piles[color]] for color in r.variant.colors],
         goals=goals_out(r.achievements),
+        history=[str(m) for m in r.history],
     )
 
 

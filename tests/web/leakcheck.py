@@ -4,7 +4,9 @@
 A message may name a card only if the receiver can see a copy of it at that position: cards on
 the expeditions, in the discard piles, known to have gone to a hand (taken from a discard
 pile), and, for a seat, its own hand. Finished rounds' summaries may name their expeditions
-and final discard piles (all public by the end). The hand must be the referee's exactly.
+and final discard piles (all public by the end), and their log is the round's move list
+exactly (every move is public; no drawn card is named). The hand must be the referee's
+exactly.
 """
 
 from __future__ import annotations
@@ -92,6 +94,12 @@ def check_message(m: dict[str, Any], seat: int | None, positions: Positions) -> 
     assert m["view"]["deck_size"] == r.deck_size
     for summary in m["match"]["rounds"]:
         public = positions.public_end[summary["index"]]
+        # the round's log is its public move list exactly (no drawn card is named)
+        history = summary.get("history", [])
+        assert history == [str(mv) for mv in positions.rounds[summary["index"]].history], (
+            f"the log of round {summary['index']} is not its public move list"
+        )
+        summary = {k: v for k, v in summary.items() if k != "history"}
         for text in mentioned(summary):
             assert public[Card.parse(text)] > 0, (
                 f"{text} leaked in the summary of round {summary['index']}"

@@ -565,11 +565,26 @@
     log.innerHTML = "";
     const rows = [];
     log.classList.toggle("with-notation", showNotation);
-    v.history.forEach((m, i) => {
-      const who = (S.starter + i) % 2;
+    // the whole match: every finished round (its moves come with its summary), then this one,
+    // each under its header when the match has more than one round
+    const moves = (history, starter) => history.forEach((m, i) => {
+      const who = (starter + i) % 2;
       const mine = who === me() && S.seat !== null;
       rows.push(`<span class="n">${i + 1}.</span><span class="say${mine ? " me" : ""}">${LC.esc(sentence(who, m))}</span><span class="nota" title="${LC.esc(t("game.notation"))}">${LC.esc(m)}</span>`);
     });
+    const headers = S.game.num_rounds > 1;
+    const head = (i, scores) => {
+      const score = scores ? ` <span class="muted">${scores[me()]}–${scores[opp()]}</span>` : "";
+      rows.push(`<span class="round-head" data-round="${i}">${LC.esc(t("log.round", { n: i + 1 }))}${score}</span>`);
+    };
+    const before = [...S.match.rounds].filter((r) => r.index < S.round).sort((a, b) => a.index - b.index);
+    for (const r of before) {
+      if (headers) head(r.index, r.scores);
+      moves(r.history || [], r.starter);
+    }
+    const current = S.match.rounds.find((r) => r.index === S.round); // this round, if over
+    if (headers && (v.history.length || before.length)) head(S.round, current ? current.scores : null);
+    moves(v.history, S.starter);
     log.innerHTML = rows.join("") || `<span></span><span class="muted">${LC.esc(t("log.empty"))}</span><span></span>`;
     log.scrollTop = log.scrollHeight;
   }
