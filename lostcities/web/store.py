@@ -59,6 +59,11 @@ __all__ = [
     "CommentRow",
     "GameRow",
     "GameStore",
+    "LobbyRow",
+    "PresenceRow",
+    "RatingChangeRow",
+    "RatingResultRow",
+    "RatingRow",
     "MoveRow",
     "RoundRow",
     "StoredGame",
@@ -142,6 +147,8 @@ class GameRow(Base):
     (or claimed the game later); ``None``: a guest, a bot, or a deleted account."""
     account1: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
     """Seat 1's, likewise."""
+    rated: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    """Whether the match is rated (:mod:`lostcities.web.ratings`); ``None``: casual."""
 
 
 class AnalysisRow(Base):
@@ -284,9 +291,7 @@ class ReportRow(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     created_at: Mapped[datetime.datetime] = mapped_column(DateTime, default=utcnow, index=True)
-    reporter_id: Mapped[int | None] = mapped_column(
-        Integer, _account_fk("SET NULL"), nullable=True
-    )
+    reporter_id: Mapped[int | None] = mapped_column(Integer, _account_fk("SET NULL"), nullable=True)
     target_id: Mapped[int] = mapped_column(Integer, _account_fk(), index=True)
     reason: Mapped[str] = mapped_column(String(32))
     text: Mapped[str] = mapped_column(String(500), default="")
@@ -305,6 +310,108 @@ class ModLogRow(Base):
     action: Mapped[str] = mapped_column(String(32))
     target: Mapped[str] = mapped_column(String(40), default="")
     detail: Mapped[str] = mapped_column(String(500), default="")
+
+
+# -- ratings and the lobby (:mod:`lostcities.web.ratings`, :mod:`lostcities.web.lobby`) ----
+
+
+class RatingRow(Base):
+    """A player's Glicko-2 rating in one variant and speed (:mod:`lostcities.web.ratings`);
+    ``player`` is ``a:<account id>`` or ``bot:<level>``."""
+
+    __tablename__ = "lc_ratings"
+
+    player: Mapped[str] = mapped_column(String(40), primary_key=True)
+    variant: Mapped[str] = mapped_column(String(16), primary_key=True)
+    speed: Mapped[str] = mapped_column(String(16), primary_key=True)
+    account_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("lc_accounts.id", ondelete="CASCADE"), nullable=True, index=True
+    )
+    name: Mapped[str] = mapped_column(String(40), default="")
+    """The name last played under (a bot's label; an account's username is looked up)."""
+    rating: Mapped[float] = mapped_column(Float)
+    rd: Mapped[float] = mapped_column(Float)
+    vol: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    draws: Mapped[int] = mapped_column(Integer, default=0)
+    losses: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[datetime.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class RatingResultRow(Base):
+    """A finished game whose ratings were settled (once: the primary key), and how
+    (``rated``, ``aborted``, ``casual``, ``unrated``)."""
+
+    __tablename__ = "lc_rating_results"
+
+    game_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("lc_games.id", ondelete="CASCADE"), primary_key=True
+    )
+    state: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class RatingChangeRow(Base):
+    """One seat's rating change by one rated game (the profile's history and plot)."""
+
+    __tablename__ = "lc_rating_changes"
+
+    game_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("lc_games.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player: Mapped[str] = mapped_column(String(40), index=True)
+    account_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("lc_accounts.id", ondelete="SET NULL"), nullable=True
+    )
+    opponent: Mapped[str] = mapped_column(String(40))
+    variant: Mapped[str] = mapped_column(String(16))
+    speed: Mapped[str] = mapped_column(String(16))
+    score: Mapped[float] = mapped_column(Float)
+    rating_before: Mapped[float] = mapped_column(Float)
+    rd_before: Mapped[float] = mapped_column(Float)
+    rating_after: Mapped[float] = mapped_column(Float)
+    rd_after: Mapped[float] = mapped_column(Float)
+    vol_after: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[datetime.datetime] = mapped_column(DateTime, default=utcnow, index=True)
+
+
+class LobbyRow(Base):
+    """An open table of the lobby, or a "play now" seek (:mod:`lostcities.web.lobby`)."""
+
+    __tablename__ = "lc_lobby"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    created_at: Mapped[datetime.datetime] = mapped_column(DateTime, default=utcnow)
+    seen_at: Mapped[datetime.datetime] = mapped_column(DateTime, default=utcnow)
+    """The owner's page last said it is there (an entry nobody watches is dropped)."""
+    kind: Mapped[str] = mapped_column(String(8))  # table | seek
+    status: Mapped[str] = mapped_column(String(12), index=True)  # open | matched | cancelled
+    variant: Mapped[str] = mapped_column(String(16))
+    rounds: Mapped[int] = mapped_column(Integer)
+    clock: Mapped[str | None] = mapped_column(String(8), nullable=True)
+    """The clock choice as the API names it (``300+5``, ``60``, ``3d``); ``None``: none."""
+    rated: Mapped[bool] = mapped_column(Boolean, default=False)
+    achievements: Mapped[bool] = mapped_column(Boolean, default=False)
+    owner: Mapped[str] = mapped_column(String(40), index=True)
+    """``a:<account id>``, or ``g:<hash>`` for a guest's browser."""
+    owner_name: Mapped[str] = mapped_column(String(40))
+    owner_rating: Mapped[float | None] = mapped_column(Float, nullable=True)
+    token_hash: Mapped[str] = mapped_column(String(64))
+    """Hash of the owner's token: the owner's seat token once the game starts."""
+    game_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+
+
+class PresenceRow(Base):
+    """Who is online: a lobby page says so every few seconds."""
+
+    __tablename__ = "lc_presence"
+
+    player: Mapped[str] = mapped_column(String(40), primary_key=True)
+    name: Mapped[str] = mapped_column(String(40))
+    account_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    seen_at: Mapped[datetime.datetime] = mapped_column(DateTime, default=utcnow, index=True)
 
 
 COMMENT_KINDS = ("comment", "mistake", "tool request")

@@ -1,0 +1,282 @@
+"""Glicko-2 ratings (lostcities/web/ratings.py): the figures are the glicko2 package's, a
+rated result is settled exactly once (a retry, a second process, a transaction that dies
+midway), an aborted match changes nothing, bots are rated from games against people."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("glicko2")
+
+import glicko2
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from lostcities import Match
+from lostcities.web import ratings
+from lostcities.web.store import (
+    AccountRow,
+    GameRow,
+    GameStore,
+    MoveRow,
+    RatingChangeRow,
+    RatingResultRow,
+    RatingRow,
+    RoundRow,
+    utcnow,
+)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def compiled_search() -> None:
+    """No search here (the conftest's compiles it for the servers' bots)."""
+
+
+# -- the figures ------------------------------------------------------------------------------
+
+
+def library(a: ratings.Rating, b: ratings.Rating, score: float) -> tuple[float, float, float]:
+    p = glicko2.Player(a.rating, a.rd, a.vol)
+    p.update_player([b.rating], [b.rd], [score])
+    return p.rating, p.rd, p.vol
+
+
+def test_a_known_figure() -> None:
+    """1500/200 beats 1400/30 (the first game of Glickman's example): 1563.56, RD 175.40."""
+    a, b = ratings.rate_pair(
+        ratings.Rating(1500.0, 200.0, 0.06), ratings.Rating(1400.0, 30.0, 0.06), 1.0
+    )
+    assert (round(a.rating, 2), round(a.rd, 2)) == (1563.56, 175.40)
+    assert (round(b.rating, 2), round(b.rd, 2)) == (1398.14, 31.67)
+
+
+rating_st = st.builds(
+    ratings.Rating,
+    st.floats(800, 2600),
+    st.floats(30, 350),
+    st.floats(0.04, 0.09),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rating_st, rating_st, st.sampled_from([0.0, 0.5, 1.0]))
+def test_rate_pair_is_the_library_both_ways(
+    a: ratings.Rating, b: ratings.Rating, score: float
+) -> None:
+    na, nb = ratings.rate_pair(a, b, score)
+    assert (na.rating, na.rd, na.vol) == library(a, b, score)
+    assert (nb.rating, nb.rd, nb.vol) == library(b, a, 1.0 - score)
+
+
+def test_a_bad_score_is_refused() -> None:
+    with pytest.raises(ValueError, match="invalid score"):
+        ratings.rate_pair(ratings.DEFAULT, ratings.DEFAULT, 2.0)
+
+
+def test_speeds_of_the_clocks() -> None:
+    cases = {
+        (None, None): "untimed",
+        (60, None): "blitz",
+        (180, None): "rapid",
+        (300, 5): "blitz",
+        (600, 10): "rapid",
+        (86400, None): "correspondence",
+        (7 * 86400, None): "correspondence",
+    }
+    for (clock, inc), speed in cases.items():
+        assert ratings.speed_of(clock, inc) == speed
+
+
+# -- settling a game --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def store(db_url: str) -> Iterator[GameStore]:
+    s = GameStore(db_url)
+    s.create_tables()
+    yield s
+    s.close()
+
+
+def account(store: GameStore, name: str) -> int:
+    def fn(s: Any) -> int:
+        row = AccountRow(
+            username=name, username_key=name.casefold(), user_handle=f"h-{name}", status="active"
+        )
+        s.add(row)
+        s.flush()
+        return int(row.id)
+
+    return int(store.write_sync(fn))
+
+
+def finished_game(
+    store: GameStore,
+    game_id: str,
+    *,
+    accounts: tuple[int | None, int | None],
+    result: str = "1-0",
+    moves: int = 10,
+    rated: bool = True,
+    bot1: str | None = None,
+    clock: int | None = None,
+) -> None:
+    """A finished 1-round game with ``moves`` moves stored (a replay of a fixed deal)."""
+    m = Match(1, seed=7)
+    r = m.new_round()
+    played = []
+    for _ in range(moves):
+        mv = r.legal_moves()[0]
+        r.push(mv)
+        played.append(str(mv))
+    row = GameRow(
+        id=game_id,
+        variant="classic",
+        num_rounds=1,
+        seed=7,
+        first_starter=m.first_starter,
+        status="finished",
+        result=result,
+        level="medium" if bot1 else None,
+        name0="ann",
+        name1="bob",
+        bot1=bot1,
+        mistakes=0.0,
+        account0=accounts[0],
+        account1=accounts[1],
+        rated=rated,
+        clock=clock,
+    )
+    row.created_at = row.updated_at = utcnow()
+
+    def fn(s: Any) -> None:
+        s.add(row)
+        s.flush()
+        s.add(
+            RoundRow(
+                game_id=game_id, index=0, starter=r.starter, deck=" ".join(map(str, r.deal_order))
+            )
+        )
+        s.flush()
+        for ply, mv in enumerate(played):
+            s.add(MoveRow(game_id=game_id, round_index=0, ply=ply, move=mv))
+
+    store.write_sync(fn)
+
+
+def ratings_of(store: GameStore) -> dict[str, tuple[float, float, float, int]]:
+    with store.engine.connect() as conn:
+        rows = conn.execute(select(RatingRow)).all()
+    return {r.player: (r.rating, r.rd, r.vol, r.games) for r in rows}
+
+
+def changes_of(store: GameStore) -> list[Any]:
+    with store.engine.connect() as conn:
+        return list(conn.execute(select(RatingChangeRow).order_by(RatingChangeRow.seat)).all())
+
+
+def test_a_rated_game_is_settled_once_by_the_library_figures(store: GameStore) -> None:
+    a, b = account(store, "ann"), account(store, "bob")
+    finished_game(store, "g1", accounts=(a, b), result="1-0")
+    assert store.write_sync(ratings.op_rate_game("g1")) == "rated"
+    want_a, want_b = ratings.rate_pair(ratings.DEFAULT, ratings.DEFAULT, 1.0)
+    got = ratings_of(store)
+    assert got[f"a:{a}"] == (want_a.rating, want_a.rd, want_a.vol, 1)
+    assert got[f"a:{b}"] == (want_b.rating, want_b.rd, want_b.vol, 1)
+    ch = changes_of(store)
+    assert [(c.player, c.score, c.rating_after) for c in ch] == [
+        (f"a:{a}", 1.0, want_a.rating),
+        (f"a:{b}", 0.0, want_b.rating),
+    ]
+    # a retry (a second process, the sweep) changes nothing
+    assert store.write_sync(ratings.op_rate_game("g1")) == "done"
+    assert ratings_of(store) == got and len(changes_of(store)) == 2
+    # the next game starts from the new ratings
+    finished_game(store, "g2", accounts=(a, b), result="1/2-1/2")
+    assert store.write_sync(ratings.op_rate_game("g2")) == "rated"
+    again_a, again_b = ratings.rate_pair(want_a, want_b, 0.5)
+    got = ratings_of(store)
+    assert got[f"a:{a}"][:3] == (again_a.rating, again_a.rd, again_a.vol)
+    assert got[f"a:{b}"][:3] == (again_b.rating, again_b.rd, again_b.vol)
+    assert got[f"a:{a}"][3] == 2
+
+
+@pytest.mark.parametrize("stage", ["marked", "computed", "seat0", "seat1"])
+def test_an_update_that_dies_midway_leaves_nothing(store: GameStore, stage: str) -> None:
+    a, b = account(store, "ann"), account(store, "bob")
+    finished_game(store, "g1", accounts=(a, b), result="0-1")
+
+    class Died(Exception):
+        pass
+
+    def die(at: str) -> None:
+        if at == stage:
+            raise Died(at)
+
+    with pytest.raises(Died):
+        store.write_sync(ratings.op_rate_game("g1", step=die))
+    assert ratings_of(store) == {} and changes_of(store) == []
+    assert ratings.unsettled_sync(store) == ["g1"]  # the sweep finds it
+    assert store.write_sync(ratings.op_rate_game("g1")) == "rated"
+    assert ratings.unsettled_sync(store) == []
+    _, want_b = ratings.rate_pair(ratings.DEFAULT, ratings.DEFAULT, 0.0)
+    assert ratings_of(store)[f"a:{b}"] == (want_b.rating, want_b.rd, want_b.vol, 1)
+
+
+def test_aborted_casual_and_guest_games_change_nothing(store: GameStore) -> None:
+    a, b = account(store, "ann"), account(store, "bob")
+    finished_game(store, "early", accounts=(a, b), moves=1)  # resigned before the 2nd move
+    finished_game(store, "casual", accounts=(a, b), rated=False)
+    finished_game(store, "guest", accounts=(a, None))
+    for gid, state in (("early", "aborted"), ("casual", "casual"), ("guest", "unrated")):
+        assert store.write_sync(ratings.op_rate_game(gid)) == state
+    assert ratings_of(store) == {}
+    # a forfeit after the second move counts
+    finished_game(store, "two", accounts=(a, b), moves=2, result="0-1")
+    assert store.write_sync(ratings.op_rate_game("two")) == "rated"
+
+
+def test_a_bot_is_rated_from_games_against_people(store: GameStore) -> None:
+    a = account(store, "ann")
+    finished_game(store, "g1", accounts=(a, None), bot1="ismcts:iters=10", result="0-1", clock=None)
+    assert store.write_sync(ratings.op_rate_game("g1")) == "rated"
+    got = ratings_of(store)
+    assert set(got) == {f"a:{a}", "bot:medium"}
+    assert got["bot:medium"][0] > 1500.0 > got[f"a:{a}"][0]
+    with store.engine.connect() as conn:
+        speeds = set(conn.scalars(select(RatingRow.speed)).all())
+    assert speeds == {"untimed"}
+
+
+def test_two_settlers_at_once_count_it_once(store: GameStore) -> None:
+    """Two processes settling the same game together (threads here, each its own
+    transaction): one rates it, the other finds it done or fails on the key."""
+    a, b = account(store, "ann"), account(store, "bob")
+    finished_game(store, "g1", accounts=(a, b))
+    go = threading.Barrier(2)
+    outcomes: list[str] = []
+
+    def settle() -> None:
+        go.wait()
+        try:
+            with Session(store.engine) as s, s.begin():  # each its own transaction
+                outcomes.append(ratings.op_rate_game("g1")(s))
+        except IntegrityError:
+            outcomes.append("refused")
+
+    threads = [threading.Thread(target=settle) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert sorted(outcomes) in (["done", "rated"], ["rated", "refused"])
+    assert ratings_of(store)[f"a:{a}"][3] == 1
+    with store.engine.connect() as conn:
+        assert len(conn.execute(select(RatingResultRow)).all()) == 1
