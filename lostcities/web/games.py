@@ -224,6 +224,34 @@ class GameManager:
             raise GameNotFoundError(f"no game {game_id!r}")
         return loaded
 
+    async def current(self, game_id: str) -> LiveGame:
+        """The live game ``game_id`` as the database has it now: with other server processes
+        (:mod:`lostcities.web.peers`) a copy behind the database (a move or a seat stored
+        elsewhere, its notification not here yet) is refreshed first, so that a read right
+        after a write on another process sees the write.
+
+        :raises GameNotFoundError: if there is no such game.
+        """
+        g = await self.get(game_id)
+        if self.peers.shared:
+            await g.sync()
+        return g
+
+    async def seat(self, g: LiveGame, token: str | None) -> int | None:
+        """The seat of ``token`` in ``g`` (``None``: no token); a token this process does
+        not know is looked up in the database first (another process may have just
+        handed it out).
+
+        :raises InvalidTokenError: for a token that is not one of the game's.
+        """
+        try:
+            return g.seat_for(token)
+        except InvalidTokenError:
+            if not self.peers.shared:
+                raise
+        await g.refresh()
+        return g.seat_for(token)
+
     async def resume_all(self) -> int:
         """Load unfinished games with a bot seat so a bot to move carries on after a restart."""
         ids = await asyncio.to_thread(self.store.resumable_sync)
@@ -389,8 +417,8 @@ class GameManager:
         :raises NotFinishedError: if the game is not over.
         :raises SeatTakenError: if this player already created it (or both seats are taken).
         """
-        g = await self.get(game_id)
-        seat = g.seat_for(token)
+        g = await self.current(game_id)
+        seat = await self.seat(g, token)
         if seat is None:
             raise InvalidTokenError("a seat token is needed for a rematch")
         if not g.is_over():
@@ -436,7 +464,7 @@ class GameManager:
         for it in items[:200]:
             try:
                 g = await self.get(it.id)
-                seat = g.seat_for(it.token)
+                seat = await self.seat(g, it.token)
             except GameError:
                 continue
             out.append(g.summary(seat))

@@ -287,6 +287,12 @@ class LiveGame:
         return await asyncio.shield(task)
 
     async def _submit(self, seat: int, round_index: int, ply: int, move_text: str) -> Move:
+        if self.manager.peers.shared and (
+            (round_index, ply) > (self.round_index, self.round.ply) or self.row.status == "waiting"
+        ):
+            # the move names a ply this copy has not reached (or the friend's seat may be
+            # taken): another process stored it, its notification is not here yet
+            await self.refresh()
         async with self.lock:
             self.last_active = time.monotonic()
             if self.is_over():
@@ -408,6 +414,22 @@ class LiveGame:
         await self.broadcast()
         self.schedule_bot()
         return True
+
+    def version(self) -> tuple[object, ...]:
+        """This copy's :meth:`GameStore.version_sync <lostcities.web.store.GameStore.version_sync>`."""
+        row = self.row
+        moves = sum(len(r.history) for r in self.match.rounds)
+        return (moves, len(self.match.rounds), row.status, row.result, row.token0, row.token1,
+                row.name0, row.name1, row.rematch_id, row.hints, row.account0, row.account1)  # fmt: skip
+
+    async def sync(self) -> bool:
+        """Refresh this copy if the database is ahead of it (another server process stored a
+        change whose notification has not come yet), so that an answer made from it
+        includes every write acknowledged anywhere; returns whether it changed."""
+        stored = await asyncio.to_thread(self.manager.store.version_sync, self.id)
+        if stored is None or stored == self.version():
+            return False
+        return await self.refresh()
 
     # -- the move clock ----------------------------------------------------------------------
 
@@ -576,3 +598,5 @@ def _signature(row: GameRow, match: Match) -> tuple[object, ...]:
         row.rematch_id,
         row.hints,
     )
+        row.account0,
+        row.account1,

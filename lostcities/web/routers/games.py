@@ -48,7 +48,7 @@ async def game_summary(
     game_id: str, mgr: GameManager = Depends(get_manager)
 ) -> schemas.GameSummary:
     """Public facts about a game (no cards)."""
-    g = await mgr.get(game_id)
+    g = await mgr.current(game_id)
     return g.summary(None)
 
 
@@ -72,8 +72,8 @@ async def game_state(
     mgr: GameManager = Depends(get_manager),
 ) -> Response:
     """The ``state`` message for the seat of the ``X-Seat-Token`` header (or a spectator)."""
-    g = await mgr.get(game_id)
-    seat = g.seat_for(x_seat_token)
+    g = await mgr.current(game_id)  # (a write on another process included)
+    seat = await mgr.seat(g, x_seat_token)
     return Response(g.state(seat), media_type="application/json")
 
 
@@ -83,7 +83,7 @@ async def make_move(
 ) -> Response:
     """Make a move over HTTP (the WebSocket does the same); answers with the new state."""
     g = await mgr.get(game_id)
-    seat = g.seat_for(req.token)
+    seat = await mgr.seat(g, req.token)
     if seat is None:
         raise InvalidTokenError("a seat token is needed to move")
     await g.play(seat, req.round, req.ply, req.move)
@@ -96,7 +96,7 @@ async def resign(
 ) -> Response:
     """Give up the match."""
     g = await mgr.get(game_id)
-    seat = g.seat_for(req.token)
+    seat = await mgr.seat(g, req.token)
     if seat is None:
         raise InvalidTokenError("a seat token is needed to resign")
     await g.resign(seat)
@@ -158,7 +158,7 @@ async def hint(
     """The engine's move for your position (games against the computer; the game is then
     marked assisted)."""
     g = await mgr.get(game_id)
-    seat = g.seat_for(req.token)
+    seat = await mgr.seat(g, req.token)
     if seat is None:
         raise InvalidTokenError("a seat token is needed for a hint")
     out = await mgr.analyst.hint(g, seat)

@@ -105,8 +105,10 @@ async def _serve(
                     )
                     continue
                 try:
-                    g = await mgr.get(game_id)  # the live instance now (it may have been reloaded)
-                    seat = g.seat_for(msg.token)
+                    # the live instance now (it may have been reloaded), as stored (a seat
+                    # or a move another process just stored included)
+                    g = await mgr.current(game_id)
+                    seat = await mgr.seat(g, msg.token)
                 except InvalidTokenError as e:
                     await ws.send_text(error_message(e.code, str(e)))
                     await ws.close(code=4403)
