@@ -597,6 +597,6 @@ def _signature(row: GameRow, match: Match) -> tuple[object, ...]:
         row.name1,
         row.rematch_id,
         row.hints,
-    )
         row.account0,
         row.account1,
+    )

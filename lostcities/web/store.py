@@ -743,6 +743,32 @@ class GameStore:
         """:meth:`load_sync` in a worker thread."""
         return await asyncio.to_thread(self.load_sync, game_id)
 
+    def version_sync(self, game_id: str) -> tuple[object, ...] | None:
+        """What other server processes can change of a game, as stored (one small query):
+        its moves and rounds counted, status, result, seats and names; ``None``: no such
+        game. :meth:`LiveGame.version <lostcities.web.live.LiveGame.version>` is the same
+        of a copy in memory: when the two differ, the copy is behind."""
+        moves = select(func.count()).select_from(MoveRow).where(MoveRow.game_id == game_id)
+        rounds = select(func.count()).select_from(RoundRow).where(RoundRow.game_id == game_id)
+        with self._sessions() as s:
+            row = s.execute(
+                select(
+                    moves.scalar_subquery(),
+                    rounds.scalar_subquery(),
+                    GameRow.status,
+                    GameRow.result,
+                    GameRow.token0,
+                    GameRow.token1,
+                    GameRow.name0,
+                    GameRow.name1,
+                    GameRow.rematch_id,
+                    GameRow.hints,
+                    GameRow.account0,
+                    GameRow.account1,
+                ).where(GameRow.id == game_id)
+            ).first()
+        return None if row is None else tuple(row)
+
     def analysis_sync(self, game_id: str) -> str | None:
         """The stored analysis of a game (JSON text), or ``None``."""
         with self._sessions() as s:
@@ -770,32 +796,6 @@ class GameStore:
                     )
                 ).all()
             )
-    def version_sync(self, game_id: str) -> tuple[object, ...] | None:
-        """What other server processes can change of a game, as stored (one small query):
-        its moves and rounds counted, status, result, seats and names; ``None``: no such
-        game. :meth:`LiveGame.version <lostcities.web.live.LiveGame.version>` is the same
-        of a copy in memory: when the two differ, the copy is behind."""
-        moves = select(func.count()).select_from(MoveRow).where(MoveRow.game_id == game_id)
-        rounds = select(func.count()).select_from(RoundRow).where(RoundRow.game_id == game_id)
-        with self._sessions() as s:
-            row = s.execute(
-                select(
-                    moves.scalar_subquery(),
-                    rounds.scalar_subquery(),
-                    GameRow.status,
-                    GameRow.result,
-                    GameRow.token0,
-                    GameRow.token1,
-                    GameRow.name0,
-                    GameRow.name1,
-                    GameRow.rematch_id,
-                    GameRow.hints,
-                    GameRow.account0,
-                    GameRow.account1,
-                ).where(GameRow.id == game_id)
-            ).first()
-        return None if row is None else tuple(row)
-
 
     def count_sync(self) -> int:
         """How many games are stored."""
