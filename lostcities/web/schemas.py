@@ -48,8 +48,9 @@ __all__ = [
 ]
 
 Level = Literal["easy", "medium", "hard", "expert"]
-ClockChoice = Literal[60, 180, "300+5", "600+10"]
-"""The clocks offered: seconds per move, or a match clock (``"BASE+INCREMENT"`` seconds)."""
+ClockChoice = Literal[60, 180, "300+5", "600+10", "1d", "3d", "7d"]
+"""The clocks offered: seconds per move, a match clock (``"BASE+INCREMENT"`` seconds), or a
+correspondence clock (``"3d"``: days per move)."""
 VariantName = Literal["classic", "long"]
 BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 """The embeddings, overrides and isolates of Unicode's bidirectional algorithm: typed into

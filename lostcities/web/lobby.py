@@ -1,0 +1,693 @@
+"""The lobby: open tables, "play now" seeks, who is online, one lobby for every server
+process.
+
+The database holds the lobby (``lc_lobby``, ``lc_presence``), so every process sees the same
+one. A write that changes it sends ``NOTIFY lostcities_lobby`` in its own transaction
+(PostgreSQL; delivered at commit); each process listens and, on a notification (or after
+its own write, on SQLite), reads the lobby again and pushes it to its lobby pages (a
+server-sent event stream, :meth:`LobbyHub.events`).
+
+Taking a seat is one conditional update (``WHERE status = 'open'``) in the same transaction
+that seats both players in the new game, so of two players joining one table (on one
+process or two) one gets it and the other is told it is gone; a pair of seeks is claimed
+the same way. Each entry carries the hash of its owner's token, which becomes the owner's
+seat token once the game starts: the owner's page learns the game id from the lobby and
+plays with the token it already has.
+
+"Play now" pairs two waiting seeks with the same settings whose ratings are within both
+seekers' ranges; a range starts at :data:`RANGE_START` points and widens by
+:data:`RANGE_WIDEN` points a second to :data:`RANGE_MAX` (:func:`rating_range`). Every
+process runs the pairing every :data:`TICK` seconds (and at once when a seek arrives).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime
+import json
+import logging
+import secrets
+import threading
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.orm import Session
+
+from lostcities.web import correspondence, ratings, schemas
+from lostcities.web.clocks import parse_clock
+from lostcities.web.errors import GameError
+from lostcities.web.games import GameManager, new_token
+from lostcities.web.store import (
+    GameRow,
+    GameStore,
+    LobbyRow,
+    PresenceRow,
+    RatingRow,
+    hash_token,
+    notify_change,
+    utcnow,
+)
+
+__all__ = [
+    "LOBBY_CHANNEL",
+    "ONLINE_SECONDS",
+    "RANGE_MAX",
+    "RANGE_START",
+    "RANGE_WIDEN",
+    "STALE_SECONDS",
+    "TICK",
+    "EntryGoneError",
+    "LobbyHub",
+    "NeedsAccountError",
+    "NewEntry",
+    "Player",
+    "TooManyEntriesError",
+    "rating_range",
+]
+
+log = logging.getLogger("lostcities.web")
+
+LOBBY_CHANNEL = "lostcities_lobby"
+"""The PostgreSQL channel on which a committed change of the lobby is announced."""
+TICK = 1.0
+"""Seconds between two pairing rounds (and clean-ups) of a process."""
+STALE_SECONDS = 45.0
+"""An open entry whose owner's page has not been seen for this long is dropped."""
+ONLINE_SECONDS = 40.0
+"""A player seen on a lobby page within this many seconds is online."""
+RANGE_START, RANGE_WIDEN, RANGE_MAX = 100.0, 10.0, 600.0
+"""The rating range of a seek (points either side), its widening a second, its limit."""
+MAX_ENTRIES = 3
+"""Open entries one player may have at once."""
+
+
+class NeedsAccountError(GameError):
+    """A guest asked for a rated game: rated games are for signed-in players."""
+
+    code = "needs_account"
+    status = 403
+
+
+class EntryGoneError(GameError):
+    """The table or seek was taken, cancelled or dropped meanwhile."""
+
+    code = "gone"
+    status = 409
+
+
+class TooManyEntriesError(GameError):
+    """A player with :data:`MAX_ENTRIES` open entries asked for another."""
+
+    code = "too_many"
+    status = 429
+
+
+def rating_range(waited: float) -> float:
+    """The points either side of a seek's rating it accepts after ``waited`` seconds.
+
+    >>> rating_range(0), rating_range(10), rating_range(3600)
+    (100.0, 200.0, 600.0)
+    """
+    return min(RANGE_MAX, RANGE_START + RANGE_WIDEN * max(0.0, waited))
+
+
+@dataclass(frozen=True)
+class Player:
+    """Who asks: a signed-in account or a guest's browser."""
+
+    key: str
+    """``a:<account id>``, or ``g:<hash of the browser's id>``."""
+    name: str
+    account_id: int | None = None
+
+    @classmethod
+    def guest(cls, browser_id: str, name: str) -> Player:
+        """A guest, known by a random id its browser keeps (only a hash is stored)."""
+        return cls("g:" + hash_token(browser_id)[:32], name or "Guest")
+
+    @classmethod
+    def account(cls, account_id: int, username: str) -> Player:
+        """A signed-in player."""
+        return cls(f"a:{account_id}", username, account_id)
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class NewEntry(_In):
+    """``POST /api/lobby/tables`` (an open table) or ``/api/lobby/seeks`` ("play now")."""
+
+    variant: schemas.VariantName = "classic"
+    rounds: Literal[1, 3] = 3
+    clock: schemas.ClockChoice | None = None
+    rated: bool = False
+    achievements: bool = False
+    name: schemas.Name = ""
+    """A guest's name (a signed-in player plays under the username)."""
+    browser: str = Field(default="", max_length=64)
+    """The guest browser's random id (who is online; a guest's own entries)."""
+
+
+class EntryToken(_In):
+    """``POST /api/lobby/{id}/cancel``, ``/join``, ``/status``: the entry and a token."""
+
+    token: schemas.Token = ""
+    """The owner's token (cancel, status)."""
+    name: schemas.Name = ""
+    browser: str = Field(default="", max_length=64)
+
+
+def _clock_text(clock: int | str | None) -> str | None:
+    return None if clock is None else str(clock)
+
+
+def _speed(clock: str | None) -> str:
+    choice: int | str | None = clock
+    if clock is not None and clock.isdigit():
+        choice = int(clock)
+    base, inc = parse_clock(choice)
+    return ratings.speed_of(base, inc)
+
+
+def rating_of(s: Session, player: Player, variant: str, speed: str) -> ratings.Rating:
+    """``player``'s rating (the default for a guest or a newcomer)."""
+    if player.account_id is None:
+        return ratings.DEFAULT
+    row = s.get(RatingRow, (player.key, variant, speed))
+    return ratings.DEFAULT if row is None else ratings.Rating(row.rating, row.rd, row.vol)
+
+
+def notify_lobby(s: Session) -> None:
+    """Announce a lobby change to every process (PostgreSQL; at commit)."""
+    if s.get_bind().dialect.name == "postgresql":
+        s.execute(select(func.pg_notify(LOBBY_CHANNEL, "lobby")))
+
+
+@dataclass
+class Seated:
+    """A started lobby game: its id and the token of the player who took the seat."""
+
+    game_id: str
+    token: str
+    seat: int
+
+
+class LobbyHub:
+    """One process's lobby: its writes, its view of the lobby, its pages' streams."""
+
+    def __init__(self, mgr: GameManager) -> None:
+        self.mgr = mgr
+        self.store: GameStore = mgr.store
+        self.version = 0
+        self.snapshot: dict[str, Any] = {"version": 0, "tables": [], "seeks": 0, "online": []}
+        self._subscribers: set[asyncio.Queue[str]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._listener: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._dirty = asyncio.Event()
+        self.now: Callable[[], datetime.datetime] = utcnow
+        """The lobby's clock (tests move it)."""
+        self.refreshes = 0
+        self.settler = ratings.Settler(mgr)
+        """Settles the rated matches of this process (and those a dead one left)."""
+        self._ticks = 0
+
+    # -- lifecycle ----------------------------------------------------------------------
+
+    async def start(self, *, tick: float | None = TICK) -> None:
+        """Read the lobby, listen for other processes' changes (PostgreSQL) and, unless
+        ``tick`` is ``None``, pair and clean up every ``tick`` seconds."""
+        self._loop = asyncio.get_running_loop()
+        self.mgr.on_match_end.append(self.settler.on_match_end)
+        await self.refresh()
+        if self.mgr.peers.shared:
+            self._listen()
+        self._task = self._loop.create_task(self._run(tick))
+
+    def _listen(self) -> None:
+        import psycopg
+        from sqlalchemy.engine import make_url
+
+        url = make_url(self.store.url).set(drivername="postgresql")
+        plain = url.render_as_string(hide_password=False)
+        loop = self._loop
+        assert loop is not None
+
+        def listen() -> None:
+            while not self._stop.is_set():
+                try:
+                    with psycopg.connect(plain, autocommit=True) as conn:
+                        conn.execute(f"LISTEN {LOBBY_CHANNEL}")
+                        loop.call_soon_threadsafe(self._dirty.set)
+                        while not self._stop.is_set():
+                            for _ in conn.notifies(timeout=0.5):
+                                loop.call_soon_threadsafe(self._dirty.set)
+                except Exception as e:  # the database went away: listen again
+                    if self._stop.is_set():
+                        return
+                    log.warning("listening for lobby changes failed: %s; retrying", e)
+                    self._stop.wait(1.0)
+
+        self._listener = threading.Thread(target=listen, name="lostcities-lobby", daemon=True)
+        self._listener.start()
+
+    async def _run(self, tick: float | None) -> None:
+        waited = 0.0
+        while True:
+            timeout = 0.5 if tick is None else min(tick, 0.5)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._dirty.wait(), timeout)
+            if self._dirty.is_set():
+                self._dirty.clear()
+                await self._safe(self.refresh())
+            waited += timeout
+            if tick is not None and waited >= tick:
+                waited = 0.0
+                await self._safe(self.tick())
+
+    async def _safe(self, work: Any) -> None:
+        try:
+            await work
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            log.warning("lobby: %s", e)
+
+    async def close(self) -> None:
+        """Stop listening and pairing."""
+        self._stop.set()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(BaseException):
+                await self._task
+        if self._listener is not None:
+            await asyncio.to_thread(self._listener.join, 2.0)
+
+    # -- the view -----------------------------------------------------------------------
+
+    def _read(self) -> dict[str, Any]:
+        now = self.now()
+        online_since = now - datetime.timedelta(seconds=ONLINE_SECONDS)
+        with self.store.engine.connect() as conn:
+            rows = conn.execute(
+                select(LobbyRow).where(LobbyRow.status == "open").order_by(LobbyRow.created_at)
+            ).all()
+            people = conn.execute(
+                select(PresenceRow.name, PresenceRow.account_id)
+                .where(PresenceRow.seen_at >= online_since)
+                .order_by(PresenceRow.name)
+                .limit(200)
+            ).all()
+            online = conn.scalar(
+                select(func.count())
+                .select_from(PresenceRow)
+                .where(PresenceRow.seen_at >= online_since)
+            )
+        tables = []
+        seeks = 0
+        for r in rows:
+            if r.kind == "seek":
+                seeks += 1
+                continue
+            tables.append(
+                {
+                    "id": r.id,
+                    "variant": r.variant,
+                    "rounds": r.rounds,
+                    "clock": r.clock,
+                    "rated": r.rated,
+                    "achievements": r.achievements,
+                    "owner": r.owner_name,
+                    "owner_account": r.owner.startswith("a:"),
+                    "rating": None if r.owner_rating is None else round(r.owner_rating),
+                    "created_at": r.created_at.isoformat() + "Z",
+                }
+            )
+        return {
+            "tables": tables,
+            "seeks": seeks,
+            "online": [{"name": n, "account": a is not None} for n, a in people],
+            "online_count": int(online or 0),
+        }
+
+    async def refresh(self) -> None:
+        """Read the lobby again and, if it changed, send it to every page here."""
+        view = await asyncio.to_thread(self._read)
+        self.refreshes += 1
+        old = {k: v for k, v in self.snapshot.items() if k != "version"}
+        if view == old and self.version:
+            return
+        self.version += 1
+        self.snapshot = {"version": self.version, **view}
+        text = json.dumps(self.snapshot)
+        for q in list(self._subscribers):
+            with contextlib.suppress(asyncio.QueueFull):
+                q.put_nowait(text)
+
+    async def events(self, player: Player | None) -> AsyncIterator[str]:
+        """The server-sent events of one lobby page: the lobby now, then each change (and
+        a comment every 15 s, so proxies keep the stream open); the page's player is
+        marked online meanwhile."""
+        q: asyncio.Queue[str] = asyncio.Queue(maxsize=8)
+        self._subscribers.add(q)
+        try:
+            if player is not None:
+                await self.seen(player)
+            yield f"data: {json.dumps(self.snapshot)}\n\n"
+            beat = 0.0
+            while True:
+                try:
+                    text = await asyncio.wait_for(q.get(), 5.0)
+                except TimeoutError:
+                    beat += 5.0
+                    if player is not None:
+                        await self.seen(player)
+                    if beat >= 15.0:
+                        beat = 0.0
+                        yield ": keep-alive\n\n"
+                    continue
+                while not q.empty():  # only the newest matters
+                    text = q.get_nowait()
+                yield f"data: {text}\n\n"
+        finally:
+            self._subscribers.discard(q)
+
+    async def _changed(self) -> None:
+        # (with PostgreSQL the notification also comes back to this process; reading now
+        # makes this process's pages and answers see its own write at once)
+        await self.refresh()
+
+    # -- presence -----------------------------------------------------------------------
+
+    async def seen(self, player: Player) -> None:
+        """``player`` is on a lobby page now (and their open entries are kept)."""
+        now = self.now()
+
+        def fn(s: Session) -> bool:
+            row = s.get(PresenceRow, player.key)
+            new = row is None or row.seen_at < now - datetime.timedelta(seconds=ONLINE_SECONDS)
+            if row is None:
+                s.add(
+                    PresenceRow(
+                        player=player.key,
+                        name=player.name[:40],
+                        account_id=player.account_id,
+                        seen_at=now,
+                    )
+                )
+            else:
+                row.seen_at, row.name = now, player.name[:40]
+            s.execute(
+                update(LobbyRow)
+                .where(LobbyRow.owner == player.key, LobbyRow.status == "open")
+                .values(seen_at=now)
+            )
+            if new:
+                notify_lobby(s)
+            return new
+
+        if await self.store.write(fn):
+            await self._changed()
+
+    # -- entries ------------------------------------------------------------------------
+
+    async def open(self, player: Player, req: NewEntry, kind: str) -> tuple[str, str]:
+        """Open a table (``kind`` ``table``) or a seek (``seek``); returns its id and the
+        owner's token.
+
+        :raises NeedsAccountError: for a rated entry of a guest.
+        :raises TooManyEntriesError: for a player with :data:`MAX_ENTRIES` open already.
+        """
+        if req.rated and player.account_id is None:
+            raise NeedsAccountError("sign in to play rated games (guests play casual games)")
+        token = new_token()
+        entry_id = secrets.token_urlsafe(9)
+        clock = _clock_text(req.clock)
+        speed = _speed(clock)
+        now = self.now()
+
+        def fn(s: Session) -> None:
+            n = s.scalar(
+                select(func.count())
+                .select_from(LobbyRow)
+                .where(LobbyRow.owner == player.key, LobbyRow.status == "open")
+            )
+            if (n or 0) >= MAX_ENTRIES:
+                raise TooManyEntriesError(
+                    f"you have {MAX_ENTRIES} open tables or seeks already: cancel one first"
+                )
+            rating = rating_of(s, player, req.variant, speed)
+            s.add(
+                LobbyRow(
+                    id=entry_id,
+                    created_at=now,
+                    seen_at=now,
+                    kind=kind,
+                    status="open",
+                    variant=req.variant,
+                    rounds=req.rounds,
+                    clock=clock,
+                    rated=req.rated,
+                    achievements=req.achievements,
+                    owner=player.key,
+                    owner_name=player.name[:40],
+                    owner_rating=rating.rating if player.account_id is not None else None,
+                    token_hash=hash_token(token),
+                )
+            )
+            notify_lobby(s)
+
+        await self.store.write(fn)
+        await self._changed()
+        if kind == "seek":
+            await self.pair()
+        return entry_id, token
+
+    async def cancel(self, entry_id: str, token: str) -> bool:
+        """Cancel an open entry with its owner's token; returns whether it was open."""
+        h = hash_token(token)
+
+        def fn(s: Session) -> bool:
+            res = s.execute(
+                update(LobbyRow)
+                .where(
+                    LobbyRow.id == entry_id,
+                    LobbyRow.token_hash == h,
+                    LobbyRow.status == "open",
+                )
+                .values(status="cancelled")
+            )
+            done = bool(res.rowcount)  # type: ignore[attr-defined]
+            if done:
+                notify_lobby(s)
+            return done
+
+        done: bool = await self.store.write(fn)
+        if done:
+            await self._changed()
+        return done
+
+    def status_sync(self, entry_id: str, token: str) -> dict[str, Any]:
+        """An entry's status for its owner: ``open``, ``matched`` (with the game id) or
+        ``cancelled``.
+
+        :raises EntryGoneError: for an unknown entry or a wrong token.
+        """
+        with self.store.engine.connect() as conn:
+            row = conn.execute(select(LobbyRow).where(LobbyRow.id == entry_id)).first()
+        if row is None or not secrets.compare_digest(row.token_hash, hash_token(token)):
+            raise EntryGoneError("no such table or seek")
+        return {"id": row.id, "status": row.status, "game_id": row.game_id}
+
+    async def join(self, entry_id: str, player: Player) -> Seated:
+        """Take the other seat at an open table: the game starts at once.
+
+        :raises EntryGoneError: if the table is gone (taken, cancelled) or is the player's own.
+        :raises NeedsAccountError: for a rated table and a guest.
+        """
+        with self.store.engine.connect() as conn:
+            row = conn.execute(select(LobbyRow).where(LobbyRow.id == entry_id)).first()
+        if row is None or row.status != "open" or row.kind != "table":
+            raise EntryGoneError("this table is gone: someone else took the seat, or it closed")
+        if row.owner == player.key:
+            raise EntryGoneError("this is your own table: wait for someone to join it")
+        if row.rated and player.account_id is None:
+            raise NeedsAccountError("sign in to play rated games (guests play casual games)")
+        token = new_token()
+        game_id = await self._start(
+            row.variant,
+            row.rounds,
+            row.clock,
+            row.rated,
+            row.achievements,
+            (row.id, row.owner, row.owner_name, row.token_hash),
+            (None, player.key, player.name, hash_token(token)),
+        )
+        return Seated(game_id, token, 1)
+
+    async def _start(
+        self,
+        variant: str,
+        rounds: int,
+        clock: str | None,
+        rated: bool,
+        achievements: bool,
+        seat0: tuple[str | None, str, str, str],
+        seat1: tuple[str | None, str, str, str],
+    ) -> str:
+        """Create the game and seat both (each seat: its entry id or ``None``, player key,
+        name, token hash), claiming the entries in the same transaction."""
+        choice: int | str | None = clock
+        if clock is not None and clock.isdigit():
+            choice = int(clock)
+        req = schemas.CreateGame(
+            opponent="friend",
+            variant=variant,  # type: ignore[arg-type]
+            rounds=rounds,  # type: ignore[arg-type]
+            name=seat0[2],
+            achievements=achievements,
+            clock=choice,  # type: ignore[arg-type]
+        )
+        g, _, _ = await self.mgr.create(req)
+        entries = [e[0] for e in (seat0, seat1) if e[0] is not None]
+        accounts = [_account(seat0[1]), _account(seat1[1])]
+        now = utcnow()
+
+        def fn(s: Session) -> None:
+            res = s.execute(
+                update(LobbyRow)
+                .where(LobbyRow.id.in_(entries), LobbyRow.status == "open")
+                .values(status="matched", game_id=g.id)
+            )
+            if res.rowcount != len(entries):  # type: ignore[attr-defined]
+                raise EntryGoneError("this table is gone: someone else took the seat, or it closed")
+            s.execute(
+                update(GameRow)
+                .where(GameRow.id == g.id)
+                .values(
+                    token0=seat0[3],
+                    token1=seat1[3],
+                    name1=seat1[2][:40],
+                    invite=None,
+                    status="active",
+                    account0=accounts[0],
+                    account1=accounts[1],
+                    rated=rated,
+                    updated_at=now,
+                )
+            )
+            notify_lobby(s)
+            notify_change(s, [g.id])
+
+        try:
+            await self.store.write(fn)
+        except EntryGoneError:
+            await self.store.write(_op_drop_game(g.id))
+            self.mgr.games.pop(g.id, None)
+            raise
+        row = g.row
+        row.token0, row.token1, row.name1, row.invite = seat0[3], seat1[3], seat1[2][:40], None
+        row.status, row.account0, row.account1, row.rated = "active", *accounts, rated
+        row.updated_at = now
+        await self._changed()
+        await g.broadcast()
+        return g.id
+
+    # -- pairing and clean-up -----------------------------------------------------------
+
+    async def pair(self) -> int:
+        """Start a game for every two waiting seeks that fit (module docs); returns how
+        many started."""
+        now = self.now()
+        with self.store.engine.connect() as conn:
+            seeks = conn.execute(
+                select(LobbyRow)
+                .where(LobbyRow.status == "open", LobbyRow.kind == "seek")
+                .order_by(LobbyRow.created_at)
+            ).all()
+        started = 0
+        taken: set[str] = set()
+        for i, a in enumerate(seeks):
+            if a.id in taken:
+                continue
+            for b in seeks[i + 1 :]:
+                if b.id in taken or b.owner == a.owner or not _fits(a, b, now):
+                    continue
+                try:
+                    await self._start(
+                        a.variant,
+                        a.rounds,
+                        a.clock,
+                        a.rated,
+                        a.achievements,
+                        (a.id, a.owner, a.owner_name, a.token_hash),
+                        (b.id, b.owner, b.owner_name, b.token_hash),
+                    )
+                except EntryGoneError:  # another process paired one of them first
+                    continue
+                taken |= {a.id, b.id}
+                started += 1
+                break
+        return started
+
+    async def tick(self) -> None:
+        """Pair seeks; drop entries whose owners left; every so often settle the ratings a
+        dead process left and time out correspondence games past their time."""
+        self._ticks += 1
+        await self.pair()
+        if self._ticks % 10 == 1:
+            await self.settler.sweep()
+        if self._ticks % int(correspondence.SWEEP_SECONDS / TICK) == 1:
+            await correspondence.time_out_due(self.mgr)
+        stale = self.now() - datetime.timedelta(seconds=STALE_SECONDS)
+
+        def fn(s: Session) -> int:
+            res = s.execute(
+                update(LobbyRow)
+                .where(LobbyRow.status == "open", LobbyRow.seen_at < stale)
+                .values(status="cancelled")
+            )
+            s.execute(delete(PresenceRow).where(PresenceRow.seen_at < stale))
+            n = int(res.rowcount or 0)  # type: ignore[attr-defined]
+            if n:
+                notify_lobby(s)
+            return n
+
+        if await self.store.write(fn):
+            await self._changed()
+
+
+def _account(key: str) -> int | None:
+    return int(key[2:]) if key.startswith("a:") else None
+
+
+def _fits(a: Any, b: Any, now: datetime.datetime) -> bool:
+    """Whether two seeks make a game: the same settings, and ratings within both ranges."""
+    same = (a.variant, a.rounds, a.clock, a.rated, a.achievements) == (
+        b.variant,
+        b.rounds,
+        b.clock,
+        b.rated,
+        b.achievements,
+    )
+    if not same:
+        return False
+    if a.owner_rating is None or b.owner_rating is None:
+        return True  # a guest's casual seek: anyone
+    gap = abs(float(a.owner_rating) - float(b.owner_rating))
+    wa = (now - a.created_at).total_seconds()
+    wb = (now - b.created_at).total_seconds()
+    return gap <= min(rating_range(wa), rating_range(wb))
+
+
+def _op_drop_game(game_id: str) -> Callable[[Session], None]:
+    def fn(s: Session) -> None:
+        s.execute(delete(GameRow).where(GameRow.id == game_id))
+
+    return fn

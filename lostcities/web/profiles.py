@@ -1,0 +1,248 @@
+"""Players' pages: ratings with their history (an SVG plot), the record against each
+opponent, the finished games with their rating changes; the leaderboard; "my games".
+
+Everything is read from the database (any server process answers the same).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from xml.sax.saxutils import escape
+
+from sqlalchemy import or_, select
+from sqlalchemy.orm import Session
+
+from lostcities.web import ratings
+from lostcities.web.store import AccountRow, GameRow, GameStore, RatingChangeRow, RatingRow
+
+__all__ = [
+    "Profile",
+    "history_svg",
+    "leaderboard_sync",
+    "my_games_sync",
+    "profile_sync",
+]
+
+
+def _rating_out(r: RatingRow) -> dict[str, Any]:
+    return {
+        "variant": r.variant,
+        "speed": r.speed,
+        "rating": round(r.rating),
+        "rd": round(r.rd),
+        "provisional": r.rd > ratings.PROVISIONAL_RD,
+        "games": r.games,
+        "wins": r.wins,
+        "draws": r.draws,
+        "losses": r.losses,
+    }
+
+
+def leaderboard_sync(
+    store: GameStore, variant: str, speed: str, limit: int = 50
+) -> list[dict[str, Any]]:
+    """The best ratings of a variant and speed (people and bots), best first; provisional
+    ones are marked (and listed too: a young site has few settled ratings)."""
+    with Session(store.engine) as conn:
+        rows = conn.execute(
+            select(RatingRow, AccountRow.username)
+            .outerjoin(AccountRow, AccountRow.id == RatingRow.account_id)
+            .where(RatingRow.variant == variant, RatingRow.speed == speed)
+            .order_by(RatingRow.rating.desc())
+            .limit(limit)
+        ).all()
+    out = []
+    for rank, (r, username) in enumerate(rows, start=1):  # (a deleted account's rows are gone)
+        out.append(
+            {
+                "rank": rank,
+                "name": username or r.name,
+                "bot": r.player.startswith("bot:"),
+                **_rating_out(r),
+            }
+        )
+    return out
+
+
+@dataclass
+class Profile:
+    """What ``/players/{username}`` shows."""
+
+    username: str
+    account_id: int
+    ratings: list[dict[str, Any]]
+    games: list[dict[str, Any]]
+    opponents: list[dict[str, Any]]
+    history: dict[str, list[tuple[str, float]]]
+    """Per ``variant/speed``: (time, rating after) of each rated game, oldest first."""
+
+
+def _key_name(key: str, names: dict[str, str]) -> str:
+    return names.get(key, key.removeprefix("bot:") if key.startswith("bot:") else "?")
+
+
+def profile_sync(store: GameStore, account_id: int, username: str, limit: int = 100) -> Profile:
+    """A player's profile (``limit``: the newest finished games shown)."""
+    key = f"a:{account_id}"
+    with Session(store.engine) as conn:
+        rows = conn.execute(
+            select(RatingRow).where(RatingRow.player == key).order_by(RatingRow.games.desc())
+        ).all()
+        games = conn.execute(
+            select(GameRow)
+            .where(
+                or_(GameRow.account0 == account_id, GameRow.account1 == account_id),
+                GameRow.status == "finished",
+            )
+            .order_by(GameRow.updated_at.desc())
+            .limit(limit)
+        ).all()
+        ids = [g[0].id for g in games]
+        changes = {
+            (c.game_id, c.seat): c
+            for (c,) in conn.execute(
+                select(RatingChangeRow).where(RatingChangeRow.game_id.in_(ids))
+            ).all()
+        }
+        history_rows = conn.execute(
+            select(RatingChangeRow)
+            .where(RatingChangeRow.player == key)
+            .order_by(RatingChangeRow.created_at)
+        ).all()
+        other_ids = {
+            (g[0].account1 if g[0].account0 == account_id else g[0].account0) for g in games
+        }
+        other_ids.discard(None)
+        names = {
+            f"a:{i}": str(n)
+            for i, n in conn.execute(
+                select(AccountRow.id, AccountRow.username).where(AccountRow.id.in_(other_ids))
+            ).all()
+        }
+    out_games = []
+    record: dict[str, dict[str, Any]] = {}
+    for (g,) in games:
+        seat = 0 if g.account0 == account_id else 1
+        other = 1 - seat
+        other_account = g.account1 if seat == 0 else g.account0
+        other_bot = g.bot1 if seat == 0 else g.bot0
+        if other_bot is not None:
+            opp_key, opp_name = ratings.bot_key(g.level or other_bot), (g.name1, g.name0)[seat]
+        elif other_account is not None:
+            opp_key = f"a:{other_account}"
+            opp_name = names.get(opp_key, (g.name1, g.name0)[seat])
+        else:
+            opp_key, opp_name = f"guest:{(g.name1, g.name0)[seat]}", (g.name1, g.name0)[seat]
+        score = ratings.outcome(g.result)
+        mine = None if score is None else (score if seat == 0 else 1.0 - score)
+        ch = changes.get((g.id, seat))
+        out_games.append(
+            {
+                "id": g.id,
+                "date": g.updated_at.isoformat() + "Z",
+                "variant": g.variant,
+                "rounds": g.num_rounds,
+                "opponent": opp_name,
+                "opponent_player": (
+                    None if other_account is None or opp_key not in names else opp_name
+                ),
+                "result": {1.0: "win", 0.5: "draw", 0.0: "loss"}.get(mine or 0.0, "")
+                if mine is not None
+                else "",
+                "rated": bool(g.rated),
+                "rating_change": (
+                    None if ch is None else round(ch.rating_after - ch.rating_before, 1)
+                ),
+                "rating_after": None if ch is None else round(ch.rating_after),
+                "seat": seat,
+                "other": other,
+            }
+        )
+        rec = record.setdefault(
+            opp_key,
+            {
+                "opponent": opp_name,
+                "bot": other_bot is not None,
+                "wins": 0,
+                "draws": 0,
+                "losses": 0,
+            },
+        )
+        if mine == 1.0:
+            rec["wins"] += 1
+        elif mine == 0.5:
+            rec["draws"] += 1
+        elif mine == 0.0:
+            rec["losses"] += 1
+    history: dict[str, list[tuple[str, float]]] = {}
+    for (c,) in history_rows:
+        history.setdefault(f"{c.variant}/{c.speed}", []).append(
+            (c.created_at.isoformat() + "Z", c.rating_after)
+        )
+    return Profile(
+        username=username,
+        account_id=account_id,
+        ratings=[_rating_out(r) for (r,) in rows],
+        games=out_games,
+        opponents=sorted(record.values(), key=lambda r: -(r["wins"] + r["draws"] + r["losses"])),
+        history=history,
+    )
+
+
+def history_svg(points: list[tuple[str, float]], title: str, width: int = 480) -> str:
+    """A rating history as an SVG line plot (rating after each rated game, oldest left);
+    its ``<title>`` and ``<desc>`` say it in words for screen readers.
+
+    >>> svg = history_svg([("2026-01-01T00:00:00Z", 1500.0), ("2026-01-02T00:00:00Z", 1562.5)], "classic")
+    >>> svg.startswith("<svg") and "1563" in svg and "polyline" in svg
+    True
+    """
+    height, pad = 160, 30
+    values = [v for _, v in points] or [ratings.DEFAULT.rating]
+    lo, hi = min(values), max(values)
+    if hi - lo < 50:
+        mid = (hi + lo) / 2
+        lo, hi = mid - 25, mid + 25
+    n = len(values)
+
+    def xy(i: int, v: float) -> tuple[float, float]:
+        x = pad + (width - 2 * pad) * (i / (n - 1) if n > 1 else 0.5)
+        y = height - pad - (height - 2 * pad) * (v - lo) / (hi - lo)
+        return round(x, 1), round(y, 1)
+
+    coords = " ".join(f"{x},{y}" for x, y in (xy(i, v) for i, v in enumerate(values)))
+    last = values[-1]
+    desc = (
+        f"{n} rated games; from {round(values[0])} to {round(last)}; "
+        f"lowest {round(min(values))}, highest {round(max(values))}"
+    )
+    dots = "".join(
+        f'<circle cx="{x}" cy="{y}" r="2.5"/>' for x, y in (xy(i, v) for i, v in enumerate(values))
+    )
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'role="img" aria-labelledby="t d" class="rating-plot">'
+        f'<title id="t">{escape(title)}</title><desc id="d">{escape(desc)}</desc>'
+        f'<line x1="{pad}" y1="{height - pad}" x2="{width - pad}" y2="{height - pad}" '
+        f'stroke="currentColor" stroke-opacity=".3"/>'
+        f'<text x="2" y="{pad}" font-size="11" fill="currentColor">{round(hi)}</text>'
+        f'<text x="2" y="{height - pad}" font-size="11" fill="currentColor">{round(lo)}</text>'
+        f'<polyline fill="none" stroke="currentColor" stroke-width="2" points="{coords}"/>'
+        f'<g fill="currentColor">{dots}</g>'
+        f'<text x="{width - pad}" y="14" font-size="12" text-anchor="end" '
+        f'fill="currentColor">{round(last)}</text></svg>'
+    )
+
+
+def my_games_sync(store: GameStore, account_id: int, limit: int = 100) -> list[str]:
+    """Ids of a player's games, unfinished first, newest first."""
+    with Session(store.engine) as conn:
+        rows = conn.execute(
+            select(GameRow.id, GameRow.status)
+            .where(or_(GameRow.account0 == account_id, GameRow.account1 == account_id))
+            .order_by(GameRow.updated_at.desc())
+            .limit(limit)
+        ).all()
+    rows = sorted(rows, key=lambda r: r[1] == "finished")
+    return [str(r[0]) for r in rows]

@@ -1,0 +1,306 @@
+"""The lobby, the leaderboard, players' profiles and "my games": the pages ``/lobby``,
+``/leaderboard``, ``/players/{username}``, ``/my-games`` and their JSON under ``/api/``
+(docs/web.md, "Lobby and ratings")."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Literal
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import HTMLResponse, Response, StreamingResponse
+from markupsafe import Markup
+from pydantic import BaseModel, ConfigDict, Field
+
+from lostcities.web import i18n, profiles, ratings, schemas
+from lostcities.web.accounts import Account, AccountNotFoundError, current_account, find_account
+from lostcities.web.deps import get_manager, rate_limit
+from lostcities.web.errors import GameError
+from lostcities.web.games import GameManager
+from lostcities.web.lobby import EntryToken, LobbyHub, NeedsAccountError, NewEntry, Player
+from lostcities.web.routers.pages import templates
+from lostcities.web.store import op_update_game
+
+router = APIRouter(tags=["lobby"])
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class VersusComputer(_In):
+    """``POST /api/lobby/computer``: a game against a built-in bot, rated or casual."""
+
+    level: schemas.Level = "medium"
+    variant: schemas.VariantName = "classic"
+    rounds: Literal[1, 3] = 3
+    rated: bool = False
+    name: schemas.Name = ""
+
+
+class MyGames(_In):
+    """``POST /api/my-games``: the games this browser remembers (as for the home page)."""
+
+    games: list[schemas.LookupItem] = Field(default_factory=list, max_length=200)
+
+
+def hub_of(request: Request) -> LobbyHub:
+    """The process's lobby."""
+    hub: LobbyHub = request.app.state.lobby
+    return hub
+
+
+def _player(account: Account | None, browser: str, name: str) -> Player:
+    if account is not None:
+        return Player.account(account.id, account.username)
+    return Player.guest(browser or "anonymous", name)
+
+
+# -- the lobby's API ---------------------------------------------------------------------------
+
+
+@router.get("/api/lobby")
+async def lobby_now(request: Request) -> dict[str, Any]:
+    """The lobby now (open tables, seeks waiting, who is online), read from the database:
+    whichever process answers, it includes every write made before the request."""
+    hub = hub_of(request)
+    await hub.refresh()
+    return hub.snapshot
+
+
+@router.get("/api/lobby/events")
+async def lobby_events(
+    request: Request,
+    browser: str = Query(default="", max_length=64),
+    name: str = Query(default="", max_length=40),
+    account: Account | None = Depends(current_account),
+) -> StreamingResponse:
+    """Server-sent events: the lobby now, then each change (a guest's page names its
+    browser id and name, to be shown online)."""
+    player = _player(account, browser, schemas.check_typed(name)) if account or browser else None
+    return StreamingResponse(
+        hub_of(request).events(player),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
+
+
+@router.post("/api/lobby/tables", status_code=201, dependencies=[Depends(rate_limit("create"))])
+async def open_table(
+    req: NewEntry, request: Request, account: Account | None = Depends(current_account)
+) -> dict[str, Any]:
+    """Open a table; its token becomes your seat token once someone joins."""
+    entry_id, token = await hub_of(request).open(
+        _player(account, req.browser, req.name), req, "table"
+    )
+    return {"id": entry_id, "token": token}
+
+
+@router.post("/api/lobby/seeks", status_code=201, dependencies=[Depends(rate_limit("create"))])
+async def play_now(
+    req: NewEntry, request: Request, account: Account | None = Depends(current_account)
+) -> dict[str, Any]:
+    """ "Play now": wait to be paired with a player of a near rating."""
+    entry_id, token = await hub_of(request).open(
+        _player(account, req.browser, req.name), req, "seek"
+    )
+    return {"id": entry_id, "token": token}
+
+
+@router.post("/api/lobby/{entry_id}/cancel")
+async def cancel(entry_id: str, req: EntryToken, request: Request) -> dict[str, Any]:
+    """Close your open table or seek."""
+    return {"cancelled": await hub_of(request).cancel(entry_id[:16], req.token)}
+
+
+@router.post("/api/lobby/{entry_id}/status")
+async def entry_status(entry_id: str, req: EntryToken, request: Request) -> dict[str, Any]:
+    """Your table or seek: ``open``, ``matched`` (and the game), ``cancelled``."""
+    return await asyncio.to_thread(hub_of(request).status_sync, entry_id[:16], req.token)
+
+
+@router.post("/api/lobby/{entry_id}/join", dependencies=[Depends(rate_limit("join"))])
+async def join(
+    entry_id: str,
+    req: EntryToken,
+    request: Request,
+    account: Account | None = Depends(current_account),
+) -> dict[str, Any]:
+    """Take the other seat at an open table: the game starts."""
+    seated = await hub_of(request).join(entry_id[:16], _player(account, req.browser, req.name))
+    return {
+        "id": seated.game_id,
+        "token": seated.token,
+        "seat": seated.seat,
+        "url": f"/game/{seated.game_id}",
+    }
+
+
+@router.post("/api/lobby/computer", status_code=201, dependencies=[Depends(rate_limit("create"))])
+async def versus_computer(
+    req: VersusComputer,
+    mgr: GameManager = Depends(get_manager),
+    account: Account | None = Depends(current_account),
+) -> dict[str, Any]:
+    """A game against the computer; rated (for a signed-in player) rates the bot too."""
+    if req.rated and account is None:
+        raise NeedsAccountError("sign in to play rated games (guests play casual games)")
+    name = account.username if account is not None else req.name
+    create = schemas.CreateGame(
+        opponent="computer", level=req.level, variant=req.variant, rounds=req.rounds, name=name
+    )
+    g, token, _ = await mgr.create(create)
+    if account is not None:
+        await mgr.store.write(op_update_game(g.id, account0=account.id, rated=req.rated))
+        g.row.account0, g.row.rated = account.id, req.rated
+    return {"id": g.id, "token": token, "seat": 0, "url": f"/game/{g.id}"}
+
+
+# -- ratings, profiles, my games -------------------------------------------------------------
+
+
+@router.get("/api/leaderboard")
+async def leaderboard(
+    request: Request,
+    variant: schemas.VariantName = "classic",
+    speed: Literal["blitz", "rapid", "untimed", "correspondence"] = "untimed",
+) -> dict[str, Any]:
+    """The best ratings of a variant and speed; provisional ones marked."""
+    rows = await asyncio.to_thread(
+        profiles.leaderboard_sync, request.app.state.store, variant, speed
+    )
+    return {"variant": variant, "speed": speed, "players": rows}
+
+
+async def _profile(request: Request, username: str) -> profiles.Profile:
+    store = request.app.state.store
+    acc = await find_account(store, username[:40])
+    if acc is None or acc.status != "active":
+        raise AccountNotFoundError(f"no player {username[:40]!r}")
+    return await asyncio.to_thread(profiles.profile_sync, store, acc.id, acc.username)
+
+
+@router.get("/api/players/{username}")
+async def player(request: Request, username: str) -> dict[str, Any]:
+    """A player's ratings, record against each opponent, finished games (rated or not,
+    with the rating change) and rating history."""
+    p = await _profile(request, username)
+    return {
+        "username": p.username,
+        "ratings": p.ratings,
+        "opponents": p.opponents,
+        "games": p.games,
+        "history": {
+            k: [{"at": t, "rating": round(v, 1)} for t, v in pts] for k, pts in p.history.items()
+        },
+    }
+
+
+@router.get("/api/players/{username}/rating.svg")
+async def rating_svg(
+    request: Request,
+    username: str,
+    variant: schemas.VariantName = "classic",
+    speed: Literal["blitz", "rapid", "untimed", "correspondence"] = "untimed",
+) -> Response:
+    """The rating history of one variant and speed as an SVG plot."""
+    p = await _profile(request, username)
+    svg = profiles.history_svg(
+        p.history.get(f"{variant}/{speed}", []), f"{p.username}: {variant}, {speed}"
+    )
+    return Response(svg, media_type="image/svg+xml")
+
+
+@router.post("/api/my-games", response_model=list[schemas.GameSummary])
+async def my_games(
+    req: MyGames,
+    request: Request,
+    mgr: GameManager = Depends(get_manager),
+    account: Account | None = Depends(current_account),
+) -> list[schemas.GameSummary]:
+    """Every game of the signed-in player (from any browser) and those this browser
+    remembers, unfinished first; ``your_turn`` says whose turn it is."""
+    out = {s.id: s for s in await mgr.lookup(req.games)}
+    if account is not None:
+        ids = await asyncio.to_thread(profiles.my_games_sync, mgr.store, account.id)
+        for gid in ids:
+            if gid in out:
+                continue
+            try:
+                g = await mgr.get(gid)
+            except GameError:
+                continue
+            seat = 0 if g.row.account0 == account.id else 1
+            out[gid] = g.summary(seat)
+    return sorted(out.values(), key=lambda s: (s.status == "finished", not s.your_turn))
+
+
+# -- pages -----------------------------------------------------------------------------------
+
+
+def _render(request: Request, name: str, **ctx: object) -> HTMLResponse:
+    lang = i18n.negotiate(request.headers.get("accept-language"), request.cookies.get(i18n.COOKIE))
+
+    def t(key: str, **params: object) -> str:
+        text = i18n.translate(lang, key, **params)
+        return Markup(text) if key.endswith("_html") else text
+
+    context = {
+        "page": name.removesuffix(".html"),
+        "lang": lang,
+        "languages": i18n.LANGUAGES,
+        "t": t,
+        **ctx,
+    }
+    response = templates.TemplateResponse(request, name, context)
+    response.headers["Content-Language"] = lang
+    response.headers["Vary"] = "Accept-Language, Cookie"
+    return response
+
+
+@router.get("/lobby", response_class=HTMLResponse, include_in_schema=False)
+async def lobby_page(
+    request: Request, account: Account | None = Depends(current_account)
+) -> HTMLResponse:
+    """Open tables, "play now", who is online, a rated game against the computer."""
+    return _render(request, "lobby.html", account=account)
+
+
+@router.get("/leaderboard", response_class=HTMLResponse, include_in_schema=False)
+async def leaderboard_page(
+    request: Request,
+    variant: schemas.VariantName = "classic",
+    speed: Literal["blitz", "rapid", "untimed", "correspondence"] = "untimed",
+) -> HTMLResponse:
+    """The leaderboard of a variant and speed."""
+    rows = await asyncio.to_thread(
+        profiles.leaderboard_sync, request.app.state.store, variant, speed
+    )
+    return _render(
+        request,
+        "leaderboard.html",
+        rows=rows,
+        variant=variant,
+        speed=speed,
+        speeds=ratings.SPEEDS,
+        variants=("classic", "long"),
+    )
+
+
+@router.get("/players/{username}", response_class=HTMLResponse, include_in_schema=False)
+async def player_page(request: Request, username: str) -> HTMLResponse:
+    """A player's profile."""
+    p = await _profile(request, username)
+    plots = [
+        (key, Markup(profiles.history_svg(pts, f"{p.username}: {key}")))
+        for key, pts in p.history.items()
+    ]
+    return _render(request, "player.html", profile=p, plots=plots)
+
+
+@router.get("/my-games", response_class=HTMLResponse, include_in_schema=False)
+async def my_games_page(
+    request: Request, account: Account | None = Depends(current_account)
+) -> HTMLResponse:
+    """Every game of yours and whose turn it is."""
+    return _render(request, "my_games.html", account=account)

@@ -1,0 +1,110 @@
+// The lobby: open tables and "play now" seeks, live (server-sent events), who is online.
+// An entry's token becomes this browser's seat token once its game starts.
+(() => {
+  const { t, esc } = LC;
+  const $ = (id) => document.getElementById(id);
+  const root = $("lobby");
+  const signedIn = !!root.dataset.account;
+  const MINE = "lostcities.lobby";
+  const browserId = (() => {
+    let id = localStorage.getItem("lostcities.browser");
+    if (!id) { id = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join(""); localStorage.setItem("lostcities.browser", id); }
+    return id;
+  })();
+  const mine = () => { try { return JSON.parse(sessionStorage.getItem(MINE) || "[]"); } catch { return []; } };
+  const setMine = (list) => sessionStorage.setItem(MINE, JSON.stringify(list));
+  const nameInput = $("lobby-name");
+  if (nameInput) nameInput.value = LC.playerName();
+
+  function settings() {
+    const f = $("lobby-form");
+    const clock = f.clock.value;
+    return {
+      variant: f.variant.value,
+      rounds: Number(f.rounds.value),
+      clock: clock === "" ? null : (/^\d+$/.test(clock) ? Number(clock) : clock),
+      rated: signedIn && $("lobby-rated").checked,
+      achievements: $("lobby-achievements").checked,
+      name: nameInput ? nameInput.value.trim() : "",
+      browser: browserId,
+    };
+  }
+  function clockLabel(c) {
+    if (c === null || c === undefined) return t("lobby.clock.none");
+    if (String(c).endsWith("d")) return t("lobby.clock.days", { n: Number(String(c).slice(0, -1)) });
+    return String(c).includes("+") ? String(c).replace(/^(\d+)\+/, (_, b) => `${b / 60} min + `) + " s" : `${c} s`;
+  }
+  function start(gameId, token, seat) {
+    LC.remember({ id: gameId, token, seat });
+    location.href = `/game/${gameId}`;
+  }
+
+  async function create(kind) {
+    const s = settings();
+    if (nameInput) LC.setPlayerName(s.name);
+    try {
+      const e = await LC.api("POST", `/api/lobby/${kind}`, s);
+      setMine([...mine(), { id: e.id, token: e.token, kind }]);
+      renderMine();
+    } catch (err) { LC.toast(err.message, "error"); }
+  }
+  $("lobby-open").addEventListener("click", () => create("tables"));
+  $("lobby-play-now").addEventListener("click", () => create("seeks"));
+  $("lobby-computer").addEventListener("click", async () => {
+    const s = settings();
+    try {
+      const g = await LC.api("POST", "/api/lobby/computer", { variant: s.variant, rounds: s.rounds, rated: s.rated, name: s.name });
+      start(g.id, g.token, 0);
+    } catch (err) { LC.toast(err.message, "error"); }
+  });
+
+  function renderMine() {
+    const list = mine();
+    $("lobby-mine").innerHTML = list.length ? `<h3>${esc(t("lobby.waiting"))}</h3><ul>${list.map((e) => `<li>${esc(e.kind === "seeks" ? t("lobby.play_now") : t("lobby.open_table"))} <button class="btn small" type="button" data-cancel="${esc(e.id)}">${esc(t("lobby.cancel"))}</button></li>`).join("")}</ul>` : "";
+  }
+  $("lobby-mine").addEventListener("click", async (ev) => {
+    const id = ev.target.dataset && ev.target.dataset.cancel;
+    if (!id) return;
+    const e = mine().find((x) => x.id === id);
+    try { await LC.api("POST", `/api/lobby/${id}/cancel`, { token: e ? e.token : "" }); } catch (err) { LC.toast(err.message, "error"); }
+    setMine(mine().filter((x) => x.id !== id));
+    renderMine();
+  });
+
+  async function checkMine(openIds) {
+    for (const e of mine()) {
+      if (openIds.has(e.id) && e.kind === "tables") continue;
+      try {
+        const st = await LC.api("POST", `/api/lobby/${e.id}/status`, { token: e.token });
+        if (st.status === "matched" && st.game_id) { setMine(mine().filter((x) => x.id !== e.id)); start(st.game_id, e.token, null); return; }
+        if (st.status !== "open") setMine(mine().filter((x) => x.id !== e.id));
+      } catch { setMine(mine().filter((x) => x.id !== e.id)); }
+    }
+    renderMine();
+  }
+
+  function render(snap) {
+    const own = new Set(mine().map((e) => e.id));
+    const rows = snap.tables.map((tb) => `<tr data-table="${esc(tb.id)}"><td>${esc(tb.owner)}</td><td>${tb.rating === null ? "" : esc(tb.rating)}</td><td>${esc(t(`home.${tb.variant}`))} · ${esc(t("rounds.count", { n: tb.rounds }))}${tb.achievements ? " · " + esc(t("home.goals")) : ""}</td><td>${esc(clockLabel(tb.clock))}</td><td>${esc(tb.rated ? t("lobby.rated") : t("lobby.casual"))}</td><td>${own.has(tb.id) ? `<span class="muted">${esc(t("lobby.yours"))}</span>` : `<button class="btn small" type="button" data-join="${esc(tb.id)}" aria-label="${esc(t("lobby.join_label", { name: tb.owner }))}">${esc(t("lobby.join"))}</button>`}</td></tr>`);
+    $("lobby-tables").querySelector("tbody").innerHTML = rows.join("");
+    $("lobby-empty").classList.toggle("hidden", rows.length > 0);
+    $("lobby-seeks").textContent = snap.seeks ? t("lobby.seeks", { n: snap.seeks }) : "";
+    $("lobby-online").textContent = t("lobby.online_count", { n: snap.online_count }) + (snap.online.length ? ": " + snap.online.map((p) => p.name).join(", ") : "");
+    checkMine(new Set(snap.tables.map((x) => x.id)));
+  }
+  $("lobby-tables").addEventListener("click", async (ev) => {
+    const id = ev.target.dataset && ev.target.dataset.join;
+    if (!id) return;
+    const s = settings();
+    try {
+      const g = await LC.api("POST", `/api/lobby/${id}/join`, { name: s.name, browser: browserId });
+      start(g.id, g.token, g.seat);
+    } catch (err) { LC.toast(err.message, "error"); }
+  });
+
+  const q = new URLSearchParams({ browser: browserId, name: nameInput ? nameInput.value.trim() : "" });
+  const events = new EventSource(`/api/lobby/events?${q}`);
+  events.onmessage = (m) => { try { render(JSON.parse(m.data)); } catch { /* a partial message */ } };
+  renderMine();
+  setInterval(() => checkMine(new Set()), 5000);
+})();
