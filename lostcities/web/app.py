@@ -31,8 +31,9 @@ from lostcities.web.deps import Settings
 from lostcities.web.errors import GameError
 from lostcities.web.games import GameManager, ManagerSettings
 from lostcities.web.limits import ClientLimits, RateLimitedError, retry_after_header
+from lostcities.web.lobby import LobbyHub
 from lostcities.web.peers import SWEEP_SECONDS, peers_for
-from lostcities.web.routers import bots, calculator, comments, games, pages, ws
+from lostcities.web.routers import bots, calculator, comments, games, lobby, pages, ws
 from lostcities.web.store import GameStore, normalize_db_url
 from lostcities.web.workers import BotRunner, prepare_search
 
@@ -227,7 +228,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             peers_for(settings.db_url),
         )
         app.state.manager = mgr
+        app.state.lobby = LobbyHub(mgr)  # the lobby, ratings and correspondence clocks
         await mgr.peers.start(mgr.on_change)  # moves made on the other processes
+        await app.state.lobby.start()
         if settings.bot_executor == "process":
             await runner.warm_up()  # the workers load the search before the first game
         if settings.resume_on_start:
@@ -252,6 +255,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         finally:
             sweeper.cancel()
+            await app.state.lobby.close()
             await mgr.close()
             runner.close()
             await asyncio.to_thread(store.close)
@@ -303,6 +307,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         bots.router,
         calculator.router,
         comments.router,
+        lobby.router,
         ws.router,
         pages.router,
     ):
