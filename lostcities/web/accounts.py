@@ -84,8 +84,12 @@ __all__ = [
     "SESSION_COOKIE",
     "SESSION_DAYS",
     "Account",
+    "AccountBannedError",
     "AccountError",
     "AccountNotFoundError",
+    "ConfirmationError",
+    "LastCredentialError",
+    "SelfError",
     "CsrfError",
     "CsrfGuard",
     "LoginFailedError",
@@ -230,6 +234,34 @@ class CsrfError(AccountError):
 
     code = "csrf"
     status = 403
+
+
+class AccountBannedError(AccountError):
+    """A log-in to a banned account (said only once the password was right)."""
+
+    code = "banned"
+    status = 403
+
+
+class ConfirmationError(AccountError):
+    """A destructive request without its confirmation (the username typed again)."""
+
+    code = "confirm"
+    status = 422
+
+
+class LastCredentialError(AccountError):
+    """Removing the account's only way to log in."""
+
+    code = "last_credential"
+    status = 409
+
+
+class SelfError(AccountError):
+    """Blocking or reporting oneself."""
+
+    code = "self"
+    status = 422
 
 
 class AccountNotFoundError(AccountError):

@@ -27,12 +27,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lostcities.web import schemas
+from lostcities.web.accounts import CsrfGuard
 from lostcities.web.deps import Settings
 from lostcities.web.errors import GameError
 from lostcities.web.games import GameManager, ManagerSettings
 from lostcities.web.limits import ClientLimits, RateLimitedError, retry_after_header
 from lostcities.web.lobby import LobbyHub
 from lostcities.web.peers import SWEEP_SECONDS, peers_for
+from lostcities.web.routers import accounts as accounts_router
 from lostcities.web.routers import bots, calculator, comments, games, lobby, pages, ws
 from lostcities.web.store import GameStore, normalize_db_url
 from lostcities.web.workers import BotRunner, prepare_search
@@ -271,6 +273,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.limits = ClientLimits(settings.limits)
 
     app.add_middleware(HeadAsGet)
+    app.add_middleware(CsrfGuard)  # state-changing requests with the session cookie
     app.add_middleware(BodyLimit, limit=MAX_BODY)
     app.add_middleware(SecurityHeaders)  # outermost: on the body limit's answers too
 
@@ -309,6 +312,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         comments.router,
         lobby.router,
         ws.router,
+        accounts_router.router,
         pages.router,
     ):
         app.include_router(r)

@@ -137,8 +137,22 @@ const LC = (() => {
   function playerName() { return localStorage.getItem("lostcities.name") || ""; }
   function setPlayerName(n) { localStorage.setItem("lostcities.name", n || ""); }
 
+  // the CSRF token (the lc_csrf cookie, echoed in a header; the server sets it on first ask)
+  function cookie(name) {
+    const m = document.cookie.match(new RegExp(`(?:^|; )${name}=([^;]*)`));
+    return m ? decodeURIComponent(m[1]) : "";
+  }
+  async function csrfToken() {
+    let tok = cookie("lc_csrf");
+    if (!tok) {
+      try { tok = (await (await fetch("/api/accounts/csrf")).json()).csrf || ""; } catch { tok = ""; }
+    }
+    return tok;
+  }
+
   async function api(method, path, body) {
     const opts = { method, headers: {} };
+    if (method !== "GET" && method !== "HEAD") opts.headers["X-CSRF-Token"] = await csrfToken();
     if (body !== undefined) {
       opts.headers["Content-Type"] = "application/json";
       opts.body = JSON.stringify(body);
