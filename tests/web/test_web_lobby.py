@@ -224,3 +224,27 @@ def test_a_correspondence_game_times_out_by_its_clock_after_a_restart(app_db: st
         assert summary["result"] == ("0-1" if to_move == 0 else "1-0")
         reason = state(c, g["id"], g["token"])["match"]["reason"]
         assert "forfeited" in reason
+
+
+def test_two_processes_share_one_lobby(pg_url: str) -> None:
+    """Two apps on one PostgreSQL database (as two server processes): a table opened on
+    one is listed by the other at once, taken there, and its owner learns the game."""
+    with (
+        TestClient(create_app(app_settings(pg_url))) as one,
+        TestClient(create_app(app_settings(pg_url))) as two,
+    ):
+        t = one.post("/api/lobby/tables", json={**guest(one, "Ann"), "rounds": 1}).json()
+        assert [x["id"] for x in two.get("/api/lobby").json()["tables"]] == [t["id"]]
+        g = two.post(f"/api/lobby/{t['id']}/join", json=guest(two, "Bob")).json()
+        st = one.post(f"/api/lobby/{t['id']}/status", json={"token": t["token"]}).json()
+        assert st["status"] == "matched" and st["game_id"] == g["id"]
+        assert one.get("/api/lobby").json()["tables"] == []
+        assert state(one, g["id"], t["token"])["seat"] == 0
+        assert state(two, g["id"], g["token"])["seat"] == 1
+        # the other process's pushed view converges too (its listener's refresh)
+        hub = one.app.state.lobby  # type: ignore[attr-defined]
+        for _ in range(250):
+            if hub.snapshot["tables"] == []:
+                break
+            time.sleep(0.02)
+        assert hub.snapshot["tables"] == []
