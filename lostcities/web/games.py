@@ -308,8 +308,10 @@ class GameManager:
         rematch_of: str | None = None,
         seed: int | None = None,
         first_starter: int | None = None,
+        account_id: int | None = None,
     ) -> tuple[LiveGame, str, str | None]:
         """Create a game; returns it, seat 0's token and (friend games) the invite code.
+        ``account_id``: the signed-in creator's account (seat 0's).
 
         :raises BotUnavailableError: if the level's bot is not installed.
         """
@@ -361,6 +363,7 @@ class GameManager:
             clock_increment=increment,
             clock_left0=None if increment is None else float(clock or 0),
             clock_left1=None if increment is None else float(clock or 0),
+            account0=account_id,
         )
         row.created_at = row.updated_at = utcnow()
         deck = " ".join(str(c) for c in r.deal_order)
@@ -372,15 +375,23 @@ class GameManager:
         live.schedule_bot()
         return live, token, invite
 
-    async def join(self, game_id: str, invite: str, name: str) -> tuple[LiveGame, str]:
+    async def join(
+        self, game_id: str, invite: str, name: str, *, account_id: int | None = None
+    ) -> tuple[LiveGame, str]:
         """Claim seat 1 of a friend game with its invite code; returns the seat token.
+        ``account_id``: the signed-in joiner's account.
 
         :raises SeatTakenError: if the seat is already taken (or the code is wrong).
         """
-        return await self._join(game_id, name, invite=invite)
+        return await self._join(game_id, name, invite=invite, account_id=account_id)
 
     async def _join(
-        self, game_id: str, name: str, *, invite: str | None = None
+        self,
+        game_id: str,
+        name: str,
+        *,
+        invite: str | None = None,
+        account_id: int | None = None,
     ) -> tuple[LiveGame, str]:
         # invite None: the server's own rematch seats the other player (no code to check)
         g = await self.get(game_id)
@@ -396,12 +407,13 @@ class GameManager:
             token = new_token()
             h = hash_token(token)
             pname = name or "Player 2"
-            changed = await self.store.write(op_claim_seat(g.id, 1, stored, h, pname))
+            changed = await self.store.write(op_claim_seat(g.id, 1, stored, h, pname, account_id))
             if not changed:
                 raise SeatTakenError("this invite was already used: the seat is taken")
             g.row.token1 = h
             g.row.invite = None
             g.row.name1 = pname
+            g.row.account1 = account_id
             g.row.updated_at = utcnow()  # a move clock starts now
             if g.row.status == "waiting":
                 g.row.status = "active"
@@ -433,7 +445,8 @@ class GameManager:
                     and other.row.invite
                 ):
                     name = g.row.name1 if seat == 1 else g.row.name0
-                    _, tok = await self._join(other.id, name)
+                    mine = g.row.account1 if seat == 1 else g.row.account0
+                    _, tok = await self._join(other.id, name, account_id=mine)
                     return other, 1, tok
                 raise SeatTakenError(f"the rematch was already created: game {other.id}")
             names = (g.row.name0, g.row.name1)
@@ -451,7 +464,12 @@ class GameManager:
                 achievements=g.match.achievements is not None,
                 clock=clock_choice(g.row),  # type: ignore[arg-type]
             )
-            new, tok, _ = await self.create(req, rematch_of=g.id, first_starter=None)
+            new, tok, _ = await self.create(
+                req,
+                rematch_of=g.id,
+                first_starter=None,
+                account_id=g.row.account1 if seat == 1 else g.row.account0,
+            )
             await self.store.write(op_update_game(g.id, rematch_id=new.id, rematch_by=seat))
             g.row.rematch_id = new.id
             g.row.rematch_by = seat

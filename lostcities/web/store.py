@@ -990,9 +990,10 @@ def op_save_analysis(game_id: str, bot: str, data: str) -> Callable[[Session], b
 
 
 def op_claim_seat(
-    game_id: str, seat: int, invite: str, token_hash: str, name: str
+    game_id: str, seat: int, invite: str, token_hash: str, name: str, account: int | None = None
 ) -> Callable[[Session], int]:
-    """Bind an invited seat to a token, once: only while the invite is still open."""
+    """Bind an invited seat to a token (and the account of a signed-in player), once: only
+    while the invite is still open."""
 
     def fn(s: Session) -> int:
         col = GameRow.token1 if seat == 1 else GameRow.token0
@@ -1004,6 +1005,7 @@ def op_claim_seat(
                 {
                     col.key: token_hash,
                     name_col: name,
+                    f"account{seat}": account,
                     "invite": None,
                     "status": "active",
                     "updated_at": utcnow(),

@@ -460,3 +460,39 @@ def test_every_account_endpoint_fuzzed(web: Any) -> None:
             path, content=b"{not json", headers={**csrf(web), "Content-Type": "application/json"}
         )
         assert r.status_code == 422 and r.json()["error"] == "invalid_request"
+
+
+def test_signed_in_games_are_the_accounts_and_blocks_stop_chat(web: Any) -> None:
+    from fastapi.testclient import TestClient
+
+    signup(web, "kim")
+    other = TestClient(web.app)
+    signup(other, "lou")
+    g = web.post(
+        "/api/games", json={"opponent": "friend", "rounds": 1, "name": "Magnus"}, headers=csrf(web)
+    ).json()
+    invite = g["invite_url"].split("#", 1)[1]
+    j = other.post(
+        f"/api/games/{g['id']}/join", json={"invite": invite, "name": "x"}, headers=csrf(other)
+    ).json()
+    store = web.app.state.store
+    k, lou = (acc.find_account_sync(store, n) for n in ("kim", "lou"))
+    row = store.summaries_sync([g["id"]])[0]
+    assert k and lou and (row.account0, row.account1) == (k.id, lou.id)
+    assert (row.name0, row.name1) == ("kim", "lou")  # the usernames, never a typed name
+
+    def chat(token: str) -> dict[str, Any]:
+        with web.websocket_connect(f"/ws/games/{g['id']}") as sock:
+            sock.send_json({"type": "hello", "token": token})
+            assert sock.receive_json()["type"] == "state"
+            sock.send_json({"type": "chat", "phrase": "hello"})
+            while True:
+                m = sock.receive_json()
+                if m["type"] in ("chat", "error"):
+                    return dict(m)
+
+    assert chat(g["token"])["type"] == "chat"
+    other.post("/api/players/kim/block", headers=csrf(other))
+    for token in (g["token"], j["token"]):  # neither way
+        m = chat(token)
+        assert m["type"] == "error" and m["code"] == "blocked"

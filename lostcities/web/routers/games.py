@@ -7,6 +7,7 @@ from fastapi import APIRouter, Depends, Header, Request
 from fastapi.responses import PlainTextResponse, Response
 
 from lostcities.web import archive, schemas
+from lostcities.web.accounts import Account, current_account
 from lostcities.web.deps import get_manager, rate_limit
 from lostcities.web.errors import InvalidTokenError
 from lostcities.web.games import GameManager
@@ -25,10 +26,16 @@ def _base(request: Request) -> str:
     dependencies=[Depends(rate_limit("create"))],
 )
 async def create_game(
-    req: schemas.CreateGame, request: Request, mgr: GameManager = Depends(get_manager)
+    req: schemas.CreateGame,
+    request: Request,
+    mgr: GameManager = Depends(get_manager),
+    account: Account | None = Depends(current_account),
 ) -> schemas.CreatedGame:
-    """A new game against the computer (seat 0 is yours) or a friend (send the invite URL)."""
-    g, token, invite = await mgr.create(req)
+    """A new game against the computer (seat 0 is yours) or a friend (send the invite URL).
+    Signed in, the seat is the account's and plays under its username."""
+    if account is not None:
+        req = req.model_copy(update={"name": account.username})
+    g, token, invite = await mgr.create(req, account_id=None if account is None else account.id)
     invite_url = f"{_base(request)}/join/{g.id}#{invite}" if invite else None
     return schemas.CreatedGame(
         id=g.id, seat=0, token=token, url=f"/game/{g.id}", invite_url=invite_url
@@ -58,10 +65,16 @@ async def game_summary(
     dependencies=[Depends(rate_limit("join"))],
 )
 async def join_game(
-    game_id: str, req: schemas.JoinGame, mgr: GameManager = Depends(get_manager)
+    game_id: str,
+    req: schemas.JoinGame,
+    mgr: GameManager = Depends(get_manager),
+    account: Account | None = Depends(current_account),
 ) -> schemas.CreatedGame:
-    """Claim the invited seat (once)."""
-    g, token = await mgr.join(game_id, req.invite, req.name)
+    """Claim the invited seat (once); signed in, for the account, under its username."""
+    name = req.name if account is None else account.username
+    g, token = await mgr.join(
+        game_id, req.invite, name, account_id=None if account is None else account.id
+    )
     return schemas.CreatedGame(id=g.id, seat=1, token=token, url=f"/game/{g.id}")
 
 

@@ -15,6 +15,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 
 from lostcities.web import schemas
+from lostcities.web.accounts import blocked_between
 from lostcities.web.deps import get_limits, ws_manager
 from lostcities.web.errors import GameError, InvalidTokenError, StaleMoveError
 from lostcities.web.games import GameManager
@@ -133,6 +134,11 @@ async def _serve(
             elif isinstance(msg, schemas.Chat):
                 if conn.seat is None:
                     await ws.send_text(error_message("spectator", "spectators cannot chat"))
+                    continue
+                if await blocked_between(mgr.store, g.row.account0, g.row.account1):
+                    await ws.send_text(
+                        error_message("blocked", "no chat: one of you blocked the other")
+                    )
                     continue
                 # a phrase id, never free text: every client shows it in its own language
                 await g.send_all(
