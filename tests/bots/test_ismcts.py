@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 import time
 
@@ -94,19 +95,23 @@ def test_full_tree_without_pruning() -> None:
     assert bot.choose(r.view(r.to_move)) in r.legal_moves()
 
 
-def test_time_budget_and_time_limit() -> None:
+def test_time_budget_and_time_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     r = midgame(4)
     view = r.view(r.to_move)
-    bot = make("ismcts:time=0.05,engine=python", seed=1)  # no compile time in the timing
-    t0 = time.perf_counter()
+    bot = make("ismcts:time=0.05,engine=python", seed=1)
+    assert isinstance(bot, IsmctsBot)
+    k = len(bot.search_candidates(view))
+    # the bot's clock made one that reads 10 ms later each time (the Python search reads it
+    # once a world): the budget is a number of worlds, however fast or loaded the machine
+    ticks = itertools.count()
+    monkeypatch.setattr(time, "perf_counter", lambda: next(ticks) * 0.01)
     bot.choose(view)
-    assert time.perf_counter() - t0 < 1.5
-    assert isinstance(bot, IsmctsBot) and bot.last_iterations > 0
-    # a time limit from the caller cuts even an iteration budget short
+    assert 0 < bot.last_iterations <= 5 * k  # stopped at its 50 ms
+    # a time limit from the caller cuts even an iteration budget short (0.85 x 100 ms)
     big = make("ismcts:iters=100000000,engine=python", seed=1)
-    t0 = time.perf_counter()
+    assert isinstance(big, IsmctsBot)
     assert big.choose(view, time_limit=0.1) in r.legal_moves()
-    assert time.perf_counter() - t0 < 1.5
+    assert 0 < big.last_iterations <= 9 * k
 
 
 def test_sampled_worlds_match_the_view() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 import time
 from pathlib import Path
@@ -99,15 +100,17 @@ def test_expert_honours_its_time(monkeypatch: pytest.MonkeyPatch) -> None:
     view = r.view(r.to_move)
     bot = ExpertBot(time=0.2, seed=1)
     bot.choose(view)  # loads the network and the compiled search
-    # the bot's clock made this thread's CPU time: a loaded machine gives the search less CPU
-    # per wall second, never more CPU seconds than its budget
-    monkeypatch.setattr(time, "perf_counter", time.thread_time)
-    t = time.thread_time()
+    k = len(bot.candidates(view)[0])
+    # the bot's clock made one that reads 10 ms later each time (the compiled search reads it
+    # twice a world at that pace): the budget is a number of worlds, however fast or loaded
+    # the machine
+    ticks = itertools.count()
+    monkeypatch.setattr(time, "perf_counter", lambda: next(ticks) * 0.01)
     bot.choose(view)
-    assert time.thread_time() - t < 0.6 and bot.last_iterations > 0
-    t = time.thread_time()
+    full = bot.last_iterations
+    assert 0 < full <= 10 * k  # stopped at its 0.2 s
     bot.choose(view, time_limit=0.1)  # the protocol's limit cuts the search shorter
-    assert time.thread_time() - t < 0.4
+    assert 0 < bot.last_iterations < full
 
 
 @pytest.mark.skipif(not fast_engine_available(), reason="needs numba for the comparison")
