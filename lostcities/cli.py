@@ -207,6 +207,20 @@ def _add_comments(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_users(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "action", choices=["list", "ban", "unban", "delete", "reports", "log"], help="what to do"
+    )
+    p.add_argument("name", nargs="?", default=None, metavar="NAME", help="a username")
+    p.add_argument("--reason", default="", help="why (kept with a ban and in the log)")
+    p.add_argument(
+        "--db",
+        default="sqlite:///lostcities.db",
+        metavar="URL",
+        help="the web app's database URL (default sqlite:///lostcities.db)",
+    )
+
+
 def _arena_args(p: argparse.ArgumentParser, deals: int, deals_help: str) -> None:
     """The options ``match`` and ``tournament`` share."""
     p.add_argument("--deals", type=_positive_int, default=deals, help=deals_help)
@@ -406,6 +420,12 @@ COMMANDS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None], str]] 
         "moderate the rules page's comments: list, hide ID, unhide ID",
         _add_comments,
         "lostcities.web.comments:cli_main",
+    ),
+    (
+        "users",
+        "moderate accounts: list, ban NAME, unban NAME, delete NAME, reports, log",
+        _add_users,
+        "lostcities.web.accounts_cli:cli_main",
     ),
     (
         "match",

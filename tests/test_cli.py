@@ -142,6 +142,7 @@ def test_every_command_names_its_handler() -> None:
         "tournament": ["a", "b"],
         "bot": ["random"],
         "comments": ["list"],
+        "users": ["list"],
         "analyse": ["g.lcr"],
         "analyze": ["g.lcr"],
     }
