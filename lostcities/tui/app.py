@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -33,6 +34,7 @@ __all__ = [
     "FALLBACK_OPPONENT",
     "LostCitiesApp",
     "SavePathError",
+    "SearchWarmUp",
     "StartApp",
     "check_save_path",
     "cli_main",
@@ -110,10 +112,15 @@ class LostCitiesApp(App[int]):
         Binding("ctrl+c", "confirm_quit", "quit", show=False, priority=True),
     ]
 
-    def __init__(self, session: Session, save: str | None = None) -> None:
+    def __init__(
+        self, session: Session, save: str | None = None, warm_up: SearchWarmUp | None = None
+    ) -> None:
         super().__init__()
         self.session = session
         self.save_path = save
+        self.warm_up = warm_up
+        """A first start's compile of the search, running while the board is shown (the
+        bot's first move waits for it); ``None``: nothing to wait for."""
         self.game: GameScreen | None = None
         self.saved = False
         """Whether the finished match's record has been written."""
@@ -351,6 +358,50 @@ def level_notes() -> dict[str, str]:
     }
 
 
+class SearchWarmUp:
+    """A first start's compile of the search (numba's cache is cold), off the screen: in a
+    child process (:class:`lostcities.fast.warmup.WarmUpProcess`, so the board draws and
+    takes keys meanwhile), then loaded here from the cache; :attr:`ready` is set when the
+    bot can move without compiling (or the compile failed: a move then compiles what is
+    missing). :meth:`close` stops it (the app quit first)."""
+
+    def __init__(self) -> None:
+        from lostcities.fast.warmup import WarmUpProcess
+
+        self.ready = threading.Event()
+        """Set once the bot's search is compiled and loaded."""
+        self.seconds: float | None = None
+        """The compile's seconds, once done (``None``: not yet, or it failed)."""
+        self._child = WarmUpProcess()
+        threading.Thread(target=self._run, name="lostcities-warm-up", daemon=True).start()
+
+    def _run(self) -> None:
+        from lostcities.fast.warmup import WarmUpError
+
+        try:
+            self.seconds = self._child.wait()
+            prepare_search()  # from numba's cache now: under a second
+        except WarmUpError:
+            pass
+        finally:
+            self._child.close()
+            self.ready.set()
+
+    def close(self) -> None:
+        """Stop the compile if it still runs."""
+        self._child.close()
+
+
+def search_first_start() -> bool:
+    """Whether preparing the search would compile it (a first start: numba's cache is
+    cold, :func:`lostcities.fast.warmup.first_start`); False without numba."""
+    try:
+        from lostcities.fast.warmup import first_start
+    except ImportError:
+        return False
+    return first_start()
+
+
 def prepare_search(progress: Callable[[str], None] | None = None) -> float:
     """Compile the search kernels, or load them from numba's on-disk cache
     (:func:`lostcities.fast.warmup.warm_up`), before the first bot move; returns the seconds
@@ -387,8 +438,9 @@ def _session(args: argparse.Namespace, opponent: str) -> Session:
 
 
 def cli_main(args: argparse.Namespace) -> int:
-    """``lostcities play``: build the match and the bot, prepare the search (before the
-    screen starts, with a message), then run the app.
+    """``lostcities play``: build the match and the bot, load the search (from numba's
+    cache, before the screen starts; at a first start it compiles in the background while
+    the board is shown, :class:`SearchWarmUp`), then run the app.
 
     Run without flags, the start screen chooses the match first (:class:`StartApp`).
 
@@ -440,10 +492,18 @@ def cli_main(args: argparse.Namespace) -> int:
     if not terminal_attached():
         session.close()
         return refuse(NOT_A_TERMINAL)
+    warm: SearchWarmUp | None = None
     if not args.hotseat and parse_spec(opponent)[0] in SEARCH_BOTS:
-        prepare_search(lambda line: print(line, flush=True))
-    app = LostCitiesApp(session, save=save)
-    code = app.run()
+        if search_first_start():  # the board at once; the bot's first move waits for it
+            warm = SearchWarmUp()
+        else:  # from numba's cache: under a second
+            prepare_search(lambda line: print(line, flush=True))
+    app = LostCitiesApp(session, save=save, warm_up=warm)
+    try:
+        code = app.run()
+    finally:
+        if warm is not None:
+            warm.close()
     if app.save_error is not None:
         print(f"lostcities play: error: {app.save_error}", file=sys.stderr)
         return 1

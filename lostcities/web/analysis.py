@@ -28,6 +28,7 @@ from lostcities.web.errors import (
     HintNotAllowedError,
     NotFinishedError,
     NotYourTurnError,
+    WarmingUpError,
 )
 from lostcities.web.live import LiveGame
 from lostcities.web.store import GameStore, op_save_analysis, op_update_game
@@ -90,6 +91,11 @@ class Analyst:
             raise GameOverError("the round is over")
         if g.round.to_move != seat:
             raise NotYourTurnError("it is not your turn")
+        if g.manager.levels.waits_for_search(ANALYSIS_BOT):
+            raise WarmingUpError(
+                "hints are warming up: the search engine is being prepared (first start "
+                "only); try again in a few seconds"
+            )
         view = g.match.view(seat)  # with the match's context, as the bots play
         ri, ply = g.round_index, g.round.ply
         seed = random.Random(f"hint:{self.match_seed(g)}:{ri}:{ply}").randrange(2**31)
@@ -129,6 +135,7 @@ class Analyst:
         self.analysis_progress[g.id] = (0, len(items))
         reviews: list[MoveReview] = []
         try:
+            await g.manager.levels.until_ready(ANALYSIS_BOT)  # (running, 0 done meanwhile)
             for p in items:
                 reviews.append(await self.bots.run(bot_review, ANALYSIS_BOT, p, ANALYSIS_WORLDS))
                 self.analysis_progress[g.id] = (len(reviews), len(items))

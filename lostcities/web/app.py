@@ -16,7 +16,7 @@ import contextlib
 import gc
 import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from fastapi import FastAPI, HTTPException, Request
@@ -37,7 +37,12 @@ from lostcities.web.peers import SWEEP_SECONDS, peers_for
 from lostcities.web.routers import accounts as accounts_router
 from lostcities.web.routers import bots, calculator, comments, games, lobby, pages, ws
 from lostcities.web.store import GameStore, normalize_db_url
-from lostcities.web.workers import BotRunner, prepare_search
+from lostcities.web.workers import (
+    BackgroundWarmUp,
+    BotRunner,
+    prepare_search,
+    search_first_start,
+)
 
 __all__ = [
     "CSP",
@@ -194,13 +199,39 @@ class BodyLimit:
             await response(scope, receive, send)
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """Build the app. The database is opened (tables created) when the app starts.
+WARMING_UP = (
+    "preparing the search engine in the background (first start only): "
+    "the hard and expert levels say 'warming up' until it is ready"
+)
+"""What a server says at a first start (numba's cache is cold) as it starts answering."""
+
+
+async def _warm_in_background(
+    mgr: GameManager, warm: BackgroundWarmUp, say: Callable[[str], None]
+) -> None:
+    """A first start: compile the search off the server, then open the levels that run it."""
+    seconds = 0.0
+    try:
+        seconds = await warm.run()
+    finally:
+        mgr.levels.search_ready()
+    say(f"search engine ready in {seconds:.1f} s: every level plays")
+
+
+def create_app(
+    settings: Settings | None = None, *, say: Callable[[str], None] | None = None
+) -> FastAPI:
+    """Build the app. The database is opened (tables created) when the app starts. The
+    search is loaded from numba's cache before the app answers (under a second); at a first
+    start (a cold cache) the app answers at once and the compile runs in the background,
+    the levels that need it *warming up* (:meth:`Levels.warming_up`) until it is done.
+    ``say`` gets the lines a person starting the server should read (default: the log).
 
     :raises StorageError: for a database URL that cannot be used.
     """
     settings = settings or Settings()
     store = GameStore(settings.db_url)
+    tell: Callable[[str], None] = say or log.info
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -210,12 +241,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
         await asyncio.to_thread(store.create_tables)
         store.start()
-        if settings.prepare_search:  # a no-op by now under `lostcities serve`
-            await asyncio.to_thread(prepare_search)
+        cold = settings.prepare_search and await asyncio.to_thread(search_first_start)
+        if settings.prepare_search and not cold:
+            await asyncio.to_thread(prepare_search)  # from numba's cache: under a second
         runner = BotRunner(
             settings.bot_executor,
             settings.bot_workers,
             [lv.spec for lv in settings.levels.values()],
+            load_search=not cold,
         )
         mgr = GameManager(
             store,
@@ -231,9 +264,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         app.state.manager = mgr
         app.state.lobby = LobbyHub(mgr)  # the lobby, ratings and correspondence clocks
+        warm: BackgroundWarmUp | None = None
+        warming: asyncio.Task[None] | None = None
+        if cold:  # answer at once; the levels that need the search wait for it
+            mgr.levels.start_warming()
+            warm = BackgroundWarmUp(runner)
+            tell(WARMING_UP)
+            warming = asyncio.create_task(_warm_in_background(mgr, warm, tell))
         await mgr.peers.start(mgr.on_change)  # moves made on the other processes
         await app.state.lobby.start()
-        if settings.bot_executor == "process":
+        if settings.bot_executor == "process" and not cold:
             await runner.warm_up()  # the workers load the search before the first game
         if settings.resume_on_start:
             n = await mgr.resume_all()
@@ -258,6 +298,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             sweeper.cancel()
             await app.state.lobby.close()
+            if warm is not None and warming is not None:
+                warm.close()
+                warming.cancel()
             await mgr.close()
             runner.close()
             await asyncio.to_thread(store.close)
@@ -351,9 +394,13 @@ def tune_gc() -> None:
 def serve_app() -> FastAPI:
     """The app of one ``lostcities serve --workers N`` process (uvicorn's factory): the
     settings from the environment, the database URL from :data:`SERVE_DB_ENV`."""
-    app = create_app(Settings.from_env(os.environ[SERVE_DB_ENV]))
+    app = create_app(Settings.from_env(os.environ[SERVE_DB_ENV]), say=_print)
     tune_gc()
     return app
+
+
+def _print(line: str) -> None:
+    print(line, flush=True)
 
 
 def cli_main(args: argparse.Namespace) -> int:
@@ -373,12 +420,11 @@ def cli_main(args: argparse.Namespace) -> int:
             "SQLite has one writer, so one process serves it"
         )
     settings = Settings.from_env(url)
-    app = create_app(settings)
+    app = create_app(settings, say=_print)
     # fail early (before "running on") if the database cannot be opened
     app.state.store.create_tables()
-    # compile the search (or load it from numba's cache) before any connection: no first
-    # move waits on the JIT
-    prepare_search(lambda line: print(line, flush=True))
+    # the search is loaded (or, at a first start, compiled in the background) as the app
+    # starts: it answers at once, and no move waits on the JIT
     host = args.host
     shown = f"[{host}]" if ":" in host else host
     db = app.state.store.safe_url

@@ -23,6 +23,7 @@ __all__ = [
     "StaleMoveError",
     "TimeOutError",
     "WaitingForFriendError",
+    "WarmingUpError",
 ]
 
 
@@ -88,6 +89,14 @@ class BotUnavailableError(GameError):
 
     code = "bot_unavailable"
     status = 400
+
+
+class WarmingUpError(BotUnavailableError):
+    """The level's compiled search is still being prepared (a first start): it plays once
+    it is ready, in a few seconds."""
+
+    code = "warming_up"
+    status = 503
 
 
 class IllegalMoveRequestError(GameError):

@@ -1,17 +1,38 @@
 """The computer levels: what each plays (:data:`LEVELS`), and whether and how it plays on
 this server (:class:`Levels`: its own bot, its fallback where a module is missing, or not
-at all)."""
+at all; a level whose bot runs the compiled search is *warming up* while a first start
+compiles it in the background)."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from lostcities.bots import BotSpecError, make
-from lostcities.web.errors import BotUnavailableError
+from lostcities.bots import BotSpecError, make, parse_spec
+from lostcities.web.errors import BotUnavailableError, WarmingUpError
 
-__all__ = ["LEVELS", "Level", "Levels", "bot_available"]
+__all__ = ["LEVELS", "SEARCH_BOTS", "Level", "Levels", "bot_available", "runs_compiled_search"]
+
+SEARCH_BOTS = ("ismcts", "expert")
+"""The bots whose moves run the numba-compiled search (unless ``engine=python``)."""
+
+
+def runs_compiled_search(spec: str) -> bool:
+    """Whether the bot of ``spec`` runs the compiled search where numba is installed (so it
+    waits for the warm-up of a first start rather than compile inside its move).
+
+    >>> runs_compiled_search("ismcts:time=1"), runs_compiled_search("heuristic")
+    (True, False)
+    >>> runs_compiled_search("ismcts:engine=python")
+    False
+    """
+    try:
+        name, options = parse_spec(spec)
+    except BotSpecError:
+        return False
+    return name in SEARCH_BOTS and options.get("engine") != "python"
 
 
 @dataclass(frozen=True)
@@ -83,6 +104,55 @@ class Levels(Mapping[str, Level]):
     def __init__(self, levels: Mapping[str, Level] | None = None) -> None:
         self._levels = dict(LEVELS if levels is None else levels)
         self._availability: dict[str, str | None] = {}
+        self._warming: asyncio.Event | None = None
+        """Set once the compiled search is ready; ``None``: not warming up."""
+
+    # -- the warm-up of a first start -------------------------------------------------------
+
+    def start_warming(self) -> None:
+        """The compiled search is being prepared (a first start compiles it in the
+        background): the levels that run it are :meth:`warming_up` until :meth:`search_ready`."""
+        if self._warming is None:
+            self._warming = asyncio.Event()
+
+    def search_ready(self) -> None:
+        """The compiled search is ready: every level plays (games waiting for it go on)."""
+        if self._warming is not None:
+            self._warming.set()
+            self._warming = None
+
+    @property
+    def warming(self) -> bool:
+        """Whether the compiled search is still being prepared."""
+        return self._warming is not None
+
+    def waits_for_search(self, spec: str) -> bool:
+        """Whether a move of ``spec`` must wait for the warm-up now (it runs the compiled
+        search, numba is installed, and the search is not ready yet)."""
+        return (
+            self._warming is not None
+            and runs_compiled_search(spec)
+            and self._missing(("numba",)) is None
+        )
+
+    async def until_ready(self, spec: str) -> None:
+        """Wait until ``spec`` can move without compiling (at once for most bots, and once
+        the search is ready)."""
+        event = self._warming
+        if event is not None and self.waits_for_search(spec):
+            await event.wait()
+
+    def warming_up(self, level: str) -> bool:
+        """Whether ``level`` plays the compiled search and waits for the warm-up now."""
+        if self._warming is None:
+            return False
+        try:
+            spec, _ = self._resolved(level)
+        except BotUnavailableError:
+            return False
+        return self.waits_for_search(spec)
+
+    # -- availability -----------------------------------------------------------------------
 
     def __getitem__(self, name: str) -> Level:
         return self._levels[name]
@@ -120,8 +190,18 @@ class Levels(Mapping[str, Level]):
     def resolve(self, level: str) -> tuple[str, float]:
         """The bot spec and mistake rate a level plays here (its fallback if need be).
 
+        :raises WarmingUpError: while the level's compiled search is being prepared.
         :raises BotUnavailableError: if neither the level's bot nor its fallback is installed.
         """
+        spec, mistakes = self._resolved(level)
+        if self.waits_for_search(spec):
+            raise WarmingUpError(
+                f"the {level} level is warming up: the search engine is being prepared "
+                "(first start only); try again in a few seconds"
+            )
+        return spec, mistakes
+
+    def _resolved(self, level: str) -> tuple[str, float]:
         lv = self._levels[level]
         why = self.own_bot_missing(level)
         if why is None:

@@ -554,6 +554,7 @@ class LiveGame:
                 seat
             )  # the round's view with the match's context: it plays for the match
             seed = random.Random(f"{self.match.seed}:{ri}:{ply}").randrange(2**31)
+            await mgr.levels.until_ready(spec)  # a first start's compile: never in a move
             try:
                 move = await mgr.bots.choose(
                     spec, seed, view, mgr.settings.bot_time_limit, self.row.mistakes or 0.0

@@ -17,20 +17,25 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from lostcities.bots import make
 from lostcities.bots.base import one_core_per_bot
 from lostcities.rules import Move, PlayerView
 from lostcities.web.levels import bot_available
 
+if TYPE_CHECKING:
+    from lostcities.fast.warmup import WarmUpProcess
+
 __all__ = [
     "NO_NUMBA",
     "PR_SET_PDEATHSIG",
+    "BackgroundWarmUp",
     "BotRunner",
     "bot_choose",
     "die_with_parent",
     "prepare_search",
+    "search_first_start",
 ]
 
 log = logging.getLogger("lostcities.web")
@@ -72,6 +77,57 @@ def prepare_search(progress: Callable[[str], None] | None = None) -> float:
     return warm_up(progress)
 
 
+def search_first_start() -> bool:
+    """Whether preparing the search would compile it (numba's cache is cold: a first
+    start, :func:`lostcities.fast.warmup.first_start`); False without numba."""
+    try:
+        from lostcities.fast.warmup import first_start
+    except ImportError:
+        return False
+    return first_start()
+
+
+class BackgroundWarmUp:
+    """A first start's compile of the search, off the server: in a child process
+    (:class:`lostcities.fast.warmup.WarmUpProcess`) while the server answers; then the
+    bot workers (or this process, with thread workers) load it from numba's cache."""
+
+    def __init__(self, runner: BotRunner) -> None:
+        self.runner = runner
+        self._child: WarmUpProcess | None = None
+        self._closed = False
+
+    async def run(self) -> float:
+        """Compile, then load; the seconds the compile took. A failed compile is logged
+        and the workers load what they can (a move then compiles what is missing).
+
+        :raises asyncio.CancelledError: if cancelled (the child is stopped).
+        """
+        from lostcities.fast.warmup import WarmUpError, WarmUpProcess
+
+        child = WarmUpProcess()
+        self._child = child
+        seconds = 0.0
+        try:
+            if self._closed:
+                return 0.0
+            seconds = await asyncio.to_thread(child.wait)
+        except WarmUpError as e:
+            log.warning("%s", e)
+        finally:
+            child.close()
+            self._child = None
+        await self.runner.load_search()
+        return seconds
+
+    def close(self) -> None:
+        """Stop the compile if it still runs (shutdown)."""
+        self._closed = True
+        child = self._child
+        if child is not None:
+            child.close()
+
+
 PR_SET_PDEATHSIG = 1
 """Linux ``prctl`` option: the signal a process gets when its parent dies."""
 
@@ -103,14 +159,16 @@ def die_with_parent(parent: int, poll: float = 1.0) -> None:
     threading.Thread(target=watch, name="lostcities-parent-watch", daemon=True).start()
 
 
-def _prepare_worker(specs: tuple[str, ...], parent: int | None = None) -> None:
+def _prepare_worker(specs: tuple[str, ...], parent: int | None = None, load: bool = True) -> None:
     """Start-up of each bot worker process: die with the server (:func:`die_with_parent`),
-    load the compiled search and build each level's bot once (the network's weights),
-    before the worker takes its first move."""
+    load the compiled search (unless ``load`` is false: a first start compiles it in the
+    background meanwhile, and the worker loads it then) and build each level's bot once
+    (the network's weights), before the worker takes its first move."""
     if parent is not None:
         die_with_parent(parent)
     try:
-        prepare_search()
+        if load:
+            prepare_search()
         for spec in specs:
             bot_available(spec)
     except Exception:  # never break the pool: a move will say what is wrong
@@ -128,11 +186,21 @@ class BotRunner:
     the bots of :attr:`specs`, so a move never waits on a compile or a weights file.
     """
 
-    def __init__(self, kind: str = "process", workers: int = 2, specs: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        kind: str = "process",
+        workers: int = 2,
+        specs: Sequence[str] = (),
+        *,
+        load_search: bool = True,
+    ) -> None:
         self.kind = kind
         self.workers = max(1, workers)
         self.specs = tuple(specs)
         """Bot specs each worker process builds once at start (the levels' bots)."""
+        self.load_at_start = load_search
+        """Whether a worker process loads the compiled search when it starts (false while
+        a first start compiles it: :meth:`load_search` then loads it)."""
         self._pool: concurrent.futures.Executor | None = None
 
     def _executor(self) -> concurrent.futures.Executor:
@@ -144,7 +212,7 @@ class BotRunner:
                     self.workers,
                     mp_context=ctx,
                     initializer=_prepare_worker,
-                    initargs=(self.specs, os.getpid()),
+                    initargs=(self.specs, os.getpid(), self.load_at_start),
                 )
             else:
                 self._pool = concurrent.futures.ThreadPoolExecutor(
@@ -158,6 +226,21 @@ class BotRunner:
         ex = self._executor()
         futures = [asyncio.wrap_future(ex.submit(_ready)) for _ in range(self.workers)]
         await asyncio.gather(*futures, return_exceptions=True)
+
+    async def load_search(self) -> None:
+        """Load the compiled search now that numba's cache holds it: in each running worker
+        process (one load per worker, as far as the pool spreads them; a worker it missed
+        loads each kernel on first use, from the cache), in the workers started later, and
+        with thread workers in this process."""
+        self.load_at_start = True
+        if self.kind != "process":
+            await asyncio.to_thread(prepare_search)
+        elif self._pool is None:
+            await self.warm_up()  # the workers start now, loading it
+        else:
+            await asyncio.gather(
+                *(self.run(prepare_search) for _ in range(self.workers)), return_exceptions=True
+            )
 
     async def choose(
         self,

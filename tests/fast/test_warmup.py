@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -73,27 +74,92 @@ def test_a_first_search_move_after_warm_up_compiles_nothing() -> None:
 
 
 def test_progress_messages() -> None:
-    from lostcities.fast.warmup import PREPARING, warm_up
+    from lostcities.fast.warmup import LOADING, PREPARING, first_start, warm_up
 
     said: list[str] = []
+    cold = first_start()
     seconds = warm_up(said.append)
-    assert said[0] == PREPARING and said[-1] == f"ready in {seconds:.1f} s"
-    assert len(said) == 2
+    assert said == [PREPARING if cold else LOADING, f"ready in {seconds:.1f} s"]
+    # the cache is warm now: the next warm-up only loads it, and says so
+    assert not first_start()
+    said.clear()
+    seconds = warm_up(said.append)
+    assert said == [LOADING, f"ready in {seconds:.1f} s"]
 
 
-def test_the_warmup_command() -> None:
-    out = subprocess.run(
+def _command(env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [sys.executable, "-m", "lostcities.cli", "warmup"],
         cwd=ROOT,
+        env=env,
         capture_output=True,
         text=True,
         timeout=280,
         check=False,
     )
+
+
+def test_the_warmup_command_says_first_start_only_at_a_first_start() -> None:
+    _command()  # fills the cache if it is cold
+    out = _command()
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[0] == "preparing the search engine (first start only) ..."
+    assert lines[0] == "loading the search engine ..."  # not "(first start only)": it is not
     assert lines[1].startswith("ready in ") and lines[1].endswith(" s")
+    assert "first start" not in out.stdout
+
+
+def _first_start_in(env: dict[str, str]) -> bool:
+    code = "from lostcities.fast.warmup import first_start; print(first_start())"
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    return {"True": True, "False": False}[out.stdout.strip()]
+
+
+def test_a_fresh_cache_is_a_first_start(tmp_path: Path) -> None:
+    """A new numba cache folder (a fresh install) is a first start, without compiling
+    anything to find out; the cache warmed by a warm-up is not; nor is a disabled JIT."""
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+    assert _first_start_in({**env, "NUMBA_CACHE_DIR": str(tmp_path / "cache")})
+    assert not list((tmp_path / "cache").rglob("*.nbc"))  # nothing was compiled
+    _command()
+    assert not _first_start_in(env)
+    assert not _first_start_in({**env, "NUMBA_DISABLE_JIT": "1"})
+
+
+def test_an_edited_source_is_a_first_start(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The note names each compiled source's size and time: an edit of the fast path (or an
+    upgrade) makes the next start a first start again."""
+    from lostcities.fast import warmup
+
+    warmup.warm_up()
+    assert not warmup.first_start()
+    real = os.stat
+
+    def touched(path: Any, *args: Any, **kwargs: Any) -> Any:
+        st = real(path, *args, **kwargs)
+        if str(path).endswith("kernels.py"):
+            return SimpleNamespace(st_mtime=st.st_mtime + 1, st_size=st.st_size)
+        return st
+
+    monkeypatch.setattr(os, "stat", touched)
+    assert warmup.first_start()
+
+
+def test_the_warm_up_process_runs_apart_and_can_be_stopped() -> None:
+    from lostcities.fast.warmup import WarmUpProcess, warm_up
+
+    warm_up()  # warm: the child only loads
+    child = WarmUpProcess()
+    seconds = child.wait()
+    child.close()
+    assert seconds >= 0
+    stopped = WarmUpProcess()
+    stopped.close()  # at once: killed, never left running
+    with pytest.raises(Exception, match="failed"):
+        stopped.wait()
 
 
 def test_without_numba_the_command_says_so_and_succeeds() -> None:

@@ -280,7 +280,11 @@ class GameScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="bot", exit_on_error=False)
     def think(self, bot: Bot, view: PlayerView, generation: int) -> None:
-        """Ask the bot for its move on a thread; the answer comes back as :class:`BotMoved`."""
+        """Ask the bot for its move on a thread; the answer comes back as :class:`BotMoved`.
+        At a first start the bot waits for the search's compile (never compiles in a move)."""
+        warm = getattr(self.app, "warm_up", None)
+        if warm is not None:
+            warm.ready.wait()
         try:
             move = bot.choose(view)
         except Exception as e:  # a crashing bot forfeits; the app goes on
@@ -387,12 +391,20 @@ class GameScreen(Screen[None]):
         status.set_class(self.error, "-error")
         if self.phase == "bot":
             name = self.session.names[BOT_SEAT]
-            text = f"{SPINNER[self.spin % len(SPINNER)]} {name} is thinking…   u: undo your move"
+            doing = (
+                "is preparing its search (first start only)" if self.warming() else "is thinking"
+            )
+            text = f"{SPINNER[self.spin % len(SPINNER)]} {name} {doing}…   u: undo your move"
             if self.error:
                 text = self.prompt
             set_text(status, text)
         else:
             set_text(status, self.prompt)
+
+    def warming(self) -> bool:
+        """Whether the bot's search is still being compiled (a first start)."""
+        warm = getattr(self.app, "warm_up", None)
+        return warm is not None and not warm.ready.is_set()
 
     def _tick(self) -> None:
         if self.phase == "bot":

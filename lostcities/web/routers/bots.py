@@ -29,6 +29,9 @@ class LevelOut(BaseModel):
     available: bool
     reason: str | None = None
     """Why it is not available, if it is not."""
+    warming_up: bool = False
+    """Whether it waits for the search engine, which a first start compiles in the
+    background: not available for a few seconds, then available."""
 
 
 @router.get("/levels", response_model=list[LevelOut])
@@ -36,7 +39,7 @@ async def levels(mgr: GameManager = Depends(get_manager)) -> list[LevelOut]:
     """Every level: what it plays (``about``, the bot spec ``bot``: easy = ``heuristic``
     with 40% random moves, medium = ``heuristic``, hard = ``ismcts:time=1``, expert =
     ``expert:time=1``, or ``ismcts:time=1`` where numba is missing), and why it is
-    unavailable if it is."""
+    unavailable if it is (``warming_up``: for a few seconds at a first start)."""
     out = []
     for level, lv in mgr.levels.items():
         why = mgr.levels.unavailable(level)
@@ -54,6 +57,7 @@ async def levels(mgr: GameManager = Depends(get_manager)) -> list[LevelOut]:
                 mistakes=lv.mistakes if spec == lv.spec else 0.0,
                 available=why is None,
                 reason=why,
+                warming_up=mgr.levels.warming_up(level),
             )
         )
     return out

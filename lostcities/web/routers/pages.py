@@ -80,8 +80,15 @@ async def home(request: Request, mgr: GameManager = Depends(get_manager)) -> HTM
                 else i18n.translate(lang, "level.instead", bot=spec)
             )
             about = f"{about}; {instead}" if about else instead
-        unavailable = i18n.translate(lang, "home.unavailable") if why is not None else ""
-        levels.append((name, label, about, unavailable))
+        warming = mgr.levels.warming_up(name)  # a first start compiles its search
+        unavailable = (
+            i18n.translate(lang, "home.warming_up")
+            if warming
+            else i18n.translate(lang, "home.unavailable")
+            if why is not None
+            else ""
+        )
+        levels.append((name, label, about, unavailable, warming))
     return _page(request, "home.html", levels=levels)
 
 

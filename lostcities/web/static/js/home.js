@@ -21,18 +21,39 @@
   form.addEventListener("change", sync);
   sync();
 
-  LC.api("GET", "/api/levels").then((levels) => {
-    for (const l of levels) {
-      const input = form.querySelector(`input[name=level][value=${l.level}]`);
-      // what each level plays is on the page already, in its language (the server wrote it)
-      if (input && !l.available) {
-        input.disabled = true;
-        input.parentElement.title = t("home.unavailable"); // the reason (l.reason) is for operators
-        input.parentElement.classList.add("unavailable");
+  // a level "warming up" (a first start compiles the search in the background) is asked
+  // about again every 2 s and opens when it is ready
+  function levels() {
+    LC.api("GET", "/api/levels").then((levels) => {
+      let warming = false;
+      for (const l of levels) {
+        const input = form.querySelector(`input[name=level][value=${l.level}]`);
+        if (!input) continue;
+        const label = input.parentElement;
+        const note = label.querySelector(".warming-note");
+        // what each level plays is on the page already, in its language (the server wrote it)
+        if (l.warming_up) {
+          warming = true;
+          input.disabled = true;
+          label.title = t("home.warming_up");
+          label.classList.add("unavailable", "warming");
+          if (!note) label.querySelector("span").insertAdjacentHTML("beforeend", ` <small class="warming-note">${LC.esc(t("home.warming_up"))}</small>`);
+        } else if (!l.available) {
+          input.disabled = true;
+          label.title = t("home.unavailable"); // the reason (l.reason) is for operators
+          label.classList.add("unavailable");
+        } else if (label.classList.contains("warming")) {
+          input.disabled = false;
+          label.title = input.dataset.about;
+          label.classList.remove("unavailable", "warming");
+          if (note) note.remove();
+        }
       }
-    }
-    sync();
-  }).catch(() => {});
+      sync();
+      if (warming) setTimeout(levels, 2000);
+    }).catch(() => {});
+  }
+  levels();
 
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
