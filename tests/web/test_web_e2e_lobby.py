@@ -1,0 +1,116 @@
+"""The lobby in real headless Chromium: two signed-up players meet in the lobby (one opens a
+rated one-round table, the other joins it from the list), play the whole round, and both
+ratings change by the figures the glicko2 package computes."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lostcities.web import ratings
+from tests.web.conftest import watch_errors
+from tests.web.test_web_e2e import CHROMIUM, play_one_turn, shot, wait_my_turn_or_end
+
+sync_api = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("glicko2")
+
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs /usr/bin/chromium")
+
+PASSWORD = "lost cities at dusk"
+
+
+def sign_up(browser: Any, url: str, username: str, **ctx: Any) -> tuple[Any, Any]:
+    """A new context whose browser signed up (with a password) on the lobby page."""
+    context = browser.new_context(**{"viewport": {"width": 1280, "height": 900}, **ctx})
+    page = context.new_page()
+    page.goto(url + "/lobby")
+    page.evaluate(
+        "([u, p]) => LC.api('POST', '/api/accounts/signup', { username: u, password: p })",
+        [username, PASSWORD],
+    )
+    page.goto(url + "/lobby")
+    page.wait_for_selector(f"#lobby[data-account='{username}']", state="attached")
+    return context, page
+
+
+def rating_on_profile(page: Any, url: str, username: str) -> int:
+    page.goto(f"{url}/players/{username}")
+    cell = page.locator("table.ratings tbody tr").first.locator("td").nth(1).inner_text()
+    m = re.match(r"(\d+)", cell)
+    assert m, cell
+    return int(m.group(1))
+
+
+def test_two_players_meet_in_the_lobby_and_play_a_rated_match(browser: Any, server: Any) -> None:
+    alice, pa = sign_up(browser, server.url, "alice")
+    bob, pb = sign_up(
+        browser,
+        server.url,
+        "bob",
+        viewport={"width": 375, "height": 800},
+        is_mobile=True,
+        has_touch=True,
+    )
+    errors = watch_errors(pa, pb)
+    # Alice opens a rated one-round table; Bob sees it listed live and joins it
+    pa.click('label:has(input[name=rounds][value="1"])')
+    pa.check("#lobby-rated")
+    pa.click("#lobby-open")
+    pa.wait_for_selector("#lobby-mine li")
+    row = pb.locator("#lobby-tables tbody tr", has_text="alice")
+    row.wait_for()
+    assert "Rated" in row.inner_text()
+    assert pb.evaluate("() => document.documentElement.scrollWidth") <= 376
+    shot(pb, "lobby-phone")
+    row.locator("button[data-join]").click()
+    pb.wait_for_url(re.compile(r"/game/"))
+    pa.wait_for_url(re.compile(r"/game/"), timeout=15000)  # the owner's page follows
+    game_id = pa.url.rsplit("/", 1)[1]
+    assert pb.url.endswith(game_id)
+    for p in (pa, pb):
+        p.wait_for_selector("#hand .card")
+    # the whole round, each making the first legal card action and drawing from the deck
+    page = other = None
+    for _ in range(200):
+        mine = [p for p in (pa, pb) if "mine" in (p.get_attribute("#status", "class") or "")]
+        if mine:
+            page, other = mine[0], (pb if mine[0] is pa else pa)
+            break
+        pa.wait_for_timeout(50)
+    assert page is not None and other is not None
+    explain = {"done": True}
+    moves = 0
+    while True:
+        deck = int(page.inner_text("#deck-n"))
+        play_one_turn(page, explain=explain)
+        moves += 1
+        other.wait_for_function(f"() => document.querySelectorAll('#log .n').length >= {moves}")
+        if deck == 1:
+            break
+        wait_my_turn_or_end(other)
+        page, other = other, page
+    # both ratings changed by the package's figures for this result
+    summary = pa.request.get(f"{server.url}/api/games/{game_id}").json()
+    score = ratings.outcome(summary["result"])
+    assert score is not None
+    new_a, new_b = ratings.rate_pair(ratings.DEFAULT, ratings.DEFAULT, score)
+    for _ in range(100):
+        board = pa.request.get(f"{server.url}/api/leaderboard?speed=untimed").json()["players"]
+        if len(board) == 2:
+            break
+        pa.wait_for_timeout(100)
+    assert {p["name"]: p["rating"] for p in board} == {
+        "alice": round(new_a.rating),
+        "bob": round(new_b.rating),
+    }
+    assert rating_on_profile(pa, server.url, "alice") == round(new_a.rating)
+    assert rating_on_profile(pb, server.url, "bob") == round(new_b.rating)
+    change = pb.locator(f"#profile-games tr[data-game='{game_id}'] .rating-change").inner_text()
+    assert float(change) == round(new_b.rating - 1500.0, 1)
+    shot(pb, "profile-phone")
+    assert not errors, errors
+    alice.close()
+    bob.close()
