@@ -38,6 +38,7 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from lostcities.web import correspondence, ratings, schemas
+from lostcities.web.accounts import blocked_between
 from lostcities.web.clocks import parse_clock
 from lostcities.web.errors import GameError
 from lostcities.web.games import GameManager, new_token
@@ -60,6 +61,7 @@ __all__ = [
     "RANGE_WIDEN",
     "STALE_SECONDS",
     "TICK",
+    "BlockedError",
     "EntryGoneError",
     "LobbyHub",
     "NeedsAccountError",
@@ -97,6 +99,13 @@ class EntryGoneError(GameError):
 
     code = "gone"
     status = 409
+
+
+class BlockedError(GameError):
+    """One of two players blocked the other: they are never seated together."""
+
+    code = "blocked"
+    status = 403
 
 
 class TooManyEntriesError(GameError):
@@ -519,6 +528,8 @@ class LobbyHub:
             raise EntryGoneError("this is your own table: wait for someone to join it")
         if row.rated and player.account_id is None:
             raise NeedsAccountError("sign in to play rated games (guests play casual games)")
+        if await blocked_between(self.store, _account(row.owner), player.account_id):
+            raise BlockedError("you cannot join this player's table")
         token = new_token()
         game_id = await self._start(
             row.variant,
@@ -619,6 +630,8 @@ class LobbyHub:
             for b in seeks[i + 1 :]:
                 if b.id in taken or b.owner == a.owner or not _fits(a, b, now):
                     continue
+                if await blocked_between(self.store, _account(a.owner), _account(b.owner)):
+                    continue  # a blocked pair is never paired
                 try:
                     await self._start(
                         a.variant,

@@ -248,3 +248,28 @@ def test_two_processes_share_one_lobby(pg_url: str) -> None:
                 break
             time.sleep(0.02)
         assert hub.snapshot["tables"] == []
+
+
+def block(client: TestClient, who: dict[str, str], whom: str) -> None:
+    r = client.post(f"/api/players/{whom}/block", json={}, headers=who)
+    assert r.status_code == 200, r.text
+
+
+def test_blocked_players_are_never_seated_together(client: TestClient) -> None:
+    ann, bob, cy = sign_in(client, "ann"), sign_in(client, "bob"), sign_in(client, "cy")
+    block(client, bob, "ann")
+    t = client.post("/api/lobby/tables", json={"rounds": 1}, headers=ann).json()
+    r = client.post(f"/api/lobby/{t['id']}/join", json={}, headers=bob)
+    assert r.status_code == 403 and r.json()["error"] == "blocked"
+    # play now: ann and bob wait together, cy comes and is paired with the first of them
+    client.post(f"/api/lobby/{t['id']}/cancel", json={"token": t["token"]})
+    sa = client.post("/api/lobby/seeks", json={"rounds": 1}, headers=ann).json()
+    sb = client.post("/api/lobby/seeks", json={"rounds": 1}, headers=bob).json()
+
+    def status(e: dict[str, str]) -> str:
+        out = client.post(f"/api/lobby/{e['id']}/status", json={"token": e["token"]}).json()
+        return str(out["status"])
+
+    assert (status(sa), status(sb)) == ("open", "open")
+    client.post("/api/lobby/seeks", json={"rounds": 1}, headers=cy)
+    assert (status(sa), status(sb)) == ("matched", "open")
