@@ -10,6 +10,7 @@ from __future__ import annotations
 
 __all__ = [
     "BotUnavailableError",
+    "ChatFullError",
     "GameError",
     "GameNotFoundError",
     "GameOverError",
@@ -97,6 +98,13 @@ class WarmingUpError(BotUnavailableError):
 
     code = "warming_up"
     status = 503
+
+
+class ChatFullError(GameError):
+    """The game keeps no more chat (:data:`lostcities.web.live.CHAT_KEPT` phrases)."""
+
+    code = "chat_full"
+    status = 409
 
 
 class IllegalMoveRequestError(GameError):

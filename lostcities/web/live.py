@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import json
 import logging
 import random
 import time
@@ -28,6 +29,7 @@ from lostcities.referee import Referee
 from lostcities.rules import Move, Round
 from lostcities.web import clocks, schemas
 from lostcities.web.errors import (
+    ChatFullError,
     GameError,
     GameOverError,
     IllegalMoveRequestError,
@@ -37,14 +39,28 @@ from lostcities.web.errors import (
     TimeOutError,
     WaitingForFriendError,
 )
-from lostcities.web.store import GameRow, RoundRow, hash_token, op_forfeit, op_move, utcnow
+from lostcities.web.store import (
+    GameRow,
+    RoundRow,
+    hash_token,
+    op_add_chat,
+    op_forfeit,
+    op_move,
+    utcnow,
+)
 
 if TYPE_CHECKING:
     from lostcities.web.games import GameManager
 
-__all__ = ["Conn", "LiveGame", "Sender"]
+__all__ = ["CHAT_KEPT", "CHAT_SHOWN", "Conn", "LiveGame", "Sender"]
+
+CHAT_KEPT = 200
+"""Quick-chat phrases a game keeps (stored with it); then its chat is full."""
+CHAT_SHOWN = 50
+"""The last phrases a connection gets again when it says hello (a reload)."""
 
 log = logging.getLogger("lostcities.web")
+CHAT_IDS = frozenset(schemas.CHAT_PHRASES)
 
 
 class Sender(Protocol):
@@ -82,6 +98,8 @@ class LiveGame:
     """The round and ply :attr:`clock_task` waits on."""
     clock_due: float = 0.0
     """When (the event loop's time) :attr:`clock_task` looks again."""
+    chat_count: int | None = None
+    """Chat phrases stored for this game (counted on the first one said here)."""
     referee: Referee = field(init=False)
     """Applies the stored moves, forfeits and new rounds to :attr:`match` (both seats
     submit: the bots' moves come from the :class:`BotRunner`); its
@@ -250,6 +268,32 @@ class LiveGame:
         """Send the same message to every connection."""
         for c in list(self.conns):
             await self.send(c, text)
+
+    # -- quick chat ----------------------------------------------------------------------
+
+    async def chat(self, seat: int, phrase: str) -> None:
+        """``seat`` says a quick-chat phrase (an id of :data:`schemas.CHAT_PHRASES`, never
+        free text): stored with the game, then sent to every connection.
+
+        :raises ChatFullError: once the game keeps :data:`CHAT_KEPT` phrases.
+        """
+        store = self.manager.store
+        if self.chat_count is None:
+            self.chat_count = len(await store.chat(self.id))
+        if self.chat_count >= CHAT_KEPT:
+            raise ChatFullError(f"this game's chat is full ({CHAT_KEPT} messages)")
+        self.chat_count += 1
+        await store.write(op_add_chat(self.id, seat, phrase))
+        await self.send_all(json.dumps({"type": "chat", "seat": seat, "phrase": phrase}))
+
+    async def chat_log(self) -> str | None:
+        """The ``chat_log`` message for a connection that just said hello (a reload): the
+        last :data:`CHAT_SHOWN` phrases in the order said; ``None`` before any."""
+        said = [(s, p) for s, p in await self.manager.store.chat(self.id) if p in CHAT_IDS]
+        if not said:
+            return None
+        messages = [{"seat": s, "phrase": p} for s, p in said[-CHAT_SHOWN:]]
+        return json.dumps({"type": "chat_log", "messages": messages})
 
     # -- moves ---------------------------------------------------------------------------
 

@@ -51,6 +51,7 @@ __all__ = [
     "AuthFailureRow",
     "BlockRow",
     "ChallengeRow",
+    "ChatRow",
     "ModLogRow",
     "PasskeyRow",
     "ReportRow",
@@ -412,6 +413,22 @@ class PresenceRow(Base):
     name: Mapped[str] = mapped_column(String(40))
     account_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
     seen_at: Mapped[datetime.datetime] = mapped_column(DateTime, default=utcnow, index=True)
+
+
+class ChatRow(Base):
+    """A quick-chat phrase said at a game's table (a phrase id of
+    :data:`lostcities.web.schemas.CHAT_PHRASES`, never free text), kept with the game so
+    that a reload shows the chat again, in order."""
+
+    __tablename__ = "lc_chat"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("lc_games.id", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[datetime.datetime] = mapped_column(DateTime, default=utcnow)
+    seat: Mapped[int] = mapped_column(Integer)
+    phrase: Mapped[str] = mapped_column(String(32))
 
 
 COMMENT_KINDS = ("comment", "mistake", "tool request")
@@ -825,6 +842,20 @@ class GameStore:
                 s.expunge(r)
         return rows, int(total)
 
+    def chat_sync(self, game_id: str) -> list[tuple[int, str]]:
+        """A game's chat as stored: ``(seat, phrase)`` in the order said."""
+        with self._sessions() as s:
+            rows = s.execute(
+                select(ChatRow.seat, ChatRow.phrase)
+                .where(ChatRow.game_id == game_id)
+                .order_by(ChatRow.id)
+            ).all()
+        return [(int(seat), str(phrase)) for seat, phrase in rows]
+
+    async def chat(self, game_id: str) -> list[tuple[int, str]]:
+        """:meth:`chat_sync` off the event loop."""
+        return await asyncio.to_thread(self.chat_sync, game_id)
+
     def comment_by_digest_sync(self, digest: str) -> CommentRow | None:
         """The stored comment with this :func:`comment_digest`, if any."""
         with self._sessions() as s:
@@ -1043,6 +1074,15 @@ def op_add_comment(
         s.flush()
         s.expunge(row)
         return row, True
+
+    return fn
+
+
+def op_add_chat(game_id: str, seat: int, phrase: str) -> Callable[[Session], None]:
+    """Store a chat phrase said at ``game_id``'s table by ``seat``."""
+
+    def fn(s: Session) -> None:
+        s.add(ChatRow(game_id=game_id, seat=seat, phrase=phrase))
 
     return fn
 

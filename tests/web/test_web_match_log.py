@@ -4,6 +4,7 @@ them again."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -80,3 +81,96 @@ def test_the_log_keeps_every_round_through_a_restart(tmp_path: Path) -> None:
         assert [r["index"] for r in s["match"]["rounds"]] == [0, 1]
         assert s["match"]["rounds"][0]["history"] == log
         assert len(s["match"]["rounds"][1]["history"]) > 0
+
+
+def _receive_until(ws: Any, pred: Any, n: int = 30) -> dict[str, Any]:
+    for _ in range(n):
+        msg: dict[str, Any] = json.loads(ws.receive_text())
+        if pred(msg):
+            return msg
+    raise AssertionError("message not received")
+
+
+def _hello(ws: Any, token: str | None) -> list[dict[str, Any]]:
+    """Say hello; the messages up to the presence line (the state, the chat so far)."""
+    ws.send_text(json.dumps({"type": "hello", "token": token}))
+    got: list[dict[str, Any]] = []
+    while not got or got[-1]["type"] != "presence":
+        got.append(json.loads(ws.receive_text()))
+    return got
+
+
+def test_the_chat_is_kept_and_said_again_after_a_reload_and_a_restart(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+    from test_web_api import friend_game
+
+    from lostcities.web.app import create_app
+
+    url = f"sqlite:///{tmp_path / 'chat.db'}"
+    said = [(0, "hello"), (1, "good_luck"), (0, "emote_thumbs_up"), (1, "thanks")]
+    with TestClient(create_app(app_settings(url))) as client:
+        gid, *tokens = friend_game(client)
+        with (
+            client.websocket_connect(f"/ws/games/{gid}") as a,
+            client.websocket_connect(f"/ws/games/{gid}") as b,
+        ):
+            first = _hello(a, tokens[0])
+            assert [m["type"] for m in first] == ["state", "presence"]  # no chat yet
+            _hello(b, tokens[1])
+            for seat, phrase in said:
+                (a, b)[seat].send_text(json.dumps({"type": "chat", "phrase": phrase}))
+                for ws in (a, b):
+                    msg = _receive_until(ws, lambda m: m.get("type") == "chat")
+                    assert msg == {"type": "chat", "seat": seat, "phrase": phrase}
+            # refused as before: no free text, and a spectator cannot chat (nothing stored)
+            b.send_text(json.dumps({"type": "chat", "phrase": "you are bad\u202e"}))
+            assert _receive_until(b, lambda m: m.get("type") == "error")["code"] == "bad_message"
+        # a reload: a new connection gets the state, then the chat so far, in order
+        with client.websocket_connect(f"/ws/games/{gid}") as again:
+            got = _hello(again, tokens[1])
+            assert [m["type"] for m in got] == ["state", "chat_log", "presence"]
+            assert got[1]["messages"] == [{"seat": s, "phrase": p} for s, p in said]
+        with client.websocket_connect(f"/ws/games/{gid}") as watcher:  # spectators read it
+            assert _hello(watcher, None)[1]["type"] == "chat_log"
+            watcher.send_text(json.dumps({"type": "chat", "phrase": "wow"}))
+            assert _receive_until(watcher, lambda m: m.get("type") == "error")["code"] == (
+                "spectator"
+            )
+    # a server restart: the chat is in the database
+    with (
+        TestClient(create_app(app_settings(url))) as client,
+        client.websocket_connect(f"/ws/games/{gid}") as a,
+    ):
+        got = _hello(a, tokens[0])
+        assert got[1] == {
+            "type": "chat_log",
+            "messages": [{"seat": s, "phrase": p} for s, p in said],
+        }
+
+
+def test_a_games_chat_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game keeps at most CHAT_KEPT phrases (the messages limit paces each client; this
+    bounds what a game stores); a reload shows the last CHAT_SHOWN."""
+    from fastapi.testclient import TestClient
+    from test_web_api import friend_game
+
+    from lostcities.web import live
+    from lostcities.web.app import create_app
+
+    monkeypatch.setattr(live, "CHAT_KEPT", 5)
+    monkeypatch.setattr(live, "CHAT_SHOWN", 3)
+    url = f"sqlite:///{tmp_path / 'chat.db'}"
+    with TestClient(create_app(app_settings(url))) as client:
+        gid, *tokens = friend_game(client)
+        with client.websocket_connect(f"/ws/games/{gid}") as a:
+            _hello(a, tokens[0])
+            phrases = ["hello", "wow", "oops", "sorry", "thanks"]
+            for p in phrases:
+                a.send_text(json.dumps({"type": "chat", "phrase": p}))
+                _receive_until(a, lambda m: m.get("type") == "chat")
+            a.send_text(json.dumps({"type": "chat", "phrase": "good_game"}))
+            err = _receive_until(a, lambda m: m.get("type") == "error")
+            assert err["code"] == "chat_full" and "full" in err["message"]
+        with client.websocket_connect(f"/ws/games/{gid}") as b:
+            got = _hello(b, tokens[1])
+            assert [m["phrase"] for m in got[1]["messages"]] == phrases[-3:]

@@ -121,6 +121,9 @@ async def _serve(
                 conn = Conn(ws, seat)
                 g.conns.append(conn)
                 await g.send(conn, g.state(seat))
+                said = await g.chat_log()  # the chat so far (a reload)
+                if said is not None:
+                    await g.send(conn, said)
                 await _presence(g)
                 g.schedule_bot()
                 g.schedule_clock()
@@ -140,10 +143,12 @@ async def _serve(
                         error_message("blocked", "no chat: one of you blocked the other")
                     )
                     continue
-                # a phrase id, never free text: every client shows it in its own language
-                await g.send_all(
-                    json.dumps({"type": "chat", "seat": conn.seat, "phrase": msg.phrase})
-                )
+                # a phrase id, never free text: every client shows it in its own language;
+                # kept with the game, so that a reload shows it again
+                try:
+                    await g.chat(conn.seat, msg.phrase)
+                except GameError as e:
+                    await ws.send_text(error_message(e.code, str(e)))
             elif isinstance(msg, schemas.Resign):
                 if conn.seat is None:
                     await ws.send_text(error_message("spectator", "spectators cannot resign"))

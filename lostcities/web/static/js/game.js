@@ -100,6 +100,7 @@
       const fly = before ? flightsFrom(before, m) : null;
       render();
       if (fly) animate(fly);
+      if (chatSaid) replayChat();
       alertTurn(before !== null);
     } else if (m.type === "error") {
       sending = false;
@@ -123,6 +124,9 @@
       }
     } else if (m.type === "chat") {
       showChat(m.seat, m.phrase);
+    } else if (m.type === "chat_log") { // the chat so far, on (re)connecting: said again, in order
+      chatSaid = m.messages;
+      if (S) replayChat();
     } else if (m.type === "rematch") {
       rematchOffer = m.id;
       if (S) renderButtons();
@@ -967,6 +971,12 @@
         box.appendChild(b);
       }
     }
+  }
+  let chatSaid = null; // the chat_log not yet shown (it may come before the first state)
+  function replayChat() {
+    $("chat-log").textContent = "";
+    for (const c of chatSaid || []) showChat(c.seat, c.phrase);
+    chatSaid = null;
   }
   function showChat(seat, phrase) {
     if (chatMuted || !S || !(PHRASES.includes(phrase) || phrase in EMOTES)) return;
