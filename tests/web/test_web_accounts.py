@@ -496,3 +496,21 @@ def test_signed_in_games_are_the_accounts_and_blocks_stop_chat(web: Any) -> None
     for token in (g["token"], j["token"]):  # neither way
         m = chat(token)
         assert m["type"] == "error" and m["code"] == "blocked"
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "de", "es", "ko"])
+def test_the_account_pages_in_every_language(web: Any, lang: str) -> None:
+    from lostcities.web import i18n
+
+    for path, key in (
+        ("/signup", "account.signup_password"),
+        ("/login", "account.login_passkey"),
+        ("/account", "account.delete"),
+    ):
+        r = web.get(path, cookies={i18n.COOKIE: lang})
+        assert r.status_code == 200 and r.headers["content-language"] == lang
+        assert i18n.translate(lang, key) in r.text.replace("&#39;", "'")
+        assert 'src="/static/js/account.js"' in r.text
+        assert acc.CSRF_COOKIE in r.headers.get("set-cookie", "") or web.cookies.get(
+            acc.CSRF_COOKIE
+        )

@@ -11,15 +11,19 @@ import secrets
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request, Response
+from fastapi.responses import HTMLResponse
+from markupsafe import Markup
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from lostcities.web import accounts as acc
 from lostcities.web import auth_passkeys as pk
+from lostcities.web import i18n
 from lostcities.web.accounts import Account, current_account, require_account
 from lostcities.web.deps import get_settings, get_store
 from lostcities.web.limits import RateLimiter, client_key
+from lostcities.web.routers.pages import templates
 from lostcities.web.schemas import check_typed
 from lostcities.web.store import AccountRow, BlockRow, GameStore, PasskeyRow
 
@@ -638,3 +642,45 @@ async def report(
         acc.op_report(account, target, req.reason, req.text, req.game_id)
     )
     return OkOut()
+
+
+# -- pages ------------------------------------------------------------------------------------
+
+
+def _render(request: Request, name: str) -> HTMLResponse:
+    lang = i18n.negotiate(request.headers.get("accept-language"), request.cookies.get(i18n.COOKIE))
+
+    def t(key: str, **params: object) -> str:
+        text = i18n.translate(lang, key, **params)
+        return Markup(text) if key.endswith("_html") else text
+
+    context = {
+        "page": name.removesuffix(".html"),
+        "lang": lang,
+        "languages": i18n.LANGUAGES,
+        "t": t,
+    }
+    response = templates.TemplateResponse(request, name, context)
+    response.headers["Content-Language"] = lang
+    response.headers["Vary"] = "Accept-Language, Cookie"
+    response.headers["Cache-Control"] = "no-store"
+    acc.csrf_token(request, response)  # the forms' scripts echo it
+    return response
+
+
+@router.get("/signup", response_class=HTMLResponse, include_in_schema=False)
+async def signup_page(request: Request) -> HTMLResponse:
+    """Sign up: a username and a password or a passkey."""
+    return _render(request, "signup.html")
+
+
+@router.get("/login", response_class=HTMLResponse, include_in_schema=False)
+async def login_page(request: Request) -> HTMLResponse:
+    """Log in: a password or a passkey (or the recovery code)."""
+    return _render(request, "login.html")
+
+
+@router.get("/account", response_class=HTMLResponse, include_in_schema=False)
+async def account_page(request: Request) -> HTMLResponse:
+    """The account: password, passkeys, blocked players, guest games, log out, delete."""
+    return _render(request, "account.html")

@@ -1,0 +1,316 @@
+// The account pages: /signup, /login and /account (password or passkey; docs/web.md).
+"use strict";
+(() => {
+  const t = LC.t;
+  const page = document.body.dataset.page;
+  const errorBox = document.getElementById("form-error");
+
+  function showError(e) {
+    errorBox.textContent = e ? e.message : "";
+  }
+
+  // -- passkeys (WebAuthn): the server's JSON options <-> the browser's ArrayBuffers ----------
+  const b64u = {
+    enc(buf) {
+      const bytes = new Uint8Array(buf);
+      let s = "";
+      for (const b of bytes) s += String.fromCharCode(b);
+      return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+    },
+    dec(str) {
+      const s = atob(str.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((str.length + 3) % 4));
+      return Uint8Array.from(s, (c) => c.charCodeAt(0)).buffer;
+    },
+  };
+  const passkeys = () => !!(window.PublicKeyCredential && navigator.credentials);
+  const creationOptions = (o) => ({
+    ...o,
+    challenge: b64u.dec(o.challenge),
+    user: { ...o.user, id: b64u.dec(o.user.id) },
+    excludeCredentials: (o.excludeCredentials || []).map((c) => ({ ...c, id: b64u.dec(c.id) })),
+  });
+  const requestOptions = (o) => ({
+    ...o,
+    challenge: b64u.dec(o.challenge),
+    allowCredentials: (o.allowCredentials || []).map((c) => ({ ...c, id: b64u.dec(c.id) })),
+  });
+  function credentialJSON(c) {
+    const r = c.response;
+    const response = { clientDataJSON: b64u.enc(r.clientDataJSON) };
+    if (r.attestationObject) {
+      response.attestationObject = b64u.enc(r.attestationObject);
+      if (r.getTransports) response.transports = r.getTransports();
+    } else {
+      response.authenticatorData = b64u.enc(r.authenticatorData);
+      response.signature = b64u.enc(r.signature);
+      if (r.userHandle) response.userHandle = b64u.enc(r.userHandle);
+    }
+    return {
+      id: c.id,
+      rawId: b64u.enc(c.rawId),
+      type: c.type,
+      response,
+      clientExtensionResults: c.getClientExtensionResults ? c.getClientExtensionResults() : {},
+      authenticatorAttachment: c.authenticatorAttachment || undefined,
+    };
+  }
+  async function makePasskey(username) {
+    const { challenge_id, options } = await LC.api("POST", "/api/accounts/passkeys/options", username === undefined ? {} : { username });
+    const cred = await navigator.credentials.create({ publicKey: creationOptions(options) });
+    return { challenge_id, credential: credentialJSON(cred) };
+  }
+  // the guest games this browser remembers: claimed by the new account
+  const seats = () => LC.games().filter((g) => g.id && g.token).slice(0, 200).map((g) => ({ id: g.id, token: g.token }));
+
+  function showRecovery(code, claimed) {
+    const box = document.getElementById("recovery");
+    document.getElementById("recovery-code").textContent = code;
+    const c = document.getElementById("claimed");
+    if (c && claimed && claimed.length) c.textContent = t("account.claimed", { n: claimed.length });
+    for (const f of document.querySelectorAll("form, #to-login, #forgot")) f.classList.add("hidden");
+    box.classList.remove("hidden");
+    box.focus();
+  }
+
+  function busy(form, on) {
+    for (const b of form.querySelectorAll("button")) b.disabled = on;
+  }
+
+  // -- /signup -------------------------------------------------------------------------------
+  if (page === "signup") {
+    const form = document.getElementById("signup-form");
+    const pkButton = document.getElementById("signup-passkey");
+    if (!passkeys()) {
+      pkButton.disabled = true;
+      document.getElementById("passkey-intro").textContent = t("account.passkey_unsupported");
+    }
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      showError(null);
+      busy(form, true);
+      try {
+        const res = await LC.api("POST", "/api/accounts/signup", {
+          username: form.elements.username.value.trim(),
+          password: form.elements.password.value,
+          games: seats(),
+        });
+        showRecovery(res.recovery_code, res.claimed);
+      } catch (e) {
+        showError(e);
+      } finally {
+        busy(form, false);
+      }
+    });
+    pkButton.addEventListener("click", async () => {
+      showError(null);
+      busy(form, true);
+      try {
+        const made = await makePasskey(form.elements.username.value.trim());
+        const res = await LC.api("POST", "/api/accounts/passkeys/register", { ...made, games: seats() });
+        showRecovery(res.recovery_code, res.claimed);
+      } catch (e) {
+        showError(e.name === "NotAllowedError" ? null : e);
+      } finally {
+        busy(form, false);
+      }
+    });
+  }
+
+  // -- /login --------------------------------------------------------------------------------
+  if (page === "login") {
+    const form = document.getElementById("login-form");
+    const pkButton = document.getElementById("login-passkey");
+    const next = () => location.assign("/account");
+    if (!passkeys()) pkButton.disabled = true;
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      showError(null);
+      busy(form, true);
+      try {
+        await LC.api("POST", "/api/accounts/login", {
+          username: form.elements.username.value.trim(),
+          password: form.elements.password.value,
+        });
+        next();
+      } catch (e) {
+        showError(e);
+        form.elements.password.select();
+      } finally {
+        busy(form, false);
+      }
+    });
+    pkButton.addEventListener("click", async () => {
+      showError(null);
+      busy(form, true);
+      try {
+        const { challenge_id, options } = await LC.api("POST", "/api/accounts/passkeys/login/options", {});
+        const cred = await navigator.credentials.get({ publicKey: requestOptions(options) });
+        await LC.api("POST", "/api/accounts/passkeys/login", { challenge_id, credential: credentialJSON(cred) });
+        next();
+      } catch (e) {
+        showError(e.name === "NotAllowedError" ? null : e);
+      } finally {
+        busy(form, false);
+      }
+    });
+    const rec = document.getElementById("recover-form");
+    rec.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      showError(null);
+      busy(rec, true);
+      try {
+        const res = await LC.api("POST", "/api/accounts/recover", {
+          username: rec.elements.username.value.trim(),
+          recovery_code: rec.elements.recovery_code.value,
+          new_password: rec.elements.new_password.value,
+        });
+        showRecovery(res.recovery_code, []);
+      } catch (e) {
+        showError(e);
+      } finally {
+        busy(rec, false);
+      }
+    });
+  }
+
+  // -- /account ------------------------------------------------------------------------------
+  if (page === "account") {
+    const status = document.getElementById("account-status");
+    const body = document.getElementById("account-body");
+    const date = (iso) => new Date(iso).toLocaleDateString(LC.LANG);
+
+    function item(text, label, onClick) {
+      const li = document.createElement("li");
+      const span = document.createElement("span");
+      span.textContent = text;
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "btn small";
+      b.textContent = label;
+      b.setAttribute("aria-label", `${label}: ${text}`);
+      b.addEventListener("click", onClick);
+      li.append(span, " ", b);
+      return li;
+    }
+
+    function render(a) {
+      if (!a) {
+        status.textContent = t("account.signed_out");
+        document.getElementById("account-signed-out").classList.remove("hidden");
+        body.classList.add("hidden");
+        return;
+      }
+      status.textContent = t("account.signed_in_as", { name: a.username });
+      document.getElementById("account-since").textContent = t("account.since", { date: date(a.created_at) });
+      document.getElementById("pw-title").textContent = t(a.has_password ? "account.change_password" : "account.set_password");
+      document.getElementById("current-field").classList.toggle("hidden", !a.has_password);
+      document.getElementById("delete-password-field").classList.toggle("hidden", !a.has_password);
+      const keys = document.getElementById("passkeys");
+      keys.replaceChildren();
+      if (!a.passkeys.length) {
+        const li = document.createElement("li");
+        li.className = "muted";
+        li.textContent = t("account.no_passkeys");
+        keys.append(li);
+      }
+      for (const k of a.passkeys) {
+        keys.append(item(`${k.name} (${t("account.passkey_added", { date: date(k.created_at) })})`, t("account.remove"), async () => {
+          try {
+            await LC.api("DELETE", `/api/accounts/passkeys/${encodeURIComponent(k.id)}`);
+            await load();
+          } catch (e) {
+            showError(e);
+          }
+        }));
+      }
+      document.getElementById("add-passkey").disabled = !passkeys();
+      const blocked = document.getElementById("blocked");
+      blocked.replaceChildren();
+      if (!a.blocked.length) {
+        const li = document.createElement("li");
+        li.className = "muted";
+        li.textContent = t("account.no_blocked");
+        blocked.append(li);
+      }
+      for (const name of a.blocked) {
+        blocked.append(item(name, t("account.unblock"), async () => {
+          try {
+            await LC.api("DELETE", `/api/players/${encodeURIComponent(name)}/block`);
+            await load();
+          } catch (e) {
+            showError(e);
+          }
+        }));
+      }
+      body.classList.remove("hidden");
+    }
+
+    async function load() {
+      try {
+        const res = await LC.api("GET", "/api/accounts/me");
+        render(res.account);
+      } catch (e) {
+        status.textContent = e.message;
+      }
+    }
+
+    document.getElementById("password-form").addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      const f = ev.target;
+      showError(null);
+      try {
+        await LC.api("POST", "/api/accounts/password", {
+          current_password: f.elements.current_password.value || null,
+          new_password: f.elements.new_password.value,
+        });
+        f.reset();
+        LC.toast(t("account.saved"));
+        await load();
+      } catch (e) {
+        showError(e);
+      }
+    });
+    document.getElementById("add-passkey").addEventListener("click", async () => {
+      showError(null);
+      try {
+        const made = await makePasskey(undefined);
+        await LC.api("POST", "/api/accounts/passkeys/register", made);
+        LC.toast(t("account.saved"));
+        await load();
+      } catch (e) {
+        showError(e.name === "NotAllowedError" ? null : e);
+      }
+    });
+    document.getElementById("claim").addEventListener("click", async () => {
+      try {
+        const res = await LC.api("POST", "/api/accounts/claim", { games: seats() });
+        document.getElementById("claimed").textContent = t("account.claimed", { n: res.claimed.length });
+      } catch (e) {
+        showError(e);
+      }
+    });
+    document.getElementById("logout").addEventListener("click", async () => {
+      try {
+        await LC.api("POST", "/api/accounts/logout", {});
+        location.assign("/");
+      } catch (e) {
+        showError(e);
+      }
+    });
+    document.getElementById("delete-form").addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      const f = ev.target;
+      showError(null);
+      try {
+        await LC.api("POST", "/api/accounts/delete", {
+          username: f.elements.username.value.trim(),
+          password: f.elements.password.value || null,
+        });
+        location.assign("/");
+      } catch (e) {
+        showError(e);
+      }
+    });
+    load();
+  }
+})();
