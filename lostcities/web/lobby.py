@@ -214,7 +214,8 @@ class LobbyHub:
         self.store: GameStore = mgr.store
         self.version = 0
         self.snapshot: dict[str, Any] = {"version": 0, "tables": [], "seeks": 0, "online": []}
-        self._subscribers: set[asyncio.Queue[str]] = set()
+        self._subscribers: set[_Subscriber] = set()
+        self._refreshing = asyncio.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
         self._listener: threading.Thread | None = None
@@ -346,33 +347,35 @@ class LobbyHub:
         }
 
     async def refresh(self) -> None:
-        """Read the lobby again and, if it changed, send it to every page here."""
-        view = await asyncio.to_thread(self._read)
-        self.refreshes += 1
-        old = {k: v for k, v in self.snapshot.items() if k != "version"}
-        if view == old and self.version:
-            return
-        self.version += 1
-        self.snapshot = {"version": self.version, **view}
-        text = json.dumps(self.snapshot)
-        for q in list(self._subscribers):
-            with contextlib.suppress(asyncio.QueueFull):
-                q.put_nowait(text)
+        """Read the lobby again and, if it changed, send the change to every page here
+        (:meth:`events`)."""
+        async with self._refreshing:  # one at a time: the versions go up in order
+            view = await asyncio.to_thread(self._read)
+            self.refreshes += 1
+            old = self.snapshot
+            if self.version and all(view[k] == old.get(k) for k in view):
+                return
+            self.version += 1
+            self.snapshot = {"version": self.version, **view}
+            delta = _delta(old, self.snapshot)
+            text = json.dumps(delta)
+            for sub in list(self._subscribers):
+                sub.push(text)
 
     async def events(self, player: Player | None) -> AsyncIterator[str]:
         """The server-sent events of one lobby page: the lobby now, then each change (and
         a comment every 15 s, so proxies keep the stream open); the page's player is
         marked online meanwhile."""
-        q: asyncio.Queue[str] = asyncio.Queue(maxsize=8)
-        self._subscribers.add(q)
+        sub = _Subscriber()
+        self._subscribers.add(sub)
         try:
             if player is not None:
                 await self.seen(player)
-            yield f"data: {json.dumps(self.snapshot)}\n\n"
+            yield f"data: {json.dumps({'type': 'full', **self.snapshot})}\n\n"
             beat = 0.0
             while True:
                 try:
-                    text = await asyncio.wait_for(q.get(), 5.0)
+                    await asyncio.wait_for(sub.ready.wait(), 5.0)
                 except TimeoutError:
                     beat += 5.0
                     if player is not None:
@@ -381,11 +384,12 @@ class LobbyHub:
                         beat = 0.0
                         yield ": keep-alive\n\n"
                     continue
-                while not q.empty():  # only the newest matters
-                    text = q.get_nowait()
-                yield f"data: {text}\n\n"
+                texts, full = sub.take()
+                if full:  # this page fell behind: the whole lobby again
+                    texts = [json.dumps({"type": "full", **self.snapshot})]
+                yield "".join(f"data: {t}\n\n" for t in texts)
         finally:
-            self._subscribers.discard(q)
+            self._subscribers.discard(sub)
 
     async def _changed(self) -> None:
         # (with PostgreSQL the notification also comes back to this process; reading now
@@ -674,6 +678,57 @@ class LobbyHub:
 
         if await self.store.write(fn):
             await self._changed()
+
+
+class _Subscriber:
+    """One lobby page's pending changes (at most :data:`BACKLOG`; past that it gets the
+    whole lobby again)."""
+
+    BACKLOG = 32
+
+    def __init__(self) -> None:
+        self.pending: list[str] = []
+        self.full = False
+        self.ready = asyncio.Event()
+
+    def push(self, text: str) -> None:
+        if len(self.pending) >= self.BACKLOG:
+            self.pending.clear()
+            self.full = True
+        elif not self.full:
+            self.pending.append(text)
+        self.ready.set()
+
+    def take(self) -> tuple[list[str], bool]:
+        texts, full = self.pending, self.full
+        self.pending, self.full = [], False
+        self.ready.clear()
+        return texts, full
+
+
+def _delta(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """What changed from the lobby ``old`` to ``new``: the tables added (or changed) and
+    removed, and the counts and names that changed (a page applies it to the lobby it has,
+    at version ``base``).
+
+    >>> a = {"version": 1, "tables": [{"id": "x"}, {"id": "y"}], "seeks": 0}
+    >>> b = {"version": 2, "tables": [{"id": "y"}, {"id": "z"}], "seeks": 1}
+    >>> _delta(a, b)
+    {'type': 'delta', 'version': 2, 'base': 1, 'added': [{'id': 'z'}], 'removed': ['x'], 'seeks': 1}
+    """
+    before = {t["id"]: t for t in old.get("tables", [])}
+    after = {t["id"]: t for t in new["tables"]}
+    out: dict[str, Any] = {
+        "type": "delta",
+        "version": new["version"],
+        "base": old.get("version", 0),
+        "added": [t for i, t in after.items() if before.get(i) != t],
+        "removed": [i for i in before if i not in after],
+    }
+    for key in ("seeks", "online", "online_count"):
+        if key in new and new[key] != old.get(key):
+            out[key] = new[key]
+    return out
 
 
 def _account(key: str) -> int | None:

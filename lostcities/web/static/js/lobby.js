@@ -104,7 +104,24 @@
 
   const q = new URLSearchParams({ browser: browserId, name: nameInput ? nameInput.value.trim() : "" });
   const events = new EventSource(`/api/lobby/events?${q}`);
-  events.onmessage = (m) => { try { render(JSON.parse(m.data)); } catch { /* a partial message */ } };
+  // the lobby as this page has it: the whole of it first, then each change (a delta on
+  // the version it follows; a page that fell behind gets the whole lobby again)
+  let lobby = null;
+  events.onmessage = (m) => {
+    let msg;
+    try { msg = JSON.parse(m.data); } catch { return; }
+    if (msg.type === "full" || !lobby) {
+      lobby = msg;
+    } else {
+      const gone = new Set(msg.removed);
+      const added = new Map(msg.added.map((x) => [x.id, x]));
+      lobby.tables = lobby.tables.filter((x) => !gone.has(x.id) && !added.has(x.id)).concat(msg.added);
+      lobby.tables.sort((a, b) => (a.created_at < b.created_at ? -1 : 1));
+      for (const k of ["seeks", "online", "online_count"]) if (k in msg) lobby[k] = msg[k];
+      lobby.version = msg.version;
+    }
+    render(lobby);
+  };
   renderMine();
   setInterval(() => checkMine(new Set()), 5000);
 })();
