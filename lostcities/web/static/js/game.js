@@ -578,7 +578,9 @@
     });
     const headers = S.game.num_rounds > 1;
     const head = (i, scores) => {
-      const score = scores ? ` <span class="muted">${scores[me()]}–${scores[opp()]}</span>` : "";
+      // the finished round's score beside each name (not a dash between two numbers)
+      const mine = S.seat === null ? nameOf(me()) : LC.t("you");
+      const score = scores ? ` <span class="muted">${LC.esc(mine)} ${LC.num(scores[me()])} · ${LC.esc(nameOf(opp()))} ${LC.num(scores[opp()])}</span>` : "";
       rows.push(`<span class="round-head" data-round="${i}">${LC.esc(t("log.round", { n: i + 1 }))}${score}</span>`);
     };
     const before = [...S.match.rounds].filter((r) => r.index < S.round).sort((a, b) => a.index - b.index);
