@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,12 +21,13 @@ pytest.importorskip("argon2")
 
 
 @pytest.fixture
-def web(tmp_path: Path) -> Iterator[Any]:
+def web(db_url: str) -> Iterator[Any]:
+    """A TestClient on a fresh database: SQLite, and PostgreSQL when the tests have one."""
     from fastapi.testclient import TestClient
 
     from lostcities.web.app import create_app
 
-    with TestClient(create_app(app_settings(f"sqlite:///{tmp_path / 'app.db'}"))) as c:
+    with TestClient(create_app(app_settings(db_url))) as c:
         yield c
 
 
