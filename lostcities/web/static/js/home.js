@@ -23,7 +23,7 @@
 
   // a level "warming up" (a first start compiles the search in the background) is asked
   // about again every 2 s and opens when it is ready
-  function levels() {
+  function askLevels() {
     LC.api("GET", "/api/levels").then((levels) => {
       let warming = false;
       for (const l of levels) {
@@ -50,10 +50,10 @@
         }
       }
       sync();
-      if (warming) setTimeout(levels, 2000);
+      if (warming) setTimeout(askLevels, 2000);
     }).catch(() => {});
   }
-  levels();
+  askLevels();
 
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
