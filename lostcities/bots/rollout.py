@@ -215,7 +215,8 @@ def smart_playout(world: Round) -> tuple[int, int]:
        started expedition with the smallest gap to its top (to 1 on an expedition of
        wagers only), if the gap is at most 3; once the playable cards of started
        expeditions need all the turns left, any gap, the expedition with the most wagers
-       first;
+       first, playing only the numbers the turns left allow (the ``turns`` worth most,
+       rank times the expedition's multiplier: the lowest are skipped);
     2. else open the expedition whose numbers in hand add up to 22 or more with the best
        ``sum - 20 - (lowest - 2)``, with a wager first when the sum is 30 or more and
        there are turns to spare, else with its lowest card;
@@ -271,6 +272,23 @@ def smart_playout(world: Round) -> tuple[int, int]:
         panic = need >= turns
         best_gap = 99 if panic else 3
         best_w = -1
+        if panic:  # the plays the turns left allow: the `turns` numbers worth most
+            wcs = [sum(1 for x in exp[c] if not x.rank) for c in rng_n]
+            pool = []
+            for card in hand:
+                i = card.index
+                c = col_of[i]
+                r = rank_of[i]
+                if r and exp[c] and ok[r][top[c]]:
+                    pool.append((-r * (1 + wcs[c]), i))
+            pool.sort()
+            low_keep = [99] * n
+            idx_keep = [0] * n
+            for _, i in pool[:turns]:
+                c = col_of[i]
+                if rank_of[i] < low_keep[c]:
+                    low_keep[c] = rank_of[i]
+                    idx_keep[c] = i
         for c in rng_n:
             if exp[c]:
                 if wag[c] and hsum[c] >= 27 and turns > hcnt[c] + 3:
@@ -280,12 +298,14 @@ def smart_playout(world: Round) -> tuple[int, int]:
                 lc = low[c]
                 gap = lc - (top[c] or 1)  # from 1 on an expedition of wagers only
                 if panic:  # the most wagers first, then the smallest gap
-                    if lc < 99:
-                        wc = sum(1 for x in exp[c] if not x.rank)
+                    lk = low_keep[c]
+                    if lk < 99:
+                        wc = wcs[c]
+                        gap = lk - (top[c] or 1)
                         if wc > best_w or (wc == best_w and gap <= best_gap):
                             best_w = wc
                             best_gap = gap
-                            row = 7 * low_idx[c]
+                            row = 7 * idx_keep[c]
                             played = c
                 elif lc < 99 and gap <= best_gap:
                     best_gap = gap

@@ -78,6 +78,39 @@ _RANK_OF = np.array([0 if k % 10 == 0 else k % 10 + 1 for k in range(60)], np.in
 
 
 @njit(cache=True, inline="always")
+def _lowest_kept(s: np.ndarray, p: int, c: int, turns: int) -> tuple[int, int]:
+    """In the end game: the lowest number (rank, kind) of colour ``c`` in the hand of ``p``
+    among the ``turns`` playable numbers on started expeditions worth most (rank times the
+    expedition's multiplier, the lower kind first on a tie); ``(99, 0)`` if none."""
+    hp = HAND + 8 * p
+    tp = TOP + 6 * p
+    cp = CNT + 6 * p
+    wp = WAG + 6 * p
+    lk = 99
+    ik = 0
+    for i in range(8):
+        kind = s[hp + i]
+        r = _RANK_OF[kind]
+        if _COL_OF[kind] != c or r == 0 or not playable(r, s[tp + c]):
+            continue
+        v = r * (1 + s[wp + c])
+        better = 0
+        for j in range(8):
+            k2 = s[hp + j]
+            c2 = _COL_OF[k2]
+            r2 = _RANK_OF[k2]
+            if r2 == 0 or s[cp + c2] == 0 or not playable(r2, s[tp + c2]):
+                continue
+            v2 = r2 * (1 + s[wp + c2])
+            if v2 > v or (v2 == v and k2 < kind):
+                better += 1
+        if better < turns and r < lk:
+            lk = r
+            ik = kind
+    return lk, ik
+
+
+@njit(cache=True, inline="always")
 def _smart_action(s: np.ndarray, sc: np.ndarray) -> int:
     """:func:`smart_action` with a scratch array ``sc`` of 30 int64."""
     p = s[TURN]
@@ -127,12 +160,14 @@ def _smart_action(s: np.ndarray, sc: np.ndarray) -> int:
             lc = sc[c]
             gap = lc - max(s[tp + c], 1)  # from 1 on an expedition of wagers only
             if panic:  # the most wagers first, then the smallest gap
-                if lc < 99:
-                    wc = s[WAG + 6 * p + c]
+                wc = s[WAG + 6 * p + c]
+                lk, ik = _lowest_kept(s, p, c, turns)
+                if lk < 99:
+                    gap = lk - max(s[tp + c], 1)
                     if wc > best_w or (wc == best_w and gap <= best_gap):
                         best_w = wc
                         best_gap = gap
-                        row = sc[6 + c]
+                        row = ik
                         played = c
             elif lc < 99 and gap <= best_gap:
                 best_gap = gap
