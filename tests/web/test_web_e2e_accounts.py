@@ -162,3 +162,45 @@ def test_sign_up_and_log_in_with_a_passkey(chromium: Any, server: Any) -> None:
         assert len(creds["credentials"]) == 1
     assert not errors
     ctx.close()
+
+
+def test_the_account_pages_have_no_serious_accessibility_findings(
+    chromium: Any, server: Any
+) -> None:
+    """axe-core (vendored) on /signup, /login (its recovery form open), /account signed out
+    and signed in, and the recovery code shown, at a phone's width and a desktop's."""
+    axe = Path(__file__).parent / "data" / "axe.min.js"
+
+    def serious(page: Any) -> list[str]:
+        page.add_script_tag(path=str(axe))  # (the context bypasses the CSP only to add axe)
+        result = page.evaluate("async () => await axe.run(document)")
+        return [
+            f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+            for v in result["violations"]
+            if v["impact"] in ("serious", "critical")
+        ]
+
+    base = _base(server)
+    found: dict[str, list[str]] = {}
+    for width, height in ((375, 740), (1280, 800)):
+        ctx = chromium.new_context(viewport={"width": width, "height": height}, bypass_csp=True)
+        page = ctx.new_page()
+        for path in ("/signup", "/login", "/account"):
+            page.goto(base + path)
+            page.wait_for_load_state("networkidle")
+            if path == "/login":
+                page.click("#forgot summary")
+            found[f"{path} {width}"] = serious(page)
+        page.goto(base + "/signup")
+        page.fill("input[name=username]", f"axe{width}")
+        page.fill("input[name=password]", "correct horse")
+        page.click("#signup-password")
+        page.wait_for_selector("#recovery:not(.hidden)")
+        found[f"recovery {width}"] = serious(page)
+        page.goto(base + "/account")
+        page.wait_for_selector("#account-body:not(.hidden)")
+        found[f"/account signed in {width}"] = serious(page)
+        shot(page, f"account-{width}")
+        ctx.close()
+    bad = {k: v for k, v in found.items() if v}
+    assert not bad, bad
