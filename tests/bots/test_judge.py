@@ -105,24 +105,48 @@ def test_accuracy_ranks_a_discard_everything_game_low() -> None:
     assert discarder < 15.0 and opponent - discarder > 25.0, (discarder, opponent)
 
 
-def _last_turn(wager: bool) -> Round:
+def _last_turns(wager: bool, deck: int) -> Round:
     """Player 0 near the end with yellow (3 on the table, a wager under it when ``wager``)
-    and blue (2) started, holding y9 and b4: two playable cards and at most two turns."""
+    and blue (2) started, holding y9 and b4, with ``deck`` cards in the draw pile (2: one
+    turn left, 4: two)."""
     p0 = "yx y3 b2 y9 b4 w2 w3 w4" if wager else "y2 y3 b2 y9 b4 w2 w3 w4"
     r = _deal(p0, "g2 g3 g4 g5 r2 r3 r4 r5", "")
     for m in ("+yx." if wager else "-y2.", "-g2.", "+y3.", "-g3.", "+b2.", "-g4."):
         r.push(Move.parse(m))
-    keep = {Move.parse("+y9.").card, Move.parse("+b4.").card}
-    while not (r.to_move == 0 and r.deck_size <= 3):
-        hand = r.hands[r.to_move]
-        card = next(c for c in hand if c not in keep)
-        r.push(Move.discard(card))
+    _discard_until(r, {"y9", "b4"}, deck)
     return r
+
+
+def _discard_until(r: Round, keep: set[str], deck: int) -> None:
+    """Both players discard cards not in ``keep`` until player 0 is to move with at most
+    ``deck`` cards in the draw pile."""
+    while not (r.to_move == 0 and r.deck_size <= deck):
+        card = next(c for c in r.hands[r.to_move] if str(c) not in keep)
+        r.push(Move.discard(card))
+    assert r.deck_size == deck
 
 
 @pytest.mark.parametrize("policy", [_smart_move, _compiled_move], ids=["python", "compiled"])
 def test_with_turns_running_out_the_wagered_expedition_goes_first(policy: object) -> None:
-    # at the end every playable card cannot be played any more: the expedition with the
-    # most wagers first (y9 counts twice), then, among equals, the smallest gap (b4)
-    assert policy(_last_turn(wager=True)) == Move.parse("+y9.")  # type: ignore[operator]
-    assert policy(_last_turn(wager=False)) == Move.parse("+b4.")  # type: ignore[operator]
+    # two turns for two playable cards: the expedition with the most wagers first (y9
+    # counts twice), then, among equals, the smallest gap (b4)
+    assert policy(_last_turns(wager=True, deck=4)) == Move.parse("+y9.")  # type: ignore[operator]
+    assert policy(_last_turns(wager=False, deck=4)) == Move.parse("+b4.")  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("policy", [_smart_move, _compiled_move], ids=["python", "compiled"])
+def test_with_one_turn_left_the_card_worth_most_is_played(policy: object) -> None:
+    # one turn for two playable cards: the one worth most (y9: 9 points, 18 on a wager),
+    # not the smallest gap (b4), which the policy played before and lost 5 points by
+    for wager in (True, False):
+        assert policy(_last_turns(wager, deck=2)) == Move.parse("+y9.")  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("policy", [_smart_move, _compiled_move], ids=["python", "compiled"])
+def test_with_turns_running_out_the_lowest_cards_are_skipped(policy: object) -> None:
+    # two turns for b3, b4 and b9 on blue (2): b4 then b9 (13 points), not b3 then b4 (7)
+    r = _deal("b2 b3 b4 b9 w2 w3 w4 w5", "g2 g3 g4 g5 r2 r3 r4 r5", "")
+    r.push(Move.parse("+b2."))
+    r.push(Move.parse("-g2."))
+    _discard_until(r, {"b3", "b4", "b9"}, 4)
+    assert policy(r) == Move.parse("+b4.")  # type: ignore[operator]
