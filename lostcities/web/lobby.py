@@ -55,6 +55,7 @@ from lostcities.web.store import (
 
 __all__ = [
     "LOBBY_CHANNEL",
+    "HEARTBEAT",
     "ONLINE_SECONDS",
     "RANGE_MAX",
     "RANGE_START",
@@ -81,6 +82,9 @@ STALE_SECONDS = 45.0
 """An open entry whose owner's page has not been seen for this long is dropped."""
 ONLINE_SECONDS = 40.0
 """A player seen on a lobby page within this many seconds is online."""
+HEARTBEAT = 15.0
+"""A lobby page's stream says its player is there (and sends a comment, which keeps
+proxies from closing it) after this many seconds without a change."""
 RANGE_START, RANGE_WIDEN, RANGE_MAX = 100.0, 10.0, 600.0
 """The rating range of a seek (points either side), its widening a second, its limit."""
 MAX_ENTRIES = 3
@@ -357,37 +361,32 @@ class LobbyHub:
                 return
             self.version += 1
             self.snapshot = {"version": self.version, **view}
-            delta = _delta(old, self.snapshot)
-            text = json.dumps(delta)
-            for sub in list(self._subscribers):
-                sub.push(text)
+            chunk = f"data: {json.dumps(_delta(old, self.snapshot))}\n\n".encode()
+            for sub in list(self._subscribers):  # (encoded once for every page)
+                sub.push(chunk)
 
-    async def events(self, player: Player | None) -> AsyncIterator[str]:
+    async def events(self, player: Player | None) -> AsyncIterator[bytes]:
         """The server-sent events of one lobby page: the lobby now, then each change (and
-        a comment every 15 s, so proxies keep the stream open); the page's player is
-        marked online meanwhile."""
+        a comment after :data:`HEARTBEAT` quiet seconds, so proxies keep the stream open);
+        the page's player is marked online meanwhile."""
         sub = _Subscriber()
         self._subscribers.add(sub)
         try:
             if player is not None:
                 await self.seen(player)
-            yield f"data: {json.dumps({'type': 'full', **self.snapshot})}\n\n"
-            beat = 0.0
+            yield f"data: {json.dumps({'type': 'full', **self.snapshot})}\n\n".encode()
             while True:
                 try:
-                    await asyncio.wait_for(sub.ready.wait(), 5.0)
+                    await asyncio.wait_for(sub.ready.wait(), HEARTBEAT)
                 except TimeoutError:
-                    beat += 5.0
                     if player is not None:
                         await self.seen(player)
-                    if beat >= 15.0:
-                        beat = 0.0
-                        yield ": keep-alive\n\n"
+                    yield b": keep-alive\n\n"
                     continue
-                texts, full = sub.take()
+                chunks, full = sub.take()
                 if full:  # this page fell behind: the whole lobby again
-                    texts = [json.dumps({"type": "full", **self.snapshot})]
-                yield "".join(f"data: {t}\n\n" for t in texts)
+                    chunks = [f"data: {json.dumps({'type': 'full', **self.snapshot})}\n\n".encode()]
+                yield b"".join(chunks)
         finally:
             self._subscribers.discard(sub)
 
@@ -687,23 +686,23 @@ class _Subscriber:
     BACKLOG = 32
 
     def __init__(self) -> None:
-        self.pending: list[str] = []
+        self.pending: list[bytes] = []
         self.full = False
         self.ready = asyncio.Event()
 
-    def push(self, text: str) -> None:
+    def push(self, chunk: bytes) -> None:
         if len(self.pending) >= self.BACKLOG:
             self.pending.clear()
             self.full = True
         elif not self.full:
-            self.pending.append(text)
+            self.pending.append(chunk)
         self.ready.set()
 
-    def take(self) -> tuple[list[str], bool]:
-        texts, full = self.pending, self.full
+    def take(self) -> tuple[list[bytes], bool]:
+        chunks, full = self.pending, self.full
         self.pending, self.full = [], False
         self.ready.clear()
-        return texts, full
+        return chunks, full
 
 
 def _delta(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
