@@ -469,6 +469,12 @@ COMMANDS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None], str]] 
         lambda p: importlib.import_module("lostcities.train.cli").add_arguments(p),
         "lostcities.train.cli:cli_main",
     ),
+    (
+        "train-judge",
+        "train the learned rollout judge by self-play (needs lostcities[train])",
+        lambda p: importlib.import_module("lostcities.train.judge_cli").add_arguments(p),
+        "lostcities.train.judge_cli:cli_main",
+    ),
 ]
 
 ALIASES = {"analyse": ["analyze"]}

@@ -48,7 +48,11 @@ Options (``expert:time=0.5``, ``expert:iters=4000,top=4``):
              the last round, a trailer takes risks); 0: the round's ``tanh(margin /
              scale)`` as in a lone round (match-blind, for comparison);
 ``msd``      the standard deviation of a later round's margin that match value assumes
-             (points, default 35, :data:`lostcities.bots.matchplay.ROUND_MARGIN_SD`).
+             (points, default 35, :data:`lostcities.bots.matchplay.ROUND_MARGIN_SD`);
+``rollout``  the judge that plays the worlds out: ``smart`` (default) or ``learned``, the
+             learned rollout policy of :mod:`lostcities.fast.judge` (compiled engine only;
+             goal games and installs without numba play ``smart``);
+``judge``    with ``rollout=learned``: a judge weights file instead of the shipped one.
 
 >>> from lostcities import Round
 >>> r = Round.deal(seed=4)
@@ -68,7 +72,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lostcities.bots.base import Bot, BotError, BotSpecError, SearchSetup, SpecOptions
-from lostcities.bots.flat import FlatSearcher, fast_engine_available, flat_search
+from lostcities.bots.flat import FlatSearcher, fast_engine_available, flat_search, learned_judge
 from lostcities.bots.ismcts import IsmctsBot
 from lostcities.bots.matchplay import ROUND_MARGIN_SD, match_reward
 from lostcities.bots.net import load_network
@@ -109,12 +113,24 @@ class ExpertBot(Bot):
         union: bool = False,
         match: bool = True,
         msd: float = ROUND_MARGIN_SD,
+        rollout: str = "smart",
+        judge: str | None = None,
     ) -> None:
         super().__init__(seed)
         if iters is None and time is None:
             time = 1.0
         if iters is not None and iters < 1:
             raise BotSpecError(f"invalid bot spec: expert iters must be positive, not {iters}")
+        if rollout not in ("smart", "learned"):
+            raise BotSpecError(
+                f"invalid bot spec: expert rollout must be smart or learned, not {rollout!r}"
+            )
+        self.rollout = rollout
+        """The judge of the worlds' playouts: ``smart`` or ``learned``."""
+        try:  # the learned judge (rollout=learned), else None
+            self.judge = learned_judge(rollout, judge)
+        except ValueError as e:
+            raise BotSpecError(f"invalid bot spec: expert {e}") from None
         if time is not None and not time > 0:
             raise BotSpecError(f"invalid bot spec: expert time must be positive, not {time}")
         if top < 1 or prior < 0 or not scale > 0:
@@ -182,6 +198,8 @@ class ExpertBot(Bot):
                 "union",
                 "match",
                 "msd",
+                "rollout",
+                "judge",
             ),
         )
         t = o.number("time", math.nan)
@@ -206,6 +224,8 @@ class ExpertBot(Bot):
             union=bool(o.whole("union", 0, minimum=0)),
             match=bool(o.whole("match", 1, minimum=0)),
             msd=o.number("msd", ROUND_MARGIN_SD),
+            rollout=options.get("rollout", "smart").lower(),
+            judge=o.text("judge", None),
         )
 
     def restart(self, variant: Variant, seat: int) -> None:
@@ -239,7 +259,7 @@ class ExpertBot(Bot):
         """:meth:`candidates` and the search's settings, for the analysis."""
         engine = "fast" if fast_engine_available() else "python"
         return SearchSetup(
-            self.candidates(view)[0], self.scale, "smart", engine, self.iters, self.time
+            self.candidates(view)[0], self.scale, self.rollout, engine, self.iters, self.time
         )
 
     def inferred_hands(self, view: PlayerView) -> list[list[Card]] | None:
@@ -293,10 +313,11 @@ class ExpertBot(Bot):
             cands,
             engine=engine,
             scale=self.scale,
-            rollout="smart",
+            rollout=self.rollout,
             rng=self.rng,
             hands=self.inferred_hands(view) if compiled else None,
             reward=reward,
+            judge=self.judge,
         )
         if self.control > 0:
             worlds, sums = self._controlled(probs, search, start, hard, max_worlds)

@@ -34,13 +34,16 @@ import math
 import random
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from lostcities.bots.rollout import playout, smart_playout
 from lostcities.cards import Card
 from lostcities.errors import IllegalMoveError
 from lostcities.rules import Move, PlayerView, Round
 from lostcities.scoring import MARGIN_SCALE
+
+if TYPE_CHECKING:
+    from lostcities.fast.judge import Judge
 
 __all__ = [
     "ENGINES",
@@ -49,6 +52,7 @@ __all__ = [
     "PythonFlatSearch",
     "fast_engine_available",
     "flat_search",
+    "learned_judge",
 ]
 
 ENGINES = ("fast", "python")
@@ -131,10 +135,13 @@ def flat_search(
     rng: random.Random | None = None,
     hands: Sequence[Sequence[Card]] | None = None,
     reward: Callable[[int], float] | None = None,
+    judge: Judge | None = None,
 ) -> FlatSearcher:
     """The flat search of ``candidates`` for ``view`` on ``engine`` (module docs): the
     compiled :class:`~lostcities.fast.search.FlatSearch` for ``"fast"`` and a classic view,
-    else :class:`PythonFlatSearch`; the other arguments as for both.
+    else :class:`PythonFlatSearch`; the other arguments as for both. ``rollout="learned"``
+    (the learned judge ``judge``, default the shipped one, :mod:`lostcities.fast.judge`)
+    runs compiled only: the Python twin plays ``"smart"`` rollouts instead.
 
     :raises ValueError: for an unknown ``engine`` (and as the searches raise).
     :raises ImportError: for ``engine="fast"`` without numba
@@ -154,17 +161,37 @@ def flat_search(
             rng=rng,
             hands=hands,
             reward=reward,
+            judge=judge,
         )
     return PythonFlatSearch(
         view,
         candidates,
         scale=scale,
         seed=seed,
-        rollout=rollout,
+        rollout="smart" if rollout == "learned" else rollout,
         rng=rng,
         hands=hands,
         reward=reward,
     )
+
+
+def learned_judge(rollout: str, path: str | None) -> Judge | None:
+    """The learned judge that a search bot's ``rollout`` and ``judge`` options name: the
+    weights file ``path`` (``None``: the shipped judge) with ``rollout="learned"``, else
+    ``None``.
+
+    :raises ValueError: for ``judge`` without ``rollout=learned``, no numba, or weights that
+        do not load (:class:`~lostcities.fast.judge.InvalidJudgeError`).
+    """
+    if rollout != "learned":
+        if path is not None:
+            raise ValueError("judge= needs rollout=learned")
+        return None
+    if not fast_engine_available():
+        raise ValueError("rollout=learned needs numba (pip install 'lostcities[fast]')")
+    from lostcities.fast.judge import load_judge
+
+    return load_judge(path)
 
 
 class PythonFlatSearch:

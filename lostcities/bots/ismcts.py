@@ -37,8 +37,11 @@ Options (spec ``ismcts:time=0.5``, ``ismcts:iters=2000,mode=tree,c=0.7``):
 ``iters``    rollouts per move: fully deterministic given the seed (unless a ``time_limit``
              passed to :meth:`IsmctsBot.choose` cuts the search short);
 ``mode``     ``flat`` (default) or ``tree``;
-``rollout``  ``smart`` (default) or ``cheap`` (``fast``: deprecated name of ``cheap``,
-             removed in 0.4.0);
+``rollout``  ``smart`` (default), ``cheap`` (``fast``: deprecated name of ``cheap``,
+             removed in 0.4.0) or ``learned`` (the learned rollout policy of
+             :mod:`lostcities.fast.judge`; flat mode on the compiled engine only, goal games
+             play ``smart``);
+``judge``    with ``rollout=learned``: a judge weights file instead of the shipped one;
 ``top``      heuristic card actions searched at the root (default 3; 0 = every legal move);
 ``c``        the UCB exploration constant (default 0.7, tree mode);
 ``depth``    most moves from the root the tree grows (default 8, tree mode);
@@ -79,7 +82,7 @@ import warnings
 from collections.abc import Callable
 
 from lostcities.bots.base import Bot, BotError, BotSpecError, SearchSetup, SpecOptions
-from lostcities.bots.flat import PythonFlatSearch, fast_engine_available, flat_search
+from lostcities.bots.flat import PythonFlatSearch, fast_engine_available, flat_search, learned_judge
 from lostcities.bots.heuristic import HeuristicBot, goals_option
 from lostcities.bots.matchplay import ROUND_MARGIN_SD, match_reward
 from lostcities.bots.rollout import DISCARD_KEY_BASE, MOVES, playout, smart_playout
@@ -89,7 +92,7 @@ from lostcities.scoring import MARGIN_SCALE
 
 __all__ = ["ROLLOUTS", "IsmctsBot", "fast_engine_available", "flat_totals", "smart_playout"]
 
-ROLLOUTS = ("smart", "cheap")
+ROLLOUTS = ("smart", "cheap", "learned")
 """The rollout policies (option ``rollout``); ``fast`` is accepted as a deprecated name of
 ``cheap``."""
 
@@ -189,6 +192,7 @@ class IsmctsBot(Bot):
         goals: bool = True,
         match: bool = True,
         msd: float = ROUND_MARGIN_SD,
+        judge: str | None = None,
     ) -> None:
         super().__init__(seed)
         if iters is None and time is None:
@@ -217,8 +221,16 @@ class IsmctsBot(Bot):
             rollout = "cheap"
         if rollout not in ROLLOUTS:
             raise BotSpecError(
-                f"invalid bot spec: ismcts rollout must be smart or cheap, not {rollout!r}"
+                f"invalid bot spec: ismcts rollout must be smart, cheap or learned, not {rollout!r}"
             )
+        if rollout == "learned" and (mode != "flat" or engine == "python"):
+            raise BotSpecError(
+                "invalid bot spec: ismcts rollout=learned needs mode=flat, engine=fast"
+            )
+        try:  # the learned judge (rollout=learned), else None
+            self.judge = learned_judge(rollout, judge)
+        except ValueError as e:
+            raise BotSpecError(f"invalid bot spec: ismcts {e}") from None
         self.rollout = rollout
         """The rollout policy: ``smart`` or ``cheap`` (``fast`` given is stored as ``cheap``)."""
         if top < 0:
@@ -275,6 +287,7 @@ class IsmctsBot(Bot):
                 "goals",
                 "match",
                 "msd",
+                "judge",
             ),
         )
         time_ = o.number("time", math.nan)
@@ -296,6 +309,7 @@ class IsmctsBot(Bot):
             goals=goals_option("ismcts", options),
             match=bool(o.whole("match", 1, minimum=0)),
             msd=o.number("msd", ROUND_MARGIN_SD),
+            judge=o.text("judge", None),
         )
 
     def reseed(self, seed: int | None) -> None:
@@ -408,6 +422,7 @@ class IsmctsBot(Bot):
             rollout=self.rollout,
             rng=self.rng,
             reward=self._reward,
+            judge=self.judge,
         )
         max_worlds = None if self.iters is None else -(-self.iters // k)
         if deadline == math.inf:

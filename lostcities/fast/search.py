@@ -42,6 +42,7 @@ import numpy.typing as npt
 from lostcities.cards import Card
 from lostcities.errors import IllegalMoveError
 from lostcities.fast import kernels as K
+from lostcities.fast.judge import Judge, default_judge
 from lostcities.fast.smart import MersenneState, flat_hands_kernel, flat_smart_kernel
 from lostcities.fast.state import state_from_round
 from lostcities.rules import Move, PlayerView
@@ -64,10 +65,12 @@ class FlatSearch:
     :data:`lostcities.scoring.MARGIN_SCALE`, 15, the ``ismcts`` bot's; it was 30 here before
     the two were unified). ``rollout``: ``"cheap"`` (the policy of
     :mod:`lostcities.bots.rollout`) or ``"smart"``
-    (that of :func:`lostcities.bots.ismcts.smart_playout`). ``rng``: deal the worlds as the
+    (that of :func:`lostcities.bots.ismcts.smart_playout`) or ``"learned"`` (the learned
+    judge of :mod:`lostcities.fast.judge`: ``judge``, default the shipped one; the same
+    worlds as ``"smart"`` unless it samples). ``rng``: deal the worlds as the
     ``ismcts`` bot does with this generator, which advances as if Python had drawn them
-    (without it, ``"smart"`` draws from ``random.Random(seed)`` and ``"cheap"`` from a
-    compiled xorshift generator seeded with ``seed``).
+    (without it, ``"smart"`` and ``"learned"`` draw from ``random.Random(seed)`` and
+    ``"cheap"`` from a compiled xorshift generator seeded with ``seed``).
     ``hands``: the opponent's hidden cards (besides those it is known to hold) of each
     world, cycled in order, the rest of the unseen cards shuffled into the draw pile (for
     worlds weighted by inference about the opponent's hand; needs ``rng``).
@@ -88,9 +91,12 @@ class FlatSearch:
         rng: random.Random | None = None,
         hands: Sequence[Sequence[Card]] | None = None,
         reward: Callable[[int], float] | None = None,
+        judge: Judge | None = None,
     ) -> None:
-        if rollout not in ("cheap", "smart"):
-            raise ValueError(f"flat search: rollout must be cheap or smart, not {rollout!r}")
+        if rollout not in ("cheap", "smart", "learned"):
+            raise ValueError(
+                f"flat search: rollout must be cheap, smart or learned, not {rollout!r}"
+            )
         if not candidates:
             raise ValueError("flat search: no candidate moves")
         if not scale > 0:
@@ -122,7 +128,15 @@ class FlatSearch:
                     f"illegal move: {str(m)!r} (not legal for player {view.player} now)"
                 )
         self.rollout = rollout
-        if rng is None and rollout == "smart":
+        self._world_kernel: Callable[..., None] = flat_smart_kernel
+        self._hands_kernel: Callable[..., None] = flat_hands_kernel
+        self.judge: Judge | None = None
+        """The learned judge of ``rollout="learned"`` (else ``None``)."""
+        if rollout == "learned":
+            self.judge = judge if judge is not None else default_judge()
+            self._world_kernel = self.judge.world_kernel
+            self._hands_kernel = self.judge.hands_kernel
+        if rng is None and rollout in ("smart", "learned"):
             rng = random.Random(seed)
         if rng is None:  # the compiled xorshift generator
             seeds = np.random.SeedSequence(seed).generate_state(2, np.uint64)
@@ -157,7 +171,7 @@ class FlatSearch:
         mt = self._mt
         if mt is not None and self.hands is not None:
             assert self._py_rng is not None
-            flat_hands_kernel(
+            self._hands_kernel(
                 self.template,
                 self.opp,
                 self.first,
@@ -179,7 +193,7 @@ class FlatSearch:
             return
         if mt is not None:
             assert self._py_rng is not None
-            flat_smart_kernel(
+            self._world_kernel(
                 self.template,
                 self.opp,
                 self.first,
@@ -231,7 +245,7 @@ class FlatSearch:
             hands = self.hands
             for w in range(worlds):
                 if hands is not None:
-                    flat_hands_kernel(
+                    self._hands_kernel(
                         self.template,
                         self.opp,
                         self.first,
@@ -249,7 +263,7 @@ class FlatSearch:
                         block[w],
                     )
                 else:
-                    flat_smart_kernel(
+                    self._world_kernel(
                         self.template,
                         self.opp,
                         self.first,

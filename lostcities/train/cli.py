@@ -56,7 +56,12 @@ OPTIONS: list[tuple[str, str, str, str]] = [
     ),
     ("--top-k", "top_k", "int>=1", "the guided teacher's moves by prior (4)"),
     ("--guided-worlds", "guided_worlds", "int>=1", "the guided teacher's deals per move (128)"),
-    ("--rollout", "rollout", "rollout", "the teacher's rollout policy: smart or cheap (smart)"),
+    (
+        "--rollout",
+        "rollout",
+        "rollout",
+        "the teacher's rollout policy: smart, cheap or learned (the shipped judge) (smart)",
+    ),
     (
         "--temperature",
         "temperature",
@@ -160,7 +165,7 @@ def _reader(kind: str, flag: str) -> Callable[[str], Any]:
             return sizes
         allowed = {
             "teacher": ("heuristic", "guided", "flat"),
-            "rollout": ("smart", "cheap"),
+            "rollout": ("smart", "cheap", "learned"),
             "device": ("cpu", "cuda"),
         }[kind]
         if text not in allowed:

@@ -95,7 +95,8 @@ class FlatTeacher:
     worlds: int = 64
     """Sampled deals per move."""
     rollout: str = "smart"
-    """The rollout policy (``smart`` or ``cheap``, as :class:`~lostcities.fast.search.FlatSearch`)."""
+    """The rollout policy (``smart``, ``cheap`` or ``learned``: the shipped learned judge,
+    :mod:`lostcities.fast.judge`; as :class:`~lostcities.fast.search.FlatSearch`)."""
     scale: float = MARGIN_SCALE
     """Margin scale of the reward ``tanh(margin / scale)``."""
 
@@ -217,8 +218,8 @@ def _search_some(
 def _check_search(worlds: int, rollout: str, scale: float) -> None:
     if worlds < 1:
         raise TrainOptionError(f"invalid worlds: {worlds!r} (must be at least 1)")
-    if rollout not in ("smart", "cheap"):
-        raise TrainOptionError(f"invalid rollout: {rollout!r} (smart or cheap)")
+    if rollout not in ("smart", "cheap", "learned"):
+        raise TrainOptionError(f"invalid rollout: {rollout!r} (smart, cheap or learned)")
     if not (scale > 0 and math.isfinite(scale)):
         raise TrainOptionError(f"invalid scale: {scale!r} (must be positive)")
 
