@@ -114,3 +114,34 @@ def test_two_players_meet_in_the_lobby_and_play_a_rated_match(browser: Any, serv
     assert not errors, errors
     alice.close()
     bob.close()
+
+
+AXE = Path(__file__).parent / "data" / "axe.min.js"
+
+
+def serious_findings(page: Any) -> list[str]:
+    """axe-core's serious and critical findings on the page as it is."""
+    page.add_script_tag(path=str(AXE))  # (the context bypasses the CSP only to add axe)
+    result = page.evaluate("async () => await axe.run(document)")
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+        for v in result["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+def test_the_lobby_pages_have_no_serious_accessibility_findings(browser: Any, server: Any) -> None:
+    ctx, page = sign_up(browser, server.url, "carol", bypass_csp=True)
+    page.click("#lobby-open")  # a table of hers is listed (and "waiting" shown)
+    page.wait_for_selector("#lobby-tables tbody tr")
+    found = {"/lobby": serious_findings(page)}
+    for path in ("/leaderboard", "/players/carol", "/my-games"):
+        page.goto(server.url + path)
+        found[path] = serious_findings(page)
+    assert found == {k: [] for k in found}, found
+    # the lobby works from the keyboard: Enter on the focused "Play now" starts a seek
+    page.goto(server.url + "/lobby")
+    page.focus("#lobby-play-now")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#lobby-mine li >> text=Play now")
+    ctx.close()
