@@ -41,7 +41,13 @@ from lostcities.errors import (
     InvalidMoveError,
     NoSuchPlyError,
 )
-from lostcities.scoring import ExpeditionScore, raw_score, score_expedition
+from lostcities.scoring import (
+    BONUS,
+    BONUS_CARDS,
+    COST,
+    ExpeditionScore,
+    score_expedition,
+)
 
 __all__ = [
     "NUM_MOVES",
@@ -192,7 +198,10 @@ class Move:
         return _MOVES[int(index)]
 
     def __str__(self) -> str:
-        return f"{self.action.value}{self.card}{'.' if self.draw is None else self.draw.letter}"
+        text = _MOVE_TEXT.get(self._key)  # every well-formed move's notation, made once
+        if text is None:
+            return f"{self.action.value}{self.card}{'.' if self.draw is None else self.draw.letter}"
+        return text
 
     def __repr__(self) -> str:
         return f"Move.parse({str(self)!r})"
@@ -226,12 +235,15 @@ def _move_key(discard: bool, card_index: int, draw: int | None) -> int:
 
 _MOVES: list[Move] = [None] * NUM_MOVES  # type: ignore[list-item]
 _MOVE_BY_TEXT: dict[str, Move] = {}
+_MOVE_TEXT: dict[int, str] = {}  # notation by key (never the malformed moves' NUM_MOVES)
 for _card in ALL_CARDS:
     for _action in Action:
         for _draw in (None, *Color):
             _m = Move(_action, _card, _draw)
             _MOVES[_m._key] = _m
             _MOVE_BY_TEXT[str(_m)] = _m
+for _text, _m in _MOVE_BY_TEXT.items():
+    _MOVE_TEXT[_m._key] = _text
 # The position as bitmasks over card indexes (bit ``Card.index``), kept by :class:`Round` move
 # by move and read by :class:`LegalMoves`: a hand's distinct cards; the cards its player may
 # play (from the tops); the colours whose discard pile is not empty (bit = colour).
@@ -307,7 +319,8 @@ def _piles_mask(piles: Sequence[Sequence[Card]]) -> int:
 
 
 def _points(expeditions: Iterable[Sequence[Card]]) -> int:
-    """One player's points for their expeditions (goals aside)."""
+    """One player's points for their expeditions (goals aside): ``raw_score`` of each,
+    inlined (a call per expedition cost more than the sums)."""
     total = 0
     for cards in expeditions:
         if cards:  # a loop: expeditions are short, cheaper than map and sum
@@ -318,7 +331,7 @@ def _points(expeditions: Iterable[Sequence[Card]]) -> int:
                     s += rank
                 else:
                     w += 1
-            total += raw_score(s, w, len(cards))
+            total += (s - COST) * (w + 1) + (BONUS if len(cards) >= BONUS_CARDS else 0)
     return total
 
 
@@ -1073,17 +1086,22 @@ class Round:
 
         :raises IndexError: if there is nothing to undo.
         """
-        self._forfeit = None
-        if not self._stack:
-            raise IndexError("pop from a round with no moves")
-        move, p, i, drawn, removed, prev_top, prev_hm, prev_pm, prev_sm = self._stack.pop()
-        card, ci, c, _, play, d = _STEP[move._key]
+        try:
+            move, p, i, drawn, removed, prev_top, prev_hm, prev_pm, prev_sm = self._stack.pop()
+        except IndexError:
+            self._forfeit = None
+            raise IndexError("pop from a round with no moves") from None
+        if self._termination is not None:  # (a forfeit always ended the round)
+            self._termination = None
+            self._forfeit = None
+        card, ci, c, rank, play, d = _STEP[move._key]
         if d < 0:
             self._deck.append(drawn)
         else:
             self._piles[d].append(drawn)
             self._known[p].pop()  # the drawn card was appended last, unchanged since
             self._kix[p].pop()
+            self._sm = prev_sm
         if removed >= 0:
             self._known[p].insert(removed, card)
             self._kix[p].insert(removed, ci)
@@ -1092,13 +1110,13 @@ class Round:
         self._hm[p] = prev_hm
         if play:
             self._exp[p][c].pop()
-            self._tops[p][c] = prev_top
-            self._pm[p] = prev_pm  # only a play changes it
+            if rank:  # only a number card changes the top and the playable cards
+                self._tops[p][c] = prev_top
+                self._pm[p] = prev_pm
         else:
             self._piles[c].pop()
-        self._sm = prev_sm
+            self._sm = prev_sm
         self._turn = p
-        self._termination = None
         if self._goals is not None:
             self._goal_undo(p, move)
         return move
@@ -1118,14 +1136,35 @@ class Round:
     def scores(self) -> tuple[int, int]:
         """Both players' points for their expeditions as they stand, plus 10 per claimed
         goal in the achievements variant (:meth:`goal_points`)."""
-        exp = self._exp
-        if self._goals is None:
-            return (_points(exp[0]), _points(exp[1]))
-        out = [_points(exp[0]), _points(exp[1])]
-        for c in self.claims:
-            if c is not None:
-                out[c] += GOAL_POINTS
-        return (out[0], out[1])
+        exp0, exp1 = self._exp
+        a = b = 0  # _points of each player, inlined: no call per player
+        for cards in exp0:
+            if cards:
+                w = s = 0
+                for card in cards:
+                    rank = card.rank
+                    if rank:
+                        s += rank
+                    else:
+                        w += 1
+                a += (s - COST) * (w + 1) + (BONUS if len(cards) >= BONUS_CARDS else 0)
+        for cards in exp1:
+            if cards:
+                w = s = 0
+                for card in cards:
+                    rank = card.rank
+                    if rank:
+                        s += rank
+                    else:
+                        w += 1
+                b += (s - COST) * (w + 1) + (BONUS if len(cards) >= BONUS_CARDS else 0)
+        if self._goals is not None:
+            for c in self.claims:
+                if c == 0:
+                    a += GOAL_POINTS
+                elif c == 1:
+                    b += GOAL_POINTS
+        return (a, b)
 
     def score_breakdown(self, player: int) -> ColorMap[ExpeditionScore]:
         """Each expedition's score sheet line for ``player``."""
