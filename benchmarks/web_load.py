@@ -10,7 +10,15 @@ connected, before any move). Bots are not involved: thinking time is excluded by
 
     nice -n 10 python benchmarks/web_load.py --games 1000 --duration 60
 
-Target (issue 5): 1,000 concurrent games, p99 acknowledgement under 100 ms.
+Target (issue 5): 1,000 concurrent games, p99 acknowledgement under 100 ms; (issue 28)
+at most 1.0 ms of server CPU per move (``server_cpu_ms_per_move``: the server process's
+user + system CPU time over the measured window divided by the moves acknowledged in it).
+
+``--profile FILE`` samples the server with py-spy (``py-spy record --nonblocking``, the
+measured window only) into FILE (collapsed stacks) and prints the functions holding most
+samples; ``--server-path DIR`` runs the server from another checkout (its ``DIR`` first on
+``PYTHONPATH``, e.g. ``git worktree add /tmp/old <commit>``), for a before/after in one
+session.
 """
 
 from __future__ import annotations
@@ -18,12 +26,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import resource
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -134,6 +146,75 @@ async def play_pair(
         await other.recv_state()
 
 
+def profile_top(path: Path, n: int = 25) -> dict[str, list[tuple[str, float]]]:
+    """The ``n`` functions with most of py-spy's samples in the collapsed-stack file
+    ``path``: by own samples (``self``, the leaf frame) and by samples anywhere on the stack
+    (``total``, each function counted once a stack), as percentages of all samples."""
+    own: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    samples = 0
+    for line in path.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit():
+            continue
+        k = int(count)
+        samples += k
+        frames = [
+            f.split(" (", 1)[0] + " (" + f.split(" (", 1)[1].rsplit(":", 1)[0] + ")"
+            if " (" in f
+            else f
+            for f in stack.split(";")
+        ]
+        own[frames[-1]] += k
+        for f in set(frames):
+            total[f] += k
+    if not samples:
+        return {"self": [], "total": []}
+    return {
+        key: [(f, round(100 * c / samples, 1)) for f, c in ctr.most_common(n)]
+        for key, ctr in (("self", own), ("total", total))
+    }
+
+
+def start_profiler(pid: int, path: Path, seconds: float) -> subprocess.Popen[bytes]:
+    """py-spy recording ``pid`` for ``seconds`` into ``path`` (collapsed stacks)."""
+    exe = shutil.which("py-spy")
+    if exe is None:
+        raise SystemExit("--profile needs py-spy (pip install py-spy)")
+    cmd = [
+        exe,
+        "record",
+        "--pid",
+        str(pid),
+        "--duration",
+        str(max(1, round(seconds))),
+        "--rate",
+        "200",
+        "--nonblocking",
+        "--gil",
+        "--format",
+        "raw",
+        "--output",
+        str(path),
+    ]
+    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def thread_cpu(pid: int) -> dict[str, float]:
+    """CPU seconds of ``pid``: user and system time, and the main thread's (the event
+    loop's) share of them, from ``/proc``."""
+
+    def read(path: str) -> tuple[float, float]:
+        with open(path) as f:
+            parts = f.read().rsplit(")", 1)[1].split()
+        tick = os.sysconf("SC_CLK_TCK")
+        return int(parts[11]) / tick, int(parts[12]) / tick
+
+    user, system = read(f"/proc/{pid}/stat")
+    mu, ms = read(f"/proc/{pid}/task/{pid}/stat")
+    return {"user": user, "system": system, "main": mu + ms}
+
+
 def pct(xs: list[float], q: float) -> float:
     if not xs:
         return float("nan")
@@ -153,7 +234,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         pid = None
     else:
         db = args.db or f"sqlite:///{Path(tmp) / 'load.db'}"
-        server = Server(db, Path(tmp) / "server.log", nice=args.server_nice).start()
+        env = {}
+        if args.server_path:
+            tree = str(Path(args.server_path).resolve())
+            env["PYTHONPATH"] = os.pathsep.join(
+                x for x in (tree, os.environ.get("PYTHONPATH")) if x
+            )
+        server = Server(db, Path(tmp) / "server.log", env, nice=args.server_nice).start()
         base = server.url
         pid = server.pid
     ws_url = base.replace("http", "ws", 1)
@@ -164,6 +251,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "think_s": list(args.think),
         "duration_s": args.duration,
     }
+    if args.server_path:
+        out["server_path"] = str(Path(args.server_path).resolve())
     try:
         await asyncio.sleep(1.0)
         rss0 = rss_kib(pid) if pid else 0
@@ -211,13 +300,22 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
         probe = asyncio.create_task(lag_probe())
         await asyncio.sleep(args.warmup)
+        profiler = None
+        if args.profile and pid:
+            profiler = start_profiler(pid, Path(args.profile), args.duration)
         stats.measuring = True
         cpu0 = cpu_seconds(pid) if pid else 0.0
+        split0 = thread_cpu(pid) if pid else {}
+        client0 = time.process_time()
+        load0 = os.getloadavg()[0]
         t_measure = time.monotonic()
         await asyncio.sleep(args.duration)
         stats.measuring = False
         elapsed = time.monotonic() - t_measure
         cpu1 = cpu_seconds(pid) if pid else 0.0
+        split1 = thread_cpu(pid) if pid else {}
+        client1 = time.process_time()
+        out["load_average"] = [round(load0, 2), round(os.getloadavg()[0], 2)]
         stop.set()
         await probe
         out["client_loop_lag_ms_p99"] = round(pct(lags, 99), 1)
@@ -239,8 +337,19 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 "games_finished": stats.games_finished,
                 "client_errors": len(errors),
                 "server_cpu_percent": round(100 * (cpu1 - cpu0) / elapsed, 1) if pid else None,
+                "server_cpu_ms_per_move": (
+                    round(1000 * (cpu1 - cpu0) / len(lat), 3) if pid and lat else None
+                ),
+                "client_cpu_percent": round(100 * (client1 - client0) / elapsed, 1),
             }
         )
+        if pid and lat:
+            out["server_cpu_ms_per_move_split"] = {
+                k: round(1000 * (split1[k] - split0[k]) / len(lat), 3) for k in split1
+            }
+        if profiler is not None:
+            profiler.wait(timeout=60)
+            out["profile"] = profile_top(Path(args.profile))
         if pid:
             out["server_rss_mib_end"] = round(rss_kib(pid) / 1024, 1)
         for p in pairs:
@@ -270,6 +379,18 @@ def main() -> int:
     ap.add_argument("--url", default=None, help="use a running server instead of starting one")
     ap.add_argument("--db", default=None, help="database URL for the started server (temp SQLite)")
     ap.add_argument("--server-nice", type=int, default=0, help="run the server under nice -n N")
+    ap.add_argument(
+        "--profile",
+        default=None,
+        metavar="FILE",
+        help="sample the server with py-spy over the measured window into FILE",
+    )
+    ap.add_argument(
+        "--server-path",
+        default=None,
+        metavar="DIR",
+        help="run the server from the checkout DIR (put first on PYTHONPATH)",
+    )
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args()
@@ -277,8 +398,14 @@ def main() -> int:
     if args.json:
         print(json.dumps(out))
     else:
+        prof = out.pop("profile", None)
         for k, v in out.items():
             print(f"{k:24} {v}")
+        if prof:
+            for key in ("self", "total"):
+                print(f"\nserver profile, % of samples ({key}):")
+                for name, share in prof[key]:
+                    print(f"  {share:5.1f}  {name}")
     return 0
 
 

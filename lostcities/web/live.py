@@ -198,15 +198,13 @@ class LiveGame:
             return {}
         out: dict[str, str] = {}
         for card in r.hands[seat]:
-            text = f"+{card}."
-            if not r.is_legal(text):
-                try:
-                    r.parse_move(text)
-                except ValueError as e:
-                    msg = str(e)
-                    if "(" in msg and msg.endswith(")"):
-                        msg = msg[msg.index("(") + 1 : -1]
-                    out[str(card)] = msg
+            try:
+                r.parse_move(f"+{card}.")  # (a legal play raises nothing: no second check)
+            except ValueError as e:
+                msg = str(e)
+                if "(" in msg and msg.endswith(")"):
+                    msg = msg[msg.index("(") + 1 : -1]
+                out[str(card)] = msg
         return out
 
     def state(self, seat: int | None, ack: int | str | None = None) -> str:

@@ -7,6 +7,7 @@ anything changes); state sent to a client is built here from a :class:`~lostciti
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
@@ -20,9 +21,9 @@ from pydantic import (
 )
 
 from lostcities.achievements import GoalBoard
-from lostcities.cards import Color, Variant
+from lostcities.cards import Card, Color, Variant
 from lostcities.rules import PlayerView, Round, Termination
-from lostcities.scoring import ExpeditionScore, score_expedition
+from lostcities.scoring import ExpeditionScore, raw_score
 
 __all__ = [
     "BIDI_CONTROLS",
@@ -449,6 +450,17 @@ class StateOut(BaseModel):
     ack: int | str | None = None
 
 
+def _points(cards: Sequence[Card]) -> int:
+    """``score_expedition(cards, check=False).score``, without building the sheet line."""
+    number_sum = wagers = 0
+    for c in cards:
+        if c.rank:
+            number_sum += c.value
+        else:
+            wagers += 1
+    return raw_score(number_sum, wagers, len(cards))
+
+
 def view_out(
     view: PlayerView,
     *,
@@ -461,9 +473,7 @@ def view_out(
     known: list[list[str]] = [[], []]
     known[me] = [str(c) for c in view.own_known]
     known[me ^ 1] = [str(c) for c in view.opponent_known]
-    exp_scores = [
-        [score_expedition(e, check=False).score for e in view.expeditions[p]] for p in (0, 1)
-    ]
+    exp_scores = [[_points(e) for e in view.expeditions[p]] for p in (0, 1)]
     legal: list[str] = []
     if reveal_hand and not view.over and view.to_move == me:
         legal = [str(m) for m in view.legal_moves()]

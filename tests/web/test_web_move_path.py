@@ -1,0 +1,144 @@
+"""The per-move path's shortcuts (issue 28): each gives what the general code it replaced
+gives. The writer's driver-SQL move insert reads back through the ORM as the ORM wrote it
+(SQLite and, when LOSTCITIES_TEST_POSTGRES_URL is set, PostgreSQL); the state's expedition
+scores are the score sheet's; the hand's reasons are the core's, card by card."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sqlalchemy import select
+
+from lostcities import Match, Round
+from lostcities.scoring import score_expedition
+from lostcities.web import schemas
+from lostcities.web.store import (
+    GameRow,
+    GameStore,
+    MoveRow,
+    RoundRow,
+    hash_token,
+    op_insert_game,
+    op_move,
+    utcnow,
+)
+
+
+def _insert(store: GameStore, gid: str) -> Round:
+    m = Match(1, seed=11, starter=0)
+    r = m.new_round()
+    old = datetime.datetime(2020, 1, 2, 3, 4, 5, 6)
+    row = GameRow(
+        id=gid,
+        variant="classic",
+        num_rounds=1,
+        seed=m.seed,
+        first_starter=0,
+        status="active",
+        result="*",
+        name0="a",
+        name1="b",
+        token0=hash_token("t0"),
+        created_at=old,
+        updated_at=old,
+    )
+    deck = " ".join(map(str, r.deal_order))
+    store.write_sync(op_insert_game(row, [RoundRow(game_id=gid, index=0, starter=0, deck=deck)]))
+    return r
+
+
+def test_batched_moves_read_back_as_the_orm_writes_them(db_url: str) -> None:
+    """Moves stored by the writer's batch (driver SQL) load and replay, their times read back
+    as the datetimes the ORM writes, and each touched game's ``updated_at`` is the batch's."""
+    store = GameStore(db_url)
+    store.create_tables()
+    store.start()
+    rounds = {gid: _insert(store, gid) for gid in ("m0", "m1", "m2")}
+    before = utcnow()
+
+    async def play() -> None:
+        async def one(gid: str, r: Round) -> None:
+            for _ in range(4):
+                m = r.legal_moves()[-1]
+                await store.write(op_move(gid, 0, r.ply, str(m)))
+                r.push(m)
+
+        await asyncio.gather(*(one(g, r) for g, r in rounds.items()))
+
+    asyncio.run(play())
+    with store._sessions() as s:
+        moves = s.scalars(select(MoveRow).order_by(MoveRow.game_id, MoveRow.ply)).all()
+        games = {g.id: g for g in s.scalars(select(GameRow)).all()}
+        assert len(moves) == 12
+        for mv in moves:
+            assert isinstance(mv.created_at, datetime.datetime)
+            assert before <= mv.created_at <= utcnow()
+        for gid, r in rounds.items():
+            stamps = [mv.created_at for mv in moves if mv.game_id == gid]
+            assert games[gid].updated_at == max(stamps)  # the last batch's time, to the µs
+            loaded = store.load_sync(gid)
+            assert loaded is not None and loaded.rounds[0].moves == [str(m) for m in r.history]
+    store.close()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 200))
+def test_state_expedition_scores_are_the_score_sheets(seed: int, plies: int) -> None:
+    rng = random.Random(seed)
+    r = Round.deal(seed=seed)
+    for _ in range(plies):
+        if r.is_over():
+            break
+        legal = r.legal_moves()
+        r.push(legal[rng.randrange(len(legal))])
+    for seat in (0, 1):
+        view = r.view(seat)
+        out = schemas.view_out(view, reveal_hand=True)
+        want = [
+            [score_expedition(e, check=False).score for e in view.expeditions[p]] for p in (0, 1)
+        ]
+        assert out.expedition_scores == want
+        assert out.scores == list(view.scores())
+
+
+def _illegal_reference(r: Round, seat: int) -> dict[str, str]:
+    """The hand's reasons as first written: ``is_legal`` first, then the core's message."""
+    if r.is_over() or r.to_move != seat:
+        return {}
+    out: dict[str, str] = {}
+    for card in r.hands[seat]:
+        text = f"+{card}."
+        if not r.is_legal(text):
+            try:
+                r.parse_move(text)
+            except ValueError as e:
+                msg = str(e)
+                if "(" in msg and msg.endswith(")"):
+                    msg = msg[msg.index("(") + 1 : -1]
+                out[str(card)] = msg
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 120))
+def test_the_hands_reasons_are_the_cores(seed: int, plies: int) -> None:
+    from lostcities.web.live import LiveGame
+
+    rng = random.Random(seed)
+    m = Match(1, seed=seed, starter=seed % 2)
+    r = m.new_round()
+    for _ in range(plies):
+        if r.is_over():
+            break
+        legal = r.legal_moves()
+        r.push(legal[rng.randrange(len(legal))])
+
+    class _Game:  # what LiveGame._illegal reads: the current round
+        round = r
+
+    for seat in (0, 1):
+        assert LiveGame._illegal(_Game(), seat) == _illegal_reference(r, seat)  # type: ignore[arg-type]
