@@ -43,19 +43,27 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 from numba import njit, prange
 
+import lostcities.fast.bits as bits_module
+import lostcities.fast.rng as rng_module
+from lostcities.fast.bits import RANK_OF, lowest_bit
+from lostcities.fast.rng import xorshift_below
 from lostcities.rules import NUM_MOVES
 from lostcities.scoring import BONUS, BONUS_CARDS, COST
 
 __all__ = [
     "NUM_ACTIONS",
     "STATE_SIZE",
+    "expedition_score",
     "guard_cache",
     "playable",
+    "score",
+    "source_stamp",
 ]
 
 # -- layout (fields used every turn first: a turn touches few cache lines of a row) --------
@@ -90,124 +98,15 @@ OVER_TURN_LIMIT = 2
 OVER_FORFEIT = 3
 
 _ONE = np.uint64(1)
-_S23 = np.uint64(23)
-_S17 = np.uint64(17)
-_S26 = np.uint64(26)
-_S32 = np.uint64(32)
-
-
-# -- random numbers: xorshift128+ per game (state: 2 uint64) ------------------------------
-@njit(cache=True, inline="always")
-def _rand_u64(rng: np.ndarray) -> Any:
-    s1 = rng[0]
-    s0 = rng[1]
-    rng[0] = s0
-    s1 ^= s1 << _S23
-    s1 = s1 ^ s0 ^ (s1 >> _S17) ^ (s0 >> _S26)
-    rng[1] = s1
-    return s1 + s0
-
-
-@njit(cache=True, inline="always")
-def _rand_below(rng: np.ndarray, n: int) -> int:
-    """Uniform in ``0 .. n-1`` (Lemire's multiply-shift, as the C reference does)."""
-    r = _rand_u64(rng) >> _S32
-    return int((r * np.uint64(n)) >> _S32)
 
 
 # -- the rules ---------------------------------------------------------------------------
-@njit(cache=True, inline="always")
-def _rank(kind: int) -> int:
-    k = kind % 10
-    return 0 if k == 0 else k + 1
-
-
 @njit(cache=True, inline="always")
 def playable(rank: int, top: int) -> bool:
     """:func:`lostcities.rules.playable` compiled, the one copy of the rule in the fast path
     (``tests/fast`` checks the two agree on every rank and top): a card of ``rank`` (0 for a
     wager) may go onto an expedition whose highest number is ``top`` (0 for none)."""
     return rank > top if rank > 0 else top == 0
-
-
-_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
-_DEBRUIJN_INDEX = np.array(
-    [
-        0,
-        1,
-        48,
-        2,
-        57,
-        49,
-        28,
-        3,
-        61,
-        58,
-        50,
-        42,
-        38,
-        29,
-        17,
-        4,
-        62,
-        55,
-        59,
-        36,
-        53,
-        51,
-        43,
-        22,
-        45,
-        39,
-        33,
-        30,
-        24,
-        18,
-        12,
-        5,
-        63,
-        47,
-        56,
-        27,
-        60,
-        41,
-        37,
-        16,
-        54,
-        35,
-        52,
-        21,
-        44,
-        32,
-        23,
-        11,
-        46,
-        26,
-        40,
-        15,
-        34,
-        20,
-        31,
-        10,
-        25,
-        14,
-        19,
-        9,
-        13,
-        8,
-        7,
-        6,
-    ],
-    np.int64,
-)
-_S58 = np.uint64(58)
-
-
-@njit(cache=True, inline="always")
-def _lowest_bit(m: np.uint64) -> int:
-    """The index of the lowest set bit of ``m`` (``m`` != 0)."""
-    low = m & (~m + _ONE)
-    return int(_DEBRUIJN_INDEX[int((low * _DEBRUIJN) >> _S58)])
 
 
 @njit(cache=True)
@@ -233,12 +132,12 @@ def gen_legal(s: np.ndarray, out: np.ndarray, as_mask: bool) -> int:
     for phase in range(2):
         m = hand
         while m:
-            kind = _lowest_bit(m)
+            kind = lowest_bit(m)
             m &= m - _ONE
             c = kind // 10
             if phase == 0:
                 top = s[TOP + 6 * p + c]
-                rank = _rank(kind)
+                rank = RANK_OF[kind]
                 if not playable(rank, top):
                     continue
                 sm = srcs
@@ -284,7 +183,7 @@ def is_legal(s: np.ndarray, action: int) -> bool:
         return False
     if not discard:
         top = s[TOP + 6 * p + c]
-        rank = _rank(kind)
+        rank = RANK_OF[kind]
         if not playable(rank, top):
             return False
     if draw > 0:
@@ -347,18 +246,24 @@ def apply(s: np.ndarray, action: int) -> None:
         s[TURN] = p ^ 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def expedition_score(s: np.ndarray, o: int) -> int:
+    """The points of expedition ``o`` (``6 * player + colour``; 0 when not started):
+    :func:`lostcities.scoring.raw_score` with its constants (numba compiles them in),
+    without branches (the terms are multiplied by whether it is started). The one copy of
+    the scoring formula in the fast path."""
+    n = s[CNT + o]
+    started = 1 if n > 0 else 0
+    bonus = BONUS if n >= BONUS_CARDS else 0
+    return int(started * ((s[SUM + o] - COST) * (s[WAG + o] + 1)) + bonus)
+
+
+@njit(cache=True, inline="always")
 def score(s: np.ndarray, p: int) -> int:
-    """Player ``p``'s points as the expeditions stand: :func:`lostcities.scoring.raw_score`
-    per expedition, with its constants (numba compiles them in)."""
+    """Player ``p``'s points as the expeditions stand: :func:`expedition_score` summed."""
     total = 0
     for c in range(s[NCOL]):
-        o = 6 * p + c
-        n = s[CNT + o]
-        if n > 0:
-            total += (s[SUM + o] - COST) * (s[WAG + o] + 1)
-            if n >= BONUS_CARDS:
-                total += BONUS
+        total += expedition_score(s, 6 * p + c)
     return total
 
 
@@ -371,7 +276,7 @@ def deal(s: np.ndarray, ncol: int, rng: np.ndarray, starter: int, max_turns: int
         for j in range(12):
             s[DECK + 12 * c + j] = 10 * c + (0 if j < 3 else j - 2)
     for i in range(ncards - 1, 0, -1):
-        j = _rand_below(rng, i + 1)
+        j = xorshift_below(rng, i + 1)
         t = s[DECK + i]
         s[DECK + i] = s[DECK + j]
         s[DECK + j] = t
@@ -398,15 +303,15 @@ def bench_action(s: np.ndarray, rng: np.ndarray) -> int:
     for i in range(8):
         kind = s[HAND + 8 * p + i]
         top = s[TOP + 6 * p + kind // 10]
-        rank = _rank(kind)
+        rank = RANK_OF[kind]
         if playable(rank, top):
             na += 1
-    j = _rand_below(rng, na)
+    j = xorshift_below(rng, na)
     x = 0
     for i in range(8):
         kind = s[HAND + 8 * p + i]
         top = s[TOP + 6 * p + kind // 10]
-        rank = _rank(kind)
+        rank = RANK_OF[kind]
         if playable(rank, top):
             if j == 0:
                 x = kind
@@ -422,7 +327,7 @@ def bench_action(s: np.ndarray, rng: np.ndarray) -> int:
     for col in range(s[NCOL]):
         if s[NPILE + col] > 0 and not (discard and col == c):
             nsrc += 1
-    j = _rand_below(rng, nsrc)
+    j = xorshift_below(rng, nsrc)
     draw = 0
     if j > 0:
         for col in range(s[NCOL]):
@@ -438,7 +343,7 @@ def bench_action(s: np.ndarray, rng: np.ndarray) -> int:
 def uniform_action(s: np.ndarray, rng: np.ndarray, buf: np.ndarray) -> Any:
     """Uniform over the distinct legal moves (``buf``: scratch of :data:`MAX_LEGAL`)."""
     n = gen_legal(s, buf, False)
-    return buf[_rand_below(rng, n)]
+    return buf[xorshift_below(rng, n)]
 
 
 @njit(cache=True)
@@ -468,7 +373,7 @@ def rollout_action(s: np.ndarray) -> int:
     for i in range(8):
         kind = s[HAND + 8 * p + i]
         c = kind // 10
-        rank = _rank(kind)
+        rank = RANK_OF[kind]
         otop = s[TOP + 6 * o + c]  # (loaded before the test: measured faster)
         if s[CNT + 6 * o + c] > 0 and playable(rank, otop):
             opp_can = True
@@ -550,7 +455,7 @@ def batch_deal_over(
         if states[g, OVER] == 0:
             dealt[g] = 0
         else:
-            st = starter if starter >= 0 else _rand_below(rngs[g], 2)
+            st = starter if starter >= 0 else xorshift_below(rngs[g], 2)
             deal(states[g], ncol, rngs[g], st, max_turns)
             dealt[g] = 1
 
@@ -584,7 +489,7 @@ def batch_deal(
 ) -> None:
     """Deal a fresh round in every game (``starter`` < 0: a random starter per game)."""
     for g in prange(states.shape[0]):
-        st = starter if starter >= 0 else _rand_below(rngs[g], 2)
+        st = starter if starter >= 0 else xorshift_below(rngs[g], 2)
         deal(states[g], ncol, rngs[g], st, max_turns)
 
 
@@ -704,8 +609,7 @@ def playout_encoded(
     return playout_scores(s)
 
 
-# -- flat Monte Carlo over determinizations (lostcities.fast.search) ------------------------
-# (kept in this file: numba's cache is invalidated by changes to a function's own file only)
+# -- flat Monte Carlo over determinizations (the kernels: lostcities.fast.smart) ------------
 @njit(cache=True)
 def deal_world(
     s: np.ndarray, template: np.ndarray, opp: int, first: int, cards: np.ndarray
@@ -720,55 +624,6 @@ def deal_world(
         k += 1
     for i in range(cards.shape[0] - k):
         s[DECK + i] = cards[k + i]
-
-
-@njit(cache=True)
-def _play_candidates(
-    world: np.ndarray,
-    actions: np.ndarray,
-    me: int,
-    scale: float,
-    t: np.ndarray,
-    value: np.ndarray,
-    margin: np.ndarray,
-) -> None:
-    for j in range(actions.shape[0]):
-        t[:] = world
-        apply(t, actions[j])
-        playout(t)
-        m = score(t, me) - score(t, 1 - me)
-        margin[j] += m
-        value[j] += np.tanh(m / scale)
-
-
-@njit(cache=True)
-def flat_kernel(
-    template: np.ndarray,
-    opp: int,
-    first: int,
-    cards: np.ndarray,
-    actions: np.ndarray,
-    worlds: int,
-    rng: np.ndarray,
-    me: int,
-    scale: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Sums over ``worlds`` random deals of the unseen ``cards`` (shuffled in place, so that
-    calls in chunks continue one sequence of deals): per candidate action, the rewards
-    ``tanh(margin / scale)`` and the margins."""
-    value = np.zeros(actions.shape[0], np.float64)
-    margin = np.zeros(actions.shape[0], np.int64)
-    world = np.empty_like(template)
-    t = np.empty_like(template)
-    for _ in range(worlds):
-        for i in range(cards.shape[0] - 1, 0, -1):
-            j = _rand_below(rng, i + 1)
-            x = cards[i]
-            cards[i] = cards[j]
-            cards[j] = x
-        deal_world(world, template, opp, first, cards)
-        _play_candidates(world, actions, me, scale, t, value, margin)
-    return value, margin
 
 
 @njit(cache=True)
@@ -839,9 +694,26 @@ def guard_cache(functions: Iterable[Any], stamp: str, name: str) -> None:
         return
 
 
+def source_stamp(*modules: ModuleType) -> str:
+    """A stamp of the source files of ``modules`` (size and modification time of each) and
+    of what this file takes from :mod:`lostcities.scoring`, for :func:`guard_cache`: the
+    kernels of a file that compile in (inline or call) functions of ``modules`` pass it,
+    so their cached code is dropped when one of those files changes."""
+    parts = []
+    for mod in modules:
+        try:
+            st = os.stat(str(mod.__file__))
+        except OSError:  # pragma: no cover - no source file
+            continue
+        parts.append(f"{st.st_size}:{st.st_mtime_ns}")
+    return "; ".join([*parts, SCORING_STAMP])
+
+
 def _dispatchers() -> list[Any]:
     """This module's numba functions."""
     return [f for f in globals().values() if hasattr(f, "recompile") and hasattr(f, "py_func")]
 
 
 guard_cache(_dispatchers(), SCORING_STAMP, "kernels.scoring")
+# this file inlines the card tables, the lowest-bit trick and the xorshift generator
+guard_cache(_dispatchers(), source_stamp(bits_module, rng_module), "kernels.sources")

@@ -43,7 +43,7 @@ from lostcities.cards import Card
 from lostcities.errors import IllegalMoveError
 from lostcities.fast import kernels as K
 from lostcities.fast.judge import Judge, default_judge
-from lostcities.fast.smart import MersenneState, flat_hands_kernel, flat_smart_kernel
+from lostcities.fast.smart import MersenneState, flat_hands_kernel, flat_kernel, flat_smart_kernel
 from lostcities.fast.state import state_from_round
 from lostcities.rules import Move, PlayerView
 from lostcities.scoring import MARGIN_SCALE
@@ -211,7 +211,7 @@ class FlatSearch:
             mt.store(self._py_rng)
             self.worlds += worlds
             return
-        v, m = K.flat_kernel(
+        v, m = flat_kernel(
             self.template,
             self.opp,
             self.first,
@@ -281,7 +281,7 @@ class FlatSearch:
             mt.store(self._py_rng)
         else:
             for w in range(worlds):
-                v, m = K.flat_kernel(
+                v, m = flat_kernel(
                     self.template,
                     self.opp,
                     self.first,

@@ -14,10 +14,16 @@ the same worlds), make every candidate move, play it out with the smart policy a
 ``tanh(margin / scale)`` to the candidate's total, in the same order as the Python loop: the
 same budget gives bit-for-bit the same totals and so the same move.
 
+:func:`flat_kernel` (the compiled generator's worlds, dealt by
+:func:`lostcities.fast.kernels.deal_world`), :func:`flat_smart_kernel` and
+:func:`flat_hands_kernel` share one candidate loop: they differ only in how a world is
+dealt. The generators are :mod:`lostcities.fast.rng`'s (the Mersenne Twister names are
+kept here too, for old imports).
+
 Numba caches a compiled function keyed on its own file only; at import this module's cached
 machine code is dropped (:func:`lostcities.fast.kernels.guard_cache`) when
-:mod:`lostcities.fast.kernels` (whose ``apply`` and ``playable`` it compiles in) changed since
-the cache was written.
+:mod:`lostcities.fast.kernels`, :mod:`lostcities.fast.bits` or :mod:`lostcities.fast.rng`
+(whose code it compiles in) changed since the cache was written.
 
 >>> from lostcities import Round
 >>> from lostcities.fast.state import state_from_round
@@ -30,15 +36,14 @@ the cache was written.
 from __future__ import annotations
 
 import math
-import os
-import random
-from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 from numba import njit
 
+import lostcities.fast.bits as bits_module
+import lostcities.fast.rng as rng_module
 from lostcities.fast import kernels as K
+from lostcities.fast.bits import COL_OF, RANK_OF
 from lostcities.fast.kernels import (
     CNT,
     DECK,
@@ -52,13 +57,26 @@ from lostcities.fast.kernels import (
     TURN,
     WAG,
     apply,
+    deal_world,
     playable,
     score,
+)
+from lostcities.fast.rng import (  # the Mersenne Twister's replay lives in fast.rng
+    MersenneState,
+    mt_next,
+    mt_next32,
+    mt_randbelow,
+    mt_seed,
+    mt_seed2,
+    mt_shuffle,
+    mt_untwisted,
+    xorshift_below,
 )
 
 __all__ = [
     "MersenneState",
     "flat_hands_kernel",
+    "flat_kernel",
     "flat_smart_kernel",
     "mt_next",
     "mt_next32",
@@ -73,8 +91,6 @@ __all__ = [
 ]
 
 _PLY_CAP = 400  # the Python policy's safety net (never reached: a round has < 150 turns)
-_COL_OF = np.array([k // 10 for k in range(60)], np.int64)
-_RANK_OF = np.array([0 if k % 10 == 0 else k % 10 + 1 for k in range(60)], np.int64)
 
 
 @njit(cache=True, inline="always")
@@ -90,15 +106,15 @@ def _lowest_kept(s: np.ndarray, p: int, c: int, turns: int) -> tuple[int, int]:
     ik = 0
     for i in range(8):
         kind = s[hp + i]
-        r = _RANK_OF[kind]
-        if _COL_OF[kind] != c or r == 0 or not playable(r, s[tp + c]):
+        r = RANK_OF[kind]
+        if COL_OF[kind] != c or r == 0 or not playable(r, s[tp + c]):
             continue
         v = r * (1 + s[wp + c])
         better = 0
         for j in range(8):
             k2 = s[hp + j]
-            c2 = _COL_OF[k2]
-            r2 = _RANK_OF[k2]
+            c2 = COL_OF[k2]
+            r2 = RANK_OF[k2]
             if r2 == 0 or s[cp + c2] == 0 or not playable(r2, s[tp + c2]):
                 continue
             v2 = r2 * (1 + s[wp + c2])
@@ -129,8 +145,8 @@ def _smart_action(s: np.ndarray, sc: np.ndarray) -> int:
     need = 0
     for i in range(8):
         kind = s[hp + i]
-        c = _COL_OF[kind]
-        r = _RANK_OF[kind]
+        c = COL_OF[kind]
+        r = RANK_OF[kind]
         top = s[tp + c]
         if playable(r, top):
             if r > 0:
@@ -198,8 +214,8 @@ def _smart_action(s: np.ndarray, sc: np.ndarray) -> int:
         lowest_r = 99
         for i in range(8):
             kind = s[hp + i]
-            c = _COL_OF[kind]
-            r = _RANK_OF[kind]
+            c = COL_OF[kind]
+            r = RANK_OF[kind]
             if r < lowest_r:
                 lowest = kind
                 lowest_r = r
@@ -216,12 +232,12 @@ def _smart_action(s: np.ndarray, sc: np.ndarray) -> int:
                 safe = kind
         row = dead if dead >= 0 else safe if safe >= 0 else lowest
         discard = True
-        disc_color = _COL_OF[row]
+        disc_color = COL_OF[row]
     d = 0
     for c in range(n):
         np_ = s[NPILE + c]
         if np_ > 0 and s[cp + c] > 0 and c != disc_color and c != played:
-            r = _RANK_OF[s[PILE + 12 * c + np_ - 1]]
+            r = RANK_OF[s[PILE + 12 * c + np_ - 1]]
             top = s[tp + c]
             if r > 0 and playable(r, top) and r - top <= 2 and r < sc[c]:
                 d = c + 1
@@ -268,201 +284,40 @@ def smart_playout_scores(s: np.ndarray) -> tuple[int, int]:
     return score(s, 0), score(s, 1)
 
 
-# -- CPython's random: MT19937 and Random.shuffle, replayed ---------------------------------
-# The one replay of CPython's Mersenne Twister for every kernel (this module's searches, the
-# vector env's deals and bots): ``mt`` any integer array of its 624 words, ``pos`` two
-# entries, the next word and how many words of the block are twisted.
-_NO_RC: dict[str, Any] = {"_nrt": False}  # no reference counting of arrays (vector.WORK)
-_M32 = 0xFFFFFFFF
-
-
-def _init_genrand(seed: int) -> npt.NDArray[np.int64]:
-    mt = [seed]
-    for i in range(1, 624):
-        prev = mt[-1]
-        mt.append((1812433253 * (prev ^ (prev >> 30)) + i) & _M32)
-    return np.array(mt, np.int64)
-
-
-_MT_INIT = _init_genrand(19650218)  # init_by_array's start, the same for every seed
-_BITLEN = np.array([n.bit_length() for n in range(256)], np.int64)
-
-
-@njit(cache=True, inline="always", **_NO_RC)
-def _keys(seed: int) -> tuple[int, int]:
-    """What ``init_by_array`` adds at even and odd steps of its first loop (key word + j)."""
-    lo = seed & _M32
-    hi = (seed >> 32) & _M32
-    return lo, (hi + 1 if hi != 0 else lo)
-
-
-@njit(cache=True, **_NO_RC)
-def mt_seed2(
-    a: np.ndarray, pa: np.ndarray, sa: int, b: np.ndarray, pb: np.ndarray, sb: int
-) -> None:
-    """:func:`mt_seed` of two generators at once (their dependency chains interleave)."""
-    ea, oa = _keys(sa)
-    eb, ob = _keys(sb)
-    x = _MT_INIT[0]
-    y = x
-    for i in range(1, 624):  # the first loop; the previous word is kept in a register
-        ka = ea if i & 1 else oa
-        kb = eb if i & 1 else ob
-        x = ((_MT_INIT[i] ^ ((x ^ (x >> 30)) * 1664525)) + ka) & _M32
-        y = ((_MT_INIT[i] ^ ((y ^ (y >> 30)) * 1664525)) + kb) & _M32
-        a[i] = x
-        b[i] = y
-    x = ((a[1] ^ ((x ^ (x >> 30)) * 1664525)) + oa) & _M32  # wrapped: step 624 is odd
-    y = ((b[1] ^ ((y ^ (y >> 30)) * 1664525)) + ob) & _M32
-    a[1] = x
-    b[1] = y
-    for i in range(2, 624):
-        x = ((a[i] ^ ((x ^ (x >> 30)) * 1566083941)) - i) & _M32
-        y = ((b[i] ^ ((y ^ (y >> 30)) * 1566083941)) - i) & _M32
-        a[i] = x
-        b[i] = y
-    a[1] = ((a[1] ^ ((x ^ (x >> 30)) * 1566083941)) - 1) & _M32
-    b[1] = ((b[1] ^ ((y ^ (y >> 30)) * 1566083941)) - 1) & _M32
-    a[0] = 0x80000000
-    b[0] = 0x80000000
-    pa[0] = 624
-    pb[0] = 624
-    pa[1] = 624
-    pb[1] = 624
-
-
-@njit(cache=True, **_NO_RC)
-def mt_seed(mt: np.ndarray, pos: np.ndarray, seed: int) -> None:
-    """``random.Random(seed)``'s state for a whole number ``0 <= seed < 2**64`` (CPython's
-    ``init_by_array`` over the seed's 32-bit words), ``pos`` as :func:`mt_next32` reads it."""
-    even, odd = _keys(seed)
-    x = _MT_INIT[0]
-    for i in range(1, 624):
-        x = ((_MT_INIT[i] ^ ((x ^ (x >> 30)) * 1664525)) + (even if i & 1 else odd)) & _M32
-        mt[i] = x
-    x = ((mt[1] ^ ((x ^ (x >> 30)) * 1664525)) + odd) & _M32
-    mt[1] = x
-    for i in range(2, 624):
-        x = ((mt[i] ^ ((x ^ (x >> 30)) * 1566083941)) - i) & _M32
-        mt[i] = x
-    mt[1] = ((mt[1] ^ ((x ^ (x >> 30)) * 1566083941)) - 1) & _M32
-    mt[0] = 0x80000000
-    pos[0] = 624
-    pos[1] = 624
-
-
-@njit(cache=True, inline="always", **_NO_RC)
-def _twist_word(mt: np.ndarray, kk: int, nxt: int, far: int) -> None:
-    y = (mt[kk] & 0x80000000) | (mt[nxt] & 0x7FFFFFFF)
-    v = mt[far] ^ (y >> 1)
-    if y & 1:
-        v ^= 0x9908B0DF
-    mt[kk] = v
-
-
-@njit(cache=True, inline="always", **_NO_RC)
-def _twist_rest(mt: np.ndarray, pos: np.ndarray) -> None:
-    """The twist of the block's words 227..623 (their partners already twisted)."""
-    for kk in range(227, 623):
-        _twist_word(mt, kk, kk + 1, kk - 227)
-    _twist_word(mt, 623, 0, 396)
-    pos[1] = 624
-
-
-@njit(cache=True, **_NO_RC)
-def mt_next32(mt: np.ndarray, pos: np.ndarray) -> int:
-    """The next 32-bit output (``getrandbits(32)``) of a Mersenne Twister ``mt`` with
-    ``pos`` = (next word, words of the block twisted): the twist is done in two parts, the
-    first 227 words (all a round's deal needs) and the rest when reached."""
-    i = pos[0]
-    if i >= pos[1]:
-        if i >= 624:
-            i = 0
-            for kk in range(227):
-                _twist_word(mt, kk, kk + 1, kk + 397)
-            pos[1] = 227
-        else:
-            _twist_rest(mt, pos)
-    y = mt[i] & _M32
-    pos[0] = i + 1
-    y ^= y >> 11
-    y ^= (y << 7) & 0x9D2C5680
-    y ^= (y << 15) & 0xEFC60000
-    y ^= y >> 18
-    return int(y & _M32)
-
-
-@njit(cache=True, **_NO_RC)
-def mt_randbelow(mt: np.ndarray, pos: np.ndarray, n: int) -> int:
-    """``random.Random.randrange(n)`` (``_randbelow_with_getrandbits``) for ``0 < n < 2**32``:
-    the shuffles' draws and the vector env's ``random`` bot's."""
-    k = _BITLEN[n] if n < 256 else 8
-    m = n >> 8
-    while m:
-        k += 1
-        m >>= 1
-    r = mt_next32(mt, pos) >> (32 - k)
-    while r >= n:
-        r = mt_next32(mt, pos) >> (32 - k)
-    return int(r)
-
-
-@njit(cache=True, **_NO_RC)
-def mt_untwisted(mt: np.ndarray, pos: np.ndarray) -> None:
-    """Twist what :func:`mt_next32` has left of its block, so that ``mt`` and ``pos[0]`` are
-    CPython's state (as :meth:`MersenneState.store` hands it back)."""
-    if pos[0] < 624 and pos[1] < 624:
-        _twist_rest(mt, pos)
-
-
+# -- flat Monte Carlo: one candidate loop, three ways to deal the worlds ----------------------
 @njit(cache=True)
-def mt_shuffle(x: np.ndarray, mt: np.ndarray, pos: np.ndarray) -> None:
-    """``random.Random.shuffle(x)`` with the generator state ``mt``, ``pos`` (in place)."""
-    for i in range(x.shape[0] - 1, 0, -1):
-        j = mt_randbelow(mt, pos, i + 1)
-        t = x[i]
-        x[i] = x[j]
-        x[j] = t
+def flat_kernel(
+    template: np.ndarray,
+    opp: int,
+    first: int,
+    cards: np.ndarray,
+    actions: np.ndarray,
+    worlds: int,
+    rng: np.ndarray,
+    me: int,
+    scale: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Sums over ``worlds`` random deals of the unseen ``cards`` (shuffled in place with the
+    xorshift128+ state ``rng``, so that calls in chunks continue one sequence of deals;
+    dealt by :func:`lostcities.fast.kernels.deal_world`): per candidate action, the rewards
+    ``tanh(margin / scale)`` and the margins, played out with the policy of
+    :mod:`lostcities.bots.rollout`."""
+    value = np.zeros(actions.shape[0], np.float64)
+    margin = np.zeros(actions.shape[0], np.int64)
+    world = np.empty_like(template)
+    t = np.empty_like(template)
+    sc = np.empty(30, np.int64)
+    for _ in range(worlds):
+        for i in range(cards.shape[0] - 1, 0, -1):
+            j = xorshift_below(rng, i + 1)
+            x = cards[i]
+            cards[i] = cards[j]
+            cards[j] = x
+        deal_world(world, template, opp, first, cards)
+        _play_candidates(world, t, sc, actions, me, scale, False, value, margin)
+    return value, margin
 
 
-mt_next = mt_next32
-"""The next 32-bit output of a Mersenne Twister state (``mt``, ``pos``): ``getrandbits(32)``."""
-
-
-class MersenneState:
-    """A :class:`random.Random`'s state as arrays for the kernels, and back.
-
-    >>> rng = random.Random(5)
-    >>> st = MersenneState(rng)
-    >>> x = np.arange(10, dtype=np.int64)
-    >>> mt_shuffle(x, st.mt, st.pos)
-    >>> st.store(rng)
-    >>> y = list(range(10)); random.Random(5).shuffle(y); x.tolist() == y
-    True
-    >>> rng.random() == (lambda r: (r.shuffle(list(range(10))), r.random())[1])(random.Random(5))
-    True
-
-    :raises TypeError: for a generator that is not a plain :class:`random.Random` (a
-        subclass may draw differently).
-    """
-
-    __slots__ = ("gauss", "mt", "pos")
-
-    def __init__(self, rng: random.Random) -> None:
-        if type(rng) is not random.Random:
-            raise TypeError(f"need a random.Random, not {type(rng).__name__}")
-        _version, words, gauss = rng.getstate()
-        self.mt = np.array(words[:624], np.int64)
-        self.pos = np.array([words[624], 624], np.int64)
-        self.gauss = gauss
-
-    def store(self, rng: random.Random) -> None:
-        """Set ``rng`` to this state."""
-        mt_untwisted(self.mt, self.pos)
-        rng.setstate((3, (*self.mt.tolist(), int(self.pos[0])), self.gauss))
-
-
-# -- flat Monte Carlo with smart rollouts ----------------------------------------------------
 @njit(cache=True)
 def flat_smart_kernel(
     template: np.ndarray,
@@ -570,37 +425,20 @@ def flat_hands_kernel(
         _play_candidates(world, t, sc, actions, me, scale, smart, totals, margins)
 
 
-# -- numba's cache and kernels.py --------------------------------------------------------------
-def _kernels_stamp() -> str:
-    """What this module's compiled code took from :mod:`lostcities.fast.kernels`: its file
-    (size and mtime) and what that took from the scoring module."""
-    try:
-        stat = os.stat(K.__file__)
-    except OSError:  # pragma: no cover - no source file
-        return K.SCORING_STAMP
-    return f"{stat.st_size}:{stat.st_mtime_ns}; {K.SCORING_STAMP}"
-
-
+# -- numba's cache: this file compiles in kernels.py's, bits.py's and rng.py's code -----------
 K.guard_cache(
     (
         _smart_action,
         smart_action,
+        smart_action_into,
         _playout,
         smart_playout,
         smart_playout_scores,
-        _keys,
-        mt_seed2,
-        mt_seed,
-        _twist_word,
-        _twist_rest,
-        mt_next32,
-        mt_randbelow,
-        mt_untwisted,
-        mt_shuffle,
+        flat_kernel,
         flat_smart_kernel,
         _play_candidates,
         flat_hands_kernel,
     ),
-    _kernels_stamp(),
+    K.source_stamp(K, bits_module, rng_module),
     "smart.kernels",
 )
