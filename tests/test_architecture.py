@@ -29,6 +29,7 @@ CORE = {
     "cards",
     "errors",
     "match",
+    "netinput",  # the network input's named offsets, shared by nn and fast (stdlib only)
     "record",
     "referee",
     "rules",

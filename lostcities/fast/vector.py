@@ -35,7 +35,6 @@ True
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import llvmlite.binding  # type: ignore[import-untyped]
@@ -46,8 +45,12 @@ from numba import njit, prange, types
 from numba.core import cgutils as _cgutils
 from numba.extending import intrinsic
 
+import lostcities.fast.bits as bits_module
+import lostcities.fast.rng as rng_module
+import lostcities.netinput as L
 from lostcities.fast import kernels as K
 from lostcities.fast import smart as S
+from lostcities.fast.bits import RANK_OF, lowest_bit
 from lostcities.fast.kernels import (
     CNT,
     DECK,
@@ -61,19 +64,19 @@ from lostcities.fast.kernels import (
     OVER,
     PILE,
     PLY,
-    SUM,
     TOP,
     TURN,
     WAG,
     apply,
+    expedition_score,
     gen_legal,
     is_legal,
     playable,
     rollout_action,
     score,
 )
-from lostcities.fast.smart import mt_next32, mt_randbelow, mt_seed, mt_seed2, smart_action_into
-from lostcities.scoring import BONUS, BONUS_CARDS, COST
+from lostcities.fast.rng import mt_next32, mt_randbelow, mt_seed, mt_seed2, xorshift_below
+from lostcities.fast.smart import smart_action_into
 
 __all__ = [
     "LAYOUT_FIELDS",
@@ -124,13 +127,13 @@ LAYOUT_FIELDS = (
 """The observation sections whose start offsets make the ``layout`` array (in this order),
 followed by K (card kinds), the initial draw-pile size and S (draw sources)."""
 
-NET_FEATURES = 608
-"""Length of :func:`net_features` (:data:`lostcities.nn.features.NUM_FEATURES`)."""
+NET_FEATURES = L.NUM_FEATURES
+"""Length of :func:`net_features` (608, :data:`lostcities.nn.features.NUM_FEATURES`; the
+layout: :mod:`lostcities.netinput`)."""
 
 _NO_RC: dict[str, Any] = {"_nrt": False}  # no reference counting of arrays (see WORK)
 _M32 = 0xFFFFFFFF
 _DECK_COUNT = np.array([3 if x % 10 == 0 else 1 for x in range(60)], np.int64)
-_RANK_OF = np.array([0 if x % 10 == 0 else x % 10 + 1 for x in range(60)], np.int64)
 _SCRATCH = K.MAX_LEGAL + 256  # int64 scratch per worker: legal moves, seen counts, kinds
 WORK = _SCRATCH + 624 + 2 + 72
 """int64 scratch a kernel call needs (the step kernels allocate nothing: numba's reference
@@ -322,83 +325,7 @@ def deal_cpython(
     _deal_seeded(s, ncol, starter, max_turns, mt, pos, cards)
 
 
-_DEBRUIJN = 0x03F79D71B4CB0A89
-_DEBRUIJN_INDEX = np.array(
-    [
-        0,
-        1,
-        48,
-        2,
-        57,
-        49,
-        28,
-        3,
-        61,
-        58,
-        50,
-        42,
-        38,
-        29,
-        17,
-        4,
-        62,
-        55,
-        59,
-        36,
-        53,
-        51,
-        43,
-        22,
-        45,
-        39,
-        33,
-        30,
-        24,
-        18,
-        12,
-        5,
-        63,
-        47,
-        56,
-        27,
-        60,
-        41,
-        37,
-        16,
-        54,
-        35,
-        52,
-        21,
-        44,
-        32,
-        23,
-        11,
-        46,
-        26,
-        40,
-        15,
-        34,
-        20,
-        31,
-        10,
-        25,
-        14,
-        19,
-        9,
-        13,
-        8,
-        7,
-        6,
-    ],
-    np.int64,
-)
 _POPCOUNT6 = np.array([bin(i).count("1") for i in range(64)], np.int64)
-
-
-@njit(cache=True, inline="always", **_NO_RC)
-def _lowest_bit(m: int) -> int:
-    """The index of the lowest set bit of ``m`` (0 < ``m`` < 2**63)."""
-    return int(_DEBRUIJN_INDEX[((m & -m) * _DEBRUIJN >> 58) & 63])
 
 
 @njit(cache=True, inline="always", **_NO_RC)
@@ -440,10 +367,10 @@ def _legal_sets(s: np.ndarray) -> tuple[int, int, int, int]:
     blocked = 0  # hand kinds whose own colour's pile has cards (not drawn after its discard)
     m = hand
     while m:
-        x = _lowest_bit(m)
+        x = lowest_bit(m)
         m &= m - 1
         c = x // 10
-        if playable(_RANK_OF[x], s[TOP + 6 * p + c]):
+        if playable(RANK_OF[x], s[TOP + 6 * p + c]):
             play |= 1 << x
         blocked += (srcs >> c) & 1
     n = (_popcount(play) + _popcount(hand)) * (1 + ns) - blocked
@@ -459,26 +386,26 @@ def _legal_pick(play: int, hand: int, srcs: int, r: int) -> int:
         m = play
         for _ in range(r // per):
             m &= m - 1
-        x = _lowest_bit(m)
+        x = lowest_bit(m)
         sm = srcs
         r %= per
         base = x * 7
     else:
         r -= nplay
         m = hand
-        x = _lowest_bit(m)
+        x = lowest_bit(m)
         sm = srcs & ~(1 << (x // 10))
         cnt = 1 + _POPCOUNT6[sm]
         while r >= cnt:
             r -= cnt
             m &= m - 1
-            x = _lowest_bit(m)
+            x = lowest_bit(m)
             sm = srcs & ~(1 << (x // 10))
             cnt = 1 + _POPCOUNT6[sm]
         base = (60 + x) * 7
     draw = 0
     while r > 0:
-        draw = _lowest_bit(sm) + 1
+        draw = lowest_bit(sm) + 1
         sm &= sm - 1
         r -= 1
     return int(base + draw)
@@ -528,23 +455,23 @@ def net_features(s: np.ndarray, me: int, x: np.ndarray, buf: np.ndarray) -> None
     theirs = 0
     for side in range(2):
         p = me if side == 0 else opp
-        base = 60 if side == 0 else 120
+        base = L.OWN_EXPEDITIONS if side == 0 else L.OPP_EXPEDITIONS
         for col in range(ncol):
             q = 6 * p + col
             n = s[CNT + q]
             if n == 0:
                 continue
             w = s[WAG + q]
-            sc = (s[SUM + q] - COST) * (w + 1) + (BONUS if n >= BONUS_CARDS else 0)
+            sc = expedition_score(s, q)
             if side == 0:
                 own += sc
             else:
                 theirs += sc
-            b = 540 + col * 10
-            x[b + side] = sc / 50.0
-            x[b + 2 + side] = s[TOP + q] / 10.0
-            x[b + 4 + side] = w / 3.0
-            x[b + 6 + side] = 1.0
+            b = L.COLOUR + col * L.PER_COLOUR
+            x[b + L.COLOUR_SCORE + side] = sc / 50.0
+            x[b + L.COLOUR_TOP + side] = s[TOP + q] / 10.0
+            x[b + L.COLOUR_WAGERS + side] = w / 3.0
+            x[b + L.COLOUR_STARTED + side] = 1.0
             if w > 0:
                 x[base + 10 * col] = w
                 unseen[10 * col] -= w
@@ -560,13 +487,13 @@ def net_features(s: np.ndarray, me: int, x: np.ndarray, buf: np.ndarray) -> None
         n = s[NPILE + col]
         for i in range(n):
             c = s[PILE + 12 * col + i]
-            x[180 + c] += 1.0
+            x[L.DISCARDS + c] += 1.0
             unseen[c] -= 1
         if n > 0:
-            x[240 + s[PILE + 12 * col + n - 1]] = 1.0
+            x[L.DISCARD_TOPS + s[PILE + 12 * col + n - 1]] = 1.0
     known = 0
     for k in range(60):
-        x[300 + k] = s[KNOWN + 60 * opp + k]
+        x[L.OPP_KNOWN + k] = s[KNOWN + 60 * opp + k]
         known += s[KNOWN + 60 * me + k]
     for col in range(ncol):
         top_me = s[TOP + 6 * me + col]
@@ -574,35 +501,36 @@ def net_features(s: np.ndarray, me: int, x: np.ndarray, buf: np.ndarray) -> None
         hsum = 0
         usum = 0
         for k in range(10 * col, 10 * col + 10):
-            r = _RANK_OF[k]
+            r = RANK_OF[k]
             if hand[k]:
-                x[k] = hand[k]
+                x[L.HAND + k] = hand[k]
                 if playable(r, top_me):
-                    x[420 + k] = hand[k]
+                    x[L.PLAYABLE + k] = hand[k]
                     hsum += r * hand[k]
             if unseen[k]:
-                x[360 + k] = unseen[k]
+                x[L.UNSEEN + k] = unseen[k]
                 if playable(r, top_me):
                     usum += r * unseen[k]
                 if playable(r, top_opp):
-                    x[480 + k] = unseen[k]
-        b = 540 + col * 10
-        x[b + 8] = hsum / 50.0
-        x[b + 9] = usum / 50.0
+                    x[L.OPP_PLAYABLE + k] = unseen[k]
+        b = L.COLOUR + col * L.PER_COLOUR
+        x[b + L.COLOUR_HAND_SUM] = hsum / 50.0
+        x[b + L.COLOUR_UNSEEN_SUM] = usum / 50.0
         n = s[NPILE + col]
         if n > 0:
             t = s[PILE + 12 * col + n - 1]
-            if playable(_RANK_OF[t], top_opp):
-                x[480 + t] += 1.0
+            if playable(RANK_OF[t], top_opp):
+                x[L.OPP_PLAYABLE + t] += 1.0
     deck = s[NDECK]
-    x[600] = deck / 50.0
-    x[601] = ((deck + 1) // 2) / 25.0
-    x[602] = own / 100.0
-    x[603] = theirs / 100.0
-    x[604] = (own - theirs) / 100.0
-    x[605] = known / 8.0
-    x[606] = 1.0 if ncol == 6 else 0.0
-    x[607] = s[PLY] / 100.0
+    g = L.GLOBAL
+    x[g + L.GLOBAL_DECK] = deck / 50.0
+    x[g + L.GLOBAL_TURNS_LEFT] = ((deck + 1) // 2) / 25.0
+    x[g + L.GLOBAL_OWN_TOTAL] = own / 100.0
+    x[g + L.GLOBAL_OPP_TOTAL] = theirs / 100.0
+    x[g + L.GLOBAL_MARGIN] = (own - theirs) / 100.0
+    x[g + L.GLOBAL_OWN_KNOWN] = known / 8.0
+    x[g + L.GLOBAL_LONG] = 1.0 if ncol == 6 else 0.0
+    x[g + L.GLOBAL_PLY] = s[PLY] / 100.0
 
 
 @njit(cache=True, **_NO_RC)
@@ -699,20 +627,6 @@ def _write(
 
 
 @njit(cache=True, inline="always", **_NO_RC)
-def _score(s: np.ndarray, p: int) -> int:
-    """:func:`lostcities.fast.kernels.score` without branches (an expedition's terms are
-    multiplied by whether it is started)."""
-    total = 0
-    for c in range(s[NCOL]):
-        o = 6 * p + c
-        n = s[CNT + o]
-        started = 1 if n > 0 else 0
-        bonus = BONUS if n >= BONUS_CARDS else 0
-        total += started * ((s[SUM + o] - COST) * (s[WAG + o] + 1)) + bonus
-    return total
-
-
-@njit(cache=True, inline="always", **_NO_RC)
 def _scalars(
     s: np.ndarray,
     me: int,
@@ -735,8 +649,8 @@ def _scalars(
         o[lay[10] + (last // 7) % 60] = 1.0
         o[lay[11] + last % 7] = 1.0
     o[lay[12]] = s[NDECK] / lay[20]
-    own = _score(s, me)
-    theirs = _score(s, 1 - me)
+    own = score(s, me)
+    theirs = score(s, 1 - me)
     scores[0] = own
     scores[1] = theirs
     o[lay[13]] = own / 100.0
@@ -844,7 +758,7 @@ def _update(
     diff = srcs ^ track[1]
     keep = hand & ~redo  # rows right but for the draw sources that came or went
     while diff and keep:
-        x = _lowest_bit(keep)
+        x = lowest_bit(keep)
         keep &= keep - 1
         r0 = x * ns
         r1 = (kk + x) * ns
@@ -852,7 +766,7 @@ def _update(
         play = m[r0]  # (set exactly when the kind is playable)
         d = diff
         while d:
-            col = _lowest_bit(d)
+            col = lowest_bit(d)
             d &= d - 1
             bit = (srcs >> col) & 1
             if play:
@@ -860,13 +774,13 @@ def _update(
             if col != c:
                 m[r1 + 1 + col] = bit
     while redo:
-        x = _lowest_bit(redo)
+        x = lowest_bit(redo)
         redo &= redo - 1
         r0 = x * ns
         r1 = (kk + x) * ns
         if (hand >> x) & 1:
             c = x // 10
-            if playable(_RANK_OF[x], s[TOP + 6 * me + c]):
+            if playable(RANK_OF[x], s[TOP + 6 * me + c]):
                 m[r0] = 1
                 for col in range(ns - 1):
                     m[r0 + 1 + col] = (srcs >> col) & 1
@@ -1498,22 +1412,11 @@ def vec_reset_rows(
 
 
 @njit(cache=True, inline="always", **_NO_RC)
-def _xorshift_below(rng: np.ndarray, n: int) -> int:
-    s1 = rng[0]
-    s0 = rng[1]
-    rng[0] = s0
-    s1 ^= s1 << np.uint64(23)
-    s1 = s1 ^ s0 ^ (s1 >> np.uint64(17)) ^ (s0 >> np.uint64(26))
-    rng[1] = s1
-    return int((((s1 + s0) >> _S32) * np.uint64(n)) >> _S32)
-
-
-@njit(cache=True, inline="always", **_NO_RC)
 def _sample_one(s: np.ndarray, to_action: np.ndarray, rng: np.ndarray) -> int:
     if s[OVER] != 0:
         return 0
     play, hand, srcs, n = _legal_sets(s)
-    return int(to_action[_legal_pick(play, hand, srcs, _xorshift_below(rng, n))])
+    return int(to_action[_legal_pick(play, hand, srcs, xorshift_below(rng, n))])
 
 
 @njit(cache=True, **_NO_RC)
@@ -1527,18 +1430,7 @@ def sample_legal(
         out[g] = _sample_one(states[g], to_action, rngs[g])
 
 
-# -- numba's cache: this file inlines and calls kernels.py's and smart.py's code -------------
-def _stamp() -> str:
-    parts = []
-    for mod in (K, S):
-        try:
-            st = os.stat(str(mod.__file__))
-        except OSError:  # pragma: no cover - no source file
-            continue
-        parts.append(f"{st.st_size}:{st.st_mtime_ns}")
-    return "; ".join([*parts, K.SCORING_STAMP])
-
-
+# -- numba's cache: this file inlines and calls kernels.py's, smart.py's, bits.py's and rng.py's code -------------
 K.guard_cache(
     (
         _pcg_next64,
@@ -1555,7 +1447,6 @@ K.guard_cache(
         _write,
         _scalars,
         _update,
-        _score,
         _write_both,
         _reset_one,
         _step_range,
@@ -1567,6 +1458,6 @@ K.guard_cache(
         _sample_one,
         sample_legal,
     ),
-    _stamp(),
+    K.source_stamp(K, S, bits_module, rng_module, L),
     "vector.kernels",
 )

@@ -5,6 +5,8 @@ player to move, for both variants (the long game's sixth colour is zeros in the 
 game, and one input says which variant it is). Cards are counted by *kind*: ``card.index``
 (10 per colour: the wager, then 2 .. 10), 60 kinds in all.
 
+(the named offsets of each block and cell: :mod:`lostcities.netinput`)
+
 ======================  =====  ==================================================
 block                   size   what
 ======================  =====  ==================================================
@@ -36,6 +38,8 @@ from dataclasses import replace
 import numpy as np
 import numpy.typing as npt
 
+import lostcities.netinput as L
+from lostcities.cards import ALL_CARDS
 from lostcities.rules import PLAYABLE, PlayerView
 from lostcities.scoring import score_expedition
 
@@ -44,14 +48,13 @@ __all__ = ["FEATURES_VERSION", "NUM_FEATURES", "features", "features_batch", "ha
 FEATURES_VERSION = 1
 """Bumped whenever the layout changes (weights record the version they were trained on)."""
 
-_KINDS = 60
-_COLOURS = 6
-_PER_COLOUR = 10
-_GLOBAL = 8
-NUM_FEATURES = 9 * _KINDS + _COLOURS * _PER_COLOUR + _GLOBAL
-"""Length of the vector (608)."""
+_KINDS = L.KINDS
+_COLOURS = L.COLOURS
+_PER_COLOUR = L.PER_COLOUR
+NUM_FEATURES = L.NUM_FEATURES
+"""Length of the vector (608; the layout's named offsets: :mod:`lostcities.netinput`)."""
 
-_RANK = [0 if k % 10 == 0 else k % 10 + 1 for k in range(_KINDS)]
+_RANK = [c.rank for c in ALL_CARDS]
 
 
 def features(
@@ -75,7 +78,7 @@ def features(
     wagers = [[0] * _COLOURS, [0] * _COLOURS]
     started = [[0] * _COLOURS, [0] * _COLOURS]
     exp_score = [[0] * _COLOURS, [0] * _COLOURS]
-    for side, base in ((me, 60), (opp, 120)):
+    for side, base in ((me, L.OWN_EXPEDITIONS), (opp, L.OPP_EXPEDITIONS)):
         for col in range(ncol):
             e = view.expeditions[side][col]
             if not e:
@@ -91,11 +94,11 @@ def features(
     for col in range(ncol):
         pile = view.discard_piles[col]
         for c in pile:
-            x[180 + c.index] += 1.0
+            x[L.DISCARDS + c.index] += 1.0
         if pile:
-            x[240 + pile[-1].index] = 1.0
+            x[L.DISCARD_TOPS + pile[-1].index] = 1.0
     for c in view.opponent_known:
-        x[300 + c.index] += 1.0
+        x[L.OPP_KNOWN + c.index] += 1.0
     hand_play_sum = [0] * _COLOURS
     unseen_play_sum = [0] * _COLOURS
     for k in range(_KINDS):
@@ -104,46 +107,42 @@ def features(
             break
         r = _RANK[k]
         if hand[k]:
-            x[k] = hand[k]
+            x[L.HAND + k] = hand[k]
             if PLAYABLE[r][tops[me][col]]:
-                x[420 + k] = hand[k]
+                x[L.PLAYABLE + k] = hand[k]
                 hand_play_sum[col] += r * hand[k]
         if unseen[k]:
-            x[360 + k] = unseen[k]
+            x[L.UNSEEN + k] = unseen[k]
             if PLAYABLE[r][tops[me][col]]:
                 unseen_play_sum[col] += r * unseen[k]
             if PLAYABLE[r][tops[opp][col]]:
-                x[480 + k] = unseen[k]
+                x[L.OPP_PLAYABLE + k] = unseen[k]
     for col in range(ncol):
         pile = view.discard_piles[col]
         if pile:
             top = pile[-1]
             if PLAYABLE[top.rank][tops[opp][col]]:
-                x[480 + top.index] += 1.0
-    base = 9 * _KINDS
+                x[L.OPP_PLAYABLE + top.index] += 1.0
     for col in range(ncol):
-        b = base + col * _PER_COLOUR
-        x[b + 0] = exp_score[me][col] / 50.0
-        x[b + 1] = exp_score[opp][col] / 50.0
-        x[b + 2] = tops[me][col] / 10.0
-        x[b + 3] = tops[opp][col] / 10.0
-        x[b + 4] = wagers[me][col] / 3.0
-        x[b + 5] = wagers[opp][col] / 3.0
-        x[b + 6] = started[me][col]
-        x[b + 7] = started[opp][col]
-        x[b + 8] = hand_play_sum[col] / 50.0
-        x[b + 9] = unseen_play_sum[col] / 50.0
-    g = base + _COLOURS * _PER_COLOUR
+        b = L.COLOUR + col * _PER_COLOUR
+        for side, d in ((me, 0), (opp, 1)):
+            x[b + L.COLOUR_SCORE + d] = exp_score[side][col] / 50.0
+            x[b + L.COLOUR_TOP + d] = tops[side][col] / 10.0
+            x[b + L.COLOUR_WAGERS + d] = wagers[side][col] / 3.0
+            x[b + L.COLOUR_STARTED + d] = started[side][col]
+        x[b + L.COLOUR_HAND_SUM] = hand_play_sum[col] / 50.0
+        x[b + L.COLOUR_UNSEEN_SUM] = unseen_play_sum[col] / 50.0
+    g = L.GLOBAL
     own = sum(exp_score[me])
     theirs = sum(exp_score[opp])
-    x[g + 0] = view.deck_size / 50.0
-    x[g + 1] = ((view.deck_size + 1) // 2) / 25.0
-    x[g + 2] = own / 100.0
-    x[g + 3] = theirs / 100.0
-    x[g + 4] = (own - theirs) / 100.0
-    x[g + 5] = len(view.own_known) / 8.0
-    x[g + 6] = 1.0 if ncol == 6 else 0.0
-    x[g + 7] = view.ply / 100.0
+    x[g + L.GLOBAL_DECK] = view.deck_size / 50.0
+    x[g + L.GLOBAL_TURNS_LEFT] = ((view.deck_size + 1) // 2) / 25.0
+    x[g + L.GLOBAL_OWN_TOTAL] = own / 100.0
+    x[g + L.GLOBAL_OPP_TOTAL] = theirs / 100.0
+    x[g + L.GLOBAL_MARGIN] = (own - theirs) / 100.0
+    x[g + L.GLOBAL_OWN_KNOWN] = len(view.own_known) / 8.0
+    x[g + L.GLOBAL_LONG] = 1.0 if ncol == 6 else 0.0
+    x[g + L.GLOBAL_PLY] = view.ply / 100.0
     return x
 
 
@@ -176,16 +175,16 @@ def hand_affine(view: PlayerView) -> tuple[npt.NDArray[np.float64], npt.NDArray[
     tops = [
         [max((c.rank for c in e), default=0) for e in view.expeditions[side]] for side in (0, 1)
     ]
-    base = 9 * _KINDS
     for k in range(ncol * 10):
         col = k // 10
         r = _RANK[k]
-        a[k, k] = 1.0  # hand
-        a[360 + k, k] = -1.0  # no longer unseen
+        b = L.COLOUR + col * _PER_COLOUR
+        a[L.HAND + k, k] = 1.0
+        a[L.UNSEEN + k, k] = -1.0  # no longer unseen
         if PLAYABLE[r][tops[me][col]]:
-            a[420 + k, k] = 1.0
-            a[base + col * _PER_COLOUR + 8, k] = r / 50.0
-            a[base + col * _PER_COLOUR + 9, k] = -r / 50.0
+            a[L.PLAYABLE + k, k] = 1.0
+            a[b + L.COLOUR_HAND_SUM, k] = r / 50.0
+            a[b + L.COLOUR_UNSEEN_SUM, k] = -r / 50.0
         if PLAYABLE[r][tops[me ^ 1][col]]:
-            a[480 + k, k] = -1.0
+            a[L.OPP_PLAYABLE + k, k] = -1.0
     return f0, a

@@ -3,6 +3,7 @@ on-disk cache (which numba keys on each function's own file only)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -63,3 +64,26 @@ def test_the_real_kernels_record_their_stamps() -> None:
     if not path.is_dir():  # pragma: no cover - caching off or not writable
         pytest.skip("no numba cache directory")
     assert (path / "kernels.scoring.stamp").read_text() == K.SCORING_STAMP
+
+
+def test_the_kernels_stamps_name_every_file_they_compile_in() -> None:
+    """A kernel file that inlines or calls another file's functions (the card tables, the
+    generators, the rules) is stamped with that file, so editing it drops the cached code
+    that compiled it in (numba itself only sees the kernel's own file)."""
+    import lostcities.fast.vector  # noqa: F401 (its guard records its stamp at import)
+    import lostcities.netinput as netinput
+    from lostcities.fast import bits, rng, smart
+
+    path = Path(K.playout.stats.cache_path)
+    if not path.is_dir():  # pragma: no cover - caching off or not writable
+        pytest.skip("no numba cache directory")
+    want = {
+        "kernels.sources": K.source_stamp(bits, rng),
+        "smart.kernels": K.source_stamp(K, bits, rng),
+        "vector.kernels": K.source_stamp(K, smart, bits, rng, netinput),
+    }
+    for name, stamp in want.items():
+        assert (path / f"{name}.stamp").read_text() == stamp
+    # a stamp names each file's size and time, and the scoring constants compiled in
+    st = os.stat(str(bits.__file__))
+    assert K.source_stamp(bits) == f"{st.st_size}:{st.st_mtime_ns}; {K.SCORING_STAMP}"
