@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from lostcities.bots.flat import flat_search
+from lostcities.bots.flat import check_candidates, flat_search
 from lostcities.errors import BotError, IllegalMoveError
 from lostcities.rules import Move, PlayerView, Round
 from lostcities.scoring import MARGIN_SCALE
@@ -237,13 +237,7 @@ def evaluate(
         raise ValueError("analysis: no candidate moves")
     if worlds is None and deadline is None:
         raise ValueError("analysis: give worlds or a deadline")
-    if view.over or view.to_move != view.player:
-        raise IllegalMoveError(
-            f"illegal move: {str(cands[0])!r} (not legal for player {view.player} now)"
-        )
-    for m in cands:
-        if not view.is_legal(m):
-            raise IllegalMoveError(f"illegal move: {str(m)!r} ({view.why_illegal(m)})")
+    check_candidates(view, cands)
     k = len(cands)
     limit = math.inf if worlds is None else worlds
     end = math.inf if deadline is None else deadline

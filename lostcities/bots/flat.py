@@ -50,6 +50,7 @@ __all__ = [
     "FLAT_ROLLOUTS",
     "FlatSearcher",
     "PythonFlatSearch",
+    "check_candidates",
     "fast_engine_available",
     "flat_search",
     "learned_judge",
@@ -194,6 +195,22 @@ def learned_judge(rollout: str, path: str | None) -> Judge | None:
     return load_judge(path)
 
 
+def check_candidates(view: PlayerView, candidates: Sequence[Move]) -> None:
+    """Check that every one of ``candidates`` is legal for the viewer of ``view`` now (the
+    twin's and the analysis's check, with the reason the core gives).
+
+    :raises IllegalMoveError: for the first that is not (any, when it is not the viewer's
+        turn).
+    """
+    if candidates and (view.over or view.to_move != view.player):
+        raise IllegalMoveError(
+            f"illegal move: {str(candidates[0])!r} (not legal for player {view.player} now)"
+        )
+    for m in candidates:
+        if not view.is_legal(m):
+            raise IllegalMoveError(f"illegal move: {str(m)!r} ({view.why_illegal(m)})")
+
+
 class PythonFlatSearch:
     """The flat search on the pure-Python core: the twin of
     :class:`lostcities.fast.search.FlatSearch`, with its arguments, attributes and methods
@@ -234,13 +251,7 @@ class PythonFlatSearch:
             raise ValueError("flat search: no candidate moves")
         if not scale > 0:
             raise ValueError(f"flat search: scale must be positive, not {scale!r}")
-        if view.over or view.to_move != view.player:
-            raise IllegalMoveError(
-                f"illegal move: {str(candidates[0])!r} (not legal for player {view.player} now)"
-            )
-        for m in candidates:
-            if not view.is_legal(m):
-                raise IllegalMoveError(f"illegal move: {str(m)!r} ({view.why_illegal(m)})")
+        check_candidates(view, candidates)
         self.view = view
         self.candidates = list(candidates)
         self.scale = float(scale)
