@@ -27,10 +27,12 @@ from lostcities.web.store import AccountRow
 def app_settings(db_url: str) -> Any:
     """The tests' settings (as conftest's): bots in threads, no limits, the test deal seed."""
     from lostcities.web.deps import Settings
+    from lostcities.web.levels import LEVELS, Level
     from lostcities.web.limits import Limits
 
     return Settings(
         db_url=db_url,
+        levels={**LEVELS, "easy": Level("random", "Easy")},  # a bot that moves at once
         bot_executor="thread",
         bot_min_delay=0.0,
         limits=Limits.off(),
@@ -273,3 +275,42 @@ def test_blocked_players_are_never_seated_together(client: TestClient) -> None:
     assert (status(sa), status(sb)) == ("open", "open")
     client.post("/api/lobby/seeks", json={"rounds": 1}, headers=cy)
     assert (status(sa), status(sb)) == ("matched", "open")
+
+
+def test_a_rated_game_against_the_computer_rates_the_bot(client: TestClient) -> None:
+    ann = sign_in(client, "ann")
+    guest_try = client.post("/api/lobby/computer", json={"level": "easy", "rated": True})
+    assert guest_try.status_code == 403 and guest_try.json()["error"] == "needs_account"
+    g = client.post(
+        "/api/lobby/computer", json={"level": "easy", "rounds": 1, "rated": True}, headers=ann
+    ).json()
+
+    def now() -> dict[str, Any]:
+        return state(client, g["id"], g["token"])
+
+    def wait_turn() -> dict[str, Any]:
+        for _ in range(500):
+            st = now()
+            if st["view"]["to_move"] == 0:
+                return st
+            time.sleep(0.01)
+        raise AssertionError("the bot did not move")
+
+    st = wait_turn()
+    body = {"token": g["token"], "round": st["round"], "ply": st["view"]["ply"]}
+    client.post(f"/api/games/{g['id']}/moves", json={**body, "move": st["view"]["legal"][0]})
+    st = wait_turn()  # the bot has moved: two moves at least
+    assert st["view"]["ply"] >= 2
+    client.post(f"/api/games/{g['id']}/resign", json={"token": g["token"]})
+    hub = client.app.state.lobby  # type: ignore[attr-defined]
+    for _ in range(200):
+        if hub.settler.settled:
+            break
+        time.sleep(0.02)
+    assert hub.settler.settled == [(g["id"], "rated")]
+    board = client.get("/api/leaderboard", params={"speed": "untimed"}).json()["players"]
+    ann_after, bot_after = ratings.rate_pair(ratings.DEFAULT, ratings.DEFAULT, 0.0)  # she resigned
+    assert [(p["name"], p["bot"], p["rating"]) for p in board] == [
+        ("Computer (Easy)", True, round(bot_after.rating)),
+        ("ann", False, round(ann_after.rating)),
+    ]
