@@ -29,6 +29,7 @@ result row (the process died between the match's last move and its rating), and
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -310,8 +311,8 @@ class Settler:
 
     def __init__(self, mgr: GameManager) -> None:
         self.mgr = mgr
-        self.settled: list[tuple[str, str]] = []
-        """What each settlement of this process did (game id, outcome), for tests."""
+        self.settled: collections.deque[tuple[str, str]] = collections.deque(maxlen=1000)
+        """What this process's last settlements did (game id, outcome), for tests."""
 
     def on_match_end(self, g: LiveGame) -> None:
         """The hook: a rated match ended here (its result is committed)."""

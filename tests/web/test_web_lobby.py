@@ -180,7 +180,7 @@ def test_a_rated_match_changes_both_ratings_by_the_library_figures(client: TestC
         if hub.settler.settled:
             break
         time.sleep(0.02)
-    assert hub.settler.settled == [(g["id"], "rated")]
+    assert list(hub.settler.settled) == [(g["id"], "rated")]
     won, lost = ratings.rate_pair(ratings.DEFAULT, ratings.DEFAULT, 1.0)
     lb = client.get("/api/leaderboard", params={"speed": "untimed"})
     assert lb.status_code == 200, lb.text
@@ -307,7 +307,7 @@ def test_a_rated_game_against_the_computer_rates_the_bot(client: TestClient) -> 
         if hub.settler.settled:
             break
         time.sleep(0.02)
-    assert hub.settler.settled == [(g["id"], "rated")]
+    assert list(hub.settler.settled) == [(g["id"], "rated")]
     board = client.get("/api/leaderboard", params={"speed": "untimed"}).json()["players"]
     ann_after, bot_after = ratings.rate_pair(ratings.DEFAULT, ratings.DEFAULT, 0.0)  # she resigned
     assert [(p["name"], p["bot"], p["rating"]) for p in board] == [
