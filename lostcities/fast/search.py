@@ -169,59 +169,13 @@ class FlatSearch:
             self._run_rewarded(worlds, self.reward)
             return
         mt = self._mt
-        if mt is not None and self.hands is not None:
-            assert self._py_rng is not None
-            self._hands_kernel(
-                self.template,
-                self.opp,
-                self.first,
-                self.hands,
-                self._rests,
-                self.worlds % len(self.hands),
-                self.actions,
-                worlds,
-                mt.mt,
-                mt.pos,
-                self.me,
-                self.scale,
-                self.rollout == "smart",
-                self.value_sums,
-                self.margin_sums,
-            )
-            mt.store(self._py_rng)
-            self.worlds += worlds
-            return
         if mt is not None:
             assert self._py_rng is not None
-            self._world_kernel(
-                self.template,
-                self.opp,
-                self.first,
-                self._unseen_py,
-                self.actions,
-                worlds,
-                mt.mt,
-                mt.pos,
-                self.me,
-                self.scale,
-                self.rollout == "smart",
-                self.value_sums,
-                self.margin_sums,
-            )
+            self._mt_worlds(worlds, self.worlds, self.value_sums, self.margin_sums)
             mt.store(self._py_rng)
             self.worlds += worlds
             return
-        v, m = flat_kernel(
-            self.template,
-            self.opp,
-            self.first,
-            self.unseen,
-            self.actions,
-            worlds,
-            self.rng,
-            self.me,
-            self.scale,
-        )
+        v, m = self._xorshift_worlds(worlds)
         self.value_sums += v
         self.margin_sums += m
         self.worlds += worlds
@@ -238,66 +192,87 @@ class FlatSearch:
             return block
         # the kernels' tanh rewards go to value_sums as run() adds them, unless a reward is given
         totals = np.zeros(k, np.float64) if self.reward is not None else self.value_sums
-        smart = self.rollout == "smart"
         mt = self._mt
         if mt is not None:
             assert self._py_rng is not None
-            hands = self.hands
             for w in range(worlds):
-                if hands is not None:
-                    self._hands_kernel(
-                        self.template,
-                        self.opp,
-                        self.first,
-                        hands,
-                        self._rests,
-                        (self.worlds + w) % len(hands),
-                        self.actions,
-                        1,
-                        mt.mt,
-                        mt.pos,
-                        self.me,
-                        self.scale,
-                        smart,
-                        totals,
-                        block[w],
-                    )
-                else:
-                    self._world_kernel(
-                        self.template,
-                        self.opp,
-                        self.first,
-                        self._unseen_py,
-                        self.actions,
-                        1,
-                        mt.mt,
-                        mt.pos,
-                        self.me,
-                        self.scale,
-                        smart,
-                        totals,
-                        block[w],
-                    )
+                self._mt_worlds(1, self.worlds + w, totals, block[w])
             mt.store(self._py_rng)
         else:
             for w in range(worlds):
-                v, m = flat_kernel(
-                    self.template,
-                    self.opp,
-                    self.first,
-                    self.unseen,
-                    self.actions,
-                    1,
-                    self.rng,
-                    self.me,
-                    self.scale,
-                )
+                v, m = self._xorshift_worlds(1)
                 block[w] = m
                 if self.reward is None:
                     self.value_sums += v
         self.margin_sums += block.sum(axis=0)
         self.worlds += worlds
         return block
+
+    def _mt_worlds(
+        self,
+        worlds: int,
+        start: int,
+        totals: npt.NDArray[np.float64],
+        margins: npt.NDArray[np.int64],
+    ) -> None:
+        """``worlds`` worlds dealt with the Mersenne Twister (its state advanced, not yet
+        stored), the first being world number ``start`` (given hands cycle from there); the
+        kernel adds the rewards to ``totals`` and the margins to ``margins``."""
+        mt = self._mt
+        assert mt is not None
+        smart = self.rollout == "smart"
+        if self.hands is not None:
+            self._hands_kernel(
+                self.template,
+                self.opp,
+                self.first,
+                self.hands,
+                self._rests,
+                start % len(self.hands),
+                self.actions,
+                worlds,
+                mt.mt,
+                mt.pos,
+                self.me,
+                self.scale,
+                smart,
+                totals,
+                margins,
+            )
+        else:
+            self._world_kernel(
+                self.template,
+                self.opp,
+                self.first,
+                self._unseen_py,
+                self.actions,
+                worlds,
+                mt.mt,
+                mt.pos,
+                self.me,
+                self.scale,
+                smart,
+                totals,
+                margins,
+            )
+
+    def _xorshift_worlds(
+        self, worlds: int
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
+        """``worlds`` worlds dealt with the compiled generator: the sums of their rewards
+        and margins."""
+        v, m = flat_kernel(
+            self.template,
+            self.opp,
+            self.first,
+            self.unseen,
+            self.actions,
+            worlds,
+            self.rng,
+            self.me,
+            self.scale,
+        )
+        return v, m
 
     def _run_rewarded(self, worlds: int, reward: Callable[[int], float]) -> None:
         """:meth:`run` with the reward of each world's margin given (``reward=``)."""
