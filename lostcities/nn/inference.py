@@ -41,13 +41,13 @@ import numpy as np
 import numpy.typing as npt
 
 from lostcities.cards import ALL_CARDS, Card, Variant
+from lostcities.netinput import KINDS
 from lostcities.nn.features import hand_affine
 from lostcities.nn.model import Network
 from lostcities.rules import NUM_MOVES, Move, PlayerView
 
 __all__ = ["HandInference"]
 
-_KINDS = 60
 _KIND_OF_MOVE = np.array([Move.from_index(i).card.index for i in range(NUM_MOVES)], np.int64)
 
 
@@ -164,7 +164,7 @@ class HandInference:
                 hand.append(step.played)
                 rows[j].append(list(hand))
                 known = step.known
-        counts = np.zeros((len(steps), n, _KINDS), np.float32)
+        counts = np.zeros((len(steps), n, KINDS), np.float32)
         for j, hands in enumerate(rows):
             idx = np.array(hands, np.int64)  # (n, hand size)
             np.add.at(counts[j], (np.arange(n)[:, None], idx), 1.0)
