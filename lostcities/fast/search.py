@@ -220,41 +220,26 @@ class FlatSearch:
         kernel adds the rewards to ``totals`` and the margins to ``margins``."""
         mt = self._mt
         assert mt is not None
-        smart = self.rollout == "smart"
-        if self.hands is not None:
-            self._hands_kernel(
-                self.template,
-                self.opp,
-                self.first,
-                self.hands,
-                self._rests,
-                start % len(self.hands),
-                self.actions,
-                worlds,
-                mt.mt,
-                mt.pos,
-                self.me,
-                self.scale,
-                smart,
-                totals,
-                margins,
-            )
-        else:
-            self._world_kernel(
-                self.template,
-                self.opp,
-                self.first,
-                self._unseen_py,
-                self.actions,
-                worlds,
-                mt.mt,
-                mt.pos,
-                self.me,
-                self.scale,
-                smart,
-                totals,
-                margins,
-            )
+        deal: tuple[object, ...] = (self._unseen_py,)  # the unseen cards, shuffled
+        kernel = self._world_kernel
+        if self.hands is not None:  # the given hands, cycled, and the rest shuffled
+            deal = (self.hands, self._rests, start % len(self.hands))
+            kernel = self._hands_kernel
+        kernel(
+            self.template,
+            self.opp,
+            self.first,
+            *deal,
+            self.actions,
+            worlds,
+            mt.mt,
+            mt.pos,
+            self.me,
+            self.scale,
+            self.rollout == "smart",
+            totals,
+            margins,
+        )
 
     def _xorshift_worlds(
         self, worlds: int
