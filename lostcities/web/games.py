@@ -46,6 +46,7 @@ from lostcities.web.levels import LEVELS, Level, Levels
 from lostcities.web.live import LiveGame
 from lostcities.web.peers import Peers, SingleProcess
 from lostcities.web.store import (
+    CHAT_NOTICE,
     GameRow,
     GameStore,
     RoundRow,
@@ -281,11 +282,19 @@ class GameManager:
 
     def on_change(self, game_id: str) -> None:
         """Another server process (or this one) committed a change of ``game_id``: refresh
-        it if it is in memory here (``"*"``: every game, after listening again)."""
+        it if it is in memory here (``"*"``: every game, after listening again); new chat
+        (:data:`~lostcities.web.store.CHAT_NOTICE`) goes to its connections here."""
+        if game_id.startswith(CHAT_NOTICE):
+            chatted = self.games.get(game_id.removeprefix(CHAT_NOTICE))
+            if chatted is not None:
+                self.background(chatted.pull_chat())
+            return
         games = list(self.games.values()) if game_id == "*" else [self.games.get(game_id)]
         for g in games:
             if g is not None:
                 self.background(g.refresh())
+                if game_id == "*":
+                    self.background(g.pull_chat())
 
     def background(self, work: Coroutine[object, object, object]) -> None:
         """Run ``work`` in its own task, kept until it ends."""

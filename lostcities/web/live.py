@@ -76,6 +76,8 @@ class Conn:
     sender: Sender
     seat: int | None
     alive: bool = True
+    chat: bool = False
+    """Whether it gets new chat phrases (it has the chat so far: :meth:`LiveGame.join_chat`)."""
 
 
 # -- the live game -----------------------------------------------------------------------------
@@ -100,6 +102,11 @@ class LiveGame:
     """When (the event loop's time) :attr:`clock_task` looks again."""
     chat_count: int | None = None
     """Chat phrases stored for this game (counted on the first one said here)."""
+    chat_pending: int = 0
+    """Chat phrases of this process being stored."""
+    chat_seen: int = 0
+    """The number of the last stored phrase sent to this process's connections."""
+    chat_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     referee: Referee = field(init=False)
     """Applies the stored moves, forfeits and new rounds to :attr:`match` (both seats
     submit: the bots' moves come from the :class:`BotRunner`); its
@@ -271,27 +278,66 @@ class LiveGame:
 
     async def chat(self, seat: int, phrase: str) -> None:
         """``seat`` says a quick-chat phrase (an id of :data:`schemas.CHAT_PHRASES`, never
-        free text): stored with the game, then sent to every connection.
+        free text): stored with the game, then sent to every connection (:meth:`pull_chat`;
+        those on other server processes get it from theirs).
 
         :raises ChatFullError: once the game keeps :data:`CHAT_KEPT` phrases.
         """
-        store = self.manager.store
         if self.chat_count is None:
-            self.chat_count = len(await store.chat(self.id))
-        if self.chat_count >= CHAT_KEPT:
+            async with self.chat_lock:
+                await self._catch_up()
+        assert self.chat_count is not None
+        if self.chat_count + self.chat_pending >= CHAT_KEPT:
             raise ChatFullError(f"this game's chat is full ({CHAT_KEPT} messages)")
-        self.chat_count += 1
-        await store.write(op_add_chat(self.id, seat, phrase))
-        await self.send_all(json.dumps({"type": "chat", "seat": seat, "phrase": phrase}))
+        self.chat_pending += 1
+        try:
+            await self.manager.store.write(op_add_chat(self.id, seat, phrase))
+        except BaseException:
+            self.chat_pending -= 1
+            raise
+        async with self.chat_lock:
+            self.chat_pending -= 1
+            await self._send_chat(await self.manager.store.chat_after(self.id, self.chat_seen))
 
-    async def chat_log(self) -> str | None:
-        """The ``chat_log`` message for a connection that just said hello (a reload): the
-        last :data:`CHAT_SHOWN` phrases in the order said; ``None`` before any."""
-        said = [(s, p) for s, p in await self.manager.store.chat(self.id) if p in CHAT_IDS]
-        if not said:
-            return None
-        messages = [{"seat": s, "phrase": p} for s, p in said[-CHAT_SHOWN:]]
-        return json.dumps({"type": "chat_log", "messages": messages})
+    async def _send_chat(self, said: list[tuple[int, int, str]]) -> None:
+        # (the caller holds chat_lock) phrases stored after chat_seen, to every connection
+        # that has the chat so far
+        for number, seat, phrase in said:
+            self.chat_seen = max(self.chat_seen, number)
+            if phrase in CHAT_IDS:
+                text = json.dumps({"type": "chat", "seat": seat, "phrase": phrase})
+                for c in list(self.conns):
+                    if c.chat:
+                        await self.send(c, text)
+        if self.chat_count is not None:
+            self.chat_count += len(said)
+
+    async def _catch_up(self) -> list[tuple[int, int, str]]:
+        # (the caller holds chat_lock) read the whole chat: send what is new, count it
+        said = await self.manager.store.chat_after(self.id, 0)
+        self.chat_count = None
+        await self._send_chat([x for x in said if x[0] > self.chat_seen])
+        self.chat_count = len(said)
+        return said
+
+    async def pull_chat(self) -> None:
+        """Send every connection, once and in order, the phrases stored since the last one
+        sent here (said on this process, or on another: its notification,
+        :data:`~lostcities.web.store.CHAT_NOTICE`)."""
+        async with self.chat_lock:
+            if any(c.chat for c in self.conns):  # (else a hello reads the chat anyway)
+                await self._send_chat(await self.manager.store.chat_after(self.id, self.chat_seen))
+
+    async def join_chat(self, conn: Conn) -> None:
+        """``conn`` said hello: send it the ``chat_log`` (the last :data:`CHAT_SHOWN`
+        phrases, a reload), then every new phrase (:meth:`pull_chat`), none twice."""
+        async with self.chat_lock:
+            said = await self._catch_up()
+            shown = [{"seat": s, "phrase": p} for _, s, p in said if p in CHAT_IDS]
+            if shown:
+                msg = {"type": "chat_log", "messages": shown[-CHAT_SHOWN:]}
+                await self.send(conn, json.dumps(msg))
+            conn.chat = True
 
     # -- moves ---------------------------------------------------------------------------
 

@@ -70,6 +70,7 @@ __all__ = [
     "StoredGame",
     "StorageError",
     "NOTIFY_CHANNEL",
+    "CHAT_NOTICE",
     "hash_token",
     "normalize_db_url",
     "notify_change",
@@ -883,6 +884,22 @@ class GameStore:
         """:meth:`chat_sync` off the event loop."""
         return await asyncio.to_thread(self.chat_sync, game_id)
 
+    def chat_after_sync(self, game_id: str, after: int) -> list[tuple[int, int, str]]:
+        """A game's phrases stored after the one numbered ``after`` (0: all), as ``(number,
+        seat, phrase)`` in the order said (:func:`op_add_chat`: numbers grow in commit
+        order)."""
+        with self._sessions() as s:
+            rows = s.execute(
+                select(ChatRow.id, ChatRow.seat, ChatRow.phrase)
+                .where(ChatRow.game_id == game_id, ChatRow.id > after)
+                .order_by(ChatRow.id)
+            ).all()
+        return [(int(i), int(seat), str(phrase)) for i, seat, phrase in rows]
+
+    async def chat_after(self, game_id: str, after: int) -> list[tuple[int, int, str]]:
+        """:meth:`chat_after_sync` off the event loop."""
+        return await asyncio.to_thread(self.chat_after_sync, game_id, after)
+
     def comment_by_digest_sync(self, digest: str) -> CommentRow | None:
         """The stored comment with this :func:`comment_digest`, if any."""
         with self._sessions() as s:
@@ -1105,10 +1122,26 @@ def op_add_comment(
     return fn
 
 
+CHAT_NOTICE = "chat:"
+"""The prefix of a :data:`NOTIFY_CHANNEL` payload that announces new chat of a game (the
+game id follows): the processes holding it send the new phrases to their connections."""
+
+
+def _chat_lock_key(game_id: str) -> int:
+    digest = hashlib.blake2b(f"lostcities-chat:{game_id}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
 def op_add_chat(game_id: str, seat: int, phrase: str) -> Callable[[Session], None]:
-    """Store a chat phrase said at ``game_id``'s table by ``seat``."""
+    """Store a chat phrase said at ``game_id``'s table by ``seat``. On PostgreSQL the game's
+    phrases are stored one transaction at a time (an advisory lock held to the commit), so
+    their numbers grow in commit order, and :data:`CHAT_NOTICE` tells the other server
+    processes at the commit."""
 
     def fn(s: Session) -> None:
+        if s.get_bind().dialect.name == "postgresql":
+            s.execute(select(func.pg_advisory_xact_lock(_chat_lock_key(game_id))))
+            s.execute(select(func.pg_notify(NOTIFY_CHANNEL, CHAT_NOTICE + game_id)))
         s.add(ChatRow(game_id=game_id, seat=seat, phrase=phrase))
 
     return fn

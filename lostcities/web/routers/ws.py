@@ -121,9 +121,7 @@ async def _serve(
                 conn = Conn(ws, seat)
                 g.conns.append(conn)
                 await g.send(conn, g.state(seat))
-                said = await g.chat_log()  # the chat so far (a reload)
-                if said is not None:
-                    await g.send(conn, said)
+                await g.join_chat(conn)  # the chat so far (a reload), then each new phrase
                 await _presence(g)
                 g.schedule_bot()
                 g.schedule_clock()
