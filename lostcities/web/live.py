@@ -20,7 +20,7 @@ import logging
 import random
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy.exc import IntegrityError
 
@@ -214,14 +214,14 @@ class LiveGame:
                 out[str(card)] = msg
         return out
 
-    def state(self, seat: int | None, ack: int | str | None = None) -> str:
-        """The ``state`` message for ``seat`` (``None``: a spectator), as JSON text."""
-        r = self.round
-        if seat is None:
-            view = schemas.view_out(r.view(0), reveal_hand=False)
-        else:
-            view = schemas.view_out(r.view(seat), reveal_hand=True, illegal=self._illegal(seat))
-        m = self.match
+    def _public(self, memo: list[Any] | None = None) -> tuple[schemas.ViewOut, schemas.MatchOut]:
+        """The parts of the state every seat shares: the view's public part (a spectator's
+        view) and the match. Made once per position for a broadcast (``memo``)."""
+        r, m = self.round, self.match
+        key = (r.ply, r.is_over(), m.is_over(), len(m.rounds))
+        if memo and memo[0] is r and memo[1] == key:
+            return memo[2], memo[3]
+        public = schemas.view_out(r.view(0), reveal_hand=False)
         rounds = [schemas.round_summary(i, x) for i, x in enumerate(m.rounds) if x.is_over()]
         match = schemas.MatchOut(
             totals=list(m.totals()),
@@ -234,6 +234,21 @@ class LiveGame:
             younger=m.younger,
             achievements=m.achievements is not None,
         )
+        if memo is not None:
+            memo[:] = [r, key, public, match]
+        return public, match
+
+    def state(
+        self, seat: int | None, ack: int | str | None = None, *, memo: list[Any] | None = None
+    ) -> str:
+        """The ``state`` message for ``seat`` (``None``: a spectator), as JSON text
+        (``memo``: :meth:`broadcast`'s, for the parts every seat shares)."""
+        r = self.round
+        public, match = self._public(memo)
+        if seat is None:
+            view = public
+        else:
+            view = schemas.seat_view_out(public, r.view(seat), self._illegal(seat))
         msg = schemas.StateOut(
             game=self.summary(seat),
             seat=seat,
@@ -249,12 +264,13 @@ class LiveGame:
         """Send every connection its own state (the submitter's carries ``ack``)."""
         self.schedule_clock()
         cache: dict[int | None, str] = {}
+        memo: list[Any] = []
         for c in list(self.conns):
             if c is ack_conn:
-                text = self.state(c.seat, ack)
+                text = self.state(c.seat, ack, memo=memo)
             else:
                 if c.seat not in cache:
-                    cache[c.seat] = self.state(c.seat)
+                    cache[c.seat] = self.state(c.seat, memo=memo)
                 text = cache[c.seat]
             await self.send(c, text)
 

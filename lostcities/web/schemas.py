@@ -498,6 +498,17 @@ def view_out(
     )
 
 
+def seat_view_out(public: ViewOut, view: PlayerView, illegal: dict[str, str]) -> ViewOut:
+    """``view_out(view, reveal_hand=True, illegal=illegal)`` made from the public part
+    (``view_out`` of any seat's view of the same position, ``reveal_hand=False``): only the
+    hand, the legal moves and the reasons are the seat's own."""
+    me = view.player
+    legal = [str(m) for m in view.legal_moves()] if not view.over and view.to_move == me else []
+    return public.model_copy(
+        update={"hand": [str(c) for c in view.hand], "legal": legal, "illegal": dict(illegal)}
+    )
+
+
 def round_summary(index: int, r: Round) -> RoundSummaryOut:
     """The public summary of a finished round (expeditions are public; hands are not)."""
     outcome = r.outcome()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import random
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,6 +17,7 @@ from sqlalchemy import select
 from lostcities import Match, Round
 from lostcities.scoring import score_expedition
 from lostcities.web import schemas
+from lostcities.web.live import LiveGame
 from lostcities.web.store import (
     GameRow,
     GameStore,
@@ -126,8 +128,6 @@ def _illegal_reference(r: Round, seat: int) -> dict[str, str]:
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**32), st.integers(0, 120))
 def test_the_hands_reasons_are_the_cores(seed: int, plies: int) -> None:
-    from lostcities.web.live import LiveGame
-
     rng = random.Random(seed)
     m = Match(1, seed=seed, starter=seed % 2)
     r = m.new_round()
@@ -142,3 +142,71 @@ def test_the_hands_reasons_are_the_cores(seed: int, plies: int) -> None:
 
     for seat in (0, 1):
         assert LiveGame._illegal(_Game(), seat) == _illegal_reference(r, seat)  # type: ignore[arg-type]
+
+
+def _state_reference(g: LiveGame, seat: int | None, ack: int | None = None) -> str:
+    """The state message as first written: every part made for each seat."""
+    r = g.round
+    if seat is None:
+        view = schemas.view_out(r.view(0), reveal_hand=False)
+    else:
+        view = schemas.view_out(r.view(seat), reveal_hand=True, illegal=g._illegal(seat))
+    m = g.match
+    rounds = [schemas.round_summary(i, x) for i, x in enumerate(m.rounds) if x.is_over()]
+    match = schemas.MatchOut(
+        totals=list(m.totals()),
+        rounds=rounds,
+        over=m.is_over(),
+        result=m.result(),
+        winner=m.winner(),
+        reason=m.reason(),
+        tie_break=m.tie_break,
+        younger=m.younger,
+        achievements=m.achievements is not None,
+    )
+    msg = schemas.StateOut(
+        game=g.summary(seat),
+        seat=seat,
+        round=g.round_index,
+        starter=r.starter,
+        view=view,
+        match=match,
+        ack=ack,
+    )
+    return msg.model_dump_json()
+
+
+def test_states_sharing_their_public_part_are_the_full_ones(tmp_path: Path) -> None:
+    """Through a whole match (3 rounds, goals, a forfeit at the end) every seat's and a
+    spectator's state, made with one broadcast's shared parts, is the state made alone."""
+    from lostcities.web.games import GameManager, ManagerSettings
+    from lostcities.web.workers import BotRunner
+
+    async def play() -> None:
+        store = GameStore(f"sqlite:///{tmp_path / 'g.db'}")
+        store.create_tables()
+        store.start()
+        mgr = GameManager(store, BotRunner("thread", 1, []), ManagerSettings())
+        req = schemas.CreateGame(opponent="friend", rounds=3, achievements=True)
+        g, _, invite = await mgr.create(req)
+        assert invite is not None
+        await mgr.join(g.id, invite, "B")
+        rng = random.Random(7)
+        while not g.is_over():
+            memo: list[object] = []
+            for seat in (None, 0, 1, 1, 0):
+                want = _state_reference(g, seat, 5 if seat == 0 else None)
+                assert g.state(seat, 5 if seat == 0 else None, memo=memo) == want
+            assert g.state(1) == _state_reference(g, 1)
+            r = g.round
+            if g.round_index == 2 and r.ply == 30:
+                await g.resign(r.to_move)
+                continue
+            legal = r.legal_moves()
+            move = legal[rng.randrange(len(legal))]
+            await g.play(r.to_move, g.round_index, r.ply, str(move))
+        for seat in (None, 0, 1):
+            assert g.state(seat, memo=[]) == _state_reference(g, seat)
+        store.close()
+
+    asyncio.run(play())
