@@ -18,7 +18,10 @@ beside numba's cache naming the sources it compiled. ``lostcities warmup`` says
 for a first start's compile: :class:`WarmUpProcess` runs it in a child process (which
 holds neither the server's event loop nor the terminal's screen) while they start, and they
 load the cache once it is done; a warm cache is loaded at start-up (under a second). Never
-inside a move. Importing this module (like all of :mod:`lostcities.fast`) raises
+inside a move. Processes starting together on a cold cache (``lostcities serve --workers
+N``) compile once: a first start's warm-up holds a file lock beside numba's cache
+(:data:`LOCK`) while it compiles, the others wait for it (saying :data:`WAITING`) and then
+load the cache it filled. Importing this module (like all of :mod:`lostcities.fast`) raises
 :class:`ImportError` when numba is not installed.
 
 >>> seconds = warm_up()
@@ -28,6 +31,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -52,6 +56,7 @@ from lostcities.rules import Round
 __all__ = [
     "LOADING",
     "PREPARING",
+    "WAITING",
     "WarmUpError",
     "WarmUpProcess",
     "dispatchers",
@@ -63,8 +68,12 @@ PREPARING = "preparing the search engine (first start only) ..."
 """What :func:`warm_up` tells ``progress`` first when it will compile (:func:`first_start`)."""
 LOADING = "loading the search engine ..."
 """What :func:`warm_up` tells ``progress`` first when numba's cache holds the kernels."""
+WAITING = "waiting for another process preparing the search engine ..."
+"""What :func:`warm_up` tells ``progress`` while another process's first start compiles."""
 NOTE = "lostcities-warmup.json"
 """The note a warm-up leaves beside numba's cache (:func:`first_start` reads it)."""
+LOCK = "lostcities-warmup.lock"
+"""The file beside numba's cache that a first start's warm-up locks while it compiles."""
 
 _VARIANTS = ("classic", "long")
 
@@ -135,6 +144,33 @@ def _mark_warm() -> None:
         pass
 
 
+@contextlib.contextmanager
+def _compile_lock(progress: Callable[[str], None] | None) -> Iterator[None]:
+    """Hold :data:`LOCK` (an exclusive ``flock``, let go when this process ends, however it
+    ends), waiting for another process that holds it; best effort: without ``fcntl`` or
+    with a read-only cache folder nothing is locked."""
+    try:
+        import fcntl
+
+        found = _note()
+        if found is None:  # pragma: no cover - the fast path always has kernels
+            raise OSError("no cache folder")
+        path = found[0].with_name(LOCK)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        f = open(path, "ab")  # noqa: SIM115 (held until the compile is done)
+    except (ImportError, OSError):
+        yield
+        return
+    with f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if progress is not None:
+                progress(WAITING)
+            fcntl.flock(f, fcntl.LOCK_EX)
+        yield  # (closing the file lets the lock go)
+
+
 def _bot_kernels(variant: str) -> None:
     """What a move of ``ismcts`` or ``expert`` runs (any options), in ``variant``."""
     r = Round.deal(seed=1, variant=variant)
@@ -172,22 +208,28 @@ def warm_up(progress: Callable[[str], None] | None = None) -> float:
     """Compile every kernel a bot move needs (or load it from numba's on-disk cache) and
     return the seconds spent: about 20 s on a fresh install, well under 1 s afterwards.
     ``progress`` gets :data:`PREPARING` (a first start, :func:`first_start`) or
-    :data:`LOADING` before and ``"ready in X s"`` after. With numba's JIT disabled
+    :data:`LOADING` before and ``"ready in X s"`` after. A first start compiles under a
+    file lock (:data:`LOCK`): while another process holds it, ``progress`` first gets
+    :data:`WAITING`, and once that one is done this one loads what it compiled (the seconds
+    include the wait). With numba's JIT disabled
     (``NUMBA_DISABLE_JIT=1``) there is nothing to compile: it returns 0 at once.
     """
     if getattr(numba.config, "DISABLE_JIT", False):  # set from NUMBA_DISABLE_JIT at import
         if progress is not None:
             progress("numba's JIT is disabled (NUMBA_DISABLE_JIT): nothing to compile")
         return 0.0
-    if progress is not None:
-        progress(PREPARING if first_start() else LOADING)
     start = time.perf_counter()
-    for variant in _VARIANTS:
-        _bot_kernels(variant)
-    for variant in _VARIANTS:
-        _batch_kernels(variant)
+    cold = first_start()
+    with _compile_lock(progress) if cold else contextlib.nullcontext():
+        cold = cold and first_start()  # another process may have compiled meanwhile
+        if progress is not None:
+            progress(PREPARING if cold else LOADING)
+        for variant in _VARIANTS:
+            _bot_kernels(variant)
+        for variant in _VARIANTS:
+            _batch_kernels(variant)
+        _mark_warm()
     seconds = time.perf_counter() - start
-    _mark_warm()
     if progress is not None:
         progress(f"ready in {seconds:.1f} s")
     return seconds
@@ -244,7 +286,7 @@ def _exit_when_parent_goes() -> None:
 
 def _child() -> int:
     threading.Thread(target=_exit_when_parent_goes, daemon=True).start()
-    seconds = warm_up()
+    seconds = warm_up(lambda line: print(line, flush=True))
     print(f"{_DONE} {seconds}", flush=True)
     return 0
 

@@ -177,3 +177,103 @@ def test_without_numba_the_command_says_so_and_succeeds() -> None:
         out.stdout
         == "numba is not installed: nothing to compile (the bots search in pure Python)\n"
     )
+
+
+def test_warm_ups_starting_together_compile_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first start's compile is held open while two more warm-ups start (``serve
+    --workers 3``, each process's warm-up): they wait on the lock beside the cache, then
+    load what the first compiled; only one compile runs. (Threads here: each warm-up opens
+    the lock file itself, and ``flock`` locks are per open file, so they exclude each
+    other as processes do; the real processes: the next test.)"""
+    import threading
+    import time
+
+    from lostcities.fast import warmup
+
+    note = tmp_path / "cache" / warmup.NOTE  # a cold cache of its own
+    monkeypatch.setattr(warmup, "_note", lambda: (note, {"sources": "these"}))
+    held = threading.Event()
+    compiling = threading.Event()
+    runs: list[tuple[str, bool]] = []  # (warm-up, whether its kernels ran on a cold cache)
+
+    def kernels(variant: str) -> None:
+        cold = warmup.first_start()
+        runs.append((threading.current_thread().name, cold))
+        if cold:
+            compiling.set()
+            assert held.wait(60), "the test never let the compile end"
+
+    monkeypatch.setattr(warmup, "_bot_kernels", kernels)
+    monkeypatch.setattr(warmup, "_batch_kernels", kernels)
+    said: dict[str, list[str]] = {name: [] for name in ("w0", "w1", "w2")}
+    threads = [
+        threading.Thread(target=warmup.warm_up, args=(said[name].append,), name=name)
+        for name in said
+    ]
+    threads[0].start()
+    assert compiling.wait(30)
+    for t in threads[1:]:
+        t.start()
+    deadline = time.monotonic() + 30
+    while not all(said[n] == [warmup.WAITING] for n in ("w1", "w2")):  # both wait on it
+        assert time.monotonic() < deadline, said
+        time.sleep(0.01)
+    held.set()  # the compile ends
+    for t in threads:
+        t.join(30)
+    assert {name for name, cold in runs if cold} == {"w0"}, runs  # one compile
+    assert sorted(runs) == sorted([("w0", True)] * 4 + [("w1", False)] * 4 + [("w2", False)] * 4), (
+        runs
+    )
+    assert said["w0"][0] == warmup.PREPARING
+    for name in ("w1", "w2"):
+        assert said[name][:2] == [warmup.WAITING, warmup.LOADING], said
+    assert not warmup.first_start()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_warm_up_processes_on_a_cold_cache_compile_once(tmp_path: Path) -> None:
+    """The real thing, as ``serve --workers 2`` starts it: two warm-up child processes on an
+    empty ``NUMBA_CACHE_DIR``, while the lock is held (by this test, standing in for a
+    compile already running): both wait; then one compiles and the other loads."""
+    import fcntl
+
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "cache")
+    code = "from lostcities.fast.warmup import LOCK, _note; print(_note()[0].with_name(LOCK))"
+    lock = Path(
+        subprocess.run(
+            [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+            text=True, check=True,
+        ).stdout.strip()
+    )  # fmt: skip
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "ab") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        children = [
+            subprocess.Popen(
+                [sys.executable, "-m", "lostcities.fast.warmup"], cwd=ROOT, env=env,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                text=True,
+            )
+            for _ in range(2)
+        ]  # fmt: skip
+        for c in children:  # each says it waits (and so waits) before anything compiles
+            assert c.stdout is not None
+            assert (
+                c.stdout.readline().strip()
+                == "waiting for another process preparing the search engine ..."
+            )
+    outs = []
+    for c in children:
+        assert c.stdout is not None and c.stdin is not None
+        outs.append(c.stdout.read())
+        assert c.wait(600) == 0, outs[-1]
+        c.stdin.close()
+        c.stdout.close()
+    firsts = sorted(out.splitlines()[0] for out in outs)
+    assert firsts == sorted(["preparing the search engine (first start only) ...",
+                             "loading the search engine ..."]), outs  # fmt: skip
