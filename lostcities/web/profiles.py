@@ -194,8 +194,9 @@ def history_svg(points: list[tuple[str, float]], title: str, width: int = 480) -
     """A rating history as an SVG line plot (rating after each rated game, oldest left);
     its ``<title>`` and ``<desc>`` say it in words for screen readers.
 
-    >>> svg = history_svg([("2026-01-01T00:00:00Z", 1500.0), ("2026-01-02T00:00:00Z", 1562.5)], "classic")
-    >>> svg.startswith("<svg") and "1563" in svg and "polyline" in svg
+    >>> points = [("2026-01-01T00:00:00Z", 1500.0), ("2026-01-02T00:00:00Z", 1562.6)]
+    >>> svg = history_svg(points, "classic")
+    >>> svg.startswith("<svg") and "from 1500 to 1563" in svg and "polyline" in svg
     True
     """
     height, pad = 160, 30
