@@ -37,15 +37,14 @@ def choose(pos, me):
         needed = 20 if deck > 20 else 28  # open late only with a sure profit
         return worth[c[0]] - needed if worth[c[0]] >= needed else None
 
+    def cost(c):  # how bad discarding c is: feeding the opponent first, then our loss
+        feeds = c[0] in theirs and rank(c) > theirs[c[0]]
+        return (feeds, worth[c[0]] + (30 if c[0] in mine else 0), rank(c))
+
     scored = [(gain(c), -rank(c), c) for c in hand if gain(c) is not None]
     if scored:
         action, card = "+", max(scored)[2]
     else:  # discard the card worth least to us and of no use to the opponent
-
-        def cost(c):
-            feeds = c[0] in theirs and rank(c) > theirs[c[0]]
-            return (feeds, worth[c[0]] + (30 if c[0] in mine else 0), rank(c))
-
         action, card = "-", min(hand, key=cost)
     draw = "."
     for colour, top in piles.items():
