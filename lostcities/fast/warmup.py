@@ -104,7 +104,9 @@ def _note() -> tuple[Path, dict[str, Any]] | None:
     impl = CompileResultCacheImpl(funcs[0])  # type: ignore[no-untyped-call]
     folder = Path(impl.locator.get_cache_path())  # where numba keeps this module's cache
     sources: dict[str, list[float]] = {}
-    for path in sorted(Path(kernels.__file__).parent.glob("*.py")):
+    fast = Path(kernels.__file__).parent
+    # the fast path's files, and the core's input layout that vector.py compiles in
+    for path in [*sorted(fast.glob("*.py")), fast.parent / "netinput.py"]:
         st = os.stat(path)
         sources[path.name] = [st.st_mtime, st.st_size]
     want = {"numba": numba.__version__, "python": sys.version, "sources": sources}
