@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lostcities import Round
@@ -41,6 +41,7 @@ def _snapshot(r: Round) -> tuple[object, ...]:
 
 @settings(max_examples=80, deadline=None)
 @given(st.integers(0, 2**32), st.booleans(), st.booleans())
+@example(seed=1751, goals=False, forfeit=True)  # a forfeit before the first move
 def test_scores_and_pop(seed: int, goals: bool, forfeit: bool) -> None:
     """At every ply ``scores()`` is the score sheets' sum (plus the goals held), and popping
     back from the end (a forfeit included) gives every earlier position exactly."""
@@ -65,6 +66,9 @@ def test_scores_and_pop(seed: int, goals: bool, forfeit: bool) -> None:
     end = _snapshot(r)
     if r.ply < len(snaps):  # the forfeit at the last ply: pop undoes it with the move before
         assert end[3] is not None and end[3].reason == "gone"
+        if r.ply == 0:  # forfeited before the first move: nothing to pop back to
+            assert r.is_over()
+            return
     while r.ply:
         r.pop()
         assert _snapshot(r) == snaps[r.ply]

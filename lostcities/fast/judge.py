@@ -49,8 +49,6 @@ from __future__ import annotations
 import functools
 import json
 import math
-import os
-import sys
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -59,8 +57,10 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
+from lostcities.fast import bits, rng
 from lostcities.fast import kernels as K
 from lostcities.fast import smart as S
+from lostcities.fast.bits import COL_OF, RANK_OF
 from lostcities.fast.kernels import (
     CNT,
     DECK,
@@ -79,6 +79,7 @@ from lostcities.fast.kernels import (
     playable,
     score,
 )
+from lostcities.fast.rng import xorshift_next
 from lostcities.fast.smart import mt_next32, mt_shuffle, smart_action_into
 
 __all__ = [
@@ -130,9 +131,6 @@ MAX_PAIRS = 16 * DRAWS
 """More than the most legal moves (8 kinds x 2 actions x 7 draws)."""
 PLY_CAP = 400
 """A safety net on a playout's length (a round has fewer than 150 turns)."""
-
-_COL_OF = np.array([k // 10 for k in range(60)], np.int64)
-_RANK_OF = np.array([0 if k % 10 == 0 else k % 10 + 1 for k in range(60)], np.int64)
 
 
 @njit(cache=True)
@@ -268,23 +266,14 @@ def _update(s: np.ndarray, action: int, acc: np.ndarray, w1: np.ndarray) -> None
     apply(s, action)
 
 
-# -- the random numbers of sampling (xorshift128+, as the kernels') ---------------------------
-_S23 = np.uint64(23)
-_S17 = np.uint64(17)
-_S26 = np.uint64(26)
+# -- the random numbers of sampling (xorshift128+, :mod:`lostcities.fast.rng`) -----------------
 _S11 = np.uint64(11)
 
 
 @njit(cache=True, inline="always")
 def _uniform(rng: np.ndarray) -> float:
     """A uniform float in [0, 1) from the xorshift128+ state ``rng`` (2 uint64)."""
-    s1 = rng[0]
-    s0 = rng[1]
-    rng[0] = s0
-    s1 ^= s1 << _S23
-    s1 = s1 ^ s0 ^ (s1 >> _S17) ^ (s0 >> _S26)
-    rng[1] = s1
-    return float((s1 + s0) >> _S11) / 9007199254740992.0
+    return float(xorshift_next(rng) >> _S11) / 9007199254740992.0
 
 
 # -- the policy ------------------------------------------------------------------------------
@@ -344,9 +333,9 @@ def _choose(
                 dup = True
         if dup:
             continue
-        c = _COL_OF[kind]
+        c = COL_OF[kind]
         for phase in range(2):
-            if phase == 0 and not playable(_RANK_OF[kind], s[TOP + 6 * p + c]):
+            if phase == 0 and not playable(RANK_OF[kind], s[TOP + 6 * p + c]):
                 continue
             ca = 60 * phase + kind
             t = bc[ca]
@@ -816,26 +805,9 @@ def load_judge(path: str | None = None, temperature: float = 0.0) -> Judge:
 
 # -- numba's cache and the files this one compiles in --------------------------------------------
 def _stamp() -> str:
-    """What this module's compiled code took from smart.py, kernels.py and the modules
-    smart.py compiles in from (the random numbers' and the card tables', when loaded): the
-    sizes and times of their files."""
-    parts = []
-    mods = [
-        K,
-        S,
-        *(
-            sys.modules[m]
-            for m in ("lostcities.fast.rng", "lostcities.fast.bits")
-            if m in sys.modules
-        ),
-    ]
-    for mod in mods:
-        try:
-            st = os.stat(mod.__file__ or "")
-            parts.append(f"{st.st_size}:{st.st_mtime_ns}")
-        except OSError:  # pragma: no cover - no source file
-            parts.append("-")
-    return "; ".join([*parts, K.SCORING_STAMP])
+    """What this module's compiled code took from the files it compiles in (kernels.py,
+    smart.py, the card tables and the random numbers): :func:`~lostcities.fast.kernels.source_stamp`."""
+    return K.source_stamp(K, S, bits, rng)
 
 
 K.guard_cache(
