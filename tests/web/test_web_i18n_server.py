@@ -5,6 +5,8 @@ default pool (``goals.ID.name``, ``goals.ID.text``, the English ones the core's 
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import re
 from pathlib import Path
 
@@ -23,8 +25,19 @@ def _subclasses(cls: type) -> set[type]:
     return out
 
 
+def _import_the_web_modules() -> None:
+    """Import every module of the web app (its routers too), so that every error class is
+    defined whichever tests ran before in this process."""
+    for pkg in ("lostcities.web", "lostcities.web.routers"):
+        path = importlib.import_module(pkg).__path__
+        for mod in pkgutil.iter_modules(path):
+            if not mod.ispkg:
+                importlib.import_module(f"{pkg}.{mod.name}")
+
+
 def server_error_codes() -> set[str]:
     """Every code of an error the server answers over HTTP or the WebSocket."""
+    _import_the_web_modules()
     codes = {c.code for c in _subclasses(games.GameError)} | {games.GameError.code}
     patterns = (
         r'_error\(\s*\d+,\s*"([a-z_]+)"',  # app.py's HTTP errors
