@@ -18,8 +18,10 @@ before, with no account: a guest is ``None`` here and is known by its games' sea
   cookie, and every one under ``/api/accounts`` and ``/api/players``, must send the
   ``lc_csrf`` cookie's value in the ``X-CSRF-Token`` header (a cookie another site cannot
   read), and an ``Origin``, when sent, must be this server's.
-- **Throttle** (:func:`check_throttle`): failed log-ins are counted per username (whether
-  or not it exists) and per client, in the database (so across server processes); over
+- **Throttle** (:func:`check_throttle_sync`): failed log-ins are counted per username
+  (whether or not it exists) and per client, in the database, so across server processes:
+  a client is its address hashed with a salt stored once in the database
+  (:func:`throttle_salt_sync`), the same on every process; over
   :data:`ACCOUNT_FAILURES` or :data:`CLIENT_FAILURES` in :data:`FAILURE_WINDOW` seconds a
   log-in is refused (429) before any password is checked.
 - **No username enumeration.** A log-in that fails says the same words ("wrong username or
@@ -39,6 +41,7 @@ import logging
 import re
 import secrets
 import unicodedata
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -55,7 +58,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from lostcities.bots import BUILTIN
 from lostcities.web.errors import GameError
 from lostcities.web.levels import LEVELS
-from lostcities.web.limits import RateLimitedError
+from lostcities.web.limits import RateLimitedError, client_key
 from lostcities.web.schemas import check_typed
 from lostcities.web.store import (
     AccountRow,
@@ -66,6 +69,7 @@ from lostcities.web.store import (
     ModLogRow,
     PasskeyRow,
     ReportRow,
+    SecretRow,
     SessionRow,
     hash_token,
     notify_change,
@@ -83,6 +87,7 @@ __all__ = [
     "RESERVED",
     "SESSION_COOKIE",
     "SESSION_DAYS",
+    "THROTTLE_SALT",
     "Account",
     "AccountBannedError",
     "AccountError",
@@ -104,6 +109,8 @@ __all__ = [
     "current_account",
     "find_account",
     "require_account",
+    "throttle_client",
+    "throttle_salt_sync",
     "username_key",
 ]
 
@@ -599,6 +606,42 @@ class CsrfGuard:
 
 
 # -- the throttle ---------------------------------------------------------------------------------
+
+
+THROTTLE_SALT = "throttle_salt"
+"""The name of the shared salt (``lc_secrets``) of the throttle's client keys."""
+_salts: weakref.WeakKeyDictionary[GameStore, str] = weakref.WeakKeyDictionary()
+
+
+def throttle_salt_sync(store: GameStore) -> str:
+    """The salt of the throttle's client keys: one random value in the database, made by
+    whichever process needs it first, so that every process keys a client alike (a salt
+    per process would give each its own count). Kept in memory once read."""
+    salt = _salts.get(store)
+    if salt is not None:
+        return salt
+    with Session(store.engine) as s:
+        salt = s.scalar(select(SecretRow.value).where(SecretRow.name == THROTTLE_SALT))
+    if salt is None:
+        try:
+            with Session(store.engine) as s, s.begin():
+                s.add(SecretRow(name=THROTTLE_SALT, value=secrets.token_hex(32), created_at=_now()))
+        except IntegrityError:  # another process made it first: read theirs
+            pass
+        with Session(store.engine) as s:
+            salt = s.scalar(select(SecretRow.value).where(SecretRow.name == THROTTLE_SALT))
+        assert salt is not None
+    _salts[store] = salt
+    return salt
+
+
+async def throttle_client(conn: HTTPConnection, store: GameStore) -> str:
+    """The throttle's key of the client of ``conn``: its address hashed with
+    :func:`throttle_salt_sync` (the same on every process)."""
+    salt = _salts.get(store)
+    if salt is None:
+        salt = await asyncio.to_thread(throttle_salt_sync, store)
+    return client_key(conn, salt)
 
 
 def failure_keys(username: str, client: str) -> tuple[str, str]:

@@ -55,6 +55,7 @@ __all__ = [
     "ModLogRow",
     "PasskeyRow",
     "ReportRow",
+    "SecretRow",
     "SessionRow",
     "Base",
     "CommentRow",
@@ -274,6 +275,17 @@ class AuthFailureRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     key: Mapped[str] = mapped_column(String(64), index=True)
     created_at: Mapped[datetime.datetime] = mapped_column(DateTime, default=utcnow, index=True)
+
+
+class SecretRow(Base):
+    """A random value every server process shares, made once on first use: the salt of the
+    log-in throttle's client keys (:func:`lostcities.web.accounts.throttle_salt_sync`)."""
+
+    __tablename__ = "lc_secrets"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128))
+    created_at: Mapped[datetime.datetime] = mapped_column(DateTime, default=utcnow)
 
 
 class BlockRow(Base):

@@ -342,7 +342,7 @@ async def login(req: LoginIn, request: Request, response: Response) -> SignedInO
     Whatever is wrong, the answer is the same: ``login_failed``, "wrong username or
     password", after the same work."""
     store = get_store(request)
-    keys = acc.failure_keys(req.username, _client(request))
+    keys = acc.failure_keys(req.username, await acc.throttle_client(request, store))
     await asyncio.to_thread(acc.check_throttle_sync, store, keys)
     row = await asyncio.to_thread(acc.find_account_sync, store, req.username)
     stored = None if row is None else row.password_hash
@@ -373,7 +373,7 @@ async def recover(req: RecoverIn, request: Request, response: Response) -> Recov
     ends, this browser gets a new one, and a new recovery code replaces the used one."""
     store = get_store(request)
     password = acc.check_password_rule(req.new_password)
-    keys = acc.failure_keys(req.username, _client(request))
+    keys = acc.failure_keys(req.username, await acc.throttle_client(request, store))
     await asyncio.to_thread(acc.check_throttle_sync, store, keys)
     row = await asyncio.to_thread(acc.find_account_sync, store, req.username)
     stored = None if row is None else row.recovery_hash
@@ -405,7 +405,7 @@ async def change_password(
     if row is None:
         raise acc.NotSignedInError("sign in first")
     if row.password_hash is not None:
-        keys = acc.failure_keys(account.username, _client(request))
+        keys = acc.failure_keys(account.username, await acc.throttle_client(request, store))
         await asyncio.to_thread(acc.check_throttle_sync, store, keys)
         ok = await asyncio.to_thread(
             acc.verify_secret, row.password_hash, (req.current_password or "")[: acc.PASSWORD_MAX]
