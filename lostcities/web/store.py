@@ -19,7 +19,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 from sqlalchemy import (
     BigInteger,
@@ -538,6 +538,47 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
 
 _STOP = object()
 
+Waiter: TypeAlias = Future[Any] | asyncio.Future[Any]
+"""Who waits for a write's commit: a thread (:meth:`GameStore.write_sync`) or a coroutine
+(:meth:`GameStore.write`)."""
+
+
+def _start(w: Waiter) -> bool:
+    """Whether the write of ``w`` is still wanted (its waiter not cancelled); a thread's
+    waiter can no longer be cancelled from here on."""
+    if isinstance(w, Future):
+        return w.set_running_or_notify_cancel()
+    return not w.cancelled()
+
+
+def _settle(outcomes: list[tuple[Waiter, bool, Any]]) -> None:
+    """Give each waiter its write's result (``True``) or exception (``False``), from the
+    writer thread once the batch committed: threads at once, coroutines through one call
+    into each event loop for the whole batch."""
+    loops: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], bool, Any]]] = {}
+    for w, ok, value in outcomes:
+        if isinstance(w, Future):
+            if ok:
+                w.set_result(value)
+            else:
+                w.set_exception(value)
+        else:
+            loops.setdefault(w.get_loop(), []).append((w, ok, value))
+    for loop, items in loops.items():
+        with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits any more
+            loop.call_soon_threadsafe(_resolve, items)
+
+
+def _resolve(items: list[tuple[asyncio.Future[Any], bool, Any]]) -> None:
+    """(in the waiters' event loop) Resolve the futures of a committed batch."""
+    for fut, ok, value in items:
+        if fut.done():  # cancelled meanwhile: the write stands, nobody waits for it
+            continue
+        if ok:
+            fut.set_result(value)
+        else:
+            fut.set_exception(value)
+
 
 class GameStore:
     """The database: synchronous SQLAlchemy 2 used from worker threads.
@@ -674,16 +715,17 @@ class GameStore:
             if stop:
                 return
 
-    def _commit_batch(self, batch: list[tuple[Callable[[Session], Any], Future[Any]]]) -> None:
+    def _commit_batch(self, batch: list[tuple[Callable[[Session], Any], Waiter]]) -> None:
         # Moves go first (one insert), then other writes in order; a move and a write that
         # depends on it never share a batch, because a game's next write waits for the
         # previous one's commit.
         # A write whose waiter was cancelled before it started is dropped (nobody applies it).
-        batch = [(fn, fut) for fn, fut in batch if fut.set_running_or_notify_cancel()]
+        batch = [(fn, w) for fn, w in batch if _start(w)]
         if not batch:
             return
         self.batches += 1
         self.writes += len(batch)
+        outcomes: list[tuple[Waiter, bool, Any]] = []
         try:
             with self._sessions.begin() as session:
                 results: list[Any] = [None] * len(batch)
@@ -701,17 +743,17 @@ class GameStore:
                         session.flush()
         except Exception:
             # Isolate the failing write: each on its own transaction.
-            for fn, fut in batch:
+            for fn, w in batch:
                 try:
                     with self._sessions.begin() as session:
                         res = fn(session)
                 except Exception as e:  # reported to the waiting coroutine
-                    fut.set_exception(e)
+                    outcomes.append((w, False, e))
                 else:
-                    fut.set_result(res)
-            return
-        for (_, fut), res in zip(batch, results, strict=True):
-            fut.set_result(res)
+                    outcomes.append((w, True, res))
+        else:
+            outcomes = [(w, True, res) for (_, w), res in zip(batch, results, strict=True)]
+        _settle(outcomes)
 
     def _insert_moves(
         self, session: Session, moves: list[MoveWrite], now: datetime.datetime
@@ -759,9 +801,11 @@ class GameStore:
         """
         if self._writer is None:
             return await asyncio.to_thread(self.write_sync, fn)
-        fut: Future[Any] = Future()
+        # An event loop's own future, resolved by the loop itself once the batch committed
+        # (one hand-off per batch, not a thread-safe future and a callback per write).
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._queue.put((fn, fut))
-        return await asyncio.wrap_future(fut)
+        return await fut
 
     # -- reads ------------------------------------------------------------------------
 

@@ -10,11 +10,14 @@ import asyncio
 import datetime
 import json
 import random
+import threading
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from lostcities import Match, Round
@@ -87,6 +90,45 @@ def test_batched_moves_read_back_as_the_orm_writes_them(db_url: str) -> None:
             assert games[gid].updated_at == max(stamps)  # the last batch's time, to the µs
             loaded = store.load_sync(gid)
             assert loaded is not None and loaded.rounds[0].moves == [str(m) for m in r.history]
+    store.close()
+
+
+def test_a_write_resolves_after_its_commit_and_a_cancelled_one_is_dropped(db_url: str) -> None:
+    """The writer hands a whole batch back to the event loop at once: a coroutine's write
+    returns only once its batch committed, a failing write fails alone, and a write whose
+    coroutine was cancelled before the writer took it is not stored."""
+    store = GameStore(db_url)
+    store.create_tables()
+    store.start()
+    rounds = {gid: _insert(store, gid) for gid in ("w0", "w1", "w2")}
+    held, gate = threading.Event(), threading.Event()
+
+    def hold(_s: Session) -> str:
+        held.set()
+        gate.wait(30)
+        return "held"
+
+    async def play() -> None:
+        blocker = asyncio.create_task(store.write(hold))
+        assert await asyncio.to_thread(held.wait, 30)
+        first = [str(rounds[g].legal_moves()[-1]) for g in ("w0", "w1", "w2")]
+        move = asyncio.create_task(store.write(op_move("w0", 0, 0, first[0])))
+        dropped = asyncio.create_task(store.write(op_move("w1", 0, 0, first[1])))
+        failing = asyncio.create_task(store.write(op_move("nope", 0, 0, first[2])))
+        await asyncio.sleep(0.05)
+        assert not (move.done() or dropped.done() or failing.done())  # nothing committed yet
+        dropped.cancel()
+        await asyncio.sleep(0)
+        gate.set()
+        assert await blocker == "held"
+        assert await move is None
+        with pytest.raises(IntegrityError):  # (no such game: the foreign key)
+            await failing
+        assert dropped.cancelled()
+
+    asyncio.run(play())
+    stored = {g: store.load_sync(g) for g in rounds}
+    assert [len(x.rounds[0].moves) if x else None for x in stored.values()] == [1, 0, 0]
     store.close()
 
 
