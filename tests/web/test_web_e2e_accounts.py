@@ -150,11 +150,41 @@ def test_sign_up_and_log_in_with_a_passkey(chromium: Any, server: Any) -> None:
             }
         },
     )
+    # the new passkey's name is offered: "Passkey 2", and the platform the browser tells
+    assert page.input_value("#passkey-name").startswith("Passkey 2")
     page.click("#add-passkey")
-    page.wait_for_function("() => document.querySelectorAll('#passkeys li button').length === 2")
-    page.locator("#passkeys li button").first.click()
-    page.wait_for_function("() => document.querySelectorAll('#passkeys li button').length === 1")
-    page.locator("#passkeys li button").first.click()
+    items = page.locator("#passkeys li[data-passkey]")
+    page.wait_for_function(
+        "() => document.querySelectorAll('#passkeys li[data-passkey]').length === 2"
+    )
+    names = page.locator("#passkeys li strong").all_inner_texts()
+    assert names[0].startswith("Passkey 1") and names[1].startswith("Passkey 2"), names
+    assert "last used" in items.nth(0).inner_text()  # (the log-in above)
+    assert "never used" in items.nth(1).inner_text()
+    # rename the second by keyboard: Enter on its button, type, Enter; focus comes back
+    items.nth(1).locator("[data-rename]").focus()
+    page.keyboard.press("Enter")
+    assert page.evaluate("() => document.activeElement.name") == "name"
+    page.keyboard.press("Control+A")
+    page.keyboard.type("Travel key")
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('#passkeys li strong')]"
+        ".some((s) => s.textContent === 'Travel key')"
+    )
+    assert [k["name"] for k in _me(page)["passkeys"]][1] == "Travel key"
+    assert page.evaluate("() => document.activeElement.dataset.rename") == ""
+    # Escape leaves a rename unchanged
+    items.nth(0).locator("[data-rename]").click()
+    page.keyboard.type("x")
+    page.keyboard.press("Escape")
+    assert page.locator("#passkeys li strong").first.inner_text().startswith("Passkey 1")
+    # remove the first, then the last is refused (no password: the only way to log in)
+    items.nth(0).locator("button", has_text="Remove").click()
+    page.wait_for_function(
+        "() => document.querySelectorAll('#passkeys li[data-passkey]').length === 1"
+    )
+    page.locator("#passkeys li button", has_text="Remove").click()
     page.wait_for_function("() => document.querySelector('#form-error').textContent !== ''")
     assert "only way to log in" in page.inner_text("#form-error")
     for auth in (made, second):

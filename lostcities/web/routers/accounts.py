@@ -122,6 +122,20 @@ class PasskeyRegisterIn(_In):
         return check_typed(value.strip())
 
 
+class PasskeyRenameIn(_In):
+    """``PATCH /api/accounts/passkeys/{id}``: a passkey's new name (1 to 40 characters)."""
+
+    name: Annotated[str, Field(max_length=40)]
+
+    @field_validator("name")
+    @classmethod
+    def _typed(cls, value: str) -> str:
+        value = check_typed(value.strip())
+        if not value:
+            raise ValueError("a passkey's name has 1 to 40 characters")
+        return value
+
+
 class PasskeyLoginIn(_In):
     """``POST /api/accounts/passkeys/login``: the browser's assertion (its ``toJSON()``)."""
 
@@ -499,7 +513,7 @@ async def passkey_register(
         pk.op_take_challenge(req.challenge_id, "signup" if account is None else "add")
     )
     cred_id, public_key, count = pk.check_registration(request, ceremony, req.credential)
-    name = req.name or "passkey"
+    name = req.name or await default_passkey_name(request, account)
     if account is None:
         username = acc.check_username(ceremony.username or "")
         code = acc.new_recovery_code()
@@ -520,6 +534,16 @@ async def passkey_register(
         pk.op_add_passkey(account.id, cred_id, public_key, count, name, account.username)
     )
     return await asyncio.to_thread(_account_out, store, account)
+
+
+async def default_passkey_name(request: Request, account: Account | None) -> str:
+    """The name of a passkey registered without one: "Passkey N" (the account's Nth) in
+    the request's language."""
+    n = 1
+    if account is not None:
+        n += len(await pk.passkeys_of(get_store(request), account.id))
+    lang = i18n.negotiate(request.headers.get("accept-language"), request.cookies.get(i18n.COOKIE))
+    return i18n.translate(lang, "account.passkey_n", n=n)[:40]
 
 
 def _op_signup_with_passkey(
@@ -590,6 +614,26 @@ async def passkey_delete(
             )
         s.execute(delete(PasskeyRow).where(PasskeyRow.credential_id == row.credential_id))
         acc.mod_log(s, account.username, "passkey removed")
+
+    await get_store(request).write(fn)
+    return OkOut()
+
+
+@router.patch("/api/accounts/passkeys/{credential_id}", response_model=OkOut)
+async def passkey_rename(
+    credential_id: str,
+    req: PasskeyRenameIn,
+    request: Request,
+    account: Account = Depends(require_account),
+) -> OkOut:
+    """Rename a passkey of the account."""
+
+    def fn(s: Session) -> None:
+        row = s.get(PasskeyRow, credential_id[:400])
+        if row is None or row.account_id != account.id:
+            raise pk.PasskeyError("no such passkey")
+        row.name = req.name
+        acc.mod_log(s, account.username, "passkey renamed")
 
     await get_store(request).write(fn)
     return OkOut()

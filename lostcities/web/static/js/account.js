@@ -54,6 +54,13 @@
       authenticatorAttachment: c.authenticatorAttachment || undefined,
     };
   }
+  // a new passkey's name: "Passkey N" in the page's language, and the platform where the
+  // browser tells it (Chromium's userAgentData), e.g. "Passkey 2 (Android)"
+  function defaultPasskeyName(n) {
+    const base = t("account.passkey_n", { n });
+    const platform = ((navigator.userAgentData && navigator.userAgentData.platform) || "").trim().slice(0, 20);
+    return (platform ? `${base} (${platform})` : base).slice(0, 40);
+  }
   async function makePasskey(username) {
     const { challenge_id, options } = await LC.api("POST", "/api/accounts/passkeys/options", username === undefined ? {} : { username });
     const cred = await navigator.credentials.create({ publicKey: creationOptions(options) });
@@ -106,7 +113,7 @@
       busy(form, true);
       try {
         const made = await makePasskey(form.elements.username.value.trim());
-        const res = await LC.api("POST", "/api/accounts/passkeys/register", { ...made, games: seats() });
+        const res = await LC.api("POST", "/api/accounts/passkeys/register", { ...made, name: defaultPasskeyName(1), games: seats() });
         showRecovery(res.recovery_code, res.claimed);
       } catch (e) {
         showError(e.name === "NotAllowedError" ? null : e);
@@ -193,6 +200,86 @@
       return li;
     }
 
+    const keyUrl = (k) => `/api/accounts/passkeys/${encodeURIComponent(k.id)}`;
+    function button(label, aria, onClick) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "btn small";
+      b.textContent = label;
+      b.setAttribute("aria-label", aria);
+      b.addEventListener("click", onClick);
+      return b;
+    }
+    // one passkey: its name, when it was added and last used; rename (in place), remove
+    function passkeyItem(k) {
+      const li = document.createElement("li");
+      li.dataset.passkey = k.id;
+      const name = document.createElement("strong");
+      name.textContent = k.name;
+      const when = document.createElement("span");
+      when.className = "muted small";
+      const used = k.last_used ? t("account.passkey_used", { date: date(k.last_used) }) : t("account.passkey_unused");
+      when.textContent = `${t("account.passkey_added", { date: date(k.created_at) })} · ${used}`;
+      const rename = button(t("account.rename"), `${t("account.rename")}: ${k.name}`, () => renameForm(li, k));
+      rename.dataset.rename = "";
+      const remove = button(t("account.remove"), `${t("account.remove")}: ${k.name}`, async () => {
+        try {
+          await LC.api("DELETE", keyUrl(k));
+          await load();
+          document.getElementById("add-passkey").focus();
+        } catch (e) {
+          showError(e);
+        }
+      });
+      li.append(name, " ", when, " ", rename, " ", remove);
+      return li;
+    }
+    function renameForm(li, k) {
+      const form = document.createElement("form");
+      form.className = "row passkey-rename";
+      form.noValidate = true;
+      const label = document.createElement("label");
+      label.className = "field";
+      const span = document.createElement("span");
+      span.textContent = t("account.rename_label", { name: k.name });
+      const input = document.createElement("input");
+      input.type = "text";
+      input.name = "name";
+      input.maxLength = 40;
+      input.required = true;
+      input.autocomplete = "off";
+      input.value = k.name;
+      label.append(span, input);
+      const save = document.createElement("button");
+      save.type = "submit";
+      save.className = "btn small primary";
+      save.textContent = t("account.save");
+      const back = () => {
+        li.replaceWith(passkeyItem(k));
+        document.querySelector(`li[data-passkey="${CSS.escape(k.id)}"] [data-rename]`).focus();
+      };
+      const cancel = button(t("account.cancel"), t("account.cancel"), back);
+      form.addEventListener("keydown", (ev) => { if (ev.key === "Escape") { ev.preventDefault(); back(); } });
+      form.addEventListener("submit", async (ev) => {
+        ev.preventDefault();
+        showError(null);
+        try {
+          await LC.api("PATCH", keyUrl(k), { name: input.value.trim() });
+          LC.toast(t("account.saved"));
+          await load();
+          const again = document.querySelector(`li[data-passkey="${CSS.escape(k.id)}"] [data-rename]`);
+          if (again) again.focus();
+        } catch (e) {
+          showError(e);
+          input.focus();
+        }
+      });
+      form.append(label, save, cancel);
+      li.replaceChildren(form);
+      input.focus();
+      input.select();
+    }
+
     function render(a) {
       if (!a) {
         status.textContent = t("account.signed_out");
@@ -213,16 +300,8 @@
         li.textContent = t("account.no_passkeys");
         keys.append(li);
       }
-      for (const k of a.passkeys) {
-        keys.append(item(`${k.name} (${t("account.passkey_added", { date: date(k.created_at) })})`, t("account.remove"), async () => {
-          try {
-            await LC.api("DELETE", `/api/accounts/passkeys/${encodeURIComponent(k.id)}`);
-            await load();
-          } catch (e) {
-            showError(e);
-          }
-        }));
-      }
+      for (const k of a.passkeys) keys.append(passkeyItem(k));
+      document.getElementById("passkey-name").value = defaultPasskeyName(a.passkeys.length + 1);
       document.getElementById("add-passkey").disabled = !passkeys();
       const blocked = document.getElementById("blocked");
       blocked.replaceChildren();
@@ -274,7 +353,8 @@
       showError(null);
       try {
         const made = await makePasskey(undefined);
-        await LC.api("POST", "/api/accounts/passkeys/register", made);
+        const name = document.getElementById("passkey-name").value.trim();
+        await LC.api("POST", "/api/accounts/passkeys/register", { ...made, name });
         LC.toast(t("account.saved"));
         await load();
       } catch (e) {
