@@ -187,12 +187,15 @@ def _speed(clock: str | None) -> str:
     return ratings.speed_of(base, inc)
 
 
-def rating_of(s: Session, player: Player, variant: str, speed: str) -> ratings.Rating:
-    """``player``'s rating (the default for a guest or a newcomer)."""
+def rating_of(
+    s: Session, player: Player, variant: str, speed: str, now: datetime.datetime | None = None
+) -> ratings.Rating:
+    """``player``'s rating as of ``now`` (the default for a guest or a newcomer; the
+    deviation grown for the periods they were idle: :func:`ratings.rating_now`)."""
     if player.account_id is None:
         return ratings.DEFAULT
     row = s.get(RatingRow, (player.key, variant, speed))
-    return ratings.DEFAULT if row is None else ratings.Rating(row.rating, row.rd, row.vol)
+    return ratings.DEFAULT if row is None else ratings.rating_now(row, now or utcnow())
 
 
 def notify_lobby(s: Session) -> None:
@@ -454,7 +457,7 @@ class LobbyHub:
                 raise TooManyEntriesError(
                     f"you have {MAX_ENTRIES} open tables or seeks already: cancel one first"
                 )
-            rating = rating_of(s, player, req.variant, speed)
+            rating = rating_of(s, player, req.variant, speed, now)
             s.add(
                 LobbyRow(
                     id=entry_id,

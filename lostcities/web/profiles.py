@@ -6,6 +6,7 @@ Everything is read from the database (any server process answers the same).
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import escape
@@ -14,7 +15,14 @@ from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from lostcities.web import ratings
-from lostcities.web.store import AccountRow, GameRow, GameStore, RatingChangeRow, RatingRow
+from lostcities.web.store import (
+    AccountRow,
+    GameRow,
+    GameStore,
+    RatingChangeRow,
+    RatingRow,
+    utcnow,
+)
 
 __all__ = [
     "Profile",
@@ -25,13 +33,15 @@ __all__ = [
 ]
 
 
-def _rating_out(r: RatingRow) -> dict[str, Any]:
+def _rating_out(r: RatingRow, now: datetime.datetime) -> dict[str, Any]:
+    # the deviation as of now: grown for each rating period the player was idle
+    shown = ratings.rating_now(r, now)
     return {
         "variant": r.variant,
         "speed": r.speed,
-        "rating": round(r.rating),
-        "rd": round(r.rd),
-        "provisional": r.rd > ratings.PROVISIONAL_RD,
+        "rating": round(shown.rating),
+        "rd": round(shown.rd),
+        "provisional": shown.provisional,
         "games": r.games,
         "wins": r.wins,
         "draws": r.draws,
@@ -40,10 +50,16 @@ def _rating_out(r: RatingRow) -> dict[str, Any]:
 
 
 def leaderboard_sync(
-    store: GameStore, variant: str, speed: str, limit: int = 50
+    store: GameStore,
+    variant: str,
+    speed: str,
+    limit: int = 50,
+    now: datetime.datetime | None = None,
 ) -> list[dict[str, Any]]:
     """The best ratings of a variant and speed (people and bots), best first; provisional
-    ones are marked (and listed too: a young site has few settled ratings)."""
+    ones are marked (and listed too: a young site has few settled ratings). Deviations are
+    as of ``now`` (default: the wall clock; :func:`lostcities.web.ratings.rating_now`)."""
+    at = now or utcnow()
     with Session(store.engine) as conn:
         rows = conn.execute(
             select(RatingRow, AccountRow.username)
@@ -59,7 +75,7 @@ def leaderboard_sync(
                 "rank": rank,
                 "name": username or r.name,
                 "bot": r.player.startswith("bot:"),
-                **_rating_out(r),
+                **_rating_out(r, at),
             }
         )
     return out
@@ -82,8 +98,16 @@ def _key_name(key: str, names: dict[str, str]) -> str:
     return names.get(key, key.removeprefix("bot:") if key.startswith("bot:") else "?")
 
 
-def profile_sync(store: GameStore, account_id: int, username: str, limit: int = 100) -> Profile:
-    """A player's profile (``limit``: the newest finished games shown)."""
+def profile_sync(
+    store: GameStore,
+    account_id: int,
+    username: str,
+    limit: int = 100,
+    now: datetime.datetime | None = None,
+) -> Profile:
+    """A player's profile (``limit``: the newest finished games shown; deviations as of
+    ``now``, default the wall clock)."""
+    at = now or utcnow()
     key = f"a:{account_id}"
     with Session(store.engine) as conn:
         rows = conn.execute(
@@ -183,7 +207,7 @@ def profile_sync(store: GameStore, account_id: int, username: str, limit: int = 
     return Profile(
         username=username,
         account_id=account_id,
-        ratings=[_rating_out(r) for (r,) in rows],
+        ratings=[_rating_out(r, at) for (r,) in rows],
         games=out_games,
         opponents=sorted(record.values(), key=lambda r: -(r["wins"] + r["draws"] + r["losses"])),
         history=history,

@@ -9,6 +9,16 @@ known and left alone: its volatility step uses the rating where Glickman's step 
 the deviation; the volatility it finds differs in the sixth decimal place and the rating
 by under 0.001 points in the cases measured (docs/web.md, "Ratings").
 
+A player who did not compete gets Glickman's step 6 for each idle rating period: the
+deviation grows, phi* = sqrt(phi^2 + sigma^2) (:func:`idle`, the package's
+``did_not_compete``), to at most the newcomer's 350. The rating period for idleness is one
+UTC calendar day (:data:`RATING_PERIOD`): every whole day with no rated match of the player
+since their last one counts once (:func:`idle_periods`: the days strictly between the day of
+that match and today; today counts once it is over). It is applied, from the stored rating and
+the time of its last update, whenever a rating is read (pairing, leaderboard, profile) and
+when it is next updated; a read stores nothing, and an update stores the new rating with the
+time of this match, so no period is ever counted twice.
+
 A match is *rated* when it was set up so (both players signed in, or a signed-in player
 against a built-in bot) and it ended; a match that ended before its second move (a
 resignation or a time-out at once) is *aborted* and changes nobody's rating.
@@ -30,7 +40,9 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import datetime
 import logging
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -56,14 +68,18 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT",
     "PROVISIONAL_RD",
+    "RATING_PERIOD",
     "SPEEDS",
     "Rating",
     "Settler",
     "bot_key",
+    "idle",
+    "idle_periods",
     "op_rate_game",
     "outcome",
     "player_keys",
     "rate_pair",
+    "rating_now",
     "speed_of",
     "unsettled_sync",
 ]
@@ -101,6 +117,52 @@ class Rating:
 
 DEFAULT = Rating(1500.0, 350.0, 0.06)
 """A player's rating before their first rated match (the package's defaults)."""
+
+
+RATING_PERIOD = "one UTC calendar day"
+"""The rating period a player's deviation grows by when they play no rated match in it
+(module docs)."""
+
+
+def idle_periods(last: datetime.datetime | None, now: datetime.datetime) -> int:
+    """Whole rating periods (UTC days) without a rated match between a rating's last update
+    at ``last`` and ``now`` (both naive UTC, as stored): the days strictly between the two
+    dates. ``None`` (no time stored) counts none.
+
+    >>> d = datetime.datetime
+    >>> idle_periods(d(2026, 1, 1, 23, 59), d(2026, 1, 2, 23, 0))  # the next day: not over
+    0
+    >>> idle_periods(d(2026, 1, 1, 23, 59), d(2026, 1, 3, 0, 1)), idle_periods(None, d(2026, 1, 9))
+    (1, 0)
+    """
+    if last is None:
+        return 0
+    return max(0, (now.date() - last.date()).days - 1)
+
+
+def idle(r: Rating, periods: int) -> Rating:
+    """``r`` after ``periods`` rating periods in which the player did not compete: the
+    ``glicko2`` package's ``did_not_compete`` (Glickman's step 6, phi* = sqrt(phi^2 +
+    sigma^2)) for each, capped at the newcomer's deviation (:data:`DEFAULT`); the rating and
+    volatility stay. The ``n`` steps are one call with the volatility scaled by sqrt(n)
+    (phi^2 + n sigma^2 = phi^2 + (sqrt(n) sigma)^2), so a long absence costs no loop.
+
+    >>> r = idle(Rating(1700.0, 60.0, 0.06), 30)
+    >>> r.rating, round(r.rd, 2), r.vol
+    (1700.0, 82.82, 0.06)
+    >>> idle(Rating(1700.0, 60.0, 0.06), 10**6).rd, idle(DEFAULT, 5) == DEFAULT
+    (350.0, True)
+    """
+    if periods <= 0 or r.rd >= DEFAULT.rd:
+        return r
+    p = glicko2.Player(r.rating, r.rd, r.vol * math.sqrt(periods))
+    p.did_not_compete()
+    return Rating(r.rating, min(DEFAULT.rd, float(p.rd)), r.vol)
+
+
+def rating_now(row: RatingRow, now: datetime.datetime) -> Rating:
+    """A stored rating as of ``now``: :func:`idle` for the periods since its last update."""
+    return idle(Rating(row.rating, row.rd, row.vol), idle_periods(row.updated_at, now))
 
 
 def rate_pair(a: Rating, b: Rating, score_a: float) -> tuple[Rating, Rating]:
@@ -176,13 +238,20 @@ def _account_of(key: str) -> int | None:
 
 
 def op_rate_game(
-    game_id: str, *, step: Callable[[str], None] | None = None
+    game_id: str,
+    *,
+    step: Callable[[str], None] | None = None,
+    now: datetime.datetime | None = None,
 ) -> Callable[[Session], str]:
     """The write that settles a finished game's ratings, once (module docs); it returns
     what it did: ``rated``, ``aborted`` (ended before its second move), ``casual`` (not a
     rated game), ``unrated`` (a seat without a rating: a guest, a deleted account),
     ``pending`` (not over yet: nothing written) or ``done`` (settled before: nothing
     written).
+
+    Each player's rating is taken as of ``now`` (default: the time of the write), its
+    deviation grown for the periods they were idle (:func:`rating_now`); the rating's new
+    ``updated_at`` is ``now``.
 
     ``step`` is called with the name of each stage (tests make it raise, as a process
     dying mid-update would stop it)."""
@@ -200,7 +269,7 @@ def op_rate_game(
         score = outcome(g.result)
         if score is None:
             return "pending"
-        now = utcnow()
+        at_time = now or utcnow()
         keys = player_keys(g)
         moves = s.scalar(select(func.count()).select_from(MoveRow).where(MoveRow.game_id == g.id))
         if not g.rated:
@@ -212,7 +281,7 @@ def op_rate_game(
         else:
             state = "rated"
         # the marker first: a second run (another process) waits here, then fails on the key
-        s.add(RatingResultRow(game_id=g.id, state=state, created_at=now))
+        s.add(RatingResultRow(game_id=g.id, state=state, created_at=at_time))
         s.flush()
         at("marked")
         if state != "rated":
@@ -251,7 +320,7 @@ def op_rate_game(
                 s.add(row)
                 rows[key] = row
             row.name = name[:40]
-            before.append(Rating(row.rating, row.rd, row.vol))
+            before.append(rating_now(row, at_time))  # (a new row: the default, as it is)
         after = rate_pair(before[0], before[1], score)
         at("computed")
         for seat, key in enumerate((k0, k1)):
@@ -262,7 +331,7 @@ def op_rate_game(
             row.wins += mine == 1.0
             row.draws += mine == 0.5
             row.losses += mine == 0.0
-            row.updated_at = now
+            row.updated_at = at_time
             s.add(
                 RatingChangeRow(
                     game_id=g.id,
@@ -278,7 +347,7 @@ def op_rate_game(
                     rating_after=after[seat].rating,
                     rd_after=after[seat].rd,
                     vol_after=after[seat].vol,
-                    created_at=now,
+                    created_at=at_time,
                 )
             )
             s.flush()
@@ -313,6 +382,8 @@ class Settler:
         self.mgr = mgr
         self.settled: collections.deque[tuple[str, str]] = collections.deque(maxlen=1000)
         """What this process's last settlements did (game id, outcome), for tests."""
+        self.now: Callable[[], datetime.datetime] = utcnow
+        """The settler's clock (naive UTC): the time a settlement rates at (tests set it)."""
 
     def on_match_end(self, g: LiveGame) -> None:
         """The hook: a rated match ended here (its result is committed)."""
@@ -322,7 +393,7 @@ class Settler:
     async def settle(self, game_id: str) -> str | None:
         """Settle one game (``None``: the write failed; the sweep tries again)."""
         try:
-            state: str = await self.mgr.store.write(op_rate_game(game_id))
+            state: str = await self.mgr.store.write(op_rate_game(game_id, now=self.now()))
         except Exception as e:  # another process settled it meanwhile, or the database is away
             log.info("rating of game %s not settled here: %s", game_id, e)
             return None

@@ -280,3 +280,119 @@ def test_two_settlers_at_once_count_it_once(store: GameStore) -> None:
     assert ratings_of(store)[f"a:{a}"][3] == 1
     with store.engine.connect() as conn:
         assert len(conn.execute(select(RatingResultRow)).all()) == 1
+
+
+# -- an idle player's deviation grows ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("periods", [1, 2, 7, 30, 365])
+def test_idle_is_the_library_step_once_a_period(periods: int) -> None:
+    r = ratings.Rating(1630.0, 62.5, 0.0601)
+    p = glicko2.Player(r.rating, r.rd, r.vol)
+    for _ in range(periods):
+        p.did_not_compete()
+    got = ratings.idle(r, periods)
+    assert got.rating == r.rating and got.vol == r.vol
+    assert got.rd == pytest.approx(min(350.0, p.rd), abs=1e-9)
+    assert ratings.idle(r, 0) == r and ratings.idle(r, 10**7).rd == 350.0
+
+
+def test_idle_periods_are_whole_utc_days_without_a_match() -> None:
+    import datetime as dt
+
+    last = dt.datetime(2026, 3, 1, 12, 0)
+    days = [(dt.timedelta(hours=1), 0), (dt.timedelta(hours=13), 0), (dt.timedelta(days=1), 0)]
+    days += [(dt.timedelta(hours=36), 1), (dt.timedelta(days=10, hours=-12), 9)]
+    for later, n in days:
+        assert ratings.idle_periods(last, last + later) == n, later
+    assert ratings.idle_periods(last, last - dt.timedelta(days=3)) == 0  # a clock set back
+
+
+def test_an_idle_rating_grows_when_read_and_is_counted_once(store: GameStore) -> None:
+    import datetime as dt
+
+    from lostcities.web import profiles
+    from lostcities.web.lobby import Player, rating_of
+
+    a, b = account(store, "ann"), account(store, "bob")
+    t0 = dt.datetime(2026, 3, 1, 12, 0)
+    finished_game(store, "g1", accounts=(a, b), result="1-0")
+    assert store.write_sync(ratings.op_rate_game("g1", now=t0)) == "rated"
+    won, lost = ratings.rate_pair(ratings.DEFAULT, ratings.DEFAULT, 1.0)
+    stored = ratings_of(store)
+
+    # ten days on (nine whole days without a match): shown with the grown deviation
+    t1 = t0 + dt.timedelta(days=10)
+    want_a, want_b = ratings.idle(won, 9), ratings.idle(lost, 9)
+    assert want_a.rd > won.rd
+    for _ in range(2):  # read twice: the same, and nothing is stored
+        board = profiles.leaderboard_sync(store, "classic", "untimed", now=t1)
+        assert [(p["name"], p["rd"]) for p in board] == [
+            ("ann", round(want_a.rd)),
+            ("bob", round(want_b.rd)),
+        ]
+        prof = profiles.profile_sync(store, a, "ann", now=t1)
+        assert prof.ratings[0]["rd"] == round(want_a.rd)
+        with Session(store.engine) as s:
+            got = rating_of(s, Player.account(a, "ann"), "classic", "untimed", t1)
+        assert got == want_a
+    assert ratings_of(store) == stored
+
+    # the next match starts from the grown deviations, then counts from its own day
+    finished_game(store, "g2", accounts=(a, b), result="0-1")
+    assert store.write_sync(ratings.op_rate_game("g2", now=t1)) == "rated"
+    after_a, after_b = ratings.rate_pair(want_a, want_b, 0.0)
+    got2 = ratings_of(store)
+    assert got2[f"a:{a}"][:3] == (after_a.rating, after_a.rd, after_a.vol)
+    assert got2[f"a:{b}"][:3] == (after_b.rating, after_b.rd, after_b.vol)
+    rd_before = {c.player: c.rd_before for c in changes_of(store) if c.game_id == "g2"}
+    assert rd_before == {f"a:{a}": want_a.rd, f"a:{b}": want_b.rd}
+    # the same day, and the day after: no period over yet; two days on: one
+    for later, n in (
+        (dt.timedelta(hours=5), 0),
+        (dt.timedelta(days=1), 0),
+        (dt.timedelta(days=2), 1),
+    ):
+        board = profiles.leaderboard_sync(store, "classic", "untimed", now=t1 + later)
+        assert board[0]["name"] == "bob"
+        assert board[0]["rd"] == round(ratings.idle(after_b, n).rd)
+
+
+def test_a_long_absence_makes_a_rating_provisional_again(store: GameStore) -> None:
+    import datetime as dt
+
+    from lostcities.web import profiles
+
+    a = account(store, "ann")
+
+    def settled(rating: float, rd: float, at: dt.datetime) -> None:
+        def fn(s: Any) -> None:
+            s.add(
+                RatingRow(
+                    player=f"a:{a}",
+                    account_id=a,
+                    variant="classic",
+                    speed="untimed",
+                    rating=rating,
+                    rd=rd,
+                    vol=0.06,
+                    games=40,
+                    wins=20,
+                    draws=0,
+                    losses=20,
+                    updated_at=at,
+                )
+            )
+
+        store.write_sync(fn)
+
+    t0 = dt.datetime(2026, 1, 1, 9, 0)
+    settled(1700.0, 60.0, t0)
+    assert not profiles.leaderboard_sync(store, "classic", "untimed", now=t0)[0]["provisional"]
+    # phi^2 + n sigma^2 > 110^2 after n > (110^2 - 60^2) / (0.06 * 173.7178)^2 = 78.3 periods
+    day = dt.timedelta(days=1)
+    at_78 = profiles.leaderboard_sync(store, "classic", "untimed", now=t0 + 79 * day)[0]
+    at_79 = profiles.leaderboard_sync(store, "classic", "untimed", now=t0 + 80 * day)[0]
+    assert (at_78["provisional"], at_79["provisional"]) == (False, True)
+    years = profiles.leaderboard_sync(store, "classic", "untimed", now=t0 + 4000 * day)[0]
+    assert years["rd"] == 350 and years["rating"] == 1700
