@@ -80,7 +80,7 @@ from lostcities.fast.kernels import (
     score,
 )
 from lostcities.fast.rng import xorshift_next
-from lostcities.fast.smart import mt_next32, mt_shuffle, smart_action_into
+from lostcities.fast.smart import mt_next32, smart_action_into
 
 __all__ = [
     "JUDGE_FILE",
@@ -371,16 +371,25 @@ def _choose(
     return int(acts[best])
 
 
+@njit(cache=True, inline="always")
+def _scratch(net: tuple[Any, ...]) -> Any:
+    """A playout's scratch: both players' accumulators, the network's work, ``smart``'s and
+    the legal moves'."""
+    return (
+        np.empty((2, net[1].shape[0]), np.float32),
+        np.empty(_work_size(net), np.float32),
+        np.empty(30, np.int64),
+        np.empty(MAX_PAIRS, np.int64),
+    )
+
+
 @njit(cache=True)
 def judge_action(s: np.ndarray, net: tuple[Any, ...], rng: np.ndarray, temperature: float) -> int:
     """The judge's move (a flat action) for the player to move in ``s`` (a running round),
     its accumulator computed from scratch."""
-    acc = np.empty(net[1].shape[0], np.float32)
-    judge_accumulate(s, s[TURN], net[0], net[1], acc)
-    work = np.empty(_work_size(net), np.float32)
-    sc = np.empty(30, np.int64)
-    acts = np.empty(MAX_PAIRS, np.int64)
-    return _choose(s, net, acc, work, sc, acts, rng, temperature)
+    acc, work, sc, acts = _scratch(net)
+    judge_accumulate(s, s[TURN], net[0], net[1], acc[0])
+    return _choose(s, net, acc[0], work, sc, acts, rng, temperature)
 
 
 @njit(cache=True)
@@ -413,10 +422,7 @@ def _playout(
 def judge_playout(s: np.ndarray, net: tuple[Any, ...], rng: np.ndarray, temperature: float) -> int:
     """Play ``s`` to its end with the judge on both sides (in place), the accumulators
     updated incrementally; returns the moves made."""
-    acc = np.empty((2, net[1].shape[0]), np.float32)
-    work = np.empty(_work_size(net), np.float32)
-    sc = np.empty(30, np.int64)
-    acts = np.empty(MAX_PAIRS, np.int64)
+    acc, work, sc, acts = _scratch(net)
     return _playout(s, net, acc, work, sc, acts, rng, temperature)
 
 
@@ -434,11 +440,8 @@ def judge_trace(
     computed from scratch, and ``moves[ply]`` = the move; returns the moves made (for the
     tests)."""
     nh = net[1].shape[0]
-    acc = np.empty((2, nh), np.float32)
+    acc, work, sc, acts = _scratch(net)
     fresh = np.empty(nh, np.float32)
-    work = np.empty(_work_size(net), np.float32)
-    sc = np.empty(30, np.int64)
-    acts = np.empty(MAX_PAIRS, np.int64)
     w1 = net[0]
     b1 = net[1]
     judge_accumulate(s, 0, w1, b1, acc[0])
@@ -463,19 +466,16 @@ def judge_trace(
 def _play_candidates(
     world: np.ndarray,
     t: np.ndarray,
-    net: tuple[Any, ...],
-    acc: np.ndarray,
-    work: np.ndarray,
-    sc: np.ndarray,
-    acts: np.ndarray,
-    rng: np.ndarray,
-    temperature: float,
+    ctx: tuple[Any, ...],
     actions: np.ndarray,
     me: int,
     scale: float,
     totals: np.ndarray,
     margins: np.ndarray,
 ) -> None:
+    """Each candidate action in ``world``, played out by the judge (``t``: scratch; ``ctx``:
+    :func:`_context`'s)."""
+    net, acc, work, sc, acts, rng, temperature = ctx
     for j in range(actions.shape[0]):
         t[:] = world
         apply(t, actions[j])
@@ -483,6 +483,18 @@ def _play_candidates(
         m = score(t, me) - score(t, 1 - me)
         margins[j] += m
         totals[j] += math.tanh(m / scale)
+
+
+@njit(cache=True, inline="always")
+def _context(net: tuple[Any, ...], temperature: float, mt: np.ndarray, pos: np.ndarray) -> Any:
+    """The judge's playouts' weights, scratch and sampling generator, for
+    :func:`_play_candidates` (with a ``temperature``, four words of the Mersenne Twister
+    first seed the sampling)."""
+    acc, work, sc, acts = _scratch(net)
+    rng = np.zeros(2, np.uint64)
+    if temperature > 0:
+        _seed_from(mt, pos, rng)
+    return (net, acc, work, sc, acts, rng, temperature)
 
 
 @njit(cache=True)
@@ -514,31 +526,12 @@ def flat_judge_kernel(
     """:func:`lostcities.fast.smart.flat_smart_kernel` with the judge's playouts: the same
     worlds from the same generator state (with a ``temperature``, four words of the
     generator first seed the sampling, so the worlds differ from ``smart``'s)."""
-    cards = np.empty_like(unseen)
-    world = np.empty_like(template)
-    t = np.empty_like(template)
-    acc = np.empty((2, net[1].shape[0]), np.float32)
-    work = np.empty(_work_size(net), np.float32)
-    sc = np.empty(30, np.int64)
-    acts = np.empty(MAX_PAIRS, np.int64)
-    rng = np.zeros(2, np.uint64)
-    if temperature > 0:
-        _seed_from(mt, pos, rng)
-    h = 8 - first
-    nd = unseen.shape[0] - h
-    for _ in range(worlds):
-        cards[:] = unseen
-        mt_shuffle(cards, mt, pos)
-        world[:] = template
-        for i in range(h):
-            world[HAND + 8 * opp + first + i] = cards[i]
-        for i in range(nd):
-            world[DECK + nd - 1 - i] = cards[h + i]
-        world[NDECK] = nd
-        _play_candidates(
-            world, t, net, acc, work, sc, acts, rng, temperature, actions, me, scale,
-            totals, margins,
-        )  # fmt: skip
+    ctx = _context(net, temperature, mt, pos)
+    deal = (unseen, np.empty_like(unseen))
+    S.flat_worlds(
+        template, opp, first, S.deal_unseen, deal, actions, worlds, mt, pos, me, scale,
+        _play_candidates, ctx, totals, margins,
+    )  # fmt: skip
 
 
 @njit(cache=True)
@@ -561,33 +554,12 @@ def flat_judge_hands_kernel(
     margins: np.ndarray,
 ) -> None:
     """:func:`lostcities.fast.smart.flat_hands_kernel` with the judge's playouts."""
-    n = hands.shape[0]
-    h = hands.shape[1]
-    nd = rests.shape[1]
-    cards = np.empty(nd, rests.dtype)
-    world = np.empty_like(template)
-    t = np.empty_like(template)
-    acc = np.empty((2, net[1].shape[0]), np.float32)
-    work = np.empty(_work_size(net), np.float32)
-    sc = np.empty(30, np.int64)
-    acts = np.empty(MAX_PAIRS, np.int64)
-    rng = np.zeros(2, np.uint64)
-    if temperature > 0:
-        _seed_from(mt, pos, rng)
-    for w in range(worlds):
-        i = (start + w) % n
-        cards[:] = rests[i]
-        mt_shuffle(cards, mt, pos)
-        world[:] = template
-        for j in range(h):
-            world[HAND + 8 * opp + first + j] = hands[i, j]
-        for j in range(nd):
-            world[DECK + nd - 1 - j] = cards[j]
-        world[NDECK] = nd
-        _play_candidates(
-            world, t, net, acc, work, sc, acts, rng, temperature, actions, me, scale,
-            totals, margins,
-        )  # fmt: skip
+    ctx = _context(net, temperature, mt, pos)
+    deal = (hands, rests, start, np.empty(rests.shape[1], rests.dtype))
+    S.flat_worlds(
+        template, opp, first, S.deal_hand, deal, actions, worlds, mt, pos, me, scale,
+        _play_candidates, ctx, totals, margins,
+    )  # fmt: skip
 
 
 # -- the weights -------------------------------------------------------------------------------
@@ -720,54 +692,6 @@ class Judge:
         """:meth:`playout`, then both players' final scores."""
         self.playout(s, seed)
         return int(score(s, 0)), int(score(s, 1))
-
-    def world_kernel(
-        self,
-        template: npt.NDArray[np.int32],
-        opp: int,
-        first: int,
-        unseen: npt.NDArray[np.int64],
-        actions: npt.NDArray[np.int64],
-        worlds: int,
-        mt: npt.NDArray[np.int64],
-        pos: npt.NDArray[np.int64],
-        me: int,
-        scale: float,
-        smart: bool,
-        totals: npt.NDArray[np.float64],
-        margins: npt.NDArray[np.int64],
-    ) -> None:
-        """:func:`flat_judge_kernel` with this judge, called as
-        :func:`lostcities.fast.smart.flat_smart_kernel` is (``smart`` is ignored)."""
-        flat_judge_kernel(
-            template, opp, first, unseen, actions, worlds, mt, pos, me, scale, self.arrays,
-            self.temperature, totals, margins,
-        )  # fmt: skip
-
-    def hands_kernel(
-        self,
-        template: npt.NDArray[np.int32],
-        opp: int,
-        first: int,
-        hands: npt.NDArray[np.int64],
-        rests: npt.NDArray[np.int64],
-        start: int,
-        actions: npt.NDArray[np.int64],
-        worlds: int,
-        mt: npt.NDArray[np.int64],
-        pos: npt.NDArray[np.int64],
-        me: int,
-        scale: float,
-        smart: bool,
-        totals: npt.NDArray[np.float64],
-        margins: npt.NDArray[np.int64],
-    ) -> None:
-        """:func:`flat_judge_hands_kernel` with this judge, called as
-        :func:`lostcities.fast.smart.flat_hands_kernel` is (``smart`` is ignored)."""
-        flat_judge_hands_kernel(
-            template, opp, first, hands, rests, start, actions, worlds, mt, pos, me, scale,
-            self.arrays, self.temperature, totals, margins,
-        )  # fmt: skip
 
     def __repr__(self) -> str:
         nh, n2 = self.hidden

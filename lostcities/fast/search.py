@@ -42,7 +42,7 @@ import numpy.typing as npt
 from lostcities.cards import Card
 from lostcities.errors import IllegalMoveError
 from lostcities.fast import kernels as K
-from lostcities.fast.judge import Judge, default_judge
+from lostcities.fast.judge import Judge, default_judge, flat_judge_hands_kernel, flat_judge_kernel
 from lostcities.fast.smart import MersenneState, flat_hands_kernel, flat_kernel, flat_smart_kernel
 from lostcities.fast.state import state_from_round
 from lostcities.rules import Move, PlayerView
@@ -130,12 +130,14 @@ class FlatSearch:
         self.rollout = rollout
         self._world_kernel: Callable[..., None] = flat_smart_kernel
         self._hands_kernel: Callable[..., None] = flat_hands_kernel
+        self._policy: tuple[object, ...] = (rollout == "smart",)  # the kernels' rollout args
         self.judge: Judge | None = None
         """The learned judge of ``rollout="learned"`` (else ``None``)."""
         if rollout == "learned":
             self.judge = judge if judge is not None else default_judge()
-            self._world_kernel = self.judge.world_kernel
-            self._hands_kernel = self.judge.hands_kernel
+            self._world_kernel = flat_judge_kernel
+            self._hands_kernel = flat_judge_hands_kernel
+            self._policy = (self.judge.arrays, self.judge.temperature)
         if rng is None and rollout in ("smart", "learned"):
             rng = random.Random(seed)
         if rng is None:  # the compiled xorshift generator
@@ -236,7 +238,7 @@ class FlatSearch:
             mt.pos,
             self.me,
             self.scale,
-            self.rollout == "smart",
+            *self._policy,
             totals,
             margins,
         )

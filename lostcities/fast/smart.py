@@ -17,7 +17,9 @@ same budget gives bit-for-bit the same totals and so the same move.
 :func:`flat_kernel` (the compiled generator's worlds, dealt by
 :func:`lostcities.fast.kernels.deal_world`), :func:`flat_smart_kernel` and
 :func:`flat_hands_kernel` share one candidate loop: they differ only in how a world is
-dealt. The generators are :mod:`lostcities.fast.rng`'s (the Mersenne Twister names are
+dealt. The two Mersenne Twister kernels, and the judge's two of :mod:`lostcities.fast.judge`,
+run one world loop, :func:`flat_worlds`, given the deal and the rollout as jitted functions.
+The generators are :mod:`lostcities.fast.rng`'s (the Mersenne Twister names are
 kept here too, for old imports).
 
 Numba caches a compiled function keyed on its own file only; at import this module's cached
@@ -36,6 +38,7 @@ machine code is dropped (:func:`lostcities.fast.kernels.guard_cache`) when
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -75,9 +78,12 @@ from lostcities.fast.rng import (  # the Mersenne Twister's replay lives in fast
 
 __all__ = [
     "MersenneState",
+    "deal_hand",
+    "deal_unseen",
     "flat_hands_kernel",
     "flat_kernel",
     "flat_smart_kernel",
+    "flat_worlds",
     "mt_next",
     "mt_next32",
     "mt_randbelow",
@@ -314,7 +320,7 @@ def flat_kernel(
             cards[i] = cards[j]
             cards[j] = x
         deal_world(world, template, opp, first, cards)
-        _play_candidates(world, t, sc, actions, me, scale, False, value, margin)
+        _play_candidates(world, t, (sc, False), actions, me, scale, value, margin)
     return value, margin
 
 
@@ -341,37 +347,28 @@ def flat_smart_kernel(
     the smart policy, else that of :mod:`lostcities.bots.rollout`), ``totals[j] +=
     tanh(margin / scale)``, ``margins[j] += margin`` (margin: ``me``'s score minus the
     opponent's)."""
-    cards = np.empty_like(unseen)
-    world = np.empty_like(template)
-    t = np.empty_like(template)
-    sc = np.empty(30, np.int64)
-    h = 8 - first
-    nd = unseen.shape[0] - h
-    for _ in range(worlds):
-        cards[:] = unseen
-        mt_shuffle(cards, mt, pos)
-        world[:] = template
-        for i in range(h):
-            world[HAND + 8 * opp + first + i] = cards[i]
-        for i in range(nd):
-            world[DECK + nd - 1 - i] = cards[h + i]
-        world[NDECK] = nd
-        _play_candidates(world, t, sc, actions, me, scale, smart, totals, margins)
+    deal = (unseen, np.empty_like(unseen))
+    ctx = (np.empty(30, np.int64), smart)
+    flat_worlds(
+        template, opp, first, deal_unseen, deal, actions, worlds, mt, pos, me, scale,
+        _play_candidates, ctx, totals, margins,
+    )  # fmt: skip
 
 
 @njit(cache=True)
 def _play_candidates(
     world: np.ndarray,
     t: np.ndarray,
-    sc: np.ndarray,
+    ctx: tuple[np.ndarray, bool],
     actions: np.ndarray,
     me: int,
     scale: float,
-    smart: bool,
     totals: np.ndarray,
     margins: np.ndarray,
 ) -> None:
-    """Each candidate action in ``world``, played out (``t``, ``sc``: scratch)."""
+    """Each candidate action in ``world``, played out (``t``: scratch; ``ctx``: the
+    policy's scratch and whether it is the smart one)."""
+    sc, smart = ctx
     for j in range(actions.shape[0]):
         t[:] = world
         apply(t, actions[j])
@@ -405,24 +402,96 @@ def flat_hands_kernel(
     """:func:`flat_smart_kernel` with the opponent's hidden cards given: world ``w`` deals
     ``hands[(start + w) % len(hands)]`` into the opponent's slots ``first..7`` and that
     row of ``rests`` (the other unseen cards), shuffled, into the draw pile."""
-    n = hands.shape[0]
-    h = hands.shape[1]
-    nd = rests.shape[1]
-    cards = np.empty(nd, rests.dtype)
+    deal = (hands, rests, start, np.empty(rests.shape[1], rests.dtype))
+    ctx = (np.empty(30, np.int64), smart)
+    flat_worlds(
+        template, opp, first, deal_hand, deal, actions, worlds, mt, pos, me, scale,
+        _play_candidates, ctx, totals, margins,
+    )  # fmt: skip
+
+
+# -- the world loop the Mersenne Twister kernels share (here and in fast/judge.py) ----------
+@njit(cache=True, inline="always")
+def flat_worlds(
+    template: np.ndarray,
+    opp: int,
+    first: int,
+    deal: Any,
+    source: Any,
+    actions: np.ndarray,
+    worlds: int,
+    mt: np.ndarray,
+    pos: np.ndarray,
+    me: int,
+    scale: float,
+    play: Any,
+    ctx: Any,
+    totals: np.ndarray,
+    margins: np.ndarray,
+) -> None:
+    """``worlds`` worlds: world ``w`` dealt by the jitted ``deal(world, template, opp,
+    first, source, w, mt, pos)`` (:func:`deal_unseen` or :func:`deal_hand`), then its
+    candidates played out by the jitted ``play(world, t, ctx, actions, me, scale, totals,
+    margins)`` (``ctx``: the rollout's weights and scratch). Numba compiles the two functions
+    passed in (first-class function arguments) into each caller, so that a rollout policy
+    is one function, not a copy of this loop."""
     world = np.empty_like(template)
     t = np.empty_like(template)
-    sc = np.empty(30, np.int64)
     for w in range(worlds):
-        i = (start + w) % n
-        cards[:] = rests[i]
-        mt_shuffle(cards, mt, pos)
-        world[:] = template
-        for s in range(h):
-            world[HAND + 8 * opp + first + s] = hands[i, s]
-        for s in range(nd):
-            world[DECK + nd - 1 - s] = cards[s]
-        world[NDECK] = nd
-        _play_candidates(world, t, sc, actions, me, scale, smart, totals, margins)
+        deal(world, template, opp, first, source, w, mt, pos)
+        play(world, t, ctx, actions, me, scale, totals, margins)
+
+
+@njit(cache=True, inline="always")
+def deal_unseen(
+    world: np.ndarray,
+    template: np.ndarray,
+    opp: int,
+    first: int,
+    source: tuple[np.ndarray, np.ndarray],
+    w: int,
+    mt: np.ndarray,
+    pos: np.ndarray,
+) -> None:
+    """World ``w`` of :func:`flat_smart_kernel` into ``world``: ``source`` = ``(unseen,
+    cards)``, ``cards`` a scratch copy of ``unseen`` shuffled with the Mersenne Twister."""
+    unseen, cards = source
+    h = 8 - first
+    nd = unseen.shape[0] - h
+    cards[:] = unseen
+    mt_shuffle(cards, mt, pos)
+    world[:] = template
+    for i in range(h):
+        world[HAND + 8 * opp + first + i] = cards[i]
+    for i in range(nd):
+        world[DECK + nd - 1 - i] = cards[h + i]
+    world[NDECK] = nd
+
+
+@njit(cache=True, inline="always")
+def deal_hand(
+    world: np.ndarray,
+    template: np.ndarray,
+    opp: int,
+    first: int,
+    source: tuple[np.ndarray, np.ndarray, int, np.ndarray],
+    w: int,
+    mt: np.ndarray,
+    pos: np.ndarray,
+) -> None:
+    """World ``w`` of :func:`flat_hands_kernel` into ``world``: ``source`` = ``(hands,
+    rests, start, cards)``, ``cards`` the scratch the rest is shuffled in."""
+    hands, rests, start, cards = source
+    i = (start + w) % hands.shape[0]
+    nd = rests.shape[1]
+    cards[:] = rests[i]
+    mt_shuffle(cards, mt, pos)
+    world[:] = template
+    for s in range(hands.shape[1]):
+        world[HAND + 8 * opp + first + s] = hands[i, s]
+    for s in range(nd):
+        world[DECK + nd - 1 - s] = cards[s]
+    world[NDECK] = nd
 
 
 # -- numba's cache: this file compiles in kernels.py's, bits.py's and rng.py's code -----------
@@ -438,6 +507,9 @@ K.guard_cache(
         flat_smart_kernel,
         _play_candidates,
         flat_hands_kernel,
+        flat_worlds,
+        deal_unseen,
+        deal_hand,
     ),
     K.source_stamp(K, bits_module, rng_module),
     "smart.kernels",
