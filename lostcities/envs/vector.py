@@ -400,12 +400,11 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
             self._pobs,
             self._pend,
             self._shown,
-            self._work,
         )
         if self._parallel:
-            V.vec_step_parallel(*args, self._chunks)
+            V.vec_step_parallel(args, self._chunks)
         else:
-            V.vec_step(*args)
+            V.vec_step(args, self._work)
         self._net_moves()
         self._fresh = len(self._pre) == n
         np.logical_or(self._term, self._trunc, out=self._autoreset)

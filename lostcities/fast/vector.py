@@ -82,6 +82,8 @@ __all__ = [
     "LAYOUT_FIELDS",
     "NET_FEATURES",
     "POLICIES",
+    "STEP_FIELDS",
+    "WORK",
     "check_actions",
     "deal_cpython",
     "legal_count",
@@ -139,6 +141,47 @@ WORK = _SCRATCH + 624 + 2 + 72
 """int64 scratch a kernel call needs (the step kernels allocate nothing: numba's reference
 counting of array views is switched off in this file's kernels, ``_nrt=False``, which
 saves tens of nanoseconds per view passed to a function)."""
+
+STEP_FIELDS = (
+    "states",
+    "actions",
+    "to_index",
+    "to_action",
+    "seats",
+    "last",
+    "selfplay",
+    "policy",
+    "bot_mt",
+    "bot_pos",
+    "do_reset",
+    "rngs",
+    "seat_opt",
+    "ncol",
+    "max_turns",
+    "margin_reward",
+    "forfeit_reward",
+    "lay",
+    "obs",
+    "mask",
+    "rewards",
+    "term",
+    "trunc",
+    "illegal",
+    "scores",
+    "player",
+    "track",
+    "need",
+    "feats",
+    "srng",
+    "pre",
+    "pobs",
+    "pend",
+    "shown",
+)
+"""What :func:`vec_step`'s ``game`` tuple holds, in order: the games' state rows, the actions,
+the card tables, the opponent's settings and generators, the reward settings, then the
+arrays the step writes (observations, masks, rewards, flags, scores, the network's input
+and the self-play buffers)."""
 
 
 # -- prefetching ------------------------------------------------------------------------------
@@ -903,45 +946,44 @@ def _result(
 
 
 @njit(cache=True, **_NO_RC)
-def _step_range(
-    lo: int,
-    hi: int,
-    states: np.ndarray,
-    actions: np.ndarray,
-    to_index: np.ndarray,
-    to_action: np.ndarray,
-    seats: np.ndarray,
-    last: np.ndarray,
-    selfplay: bool,
-    policy: int,
-    bot_mt: np.ndarray,
-    bot_pos: np.ndarray,
-    do_reset: np.ndarray,
-    rngs: np.ndarray,
-    seat_opt: int,
-    ncol: int,
-    max_turns: int,
-    margin_reward: bool,
-    forfeit_reward: float,
-    lay: np.ndarray,
-    obs: np.ndarray,
-    mask: np.ndarray,
-    rewards: np.ndarray,
-    term: np.ndarray,
-    trunc: np.ndarray,
-    illegal: np.ndarray,
-    scores: np.ndarray,
-    player: np.ndarray,
-    track: np.ndarray,
-    need: np.ndarray,
-    feats: np.ndarray,
-    srng: np.ndarray,
-    pre: np.ndarray,
-    pobs: np.ndarray,
-    pend: np.ndarray,
-    shown: np.ndarray,
-    work: np.ndarray,
-) -> None:
+def _step_range(lo: int, hi: int, game: tuple[Any, ...], work: np.ndarray) -> None:
+    """:func:`vec_step` of games ``lo`` to ``hi - 1`` (``work``: this thread's scratch)."""
+    (
+        states,
+        actions,
+        to_index,
+        to_action,
+        seats,
+        last,
+        selfplay,
+        policy,
+        bot_mt,
+        bot_pos,
+        do_reset,
+        rngs,
+        seat_opt,
+        ncol,
+        max_turns,
+        margin_reward,
+        forfeit_reward,
+        lay,
+        obs,
+        mask,
+        rewards,
+        term,
+        trunc,
+        illegal,
+        scores,
+        player,
+        track,
+        need,
+        feats,
+        srng,
+        pre,
+        pobs,
+        pend,
+        shown,
+    ) = game
     presample = pre.shape[0] == states.shape[0]
     buf = work[:_SCRATCH]
     kinds = buf[_SCRATCH - 32 :]
@@ -1090,44 +1132,9 @@ def _step_range(
 
 
 @njit(cache=True, **_NO_RC)
-def vec_step(
-    states: np.ndarray,
-    actions: np.ndarray,
-    to_index: np.ndarray,
-    to_action: np.ndarray,
-    seats: np.ndarray,
-    last: np.ndarray,
-    selfplay: bool,
-    policy: int,
-    bot_mt: np.ndarray,
-    bot_pos: np.ndarray,
-    do_reset: np.ndarray,
-    rngs: np.ndarray,
-    seat_opt: int,
-    ncol: int,
-    max_turns: int,
-    margin_reward: bool,
-    forfeit_reward: float,
-    lay: np.ndarray,
-    obs: np.ndarray,
-    mask: np.ndarray,
-    rewards: np.ndarray,
-    term: np.ndarray,
-    trunc: np.ndarray,
-    illegal: np.ndarray,
-    scores: np.ndarray,
-    player: np.ndarray,
-    track: np.ndarray,
-    need: np.ndarray,
-    feats: np.ndarray,
-    srng: np.ndarray,
-    pre: np.ndarray,
-    pobs: np.ndarray,
-    pend: np.ndarray,
-    shown: np.ndarray,
-    work: np.ndarray,
-) -> None:
-    """One step of every game, on one thread: games with ``do_reset`` are dealt anew (their
+def vec_step(game: tuple[Any, ...], work: np.ndarray) -> None:
+    """One step of every game, on one thread (``game``: the games' arrays and settings, in the
+    order of :data:`STEP_FIELDS`; ``work``: :data:`WORK` int64 of scratch): games with ``do_reset`` are dealt anew (their
     action ignored: next-step autoreset; ``seat_opt`` < 0 draws the seat), the others make
     their action (an illegal one forfeits the round), then the opponent replies until the
     agent is to move (not in ``selfplay``). Writes each game's reward, termination,
@@ -1136,130 +1143,17 @@ def vec_step(
     gets ``need`` set and its network input in ``feats`` instead (:func:`vec_net_finish`).
     With ``pre`` of one entry per game, ``pre[g]`` = :func:`sample_legal`'s draw for the new
     position (made here, while the game is in cache)."""
-    _step_range(
-        0,
-        states.shape[0],
-        states,
-        actions,
-        to_index,
-        to_action,
-        seats,
-        last,
-        selfplay,
-        policy,
-        bot_mt,
-        bot_pos,
-        do_reset,
-        rngs,
-        seat_opt,
-        ncol,
-        max_turns,
-        margin_reward,
-        forfeit_reward,
-        lay,
-        obs,
-        mask,
-        rewards,
-        term,
-        trunc,
-        illegal,
-        scores,
-        player,
-        track,
-        need,
-        feats,
-        srng,
-        pre,
-        pobs,
-        pend,
-        shown,
-        work,
-    )
+    _step_range(0, game[0].shape[0], game, work)
 
 
 @njit(cache=True, parallel=True)
-def vec_step_parallel(
-    states: np.ndarray,
-    actions: np.ndarray,
-    to_index: np.ndarray,
-    to_action: np.ndarray,
-    seats: np.ndarray,
-    last: np.ndarray,
-    selfplay: bool,
-    policy: int,
-    bot_mt: np.ndarray,
-    bot_pos: np.ndarray,
-    do_reset: np.ndarray,
-    rngs: np.ndarray,
-    seat_opt: int,
-    ncol: int,
-    max_turns: int,
-    margin_reward: bool,
-    forfeit_reward: float,
-    lay: np.ndarray,
-    obs: np.ndarray,
-    mask: np.ndarray,
-    rewards: np.ndarray,
-    term: np.ndarray,
-    trunc: np.ndarray,
-    illegal: np.ndarray,
-    scores: np.ndarray,
-    player: np.ndarray,
-    track: np.ndarray,
-    need: np.ndarray,
-    feats: np.ndarray,
-    srng: np.ndarray,
-    pre: np.ndarray,
-    pobs: np.ndarray,
-    pend: np.ndarray,
-    shown: np.ndarray,
-    work: np.ndarray,
-    chunks: int,
-) -> None:
-    """:func:`vec_step` over numba's threads, the batch cut into ``chunks`` (``work``:
-    unused, each chunk has its own)."""
-    n = states.shape[0]
+def vec_step_parallel(game: tuple[Any, ...], chunks: int) -> None:
+    """:func:`vec_step` over numba's threads, the batch cut into ``chunks`` (each chunk with
+    scratch of its own)."""
+    n = game[0].shape[0]
     for ch in prange(chunks):
         mine = np.empty(WORK, np.int64)
-        _step_range(
-            ch * n // chunks,
-            (ch + 1) * n // chunks,
-            states,
-            actions,
-            to_index,
-            to_action,
-            seats,
-            last,
-            selfplay,
-            policy,
-            bot_mt,
-            bot_pos,
-            do_reset,
-            rngs,
-            seat_opt,
-            ncol,
-            max_turns,
-            margin_reward,
-            forfeit_reward,
-            lay,
-            obs,
-            mask,
-            rewards,
-            term,
-            trunc,
-            illegal,
-            scores,
-            player,
-            track,
-            need,
-            feats,
-            srng,
-            pre,
-            pobs,
-            pend,
-            shown,
-            mine,
-        )
+        _step_range(ch * n // chunks, (ch + 1) * n // chunks, game, mine)
 
 
 @njit(cache=True, **_NO_RC)
