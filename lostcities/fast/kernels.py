@@ -193,6 +193,19 @@ def is_legal(s: np.ndarray, action: int) -> bool:
     return True
 
 
+@njit(cache=True, inline="always")
+def _lay(s: np.ndarray, o: int, kind: int) -> None:
+    """Card ``kind`` joins expedition ``o`` (``6 * player + colour``): its wagers, or its top,
+    sum and rank mask (the card count is the caller's)."""
+    k = kind % 10
+    if k == 0:
+        s[WAG + o] += 1
+    else:
+        s[TOP + o] = k + 1
+        s[SUM + o] += k + 1
+        s[EMASK + o] |= 1 << k
+
+
 @njit(cache=True)
 def apply(s: np.ndarray, action: int) -> None:
     """Make a move known to be legal (unchecked), ending the round when it ends."""
@@ -214,13 +227,7 @@ def apply(s: np.ndarray, action: int) -> None:
     else:
         o = 6 * p + c
         s[CNT + o] += 1
-        k = kind % 10
-        if k == 0:
-            s[WAG + o] += 1
-        else:
-            s[TOP + o] = k + 1
-            s[SUM + o] += k + 1
-            s[EMASK + o] |= 1 << k
+        _lay(s, o, kind)
     kn = KNOWN + 60 * p
     if s[kn + kind] > 0:
         s[kn + kind] -= 1
@@ -579,15 +586,8 @@ def decode(
             o = 6 * p + c
             s[CNT + o] = n
             for _ in range(n):
-                kind = cards[pos]
+                _lay(s, o, cards[pos])
                 pos += 1
-                k = kind % 10
-                if k == 0:
-                    s[WAG + o] += 1
-                else:
-                    s[TOP + o] = k + 1
-                    s[SUM + o] += k + 1
-                    s[EMASK + o] |= 1 << k
     for p in range(2):
         for _ in range(lens[3 + 3 * ncol + p]):
             s[KNOWN + 60 * p + cards[pos]] += 1
