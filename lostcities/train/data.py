@@ -35,7 +35,7 @@ import functools
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -52,7 +52,9 @@ __all__ = [
     "atomic_path",
     "atomic_write_bytes",
     "atomic_write_text",
+    "concat_ragged",
     "policy_targets",
+    "read_arrays",
     "value_targets",
 ]
 
@@ -109,16 +111,8 @@ class Positions:
         """The positions of ``parts`` in order."""
         if not parts:
             return cls.empty()
-        offsets = [np.zeros(1, np.int64)]
-        base = 0
-        for p in parts:
-            offsets.append(p.offsets[1:] + base)
-            base += int(p.offsets[-1])
-        out: dict[str, Any] = {"offsets": np.concatenate(offsets)}
-        for f in fields(cls):
-            if f.name != "offsets":
-                out[f.name] = np.concatenate([getattr(p, f.name) for p in parts])
-        return cls(**out)
+        names = [f.name for f in fields(cls)]
+        return cls(**concat_ragged([{k: getattr(p, k) for k in names} for p in parts], names))
 
     def select(self, rows: npt.NDArray[np.int64]) -> Positions:
         """The positions ``rows`` (in that order)."""
@@ -173,11 +167,7 @@ class Positions:
 
         :raises InvalidShardError: if it is missing, unreadable or of another layout.
         """
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                arrays = {k: z[k] for k in z.files}
-        except (OSError, ValueError) as e:
-            raise InvalidShardError(f"invalid shard {str(path)!r}: {e}") from None
+        arrays = read_arrays(path, "shard")
         try:
             meta = json.loads(str(arrays.pop("meta")))
             pos = cls(**{f.name: arrays[f.name] for f in fields(cls)})
@@ -185,6 +175,45 @@ class Positions:
             raise InvalidShardError(f"invalid shard {str(path)!r}: {e}") from None
         pos.check()
         return pos, meta
+
+
+def read_arrays(
+    path: str | Path, what: str, names: Sequence[str] | None = None
+) -> dict[str, npt.NDArray[Any]]:
+    """The arrays ``names`` (default all) of the ``.npz`` file ``path``.
+
+    :raises InvalidShardError: ``invalid <what> '<path>': <why>`` if the file is missing,
+        unreadable or lacks one of ``names``.
+    """
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return {k: z[k] for k in (z.files if names is None else names)}
+    except (OSError, ValueError, KeyError) as e:
+        raise InvalidShardError(f"invalid {what} {str(path)!r}: {e}") from None
+
+
+def concat_ragged(
+    parts: Sequence[Mapping[str, npt.NDArray[Any]]], names: Sequence[str]
+) -> dict[str, npt.NDArray[Any]]:
+    """``offsets`` and the arrays ``names`` of ``parts`` (at least one) concatenated in
+    order, ``offsets`` (a part's ``n + 1`` starts of its positions' ragged entries) shifted
+    past the entries of the parts before.
+
+    >>> a = {"offsets": np.array([0, 2]), "legal": np.array([7, 8])}
+    >>> b = {"offsets": np.array([0, 1, 3]), "legal": np.array([1, 2, 3])}
+    >>> {k: v.tolist() for k, v in concat_ragged([a, b], ["offsets", "legal"]).items()}
+    {'offsets': [0, 2, 3, 5], 'legal': [7, 8, 1, 2, 3]}
+    """
+    offsets = [np.zeros(1, np.int64)]
+    base = 0
+    for p in parts:
+        offsets.append(p["offsets"][1:] + base)
+        base += int(p["offsets"][-1])
+    out: dict[str, npt.NDArray[Any]] = {"offsets": np.concatenate(offsets)}  # first, as saved
+    for k in names:
+        if k != "offsets":
+            out[k] = np.concatenate([p[k] for p in parts])
+    return out
 
 
 def ragged_entries(

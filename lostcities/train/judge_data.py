@@ -50,7 +50,7 @@ from lostcities.arena import derive_seed
 from lostcities.bots.base import one_core_per_bot, workers_without_ctrl_c
 from lostcities.bots.heuristic import HeuristicBot
 from lostcities.rules import Move, Round
-from lostcities.train.data import VARIANTS, atomic_path
+from lostcities.train.data import VARIANTS, atomic_path, concat_ragged, read_arrays
 from lostcities.train.errors import InvalidShardError, TrainOptionError
 
 __all__ = [
@@ -206,20 +206,6 @@ FIELDS = ("states", "offsets", "legal", "values", "played", "smart", "mover", "p
 """The arrays of a judge data shard."""
 
 
-def _concat(parts: Sequence[dict[str, npt.NDArray[Any]]]) -> dict[str, npt.NDArray[Any]]:
-    out: dict[str, npt.NDArray[Any]] = {}
-    base = 0
-    offs = [np.zeros(1, np.int64)]
-    for p in parts:
-        offs.append(p["offsets"][1:] + base)
-        base += int(p["offsets"][-1])
-    out["offsets"] = np.concatenate(offs)
-    for k in FIELDS:
-        if k != "offsets":
-            out[k] = np.concatenate([p[k] for p in parts])
-    return out
-
-
 def shard_file(directory: str | Path, first: int) -> Path:
     """The file of the shard starting at round ``first``."""
     return Path(directory) / f"judge-{first:05d}.npz"
@@ -310,7 +296,7 @@ def generate_judge_data(
             first = i - i % cfg.shard_rounds
             last = min(first + cfg.shard_rounds, rounds)
             if i + 1 == last:
-                arrays: dict[str, Any] = _concat(block)
+                arrays: dict[str, Any] = concat_ragged(block, FIELDS)
                 arrays["meta"] = np.array(json.dumps({**meta, "rounds": [first, last]}))
                 with atomic_path(shard_file(out, first)) as tmp, open(tmp, "wb") as fh:
                     np.savez_compressed(fh, **arrays)
@@ -328,16 +314,10 @@ def load_judge_shards(paths: Sequence[str | Path]) -> dict[str, npt.NDArray[Any]
 
     :raises InvalidShardError: for a missing or bad shard.
     """
-    parts = []
-    for p in paths:
-        try:
-            with np.load(p, allow_pickle=False) as z:
-                parts.append({k: z[k] for k in FIELDS})
-        except (OSError, ValueError, KeyError) as e:
-            raise InvalidShardError(f"invalid judge shard {str(p)!r}: {e}") from None
+    parts = [read_arrays(p, "judge shard", FIELDS) for p in paths]
     if not parts:
         raise InvalidShardError("no judge shards")
-    return _concat(parts)
+    return concat_ragged(parts, FIELDS)
 
 
 def default_jobs() -> int:
