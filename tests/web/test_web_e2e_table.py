@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,42 @@ def new_game(page: Any, url: str, opponent: str = "computer") -> None:
         page.click("#to-table")
     page.wait_for_url(re.compile(r"/game/"))
     page.wait_for_selector("#hand .card")
+
+
+def open_rewritten_game(
+    browser: Any,
+    server: Any,
+    viewport: dict[str, int],
+    rewrite: Callable[[dict[str, Any]], None],
+) -> tuple[Any, Any]:
+    """A new game against a friend, opened at ``viewport`` with the server's state messages
+    rewritten on the way (Playwright's WebSocket routing): ``rewrite(m)`` edits each state
+    message that shows a hand, which is then marked active with both players joined.
+    Returns the browser context and the page."""
+    status, created = server.request(
+        "POST", "/api/games", {"opponent": "friend", "rounds": 1, "name": "Ana"}
+    )
+    assert status == 201
+    ctx = browser.new_context(viewport=viewport)
+    page = ctx.new_page()
+    page.goto(server.url + "/")
+    page.evaluate("(g) => LC.remember({id: g.id, token: g.token, seat: 0})", created)
+
+    def patch(text: str) -> str:
+        m = json.loads(text)
+        if m.get("type") == "state" and m["view"]["hand"]:
+            rewrite(m)
+            m["game"]["status"] = "active"
+            m["game"]["players"][1]["joined"] = True
+        return json.dumps(m)
+
+    def route(ws: Any) -> None:
+        server_ws = ws.connect_to_server()
+        server_ws.on_message(lambda msg: ws.send(patch(msg) if isinstance(msg, str) else msg))
+
+    page.route_web_socket(re.compile(r".*/ws/games/.*"), route)
+    page.goto(server.url + f"/game/{created['id']}")
+    return ctx, page
 
 
 def test_a_resent_state_of_the_same_position_keeps_the_card_chosen(
@@ -209,32 +246,14 @@ def test_connection_lost_banner_and_no_moves_until_back(
 def test_one_of_two_equal_wagers_is_selected_alone(browser: Any, server: Any) -> None:
     """The server's state is rewritten on the way (Playwright's WebSocket routing) so that the
     hand holds two yellow wagers; selecting one highlights that one only."""
-    status, created = server.request(
-        "POST", "/api/games", {"opponent": "friend", "rounds": 1, "name": "Ana"}
-    )
-    assert status == 201
-    ctx = browser.new_context(viewport=DESKTOP)
-    page = ctx.new_page()
-    page.goto(server.url + "/")
-    page.evaluate("(g) => LC.remember({id: g.id, token: g.token, seat: 0})", created)
 
-    def patch(text: str) -> str:
-        m = json.loads(text)
-        if m.get("type") == "state" and m["view"]["hand"]:
-            v = m["view"]
-            v["hand"][:2] = ["yx", "yx"]
-            v["to_move"] = m["seat"]
-            v["legal"] = sorted(set(v["legal"]) | {"+yx.", "-yx."})
-            m["game"]["status"] = "active"
-            m["game"]["players"][1]["joined"] = True
-        return json.dumps(m)
+    def two_wagers(m: dict[str, Any]) -> None:
+        v = m["view"]
+        v["hand"][:2] = ["yx", "yx"]
+        v["to_move"] = m["seat"]
+        v["legal"] = sorted(set(v["legal"]) | {"+yx.", "-yx."})
 
-    def route(ws: Any) -> None:
-        server_ws = ws.connect_to_server()
-        server_ws.on_message(lambda msg: ws.send(patch(msg) if isinstance(msg, str) else msg))
-
-    page.route_web_socket(re.compile(r".*/ws/games/.*"), route)
-    page.goto(server.url + f"/game/{created['id']}")
+    ctx, page = open_rewritten_game(browser, server, DESKTOP, two_wagers)
     page.wait_for_selector("#hand .card[data-card=yx]")
     assert page.locator("#hand .card[data-card=yx]").count() == 2
     page.locator("#hand .card[data-card=yx]").nth(1).click()
@@ -392,38 +411,20 @@ def test_every_part_of_a_late_round_table_is_on_screen(
     each side, long columns beside them): on a laptop the status, both sides' expeditions to
     their last card, the piles, the draw pile and the hand are all on screen at once, none
     under the sticky hand bar; on a phone nothing scrolls sideways."""
-    status, created = server.request(
-        "POST", "/api/games", {"opponent": "friend", "rounds": 1, "name": "Ana"}
-    )
-    assert status == 201
-    ctx = browser.new_context(viewport=viewport)
-    page = ctx.new_page()
-    page.goto(server.url + "/")
-    page.evaluate("(g) => LC.remember({id: g.id, token: g.token, seat: 0})", created)
 
-    def patch(text: str) -> str:
-        m = json.loads(text)
-        if m.get("type") == "state" and m["view"]["hand"]:
-            v = m["view"]
-            colours = m["game"]["colors"]
-            late = [[c + card[1:] for card in LATE] for c in colours]
-            mine = [late[0], [], *[[f"{c}{r}" for r in range(3, 10)] for c in colours[2:]]]
-            theirs = [[], late[1], *[[f"{c}2", f"{c}10"] for c in colours[2:]]]
-            seat = m["seat"]
-            v["expeditions"][seat], v["expeditions"][1 - seat] = mine, theirs
-            v["expedition_scores"] = [[0] * len(colours), [0] * len(colours)]
-            v["deck_size"] = 3
-            v["to_move"] = seat
-            m["game"]["status"] = "active"
-            m["game"]["players"][1]["joined"] = True
-        return json.dumps(m)
+    def late_round(m: dict[str, Any]) -> None:
+        v = m["view"]
+        colours = m["game"]["colors"]
+        late = [[c + card[1:] for card in LATE] for c in colours]
+        mine = [late[0], [], *[[f"{c}{r}" for r in range(3, 10)] for c in colours[2:]]]
+        theirs = [[], late[1], *[[f"{c}2", f"{c}10"] for c in colours[2:]]]
+        seat = m["seat"]
+        v["expeditions"][seat], v["expeditions"][1 - seat] = mine, theirs
+        v["expedition_scores"] = [[0] * len(colours), [0] * len(colours)]
+        v["deck_size"] = 3
+        v["to_move"] = seat
 
-    def route(ws: Any) -> None:
-        server_ws = ws.connect_to_server()
-        server_ws.on_message(lambda msg: ws.send(patch(msg) if isinstance(msg, str) else msg))
-
-    page.route_web_socket(re.compile(r".*/ws/games/.*"), route)
-    page.goto(server.url + f"/game/{created['id']}")
+    ctx, page = open_rewritten_game(browser, server, viewport, late_round)
     page.wait_for_selector("#my-exps .exp .chip")
     page.locator("#hand .card").first.click()
     shot(page, f"table-{viewport['width']}x{viewport['height']}-late-round")
