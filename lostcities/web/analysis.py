@@ -25,6 +25,7 @@ from lostcities.rules import PlayerView
 from lostcities.web import schemas
 from lostcities.web.errors import (
     GameOverError,
+    HintInRatedGameError,
     HintNotAllowedError,
     NotFinishedError,
     NotYourTurnError,
@@ -81,12 +82,17 @@ class Analyst:
         to move); the game is marked assisted (:attr:`GameRow.hints
         <lostcities.web.store.GameRow.hints>`, its record's ``Assisted`` tag).
 
-        :raises GameError: for a game without a computer seat, or not this seat's turn.
+        :raises GameError: for a game without a computer seat, a rated game, or not this
+            seat's turn.
         """
         if g.row.bot0 is None and g.row.bot1 is None:
             raise HintNotAllowedError("hints are for games against the computer")
         if g.bot_spec(seat) is not None:
             raise HintNotAllowedError("that seat is the computer's")
+        if g.row.rated:
+            # refused rather than making the game unrated: a player losing could otherwise
+            # ask for a hint to make the loss count for nothing
+            raise HintInRatedGameError("no hints in a rated game: its result is your own play")
         if g.is_over() or g.round.is_over():
             raise GameOverError("the round is over")
         if g.round.to_move != seat:

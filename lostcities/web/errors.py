@@ -15,6 +15,7 @@ __all__ = [
     "GameNotFoundError",
     "GameOverError",
     "HintNotAllowedError",
+    "HintInRatedGameError",
     "IllegalMoveRequestError",
     "InvalidTokenError",
     "NotFinishedError",
@@ -118,6 +119,13 @@ class HintNotAllowedError(GameError):
     """A hint asked for in a game between people, or for the computer's seat."""
 
     code = "hint_not_allowed"
+    status = 403
+
+
+class HintInRatedGameError(HintNotAllowedError):
+    """A hint asked for in a rated game: a rated result is the player's own play."""
+
+    code = "hint_rated"
     status = 403
 
 

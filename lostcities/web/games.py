@@ -13,6 +13,7 @@ importable from it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import hmac
 import json
@@ -61,6 +62,7 @@ from lostcities.web.workers import BotRunner, bot_choose, die_with_parent, prepa
 
 __all__ = [
     "GameManager",
+    "account_seat",
     "ManagerSettings",
     "invite_matches",
     "new_id",
@@ -86,6 +88,22 @@ __all__ = [
 ]
 
 log = logging.getLogger("lostcities.web")
+
+
+def account_seat(row: GameRow, account_id: int | None) -> int | None:
+    """The seat the account ``account_id`` holds in the game ``row`` (seat 0 if it holds
+    both, having joined its own invite), or ``None``.
+
+    >>> row = GameRow(account0=None, account1=7)
+    >>> account_seat(row, 7), account_seat(row, 8), account_seat(row, None)
+    (1, None, None)
+    """
+    if account_id is None:
+        return None
+    for seat, holder in ((0, row.account0), (1, row.account1)):
+        if holder is not None and holder == account_id:
+            return seat
+    return None
 
 
 def new_id() -> str:
@@ -238,20 +256,43 @@ class GameManager:
             await g.sync()
         return g
 
-    async def seat(self, g: LiveGame, token: str | None) -> int | None:
-        """The seat of ``token`` in ``g`` (``None``: no token); a token this process does
-        not know is looked up in the database first (another process may have just
-        handed it out).
+    async def seat(
+        self, g: LiveGame, token: str | None, account_id: int | None = None
+    ) -> int | None:
+        """The seat of ``token`` in ``g``, else the seat the signed-in account
+        ``account_id`` holds (:func:`account_seat`: a seat follows its account into any
+        browser), else ``None`` (a spectator). A token or an account this process does not
+        know in ``g`` is looked up in the database first (another process may have just
+        handed the seat out).
 
-        :raises InvalidTokenError: for a token that is not one of the game's.
+        :raises InvalidTokenError: for a token that is not one of the game's (unless the
+            account holds a seat).
         """
         try:
-            return g.seat_for(token)
-        except InvalidTokenError:
-            if not self.peers.shared:
-                raise
-        await g.refresh()
-        return g.seat_for(token)
+            seat = g.seat_for(token)
+        except InvalidTokenError as e:
+            bad: InvalidTokenError | None = e
+            seat = None
+        else:
+            bad = None
+        if seat is not None:
+            return seat
+        if bad is not None and self.peers.shared:
+            await g.refresh()  # the token first: it wins over the account
+            with contextlib.suppress(InvalidTokenError):
+                seat = g.seat_for(token)
+            if seat is not None:
+                return seat
+        if account_id is not None:
+            mine = account_seat(g.row, account_id)
+            if mine is None and bad is None and self.peers.shared:
+                await g.sync()  # (cheap when nothing changed: one version read)
+                mine = account_seat(g.row, account_id)
+            if mine is not None:
+                return mine
+        if bad is not None:
+            raise bad
+        return None
 
     async def resume_all(self) -> int:
         """Load unfinished games with a bot seat so a bot to move carries on after a restart."""
@@ -373,6 +414,8 @@ class GameManager:
             clock_left0=None if increment is None else float(clock or 0),
             clock_left1=None if increment is None else float(clock or 0),
             account0=account_id,
+            # rated: a signed-in player against the computer (the router checks who asks)
+            rated=True if req.rated and bot is not None and account_id is not None else None,
         )
         row.created_at = row.updated_at = utcnow()
         deck = " ".join(str(c) for c in r.deal_order)
@@ -429,17 +472,21 @@ class GameManager:
         await g.broadcast()
         return g, token
 
-    async def rematch(self, game_id: str, token: str) -> tuple[LiveGame, int, str]:
+    async def rematch(
+        self, game_id: str, token: str, account_id: int | None = None
+    ) -> tuple[LiveGame, int, str]:
         """Create (or join) the rematch of a finished game; returns it, the seat and its token.
+        The asker's seat: its ``token``, or the seat the signed-in ``account_id`` holds.
 
         The first player to ask creates it (and sits in seat 0); in a friend game the other
-        player's request then takes seat 1.
+        player's request then takes seat 1. The rematch of a rated game against the
+        computer is rated too.
 
         :raises NotFinishedError: if the game is not over.
         :raises SeatTakenError: if this player already created it (or both seats are taken).
         """
         g = await self.current(game_id)
-        seat = await self.seat(g, token)
+        seat = await self.seat(g, token, account_id)
         if seat is None:
             raise InvalidTokenError("a seat token is needed for a rematch")
         if not g.is_over():
@@ -472,6 +519,7 @@ class GameManager:
                 younger=younger,  # type: ignore[arg-type]
                 achievements=g.match.achievements is not None,
                 clock=clock_choice(g.row),  # type: ignore[arg-type]
+                rated=bool(g.row.rated) and g.row.bot1 is not None,
             )
             new, tok, _ = await self.create(
                 req,

@@ -109,11 +109,22 @@ class CreateGame(_In):
     clock ``"BASE+INCREMENT"`` (``"300+5"``: 5 minutes each, 5 seconds added after each
     move); ``None``: none. The player who runs out loses the match, as if resigning
     (docs/web.md, 'Move clock')."""
+    rated: bool = False
+    """A rated game against the computer (signed-in players only): the result changes the
+    player's and the level's ratings; no hints; a tie is a draw."""
 
     @model_validator(mode="after")
     def _clock_for_friends(self) -> CreateGame:
         if self.clock is not None and self.opponent != "friend":
             raise ValueError("a move clock is for friend games only")
+        return self
+
+    @model_validator(mode="after")
+    def _rated_rules(self) -> CreateGame:
+        if self.rated and self.opponent != "computer":
+            raise ValueError("rated games between people start in the lobby (/lobby)")
+        if self.rated and self.tie_break != "draw":
+            raise ValueError("in a rated game a tie is a draw (tie_break 'draw')")
         return self
 
 
@@ -233,6 +244,8 @@ class GameSummary(BaseModel):
     """Whether the human player asked the engine for hints."""
     hints: int = 0
     """How many."""
+    rated: bool = False
+    """Whether the match is rated (its result changes the players' ratings)."""
     clock: int | str | None = None
     """The clock as chosen: seconds per move, or the match clock ``"BASE+INCREMENT"``
     (``None``: none)."""

@@ -3,16 +3,45 @@ hints and analysis."""
 
 from __future__ import annotations
 
+import contextlib
+
 from fastapi import APIRouter, Depends, Header, Request
 from fastapi.responses import PlainTextResponse, Response
 
 from lostcities.web import archive, schemas
-from lostcities.web.accounts import Account, current_account
+from lostcities.web.accounts import Account, account_of, current_account
 from lostcities.web.deps import get_manager, rate_limit
 from lostcities.web.errors import InvalidTokenError
 from lostcities.web.games import GameManager
+from lostcities.web.live import LiveGame
+from lostcities.web.lobby import NeedsAccountError
 
 router = APIRouter(prefix="/api/games", tags=["games"])
+
+
+def _id(account: Account | None) -> int | None:
+    return None if account is None else account.id
+
+
+async def _seat(request: Request, mgr: GameManager, g: LiveGame, token: str | None) -> int | None:
+    """The seat of ``token``, else of the signed-in account (its session read only then:
+    a token's request costs no session lookup)."""
+    with contextlib.suppress(InvalidTokenError):
+        seat = g.seat_for(token)
+        if seat is not None:
+            return seat
+    return await mgr.seat(g, token, _id(await account_of(request)))
+
+
+def _token_ok(mgr: GameManager, game_id: str, token: str | None) -> bool:
+    """Whether ``token`` opens a seat of the game as this process holds it."""
+    g = mgr.games.get(game_id)
+    if g is None or not token:
+        return False
+    try:
+        return g.seat_for(token) is not None
+    except InvalidTokenError:
+        return False
 
 
 def _base(request: Request) -> str:
@@ -32,7 +61,10 @@ async def create_game(
     account: Account | None = Depends(current_account),
 ) -> schemas.CreatedGame:
     """A new game against the computer (seat 0 is yours) or a friend (send the invite URL).
-    Signed in, the seat is the account's and plays under its username."""
+    Signed in, the seat is the account's and plays under its username; a game against the
+    computer may then be rated (a guest asking is refused)."""
+    if req.rated and account is None:
+        raise NeedsAccountError("sign in to play rated games (guests play casual games)")
     if account is not None:
         req = req.model_copy(update={"name": account.username})
     g, token, invite = await mgr.create(req, account_id=None if account is None else account.id)
@@ -81,22 +113,28 @@ async def join_game(
 @router.get("/{game_id}/state")
 async def game_state(
     game_id: str,
+    request: Request,
     x_seat_token: str | None = Header(default=None, max_length=200),
     mgr: GameManager = Depends(get_manager),
 ) -> Response:
-    """The ``state`` message for the seat of the ``X-Seat-Token`` header (or a spectator)."""
+    """The ``state`` message for the seat of the ``X-Seat-Token`` header, else the seat of
+    the signed-in account (or a spectator)."""
     g = await mgr.current(game_id)  # (a write on another process included)
-    seat = await mgr.seat(g, x_seat_token)
+    seat = await _seat(request, mgr, g, x_seat_token)
     return Response(g.state(seat), media_type="application/json")
 
 
 @router.post("/{game_id}/moves", dependencies=[Depends(rate_limit("moves"))])
 async def make_move(
-    game_id: str, req: schemas.MoveRequest, mgr: GameManager = Depends(get_manager)
+    game_id: str,
+    req: schemas.MoveRequest,
+    request: Request,
+    mgr: GameManager = Depends(get_manager),
 ) -> Response:
-    """Make a move over HTTP (the WebSocket does the same); answers with the new state."""
+    """Make a move over HTTP (the WebSocket does the same); answers with the new state.
+    The seat: the token's, else the signed-in account's."""
     g = await mgr.get(game_id)
-    seat = await mgr.seat(g, req.token)
+    seat = await _seat(request, mgr, g, req.token)
     if seat is None:
         raise InvalidTokenError("a seat token is needed to move")
     await g.play(seat, req.round, req.ply, req.move)
@@ -105,11 +143,14 @@ async def make_move(
 
 @router.post("/{game_id}/resign", dependencies=[Depends(rate_limit("moves"))])
 async def resign(
-    game_id: str, req: schemas.TokenRequest, mgr: GameManager = Depends(get_manager)
+    game_id: str,
+    req: schemas.TokenRequest,
+    request: Request,
+    mgr: GameManager = Depends(get_manager),
 ) -> Response:
     """Give up the match."""
     g = await mgr.get(game_id)
-    seat = await mgr.seat(g, req.token)
+    seat = await _seat(request, mgr, g, req.token)
     if seat is None:
         raise InvalidTokenError("a seat token is needed to resign")
     await g.resign(seat)
@@ -123,10 +164,14 @@ async def resign(
     dependencies=[Depends(rate_limit("create"))],
 )
 async def rematch(
-    game_id: str, req: schemas.TokenRequest, mgr: GameManager = Depends(get_manager)
+    game_id: str,
+    req: schemas.TokenRequest,
+    request: Request,
+    mgr: GameManager = Depends(get_manager),
 ) -> schemas.CreatedGame:
     """Start (or join) the rematch of a finished game."""
-    g, seat, token = await mgr.rematch(game_id, req.token)
+    account = None if _token_ok(mgr, game_id, req.token) else await account_of(request)
+    g, seat, token = await mgr.rematch(game_id, req.token, _id(account))
     return schemas.CreatedGame(id=g.id, seat=seat, token=token, url=f"/game/{g.id}")
 
 
@@ -166,12 +211,15 @@ async def position_svg(
 
 @router.post("/{game_id}/hint", response_model=schemas.HintOut)
 async def hint(
-    game_id: str, req: schemas.TokenRequest, mgr: GameManager = Depends(get_manager)
+    game_id: str,
+    req: schemas.TokenRequest,
+    request: Request,
+    mgr: GameManager = Depends(get_manager),
 ) -> schemas.HintOut:
-    """The engine's move for your position (games against the computer; the game is then
-    marked assisted)."""
+    """The engine's move for your position (casual games against the computer; the game is
+    then marked assisted)."""
     g = await mgr.get(game_id)
-    seat = await mgr.seat(g, req.token)
+    seat = await _seat(request, mgr, g, req.token)
     if seat is None:
         raise InvalidTokenError("a seat token is needed for a hint")
     out = await mgr.analyst.hint(g, seat)

@@ -19,7 +19,6 @@ from lostcities.web.errors import GameError
 from lostcities.web.games import GameManager
 from lostcities.web.lobby import EntryToken, LobbyHub, NeedsAccountError, NewEntry, Player
 from lostcities.web.routers.pages import templates
-from lostcities.web.store import op_update_game
 
 router = APIRouter(tags=["lobby"])
 
@@ -147,12 +146,15 @@ async def versus_computer(
         raise NeedsAccountError("sign in to play rated games (guests play casual games)")
     name = account.username if account is not None else req.name
     create = schemas.CreateGame(
-        opponent="computer", level=req.level, variant=req.variant, rounds=req.rounds, name=name
+        opponent="computer",
+        level=req.level,
+        variant=req.variant,
+        rounds=req.rounds,
+        name=name,
+        rated=req.rated,
     )
-    g, token, _ = await mgr.create(create)
-    if account is not None:
-        await mgr.store.write(op_update_game(g.id, account0=account.id, rated=req.rated))
-        g.row.account0, g.row.rated = account.id, req.rated
+    # (as the home page's: the game is stored rated and the account's in one write)
+    g, token, _ = await mgr.create(create, account_id=None if account is None else account.id)
     return {"id": g.id, "token": token, "seat": 0, "url": f"/game/{g.id}"}
 
 

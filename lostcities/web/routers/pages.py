@@ -11,6 +11,7 @@ from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 
 from lostcities.web import i18n
+from lostcities.web.accounts import Account, current_account
 from lostcities.web.deps import get_manager
 from lostcities.web.games import GameManager
 from lostcities.web.levels import LEVELS
@@ -54,8 +55,13 @@ async def messages(lang: str) -> Response:
 
 
 @router.get("/", response_class=HTMLResponse)
-async def home(request: Request, mgr: GameManager = Depends(get_manager)) -> HTMLResponse:
-    """Home: new games (the level picker says what each level plays) and your games."""
+async def home(
+    request: Request,
+    mgr: GameManager = Depends(get_manager),
+    account: Account | None = Depends(current_account),
+) -> HTMLResponse:
+    """Home: new games (the level picker says what each level plays; signed in, a game
+    against the computer may be rated) and your games."""
     lang = i18n.negotiate(request.headers.get("accept-language"), request.cookies.get(i18n.COOKIE))
     levels = []
     for name, lv in mgr.levels.items():
@@ -89,7 +95,7 @@ async def home(request: Request, mgr: GameManager = Depends(get_manager)) -> HTM
             else ""
         )
         levels.append((name, label, about, unavailable, warming))
-    return _page(request, "home.html", levels=levels)
+    return _page(request, "home.html", levels=levels, account=account)
 
 
 @router.get("/game/{game_id}", response_class=HTMLResponse)

@@ -4,10 +4,18 @@ The client first sends ``{"type": "hello", "token": ...}`` (no token: a spectato
 the full ``state``; then ``move`` messages name the round and ply they were made at. Every
 problem is answered with ``{"type": "error", "code": ..., "message": ...}`` and changes
 nothing.
+
+A signed-in player's browser (its session cookie came with the handshake, from a page of
+this site: :func:`same_site`) gets the seat its account holds even without the token, in
+any browser where the account is signed in. Such a seat is checked again against the
+database at every later message (a move, a resign, a chat phrase, the page's ping every 25
+s): once the session ended (log-out, a password change, a ban), the socket is told
+``invalid_token`` and closed.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 
@@ -15,7 +23,13 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 
 from lostcities.web import schemas
-from lostcities.web.accounts import blocked_between
+from lostcities.web.accounts import (
+    SESSION_COOKIE,
+    Account,
+    account_of,
+    blocked_between,
+    session_account_sync,
+)
 from lostcities.web.deps import get_limits, ws_manager
 from lostcities.web.errors import GameError, InvalidTokenError, StaleMoveError
 from lostcities.web.games import GameManager
@@ -34,6 +48,41 @@ log = logging.getLogger("lostcities.web")
 def error_message(code: str, message: str, msg_id: int | str | None = None) -> str:
     """The ``error`` message as JSON text."""
     return json.dumps({"type": "error", "code": code, "message": message, "id": msg_id})
+
+
+def same_site(ws: WebSocket) -> bool:
+    """Whether a WebSocket's handshake may use the session cookie: no ``Origin`` (not a
+    browser's page) or one on this server's host (the scheme is not compared: behind a
+    TLS proxy the page is ``https`` and the socket arrives as ``ws``). A page of another
+    site (a sibling subdomain, to which a ``SameSite=Lax`` cookie still goes) gets no
+    account's seat: the WebSocket's counterpart of the CSRF rule."""
+    origin = ws.headers.get("origin")
+    if origin is None:
+        return True
+    _, sep, host = origin.rstrip("/").partition("://")
+    return bool(sep) and host.lower() == ws.headers.get("host", "").lower()
+
+
+async def _signed_in(ws: WebSocket) -> Account | None:
+    """The handshake's signed-in account (``None``: a guest, or a page of another site)."""
+    return await account_of(ws) if same_site(ws) else None
+
+
+async def _still_signed_in(ws: WebSocket, account: Account) -> bool:
+    """Whether the handshake's session still opens ``account`` (read from the database)."""
+    token = ws.cookies.get(SESSION_COOKIE, "")
+    if not token or len(token) > 100:
+        return False
+    now = await asyncio.to_thread(session_account_sync, ws.app.state.store, token)
+    return now is not None and now.id == account.id
+
+
+def _token_seat(g: LiveGame, token: str | None) -> int | None:
+    """The seat ``token`` opens in this process's copy of ``g`` (``None``: none)."""
+    try:
+        return g.seat_for(token)
+    except InvalidTokenError:
+        return None
 
 
 async def _presence(g: LiveGame) -> None:
@@ -73,6 +122,7 @@ async def _serve(
         await ws.close(code=4404)
         return
     conn: Conn | None = None
+    by_account: Account | None = None  # the account whose seat this socket plays
     try:
         while True:
             raw = await ws.receive()
@@ -109,7 +159,12 @@ async def _serve(
                     # the live instance now (it may have been reloaded), as stored (a seat
                     # or a move another process just stored included)
                     g = await mgr.current(game_id)
-                    seat = await mgr.seat(g, msg.token)
+                    account = (
+                        None if _token_seat(g, msg.token) is not None else await _signed_in(ws)
+                    )
+                    seat = await mgr.seat(g, msg.token, None if account is None else account.id)
+                    if seat is not None and _token_seat(g, msg.token) != seat:
+                        by_account = account  # (then checked again at each message)
                 except InvalidTokenError as e:
                     await ws.send_text(error_message(e.code, str(e)))
                     await ws.close(code=4403)
@@ -126,6 +181,14 @@ async def _serve(
                 g.schedule_bot()
                 g.schedule_clock()
                 continue
+            if by_account is not None and not await _still_signed_in(ws, by_account):
+                await ws.send_text(
+                    error_message(
+                        "invalid_token", "your session ended: sign in again to play this seat"
+                    )
+                )
+                await ws.close(code=4403)
+                break
             if isinstance(msg, schemas.Hello):
                 await ws.send_text(error_message("already_joined", "already said hello"))
             elif isinstance(msg, schemas.Ping):

@@ -618,7 +618,7 @@
       box.appendChild(button(t("btn.resign"), "small danger", () => {
         if (confirm(t("confirm.resign"))) send({ type: "resign" });
       }));
-      if (S.game.players[opp()].kind === "bot") {
+      if (S.game.players[opp()].kind === "bot" && !S.game.rated) { // no hints in a rated game
         const hb = button(t("btn.hint"), "small", askHint);
         hb.id = "hint-button";
         hb.title = t("btn.hint_title");
@@ -630,6 +630,13 @@
       rb.id = "last-round";
       rb.title = t("btn.last_round_title");
       box.appendChild(rb);
+    }
+    if (S.game.rated) {
+      const tag = document.createElement("span");
+      tag.className = "pill";
+      tag.id = "rated";
+      tag.textContent = t("lobby.rated");
+      box.appendChild(tag);
     }
     if (S.game.assisted) {
       const tag = document.createElement("span");
@@ -769,7 +776,7 @@
     const b = $("hint-button");
     if (b) b.disabled = true;
     try {
-      const h = await LC.api("POST", `/api/games/${gameId}/hint`, { token });
+      const h = await LC.api("POST", `/api/games/${gameId}/hint`, { token: token || "" });
       const best = h.moves[0];
       engineHint = { round: h.round, ply: h.ply };
       $("engine-hint").textContent = t("hint.engine", { move: LC.moveText(h.best, showNotation), margin: LC.num1(best.margin, true), pct: new Intl.NumberFormat(LC.LANG, { style: "percent" }).format(best.win) });
@@ -782,7 +789,7 @@
 
   async function rematch() {
     try {
-      const g = await LC.api("POST", `/api/games/${gameId}/rematch`, { token });
+      const g = await LC.api("POST", `/api/games/${gameId}/rematch`, { token: token || "" });
       LC.remember({ id: g.id, token: g.token, seat: g.seat });
       location.href = g.url;
     } catch (e) {

@@ -8,6 +8,17 @@
 
   function sync() {
     levelField.classList.toggle("hidden", form.elements.opponent.value !== "computer");
+    // rated: against the computer only (signed in; the server checks too), a tie is a draw
+    const rated = form.elements.opponent.value === "computer" && form.elements.rated.value === "rated";
+    document.getElementById("rated-field").classList.toggle("hidden", form.elements.opponent.value !== "computer");
+    for (const input of form.querySelectorAll("input[name=ties]")) {
+      if (rated && input.value !== "draw") {
+        input.disabled = true;
+        if (input.checked) form.querySelector("input[name=ties][value=draw]").checked = true;
+      } else {
+        input.disabled = false;
+      }
+    }
     document.getElementById("clock-field").classList.toggle("hidden", form.elements.opponent.value !== "friend");
     const level = form.querySelector("input[name=level]:checked");
     document.getElementById("level-about").textContent = level ? level.dataset.about : "";
@@ -67,6 +78,7 @@
       tie_break: f.ties.value === "draw" ? "draw" : "youngest",
       younger: f.ties.value === "draw" ? null : f.ties.value === "me" ? 0 : 1,
       achievements: f.goals.value === "on",
+      rated: f.opponent.value === "computer" && f.rated.value === "rated",
     };
     // seconds per move, or a match clock "BASE+INCREMENT"
     if (body.opponent === "friend" && f.clock.value) body.clock = /^\d+$/.test(f.clock.value) ? Number(f.clock.value) : f.clock.value;
