@@ -194,6 +194,7 @@ class LiveGame:
             rematch_id=row.rematch_id,
             assisted=bool(row.hints),
             hints=row.hints or 0,
+            rated=bool(row.rated),
             clock=clocks.clock_choice(row),
             clock_left=self.clock_left(),
             clock_times=self.clock_times(),
