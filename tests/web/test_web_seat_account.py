@@ -65,6 +65,21 @@ def state(client: TestClient, game_id: str, headers: Browser | None = None) -> d
     return out
 
 
+def play_first_legal(client: TestClient, game_id: str, who: Browser) -> tuple[int, int]:
+    """Play the first legal move as the account of ``who`` (no seat token): the seat it
+    played for and the ply it played at."""
+    mine = state(client, game_id, who)
+    body = {
+        "token": "",
+        "round": mine["round"],
+        "ply": mine["view"]["ply"],
+        "move": mine["view"]["legal"][0],
+    }
+    r = client.post(f"/api/games/{game_id}/moves", json=body, headers=who)
+    assert r.status_code == 200, r.text
+    return int(r.json()["seat"]), int(mine["view"]["ply"])
+
+
 def lobby_game(client: TestClient, owner: Browser, joiner: Browser) -> tuple[str, str, str]:
     """A casual lobby game between two accounts; its id and both seat tokens."""
     t = client.post("/api/lobby/tables", json={"rounds": 1}, headers=owner)
@@ -95,16 +110,7 @@ def test_a_seat_follows_its_account_into_another_browser(client: TestClient) -> 
         st = state(client, gid, ann_b)
         seat = st["view"]["to_move"]
         who = {0: ann_b, 1: bob}[seat]
-        mine = state(client, gid, who)
-        body = {
-            "token": "",
-            "round": mine["round"],
-            "ply": mine["view"]["ply"],
-            "move": mine["view"]["legal"][0],
-        }
-        r = client.post(f"/api/games/{gid}/moves", json=body, headers=who)
-        assert r.status_code == 200, r.text
-        assert r.json()["seat"] == seat
+        assert play_first_legal(client, gid, who)[0] == seat
     with_token = client.get(f"/api/games/{gid}/state", headers={"X-Seat-Token": token0}).json()
     assert with_token["view"] == state(client, gid, ann_b)["view"]
 
@@ -274,17 +280,9 @@ def test_two_processes_seat_the_account_at_once(pg_url: str) -> None:
             assert st["seat"] == 0, st
             mover = {0: (two, ann_b), 1: (one, bob)}[st["view"]["to_move"]]
             c, who = mover
-            mine = state(c, gid, who)
-            body = {
-                "token": "",
-                "round": mine["round"],
-                "ply": mine["view"]["ply"],
-                "move": mine["view"]["legal"][0],
-            }
-            r = c.post(f"/api/games/{gid}/moves", json=body, headers=who)
-            assert r.status_code == 200, r.text
+            _, ply = play_first_legal(c, gid, who)
             other = one if c is two else two
             seen = state(other, gid, ann if other is one else ann_b)
-            assert seen["view"]["ply"] == mine["view"]["ply"] + 1
+            assert seen["view"]["ply"] == ply + 1
         cy = browser(two, "cyd", new=True)
         assert state(two, gid, cy)["seat"] is None
