@@ -224,3 +224,22 @@ def friend_tables(
     for p in (pa, pb):
         p.wait_for_selector("#hand .card")
     return alice, bob, pa, pb
+
+
+@pytest.fixture
+def web(db_url: str) -> Iterator[Any]:
+    """A TestClient on a fresh database: SQLite, and PostgreSQL when the tests have one."""
+    from fastapi.testclient import TestClient
+
+    from lostcities.web.app import create_app
+
+    with TestClient(create_app(app_settings(db_url))) as c:
+        yield c
+
+
+def csrf(c: Any) -> dict[str, str]:
+    """The CSRF header of the client's browser (asks for the cookie once)."""
+    from lostcities.web import accounts as acc
+
+    tok = c.cookies.get(acc.CSRF_COOKIE) or c.get("/api/accounts/csrf").json()["csrf"]
+    return {"X-CSRF-Token": tok}

@@ -7,34 +7,16 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import app_settings
+from conftest import csrf
 from lostcities.web import accounts as acc
 
 pytest.importorskip("argon2")
-
-
-@pytest.fixture
-def web(db_url: str) -> Iterator[Any]:
-    """A TestClient on a fresh database: SQLite, and PostgreSQL when the tests have one."""
-    from fastapi.testclient import TestClient
-
-    from lostcities.web.app import create_app
-
-    with TestClient(create_app(app_settings(db_url))) as c:
-        yield c
-
-
-def csrf(c: Any) -> dict[str, str]:
-    """The CSRF header of the client's browser (asks for the cookie once)."""
-    tok = c.cookies.get(acc.CSRF_COOKIE) or c.get("/api/accounts/csrf").json()["csrf"]
-    return {"X-CSRF-Token": tok}
 
 
 def put_session(c: Any, value: str) -> None:

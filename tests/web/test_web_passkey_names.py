@@ -7,30 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from conftest import app_settings
-from lostcities.web import accounts as acc
+from conftest import csrf
 
 pytest.importorskip("argon2")
-
-
-@pytest.fixture
-def web(db_url: str) -> Iterator[Any]:
-    from fastapi.testclient import TestClient
-
-    from lostcities.web.app import create_app
-
-    with TestClient(create_app(app_settings(db_url))) as c:
-        yield c
-
-
-def csrf(c: Any) -> dict[str, str]:
-    tok = c.cookies.get(acc.CSRF_COOKIE) or c.get("/api/accounts/csrf").json()["csrf"]
-    return {"X-CSRF-Token": tok}
 
 
 def signup(c: Any, name: str) -> None:
