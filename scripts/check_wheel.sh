@@ -22,6 +22,7 @@
 #
 # Run from anywhere; exits non-zero on the first failure. PYTHON: the interpreter.
 set -euo pipefail
+unset PYTHONPATH  # the fresh environments see only what is installed in them
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PYTHON="${PYTHON:-python3}"
 work="$(mktemp -d /tmp/lostcities-wheel.XXXXXX)"

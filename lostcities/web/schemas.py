@@ -726,11 +726,25 @@ def validation_message(exc: Exception) -> str:
             errs = []
         if errs:
             e = errs[0]
-            loc = ".".join(str(x) for x in e.get("loc", ()) if x not in ("body",))
+            loc = ".".join(_loc_part(x) for x in e.get("loc", ()) if x not in ("body",))
             msg = str(e.get("msg", "invalid")).removeprefix("Value error, ")  # (our own reasons)
             if e.get("type") == "json_invalid":
                 return "malformed JSON"
             if e.get("type") == "union_tag_invalid" or e.get("type") == "union_tag_not_found":
                 return f"unknown message type (expected {MESSAGE_TYPES})"
-            return f"{loc}: {msg}" if loc else msg
-    return str(exc)
+            return _one_line(f"{loc}: {msg}" if loc else msg)
+    return _one_line(str(exc))
+
+
+def _loc_part(x: object) -> str:
+    """A field name or index of an error's location as the message shows it: a name a
+    client sent that is not a plain word is quoted (``{"\\n": 1}`` stays on one line)."""
+    part = str(x)
+    if part and all(c.isalnum() or c in "_-" for c in part) and len(part) <= 40:
+        return part
+    return repr(part[:40] + ("..." if len(part) > 40 else ""))
+
+
+def _one_line(text: str) -> str:
+    """``text`` with every line break and tab as a space (an error message is one line)."""
+    return " ".join(text.splitlines()).replace("\t", " ")

@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from conftest import csrf
@@ -423,6 +423,7 @@ def test_every_account_endpoint_fuzzed(web: Any) -> None:
 
     @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
     @given(st.sampled_from(ENDPOINTS), _bodies, st.booleans())
+    @example(("post", "/api/accounts/passkeys/options"), {"\n": None}, False)  # a line break
     def run(endpoint: tuple[str, str], body: Any, signed_in: bool) -> None:
         c = user if signed_in else web
         method, path = endpoint
