@@ -37,6 +37,7 @@ from lostcities.web.peers import SWEEP_SECONDS, peers_for
 from lostcities.web.routers import accounts as accounts_router
 from lostcities.web.routers import bots, calculator, comments, games, lobby, pages, ws
 from lostcities.web.store import GameStore, normalize_db_url
+from lostcities.web.turns import TurnHub
 from lostcities.web.workers import (
     BackgroundWarmUp,
     BotRunner,
@@ -264,6 +265,7 @@ def create_app(
         )
         app.state.manager = mgr
         app.state.lobby = LobbyHub(mgr)  # the lobby, ratings and correspondence clocks
+        app.state.turns = TurnHub(mgr)  # "my games" turn alerts, pushed
         warm: BackgroundWarmUp | None = None
         warming: asyncio.Task[None] | None = None
         if cold:  # answer at once; the levels that need the search wait for it

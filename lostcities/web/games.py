@@ -174,6 +174,25 @@ class GameManager:
         self.on_match_end: list[Callable[[LiveGame], None]] = []
         """Called with a game whose match this process ended (its result committed): the
         ratings (:mod:`lostcities.web.ratings`)."""
+        self.on_game_change: list[Callable[[str], None]] = []
+        """Called (in this event loop) with the id of every game whose change was committed,
+        on any process (``"*"``: any game may have changed): the pushed turn alerts of "my
+        games" (:mod:`lostcities.web.turns`)."""
+
+    def game_changed(self, game_id: str) -> None:
+        """Tell :attr:`on_game_change` that ``game_id`` changed."""
+        for hook in self.on_game_change:
+            try:
+                hook(game_id)
+            except Exception as e:  # an alert must not undo the change
+                log.error("game-change hook failed for game %s: %s", game_id, e)
+
+    def changed_here(self, game_id: str) -> None:
+        """A change of ``game_id`` committed by this process (its copy broadcast it): told
+        to :attr:`on_game_change` now with one process; with several, the change's
+        notification tells every process, this one too (:meth:`on_change`)."""
+        if not self.peers.shared:
+            self.game_changed(game_id)
 
     def match_ended(self, g: LiveGame) -> None:
         """Tell :attr:`on_match_end` that ``g``'s match ended here."""
@@ -325,6 +344,8 @@ class GameManager:
         """Another server process (or this one) committed a change of ``game_id``: refresh
         it if it is in memory here (``"*"``: every game, after listening again); new chat
         (:data:`~lostcities.web.store.CHAT_NOTICE`) goes to its connections here."""
+        if self.on_game_change and not game_id.startswith(CHAT_NOTICE):
+            self.game_changed(game_id)
         if game_id.startswith(CHAT_NOTICE):
             chatted = self.games.get(game_id.removeprefix(CHAT_NOTICE))
             if chatted is not None:

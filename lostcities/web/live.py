@@ -264,6 +264,7 @@ class LiveGame:
     async def broadcast(self, ack_conn: Conn | None = None, ack: int | str | None = None) -> None:
         """Send every connection its own state (the submitter's carries ``ack``)."""
         self.schedule_clock()
+        self.manager.changed_here(self.id)  # ("my games" alerts)
         cache: dict[int | None, str] = {}
         memo: list[Any] = []
         for c in list(self.conns):

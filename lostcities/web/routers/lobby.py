@@ -19,6 +19,7 @@ from lostcities.web.errors import GameError
 from lostcities.web.games import GameManager
 from lostcities.web.lobby import EntryToken, LobbyHub, NeedsAccountError, NewEntry, Player
 from lostcities.web.routers.pages import templates
+from lostcities.web.turns import MAX_GAMES, TurnHub, parse_game_ids
 
 router = APIRouter(tags=["lobby"])
 
@@ -235,6 +236,24 @@ async def my_games(
             seat = 0 if g.row.account0 == account.id else 1
             out[gid] = g.summary(seat)
     return sorted(out.values(), key=lambda s: (s.status == "finished", not s.your_turn))
+
+
+@router.get("/api/my-games/events")
+async def my_games_events(
+    request: Request,
+    games: str = Query(default="", max_length=(MAX_GAMES + 1) * 33),
+    account: Account | None = Depends(current_account),
+) -> StreamingResponse:
+    """Server-sent events: which of your games changed, as soon as they do (the games
+    named, the ids a browser remembers, and the signed-in account's); the page then reads
+    ``POST /api/my-games`` again."""
+    ids = parse_game_ids(games)
+    hub: TurnHub = request.app.state.turns
+    return StreamingResponse(
+        hub.events(None if account is None else account.id, ids),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
 
 
 # -- pages -----------------------------------------------------------------------------------

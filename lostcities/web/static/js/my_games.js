@@ -1,5 +1,8 @@
 // "My games": every game of yours and whose turn it is; a notification (in the page, and in
-// the browser once allowed) when it becomes your turn somewhere.
+// the browser once allowed) when it becomes your turn somewhere. Pushed: the server says
+// when one of these games changed (server-sent events, /api/my-games/events) and the list
+// is read again then. If the stream drops, it is opened again after 1, 2, 4... up to 60 s,
+// and the list is read at each try meanwhile (docs/web.md).
 (() => {
   const { t, esc } = LC;
   const $ = (id) => document.getElementById(id);
@@ -11,7 +14,7 @@
       try { new Notification(t("notify.title"), { body: msg, tag: "lostcities-my-games" }); } catch { /* not shown */ }
     }
   }
-  async function load() {
+  async function read() {
     let list = [];
     try { list = await LC.api("POST", "/api/my-games", { games: LC.games().map((g) => ({ id: g.id, token: g.token })) }); } catch { return; }
     const rows = list.map((g) => {
@@ -26,12 +29,48 @@
     else if (turns === null && now.size) $("my-games-turns").textContent = t("my_games.your_turn", { n: now.size });
     turns = now;
   }
+  // one read at a time; a change during a read reads once more after it
+  let reading = null;
+  let again = false;
+  function load() {
+    if (reading) { again = true; return reading; }
+    reading = read().finally(() => {
+      reading = null;
+      if (again) { again = false; load(); }
+    });
+    return reading;
+  }
   $("my-games-notify").addEventListener("click", async () => {
     if ("Notification" in window && Notification.permission === "default") {
       try { await Notification.requestPermission(); } catch { /* ignored */ }
     }
     if (!("Notification" in window) || Notification.permission !== "granted") LC.toast(t("notify.blocked"));
   });
+
+  const live = $("my-games-live");
+  let delay = 1000;
+  let stream = null;
+  function connect() {
+    const ids = LC.games().map((g) => g.id).filter((id) => /^[\w-]{1,32}$/.test(id || "")).slice(0, 200);
+    stream = new EventSource(`/api/my-games/events?${new URLSearchParams({ games: ids.join(",") })}`);
+    stream.onmessage = (m) => {
+      let msg;
+      try { msg = JSON.parse(m.data); } catch { return; }
+      if (msg.type === "hello") {  // watching from now on: read what changed before
+        delay = 1000;
+        live.dataset.state = "live";
+        live.textContent = t("my_games.live");
+      }
+      load();
+    };
+    stream.onerror = () => {
+      stream.close();  // (not the browser's own retry: ours backs off)
+      live.dataset.state = "retrying";
+      live.textContent = t("my_games.reconnecting", { n: Math.round(delay / 1000) });
+      setTimeout(() => { load(); connect(); }, delay);
+      delay = Math.min(delay * 2, 60000);
+    };
+  }
   load();
-  setInterval(load, 15000);
+  connect();
 })();
