@@ -85,7 +85,10 @@
 
   function render(snap) {
     const own = new Set(mine().map((e) => e.id));
-    const rows = snap.tables.map((tb) => `<tr data-table="${esc(tb.id)}"><td>${esc(tb.owner)}</td><td>${tb.rating === null ? "" : esc(tb.rating)}</td><td>${esc(t(`home.${tb.variant}`))} · ${esc(t("rounds.count", { n: tb.rounds }))}${tb.achievements ? " · " + esc(t("home.goals")) : ""}</td><td>${esc(clockLabel(tb.clock))}</td><td>${esc(tb.rated ? t("lobby.rated") : t("lobby.casual"))}</td><td>${own.has(tb.id) ? `<span class="muted">${esc(t("lobby.yours"))}</span>` : `<button class="btn small" type="button" data-join="${esc(tb.id)}" aria-label="${esc(t("lobby.join_label", { name: tb.owner }))}">${esc(t("lobby.join"))}</button>`}</td></tr>`);
+    // (explicit roles: a phone shows each row as a card, and CSS display drops a table's
+    // own; data-label: the column's name, shown on the card)
+    const cell = (label, html) => `<td role="cell"${label ? ` data-label="${esc(t(label))}"` : ""}>${html}</td>`;
+    const rows = snap.tables.map((tb) => `<tr role="row" data-table="${esc(tb.id)}">${cell("", esc(tb.owner))}${cell(tb.rating === null ? "" : "lobby.rating", tb.rating === null ? "" : esc(tb.rating))}${cell("", `${esc(t(`home.${tb.variant}`))} · ${esc(t("rounds.count", { n: tb.rounds }))}${tb.achievements ? " · " + esc(t("home.goals")) : ""}`)}${cell("lobby.clock", esc(clockLabel(tb.clock)))}${cell("", esc(tb.rated ? t("lobby.rated") : t("lobby.casual")))}${cell("", own.has(tb.id) ? `<span class="muted">${esc(t("lobby.yours"))}</span>` : `<button class="btn small" type="button" data-join="${esc(tb.id)}" aria-label="${esc(t("lobby.join_label", { name: tb.owner }))}">${esc(t("lobby.join"))}</button>`)}</tr>`);
     $("lobby-tables").querySelector("tbody").innerHTML = rows.join("");
     $("lobby-empty").classList.toggle("hidden", rows.length > 0);
     $("lobby-seeks").textContent = snap.seeks ? t("lobby.seeks", { n: snap.seeks }) : "";
