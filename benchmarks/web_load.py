@@ -19,6 +19,14 @@ measured window only) into FILE (collapsed stacks) and prints the functions hold
 samples; ``--server-path DIR`` runs the server from another checkout (its ``DIR`` first on
 ``PYTHONPATH``, e.g. ``git worktree add /tmp/old <commit>``), for a before/after in one
 session.
+
+So that the latency says what the server does, not what the scripted client (one process
+for every seat, on the same machine) does: ``--server-cpus 0 --client-cpus 1`` pins each
+to its own core (``taskset``), ``--client-nice N`` lowers the client's priority. The client's
+own event-loop lag is reported beside the acknowledgement (``client_loop_lag_ms_p99``), and
+a spectator's ``ping`` every 50 ms measures the server's answer time alone
+(``server_ping_ms_*``: no database, no state). ``--gc-log`` records the server's garbage
+collections (``sitecustomize`` on its ``PYTHONPATH``): how many, and the longest pauses.
 """
 
 from __future__ import annotations
@@ -215,6 +223,67 @@ def thread_cpu(pid: int) -> dict[str, float]:
     return {"user": user, "system": system, "main": mu + ms}
 
 
+GC_HOOK = """
+import atexit, gc, os, time
+_log = open(os.environ["LOSTCITIES_GC_LOG"], "a", buffering=1)
+_t = [0.0]
+def _gc(phase, info):
+    if phase == "start":
+        _t[0] = time.perf_counter()
+    else:
+        ms = 1000 * (time.perf_counter() - _t[0])
+        if info["generation"] == 2 or ms >= 1.0:
+            _log.write(f"{os.getpid()} {time.monotonic():.4f} {info['generation']} {ms:.3f}\\n")
+gc.callbacks.append(_gc)
+atexit.register(_log.close)
+"""
+"""The server's ``sitecustomize`` with ``--gc-log``: one line per full collection, or per
+pause of 1 ms or more (``pid monotonic_time generation ms``)."""
+
+
+def gc_pauses(path: Path, pid: int, t0: float, t1: float) -> dict[str, Any]:
+    """The collections of process ``pid`` between the monotonic times ``t0`` and ``t1``."""
+    rows = []
+    if path.exists():
+        for line in path.read_text().splitlines():
+            who, t, gen, ms = line.split()
+            if int(who) == pid and t0 <= float(t) <= t1:
+                rows.append((int(gen), float(ms)))
+    full = [ms for gen, ms in rows if gen == 2]
+    return {
+        "full_collections": len(full),
+        "full_ms_max": round(max(full), 1) if full else None,
+        "pauses_over_1ms": len(rows),
+        "pause_ms_total": round(sum(ms for _, ms in rows), 1),
+        "pause_ms_max": round(max(ms for _, ms in rows), 1) if rows else None,
+    }
+
+
+async def ping_probe(
+    ws_url: str, gid: str, stop: asyncio.Event, stats: Stats, rtts: list[float]
+) -> None:
+    """A spectator of game ``gid`` that sends ``ping`` every 50 ms and times each ``pong``
+    (while measuring): the server's answer time, without the database or a state."""
+    async with connect(f"{ws_url}/ws/games/{gid}", ping_interval=None, max_size=2**22) as ws:
+        await ws.send(json.dumps({"type": "hello"}))
+        sent: list[float] = []
+
+        async def read() -> None:
+            async for raw in ws:
+                if '"pong"' in raw and sent:
+                    dt = (time.perf_counter() - sent.pop(0)) * 1000
+                    if stats.measuring:
+                        rtts.append(dt)
+
+        reader = asyncio.create_task(read())
+        while not stop.is_set():
+            if not sent:
+                sent.append(time.perf_counter())
+                await ws.send('{"type":"ping"}')
+            await asyncio.sleep(0.05)
+        reader.cancel()
+
+
 def pct(xs: list[float], q: float) -> float:
     if not xs:
         return float("nan")
@@ -229,18 +298,31 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
     tmp = tempfile.mkdtemp(prefix="lc-load-")
     server = None
+    gc_log = Path(tmp) / "gc.log"
+    if args.client_cpus:
+        os.sched_setaffinity(0, {int(c) for c in args.client_cpus.split(",")})
+    if args.client_nice:
+        os.nice(args.client_nice)
     if args.url:
         base = require_loopback(args.url).rstrip("/")
         pid = None
     else:
         db = args.db or f"sqlite:///{Path(tmp) / 'load.db'}"
         env = {}
-        if args.server_path:
-            tree = str(Path(args.server_path).resolve())
+        path = [str(Path(args.server_path).resolve())] if args.server_path else []
+        if args.gc_log:
+            hook = Path(tmp) / "hook"
+            hook.mkdir()
+            (hook / "sitecustomize.py").write_text(GC_HOOK)
+            path.append(str(hook))
+            env["LOSTCITIES_GC_LOG"] = str(gc_log)
+        if path:
             env["PYTHONPATH"] = os.pathsep.join(
-                x for x in (tree, os.environ.get("PYTHONPATH")) if x
+                [*path, *filter(None, [os.environ.get("PYTHONPATH")])]
             )
-        server = Server(db, Path(tmp) / "server.log", env, nice=args.server_nice).start()
+        server = Server(
+            db, Path(tmp) / "server.log", env, nice=args.server_nice, cpus=args.server_cpus
+        ).start()
         base = server.url
         pid = server.pid
     ws_url = base.replace("http", "ws", 1)
@@ -299,6 +381,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     lags.append((time.perf_counter() - t - 0.05) * 1000)
 
         probe = asyncio.create_task(lag_probe())
+        rtts: list[float] = []
+        pinger = asyncio.create_task(ping_probe(ws_url, games[0][0], stop, stats, rtts))
         await asyncio.sleep(args.warmup)
         profiler = None
         if args.profile and pid:
@@ -318,6 +402,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         out["load_average"] = [round(load0, 2), round(os.getloadavg()[0], 2)]
         stop.set()
         await probe
+        await pinger
+        out["server_ping_ms_p50"] = round(pct(rtts, 50), 2)
+        out["server_ping_ms_p99"] = round(pct(rtts, 99), 2)
+        out["server_ping_ms_max"] = round(max(rtts), 2) if rtts else None
+        if args.gc_log and pid:
+            out["server_gc"] = gc_pauses(gc_log, pid, t_measure, t_measure + elapsed)
         out["client_loop_lag_ms_p99"] = round(pct(lags, 99), 1)
         out["client_loop_lag_ms_max"] = round(max(lags), 1) if lags else None
         done, pending = await asyncio.wait(tasks, timeout=30)
@@ -379,6 +469,12 @@ def main() -> int:
     ap.add_argument("--url", default=None, help="use a running server instead of starting one")
     ap.add_argument("--db", default=None, help="database URL for the started server (temp SQLite)")
     ap.add_argument("--server-nice", type=int, default=0, help="run the server under nice -n N")
+    ap.add_argument("--server-cpus", default=None, help="pin the server to these CPUs (taskset -c)")
+    ap.add_argument("--client-cpus", default=None, help="pin this client to these CPUs (0,1)")
+    ap.add_argument("--client-nice", type=int, default=0, help="lower this client's priority by N")
+    ap.add_argument(
+        "--gc-log", action="store_true", help="record the server's garbage-collection pauses"
+    )
     ap.add_argument(
         "--profile",
         default=None,

@@ -61,6 +61,8 @@ CHAT_SHOWN = 50
 
 log = logging.getLogger("lostcities.web")
 CHAT_IDS = frozenset(schemas.CHAT_PHRASES)
+_MatchPart = tuple[bool, str, tuple[int, int], str]
+"""Whether a match is over, its result, its totals, its ``match`` JSON."""
 
 
 class Sender(Protocol):
@@ -107,6 +109,12 @@ class LiveGame:
     chat_seen: int = 0
     """The number of the last stored phrase sent to this process's connections."""
     chat_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    _fixed: tuple[Any, ...] | None = field(default=None, init=False, repr=False)
+    """:meth:`_static`'s row and what it read of it."""
+    _match_memo: tuple[Match, tuple[int, bool], _MatchPart] | None = field(
+        default=None, init=False, repr=False
+    )
+    """The match, its rounds' count and the last one's end that :meth:`_match_part` is of."""
     referee: Referee = field(init=False)
     """Applies the stored moves, forfeits and new rounds to :attr:`match` (both seats
     submit: the bots' moves come from the :class:`BotRunner`); its
@@ -136,7 +144,7 @@ class LiveGame:
 
     def is_over(self) -> bool:
         """Whether the match is over."""
-        return self.match.is_over()
+        return self._match_part()[0]
 
     def seat_for(self, token: str | None) -> int | None:
         """The seat bound to ``token``; ``None`` for no token.
@@ -155,50 +163,75 @@ class LiveGame:
 
     def summary(self, seat: int | None = None) -> schemas.GameSummary:
         """Public facts (no cards)."""
+        return schemas.GameSummary(**self._summary(seat))
+
+    def _static(self) -> tuple[Any, ...]:
+        """What a game never changes, read once (a refresh brings a new row): its row, the
+        colours, the clock as chosen, whether it is a match clock, the id, variant,
+        number of rounds and computer level."""
         row = self.row
+        fixed = self._fixed
+        if fixed is None or fixed[0] is not row:
+            fixed = self._fixed = (
+                row,
+                schemas.colors_of(self.match.variant),
+                clocks.clock_choice(row),
+                clocks.has_match_clock(row),
+                *_columns(row, ("id", "variant", "num_rounds", "level")),
+            )
+        return fixed
+
+    def _summary(self, seat: int | None) -> dict[str, Any]:
+        """:meth:`summary`'s fields as plain values (the state message writes them as
+        JSON without the model; a test checks that the text is the model's)."""
+        row = self.row
+        colors, clock, _, game_id, variant, num_rounds, level = self._static()[1:]
+        name0, name1, token0, token1, status, updated_at, rematch_id, hints = _columns(
+            row,
+            ("name0", "name1", "token0", "token1", "status", "updated_at", "rematch_id", "hints"),
+        )
         connected = [False, False]
         for c in self.conns:
             if c.seat is not None and c.alive:
                 connected[c.seat] = True
         players = []
-        for s in (0, 1):
+        for s, name, token in ((0, name0, token0), (1, name1, token1)):
             bot = self.bot_spec(s)
-            name = row.name0 if s == 0 else row.name1
-            token = row.token0 if s == 0 else row.token1
             players.append(
-                schemas.PlayerOut(
-                    name=name,
-                    kind="bot" if bot else "human",
-                    level=row.level if bot else None,
-                    joined=bool(bot) or token is not None,
-                    connected=True if bot else connected[s],
-                )
+                {
+                    "name": name,
+                    "kind": "bot" if bot else "human",
+                    "level": level if bot else None,
+                    "joined": bool(bot) or token is not None,
+                    "connected": True if bot else connected[s],
+                }
             )
-        over = self.is_over()
+        over, result, totals, _ = self._match_part()
         to_move = None if over else self.round.to_move
-        return schemas.GameSummary(
-            id=row.id,
-            variant=row.variant,
-            colors=schemas.colors_of(self.match.variant),
-            num_rounds=row.num_rounds,
-            status=row.status,
-            result=self.match.result(),
-            players=players,
-            round=self.round_index,
-            totals=list(self.match.totals()),
-            to_move=to_move,
-            seat=seat,
+        left, times = self.clock_left(), self.clock_times()
+        return {
+            "id": game_id,
+            "variant": variant,
+            "colors": list(colors),
+            "num_rounds": num_rounds,
+            "status": status,
+            "result": result,
+            "players": players,
+            "round": self.round_index,
+            "totals": list(totals),
+            "to_move": to_move,
+            "seat": seat,
             # a game still waiting for the friend is nobody's turn yet
-            your_turn=seat is not None and to_move == seat and row.status != "waiting",
-            updated_at=row.updated_at.isoformat() + "Z" if row.updated_at else None,
-            rematch_id=row.rematch_id,
-            assisted=bool(row.hints),
-            hints=row.hints or 0,
-            rated=bool(row.rated),
-            clock=clocks.clock_choice(row),
-            clock_left=self.clock_left(),
-            clock_times=self.clock_times(),
-        )
+            "your_turn": seat is not None and to_move == seat and status != "waiting",
+            "updated_at": updated_at.isoformat() + "Z" if updated_at else None,
+            "rematch_id": rematch_id,
+            "assisted": bool(hints),
+            "hints": hints or 0,
+            "rated": bool(row.rated),
+            "clock": clock,
+            "clock_left": None if left is None else float(left),
+            "clock_times": None if times is None else [float(t) for t in times],
+        }
 
     def _illegal(self, seat: int) -> dict[str, str]:
         r = self.round
@@ -215,19 +248,33 @@ class LiveGame:
                 out[str(card)] = msg
         return out
 
-    def _public(self, memo: list[Any] | None = None) -> tuple[schemas.ViewOut, schemas.MatchOut]:
-        """The parts of the state every seat shares: the view's public part (a spectator's
-        view) and the match. Made once per position for a broadcast (``memo``)."""
+    def _public(self, memo: list[Any] | None = None) -> schemas.ViewParts:
+        """The JSON of the view's public part (a spectator's view), which every seat
+        shares. Made once per position for a broadcast (``memo``)."""
         r, m = self.round, self.match
         key = (r.ply, r.is_over(), m.is_over(), len(m.rounds))
         if memo and memo[0] is r and memo[1] == key:
-            return memo[2], memo[3]
-        public = schemas.view_out(r.view(0), reveal_hand=False)
-        rounds = [schemas.round_summary(i, x) for i, x in enumerate(m.rounds) if x.is_over()]
+            parts: schemas.ViewParts = memo[2]
+            return parts
+        parts = schemas.view_parts(r.view(0))
+        if memo is not None:
+            memo[:] = [r, key, parts]
+        return parts
+
+    def _match_part(self) -> _MatchPart:
+        """Whether the match is over, its result, its totals and its ``match`` JSON: made
+        again only when a round ends or begins (a match changes only then)."""
+        m = self.match
+        rounds = m.rounds
+        key = (len(rounds), bool(rounds) and rounds[-1].is_over())
+        cached = self._match_memo
+        if cached is not None and cached[0] is m and cached[1] == key:
+            return cached[2]
+        over, totals = m.is_over(), m.totals()
         match = schemas.MatchOut(
-            totals=list(m.totals()),
-            rounds=rounds,
-            over=m.is_over(),
+            totals=list(totals),
+            rounds=[schemas.round_summary(i, x) for i, x in enumerate(rounds) if x.is_over()],
+            over=over,
             result=m.result(),
             winner=m.winner(),
             reason=m.reason(),
@@ -235,31 +282,25 @@ class LiveGame:
             younger=m.younger,
             achievements=m.achievements is not None,
         )
-        if memo is not None:
-            memo[:] = [r, key, public, match]
-        return public, match
+        part = (over, match.result, totals, match.model_dump_json())
+        self._match_memo = (m, key, part)
+        return part
 
     def state(
         self, seat: int | None, ack: int | str | None = None, *, memo: list[Any] | None = None
     ) -> str:
-        """The ``state`` message for ``seat`` (``None``: a spectator), as JSON text
-        (``memo``: :meth:`broadcast`'s, for the parts every seat shares)."""
+        """The ``state`` message (:class:`~lostcities.web.schemas.StateOut`) for ``seat``
+        (``None``: a spectator), as JSON text (``memo``: :meth:`broadcast`'s, for the parts
+        every seat shares)."""
         r = self.round
-        public, match = self._public(memo)
+        parts = self._public(memo)
         if seat is None:
-            view = public
+            view = schemas.view_json(parts, None, {})
         else:
-            view = schemas.seat_view_out(public, r.view(seat), self._illegal(seat))
-        msg = schemas.StateOut(
-            game=self.summary(seat),
-            seat=seat,
-            round=self.round_index,
-            starter=r.starter,
-            view=view,
-            match=match,
-            ack=ack,
-        )
-        return msg.model_dump_json()
+            view = schemas.view_json(parts, r.view(seat), self._illegal(seat))
+        game = schemas.json_text(self._summary(seat))
+        match = self._match_part()[3]
+        return schemas.state_json(game, seat, self.round_index, r.starter, view, match, ack)
 
     async def broadcast(self, ack_conn: Conn | None = None, ack: int | str | None = None) -> None:
         """Send every connection its own state (the submitter's carries ``ack``)."""
@@ -546,7 +587,7 @@ class LiveGame:
     def has_match_clock(self) -> bool:
         """Whether the game has a Fischer-style match clock (each player's time, plus an
         increment after each move) rather than a per-move clock or none."""
-        return clocks.has_match_clock(self.row)
+        return bool(self._static()[3])
 
     def _running(self) -> bool:
         return self.row.status == "active" and not self.is_over()
@@ -688,6 +729,14 @@ class LiveGame:
         """A bot that cannot move loses the match."""
         with contextlib.suppress(GameOverError):
             await self.resign(seat, reason)
+
+
+def _columns(row: GameRow, names: tuple[str, ...]) -> list[Any]:
+    """The values of the row's columns ``names``: those loaded from the dict the ORM keeps
+    them in (``InstanceState.dict``, the instance's ``__dict__``), as its attribute would
+    return them but without the descriptor's cost; any other through the attribute."""
+    d = vars(row)
+    return [d[k] if k in d else getattr(row, k) for k in names]
 
 
 def _signature(row: GameRow, match: Match) -> tuple[object, ...]:

@@ -8,7 +8,7 @@ anything changes); state sent to a client is built here from a :class:`~lostciti
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal, NamedTuple, get_args
 
 from pydantic import (
     AfterValidator,
@@ -19,6 +19,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import to_json
 
 from lostcities.achievements import GoalBoard
 from lostcities.cards import Card, Color, Variant
@@ -511,14 +512,101 @@ def view_out(
     )
 
 
-def seat_view_out(public: ViewOut, view: PlayerView, illegal: dict[str, str]) -> ViewOut:
-    """``view_out(view, reveal_hand=True, illegal=illegal)`` made from the public part
-    (``view_out`` of any seat's view of the same position, ``reveal_hand=False``): only the
-    hand, the legal moves and the reasons are the seat's own."""
+def json_text(value: Any) -> str:
+    """``value`` (plain dicts, lists, strings, numbers, ``None``) as JSON text, written by
+    pydantic's own encoder as :meth:`~pydantic.BaseModel.model_dump_json` writes a model
+    holding the same values: compact, UTF-8 kept, the same numbers and escapes.
+
+    >>> json_text({"a": [1, 0.5, None], "b": "é\\""})
+    '{"a":[1,0.5,null],"b":"é\\\\""}'
+    """
+    return to_json(value).decode()
+
+
+class ViewParts(NamedTuple):
+    """The JSON of a :class:`ViewOut` every seat of a position shares (the live game writes
+    each seat's state from these, without building the model: :func:`view_json`); tests
+    check that the text is the model's, byte for byte."""
+
+    head: str
+    """The fields before ``hand`` (``"ply":...,"deck_size":...``)."""
+    body: str
+    """The fields from ``expeditions`` to ``goal_points``."""
+
+
+def view_parts(view: PlayerView) -> ViewParts:
+    """The public parts of ``view_out(view, ...)``'s JSON (the same for any seat's view of
+    one position)."""
+    me = view.player
+    known: list[list[str]] = [[], []]
+    known[me] = [str(c) for c in view.own_known]
+    known[me ^ 1] = [str(c) for c in view.opponent_known]
+    board = view.achievements
+    goals = (
+        []
+        if board is None
+        else [
+            {
+                "id": g.id,
+                "name": g.name,
+                "kind": g.kind,
+                "condition": g.condition,
+                "text": g.text,
+                "claimed_by": c,
+            }
+            for g, c in zip(board.goals, board.claims, strict=True)
+        ]
+    )
+    body = {
+        "expeditions": [[[str(c) for c in e] for e in view.expeditions[p]] for p in (0, 1)],
+        "discard_piles": [[str(c) for c in pile] for pile in view.discard_piles],
+        "known": known,
+        "history": [str(m) for m in view.history],
+        "scores": list(view.scores()),
+        "expedition_scores": [[_points(e) for e in view.expeditions[p]] for p in (0, 1)],
+        "goals": goals,
+        "goal_points": [board.points(p) if board is not None else 0 for p in (0, 1)],
+    }
+    head = (
+        f'"ply":{int(view.ply)},"to_move":{int(view.to_move)},'
+        f'"over":{"true" if view.over else "false"},"deck_size":{int(view.deck_size)}'
+    )
+    return ViewParts(head, json_text(body)[1:-1])
+
+
+def view_json(parts: ViewParts, view: PlayerView | None, illegal: dict[str, str]) -> str:
+    """The JSON text of ``view_out(view, reveal_hand=True, illegal=illegal)`` from the
+    position's :func:`view_parts` (``view``: the seat's own; ``None``: a spectator's,
+    ``view_out(..., reveal_hand=False)``): only the hand, the legal moves and the reasons
+    are the seat's own."""
+    if view is None:
+        return f'{{{parts.head},"hand":null,{parts.body},"legal":[],"illegal":{{}}}}'
     me = view.player
     legal = [str(m) for m in view.legal_moves()] if not view.over and view.to_move == me else []
-    return public.model_copy(
-        update={"hand": [str(c) for c in view.hand], "legal": legal, "illegal": dict(illegal)}
+    hand = json_text([str(c) for c in view.hand])
+    return (
+        f'{{{parts.head},"hand":{hand},{parts.body},'
+        f'"legal":{json_text(legal)},"illegal":{json_text(illegal)}}}'
+    )
+
+
+def state_json(
+    game: str,
+    seat: int | None,
+    round: int,
+    starter: int,
+    view: str,
+    match: str,
+    ack: int | str | None,
+) -> str:
+    """The JSON text of a :class:`StateOut` from the JSON of its parts (``game``: a
+    :class:`GameSummary`'s, ``view``: :func:`view_json`, ``match``: a :class:`MatchOut`'s).
+    """
+    if isinstance(ack, bool):  # (the model's ``int | str`` reads a bool as a number)
+        ack = int(ack)
+    return (
+        f'{{"type":"state","game":{game},"seat":{json_text(seat)},"round":{int(round)},'
+        f'"starter":{int(starter)},"view":{view},"match":{match},"ack":{json_text(ack)}}}'
     )
 
 

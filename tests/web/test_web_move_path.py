@@ -23,7 +23,8 @@ from sqlalchemy.orm import Session
 from lostcities import Match, Round
 from lostcities.scoring import score_expedition
 from lostcities.web import schemas
-from lostcities.web.live import LiveGame
+from lostcities.web.clocks import clock_choice
+from lostcities.web.live import Conn, LiveGame
 from lostcities.web.store import (
     GameRow,
     GameStore,
@@ -170,8 +171,53 @@ def _illegal_reference(r: Round, seat: int) -> dict[str, str]:
     return out
 
 
-def _state_reference(g: LiveGame, seat: int | None, ack: int | None = None) -> str:
-    """The state message as first written: every part made for each seat."""
+def _summary_reference(g: LiveGame, seat: int | None) -> schemas.GameSummary:
+    """The game summary as first written: the model, every field read off the row."""
+    row = g.row
+    connected = [False, False]
+    for c in g.conns:
+        if c.seat is not None and c.alive:
+            connected[c.seat] = True
+    players = []
+    for s in (0, 1):
+        bot = g.bot_spec(s)
+        players.append(
+            schemas.PlayerOut(
+                name=row.name0 if s == 0 else row.name1,
+                kind="bot" if bot else "human",
+                level=row.level if bot else None,
+                joined=bool(bot) or (row.token0 if s == 0 else row.token1) is not None,
+                connected=True if bot else connected[s],
+            )
+        )
+    over = g.match.is_over()
+    to_move = None if over else g.round.to_move
+    return schemas.GameSummary(
+        id=row.id,
+        variant=row.variant,
+        colors=[c.letter for c in g.match.variant.colors],
+        num_rounds=row.num_rounds,
+        status=row.status,
+        result=g.match.result(),
+        players=players,
+        round=g.round_index,
+        totals=list(g.match.totals()),
+        to_move=to_move,
+        seat=seat,
+        your_turn=seat is not None and to_move == seat and row.status != "waiting",
+        updated_at=row.updated_at.isoformat() + "Z" if row.updated_at else None,
+        rematch_id=row.rematch_id,
+        assisted=bool(row.hints),
+        hints=row.hints or 0,
+        clock=clock_choice(row),
+        clock_left=g.clock_left(),
+        clock_times=g.clock_times(),
+    )
+
+
+def _state_reference(g: LiveGame, seat: int | None, ack: int | str | None = None) -> str:
+    """The state message as first written: every part made for each seat, through the
+    pydantic models (the documented schema)."""
     r = g.round
     if seat is None:
         view = schemas.view_out(r.view(0), reveal_hand=False)
@@ -192,7 +238,7 @@ def _state_reference(g: LiveGame, seat: int | None, ack: int | None = None) -> s
         achievements=m.achievements is not None,
     )
     msg = schemas.StateOut(
-        game=g.summary(seat),
+        game=_summary_reference(g, seat),
         seat=seat,
         round=g.round_index,
         starter=r.starter,
@@ -245,3 +291,96 @@ def test_states_sharing_their_public_part_are_the_full_ones(tmp_path: Path) -> N
         store.close()
 
     asyncio.run(play())
+
+
+class _Clockless:
+    """What a live game asks of its manager to write a state: the time (fixed)."""
+
+    def __init__(self, now: datetime.datetime) -> None:
+        self.now = lambda: now
+
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    seed=st.integers(0, 2**32),
+    plies=st.lists(st.integers(0, 130), min_size=1, max_size=3),
+    variant=st.sampled_from(["classic", "long"]),
+    achievements=st.booleans(),
+    num_rounds=st.sampled_from([1, 3]),
+    clock=st.sampled_from([None, (60, None), (300, 5), (3 * 86400, None)]),
+    forfeit=st.booleans(),
+    names=st.tuples(_TEXT, _TEXT),
+    seats=st.lists(st.sampled_from([None, 0, 1]), max_size=4),
+    acks=st.lists(st.one_of(st.none(), st.integers(-(2**70), 2**70), _TEXT), min_size=3),
+    extras=st.tuples(
+        st.sampled_from(["waiting", "active", "finished"]),
+        st.one_of(st.none(), st.integers(0, 9)),
+        st.one_of(st.none(), _TEXT),
+        st.sampled_from([None, "random", "smart"]),
+        st.one_of(st.none(), st.integers(0, 500), st.floats(0, 500)),
+        st.integers(0, 10**6),
+    ),
+)
+def test_state_json_is_the_models(
+    seed: int,
+    plies: list[int],
+    variant: str,
+    achievements: bool,
+    num_rounds: int,
+    clock: tuple[int, int | None] | None,
+    forfeit: bool,
+    names: tuple[str, str],
+    seats: list[int | None],
+    acks: list[int | str | None],
+    extras: tuple[str, int | None, str | None, str | None, float | None, int],
+) -> None:
+    """The state message written as JSON text from its parts is, byte for byte, the
+    pydantic models' (the documented schema) for random positions: both variants, goals,
+    finished and forfeited rounds, either clock, odd names, bots, spectators, any ack."""
+    status, hints, rematch, bot, left0, micros = extras
+    rng = random.Random(seed)
+    m = Match(num_rounds, variant=variant, seed=seed, achievements=achievements)
+    for i, n in enumerate(plies[:num_rounds]):
+        r = m.new_round()
+        for _ in range(n):
+            if r.is_over():
+                break
+            legal = r.legal_moves()
+            r.push(legal[rng.randrange(len(legal))])
+        if forfeit and i == len(plies[:num_rounds]) - 1 and not r.is_over():
+            r.forfeit(rng.randrange(2), "resigned")
+        if not r.is_over() or m.is_over():
+            break
+    now = datetime.datetime(2026, 12, 2, 10, 0, 0, micros % 10**6)
+    row = GameRow(
+        id="g" + str(seed),
+        variant=variant,
+        num_rounds=num_rounds,
+        seed=seed,
+        first_starter=0,
+        status=status,
+        result="*",
+        level="hard" if bot else None,
+        name0=names[0],
+        name1=names[1],
+        bot1=bot,
+        token0=hash_token("t0"),
+        token1=None if bot or status == "waiting" else hash_token("t1"),
+        hints=hints,
+        rematch_id=rematch,
+        clock=None if clock is None else clock[0],
+        clock_increment=None if clock is None else clock[1],
+        clock_left0=None if clock is None or clock[1] is None else left0,
+        updated_at=now - datetime.timedelta(seconds=micros / 1e4),
+    )
+    g = LiveGame(row, m, _Clockless(now))  # type: ignore[arg-type]
+    g.conns = [Conn(sender=None, seat=s, alive=bool(i % 2)) for i, s in enumerate(seats)]  # type: ignore[arg-type]
+    memo: list[object] = []
+    for i, seat in enumerate([None, 0, 1, *seats]):
+        ack = acks[i % len(acks)]
+        assert g.state(seat, ack, memo=memo) == _state_reference(g, seat, ack)
+        assert g.summary(seat) == _summary_reference(g, seat)
+        assert g.is_over() == m.is_over()
