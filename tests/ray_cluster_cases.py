@@ -202,10 +202,10 @@ def test_the_command_line_on_ray(address: str, capsys: pytest.CaptureFixture[str
 def test_a_killed_worker_has_its_deal_pairs_played_again(address: str) -> None:
     a, b = "random", "ismcts:iters=500"
     killed: list[int] = []
+    match_over = threading.Event()
 
-    def kill_one() -> None:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not killed:
+    def kill_one() -> None:  # until the first kill, or the match ends (no deadline: load)
+        while not killed and not match_over.is_set():
             for pid in _busy_workers():
                 os.kill(pid, signal.SIGKILL)  # a worker dies mid deal pair
                 killed.append(pid)
@@ -217,12 +217,14 @@ def test_a_killed_worker_has_its_deal_pairs_played_again(address: str) -> None:
     try:
         on_ray = play_match(a, b, deals=3, seed=2, backend=Backend("ray", address), time_limit=None)
     finally:
+        match_over.set()
         killer.join()
     assert killed, "no worker was seen playing"
     local = play_match(a, b, deals=3, seed=2, jobs=1, time_limit=None)
     assert comparable(on_ray) == comparable(local)
 
 
+@pytest.mark.timeout(900)  # (the wait below has no deadline of its own)
 def test_ctrl_c_stops_the_cluster_work_and_its_bots(address: str, tmp_path: Path) -> None:
     marker = f"marker-{uuid.uuid4().hex}"  # unique across xdist workers too
     argv = [PY, "-m", "lostcities.cli", "match", "random", f"cmd:{PY} {BADBOT} stubborn 1 {marker}"]
@@ -232,10 +234,10 @@ def test_ctrl_c_stops_the_cluster_work_and_its_bots(address: str, tmp_path: Path
         start_new_session=True,
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + 240  # a safety net: the wait is for the event
+        # the wait is for the event, however loaded the machine: the case's timeout is the
+        # only safety net (a wall-clock deadline here failed on a machine at load 5)
         while not _bots_with(marker):  # a worker plays (its bot is running)
             assert p.poll() is None, p.communicate()[1]
-            assert time.monotonic() < deadline, "no worker started its bot"
             time.sleep(0.05)
         os.killpg(p.pid, signal.SIGINT)  # Ctrl-C at the driver's terminal
         _, err = p.communicate(timeout=30)
