@@ -249,9 +249,12 @@ def op_rate_game(
     ``pending`` (not over yet: nothing written) or ``done`` (settled before: nothing
     written).
 
-    Each player's rating is taken as of ``now`` (default: the time of the write), its
-    deviation grown for the periods they were idle (:func:`rating_now`); the rating's new
-    ``updated_at`` is ``now``.
+    The match is rated as of the time it ended (its row's last update), or ``now`` where
+    that is earlier (default: the time of the write): each player's deviation grows for the
+    periods they were idle up to then (:func:`rating_now`), not up to a late settlement's
+    time (the sweep after a restart), and the rating's new ``updated_at`` is that time, or
+    the later update already stored (a newer match of the player settled first: its idle
+    periods are counted, never twice).
 
     ``step`` is called with the name of each stage (tests make it raise, as a process
     dying mid-update would stop it)."""
@@ -269,7 +272,8 @@ def op_rate_game(
         score = outcome(g.result)
         if score is None:
             return "pending"
-        at_time = now or utcnow()
+        settled_at = now or utcnow()
+        at_time = min(settled_at, g.updated_at or settled_at)  # the match's end
         keys = player_keys(g)
         moves = s.scalar(select(func.count()).select_from(MoveRow).where(MoveRow.game_id == g.id))
         if not g.rated:
@@ -281,7 +285,7 @@ def op_rate_game(
         else:
             state = "rated"
         # the marker first: a second run (another process) waits here, then fails on the key
-        s.add(RatingResultRow(game_id=g.id, state=state, created_at=at_time))
+        s.add(RatingResultRow(game_id=g.id, state=state, created_at=settled_at))
         s.flush()
         at("marked")
         if state != "rated":
@@ -316,6 +320,7 @@ def op_rate_game(
                     wins=0,
                     draws=0,
                     losses=0,
+                    updated_at=at_time,  # (not the column's default: the time of the flush)
                 )
                 s.add(row)
                 rows[key] = row
@@ -331,7 +336,7 @@ def op_rate_game(
             row.wins += mine == 1.0
             row.draws += mine == 0.5
             row.losses += mine == 0.0
-            row.updated_at = at_time
+            row.updated_at = max(at_time, row.updated_at or at_time)  # (never back)
             s.add(
                 RatingChangeRow(
                     game_id=g.id,

@@ -127,8 +127,10 @@ def finished_game(
     rated: bool = True,
     bot1: str | None = None,
     clock: int | None = None,
+    ended: Any = None,
 ) -> None:
-    """A finished 1-round game with ``moves`` moves stored (a replay of a fixed deal)."""
+    """A finished 1-round game with ``moves`` moves stored (a replay of a fixed deal) that
+    ended at ``ended`` (naive UTC; default: now)."""
     m = Match(1, seed=7)
     r = m.new_round()
     played = []
@@ -154,7 +156,7 @@ def finished_game(
         rated=rated,
         clock=clock,
     )
-    row.created_at = row.updated_at = utcnow()
+    row.created_at = row.updated_at = ended or utcnow()
 
     def fn(s: Any) -> None:
         s.add(row)
@@ -356,6 +358,45 @@ def test_an_idle_rating_grows_when_read_and_is_counted_once(store: GameStore) ->
         board = profiles.leaderboard_sync(store, "classic", "untimed", now=t1 + later)
         assert board[0]["name"] == "bob"
         assert board[0]["rd"] == round(ratings.idle(after_b, n).rd)
+
+
+def test_a_late_settlement_rates_the_match_as_of_its_end(store: GameStore) -> None:
+    """The sweep after a restart days later: the players were idle until the match ended,
+    not until it was settled; and a match settled after a newer one of the same player
+    neither grows that player's deviation nor moves their last update back."""
+    import datetime as dt
+
+    from lostcities.web import profiles
+
+    a, b, c = account(store, "ann"), account(store, "bob"), account(store, "cyd")
+    day = dt.timedelta(days=1)
+    t0 = dt.datetime(2026, 3, 1, 12, 0)
+    finished_game(store, "g1", accounts=(a, b), result="1-0", ended=t0)
+    assert store.write_sync(ratings.op_rate_game("g1", now=t0)) == "rated"
+    won, lost = ratings.rate_pair(ratings.DEFAULT, ratings.DEFAULT, 1.0)
+
+    # g2 ends 5 days on (4 idle days), the server is down, the sweep settles it 20 days on
+    finished_game(store, "g2", accounts=(a, b), result="0-1", ended=t0 + 5 * day)
+    # meanwhile bob's match against cyd ended later and was settled first
+    finished_game(store, "g3", accounts=(b, c), result="1-0", ended=t0 + 7 * day)
+    assert store.write_sync(ratings.op_rate_game("g3", now=t0 + 7 * day)) == "rated"
+    b3, _ = ratings.rate_pair(ratings.idle(lost, 6), ratings.DEFAULT, 1.0)
+    assert store.write_sync(ratings.op_rate_game("g2", now=t0 + 25 * day)) == "rated"
+    rd_before = {c.player: c.rd_before for c in changes_of(store) if c.game_id == "g2"}
+    assert rd_before == {f"a:{a}": ratings.idle(won, 4).rd, f"a:{b}": b3.rd}
+    after_a, after_b = ratings.rate_pair(ratings.idle(won, 4), b3, 0.0)
+    got = ratings_of(store)
+    assert got[f"a:{a}"][:3] == (after_a.rating, after_a.rd, after_a.vol)
+    assert got[f"a:{b}"][:3] == (after_b.rating, after_b.rd, after_b.vol)
+    # read on the settlement's day: ann idle since g2's end, bob since g3's (not g2's)
+    board = {
+        p["name"]: p["rd"]
+        for p in profiles.leaderboard_sync(store, "classic", "untimed", now=t0 + 25 * day)
+    }
+    assert board["ann"] == round(ratings.idle(after_a, 19).rd)
+    assert board["bob"] == round(ratings.idle(after_b, 17).rd)
+    when = {c.player: c.created_at for c in changes_of(store) if c.game_id == "g2"}
+    assert set(when.values()) == {t0 + 5 * day}  # the history plot dates it at its end
 
 
 def test_a_long_absence_makes_a_rating_provisional_again(store: GameStore) -> None:
