@@ -321,7 +321,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 [*path, *filter(None, [os.environ.get("PYTHONPATH")])]
             )
         server = Server(
-            db, Path(tmp) / "server.log", env, nice=args.server_nice, cpus=args.server_cpus
+            db,
+            Path(tmp) / "server.log",
+            env,
+            nice=args.server_nice,
+            cpus=args.server_cpus,
+            cwd=Path(tmp) if args.server_path else None,  # (not a checkout: see Server)
         ).start()
         base = server.url
         pid = server.pid

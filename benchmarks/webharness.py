@@ -63,7 +63,8 @@ class Server:
     restarts). ``env``: environment variables over :data:`DEFAULT_ENV`; ``limits``: keep
     the per-client limits (the server's defaults, or ``env``'s); ``nice``, ``cpus``: run it
     under ``nice -n`` and pinned by ``taskset -c`` (so that it need not share a core with
-    the clients)."""
+    the clients); ``cwd``: its working folder (``python -m`` puts it first on ``sys.path``,
+    so a checkout there shadows a ``PYTHONPATH`` that names another one)."""
 
     def __init__(
         self,
@@ -75,6 +76,7 @@ class Server:
         limits: bool = False,
         nice: int = 0,
         cpus: str | None = None,
+        cwd: Path | None = None,
     ) -> None:
         self.db_url = db_url
         self.port = port or free_port()
@@ -85,7 +87,7 @@ class Server:
         """The server's environment."""
         if limits and "LOSTCITIES_LIMITS" not in (env or {}):
             self.env.pop("LOSTCITIES_LIMITS", None)
-        self.nice, self.cpus = nice, cpus
+        self.nice, self.cpus, self.cwd = nice, cpus, cwd
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -136,7 +138,7 @@ class Server:
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with open(self.log, "ab") as out:
             self.proc = subprocess.Popen(
-                self.command(), stdout=out, stderr=subprocess.STDOUT, env=self.env
+                self.command(), stdout=out, stderr=subprocess.STDOUT, env=self.env, cwd=self.cwd
             )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -37,7 +37,7 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.engine import URL, Engine, make_url
+from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 from sqlalchemy.pool import StaticPool
@@ -612,6 +612,8 @@ class GameStore:
         self._sessions = sessionmaker(engine, expire_on_commit=False)
         self._move_sql: tuple[str, str, Callable[[Any], Any]] | None = None
         """The writer's move insert and ``updated_at`` update, and how a time is bound."""
+        self._move_conn: Connection | None = None
+        """The writer thread's own connection for batches of plain moves."""
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._writer: threading.Thread | None = None
         self._checkpointer: threading.Thread | None = None
@@ -696,6 +698,12 @@ class GameStore:
     # -- writes -----------------------------------------------------------------------
 
     def _write_loop(self) -> None:
+        try:
+            self._write_batches()
+        finally:
+            self._drop_move_conn()
+
+    def _write_batches(self) -> None:
         while True:
             item = self._queue.get()
             if item is _STOP:
@@ -726,13 +734,22 @@ class GameStore:
         self.batches += 1
         self.writes += len(batch)
         outcomes: list[tuple[Waiter, bool, Any]] = []
+        plain = [fn for fn, _ in batch if isinstance(fn, MoveWrite) and not fn.has_extras()]
+        if len(plain) == len(batch):  # the common batch: moves only, on the writer's connection
+            try:
+                self._commit_moves(plain)
+            except Exception:  # (rolled back) the general path below tells each its error
+                pass
+            else:
+                _settle([(w, True, None) for _, w in batch])
+                return
         try:
             with self._sessions.begin() as session:
                 results: list[Any] = [None] * len(batch)
                 now = utcnow()
                 moves = [fn for fn, _ in batch if isinstance(fn, MoveWrite)]
                 if moves:
-                    touched = self._insert_moves(session, moves, now)
+                    touched = self._insert_moves(session.connection(), moves, now)
                     for m in moves:
                         if m.has_extras():
                             m.extras(session, now)
@@ -755,8 +772,28 @@ class GameStore:
             outcomes = [(w, True, res) for (_, w), res in zip(batch, results, strict=True)]
         _settle(outcomes)
 
+    def _commit_moves(self, moves: list[MoveWrite]) -> None:
+        """Commit a batch of moves that change nothing else, on a connection the writer
+        keeps (an ORM session's set-up, pool checkout and reset cost more CPU than the
+        statements); a failed batch drops the connection (the next one opens another)."""
+        conn = self._move_conn
+        if conn is None:
+            conn = self._move_conn = self.engine.connect()
+        try:
+            with conn.begin():
+                notify_change(conn, self._insert_moves(conn, moves, utcnow()))
+        except Exception:
+            self._drop_move_conn()
+            raise
+
+    def _drop_move_conn(self) -> None:
+        conn, self._move_conn = self._move_conn, None
+        if conn is not None:
+            with contextlib.suppress(SQLAlchemyError):
+                conn.close()
+
     def _insert_moves(
-        self, session: Session, moves: list[MoveWrite], now: datetime.datetime
+        self, conn: Connection, moves: list[MoveWrite], now: datetime.datetime
     ) -> list[str]:
         """Store a batch's moves (one ``executemany``) and set their games' ``updated_at``;
         returns the games touched. Plain driver SQL, built once: the ORM's statement
@@ -777,7 +814,6 @@ class GameStore:
             )
         insert_sql, update_sql, stamp = self._move_sql
         at = stamp(now)
-        conn = session.connection()
         conn.exec_driver_sql(
             insert_sql, [(m.game_id, m.round_index, m.ply, m.move, at) for m in moves]
         )
@@ -974,11 +1010,12 @@ is the game id), so that every server process sharing the database refreshes its
 (:mod:`lostcities.web.peers`)."""
 
 
-def notify_change(s: Session, game_ids: Iterable[str]) -> None:
+def notify_change(s: Session | Connection, game_ids: Iterable[str]) -> None:
     """Announce a change of ``game_ids`` to the other server processes: a PostgreSQL
     ``NOTIFY`` in the write's own transaction, so it is delivered only if, and once, the
     change is committed (nothing on SQLite: one process)."""
-    if s.get_bind().dialect.name != "postgresql":
+    dialect = s.get_bind().dialect if isinstance(s, Session) else s.dialect
+    if dialect.name != "postgresql":
         return
     for game_id in sorted(set(game_ids)):
         s.execute(select(func.pg_notify(NOTIFY_CHANNEL, game_id)))
