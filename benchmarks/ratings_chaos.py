@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import secrets
 import sys
 import time
 from pathlib import Path
@@ -28,9 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import webharness
 
 from lostcities.web import ratings
-from lostcities.web.accounts import CSRF_COOKIE, SESSION_COOKIE, op_new_session
 from lostcities.web.store import (
-    AccountRow,
     GameRow,
     GameStore,
     RatingChangeRow,
@@ -41,26 +38,7 @@ from lostcities.web.store import (
 
 def accounts(store: GameStore, names: list[str]) -> dict[str, dict[str, str]]:
     """Accounts with a session each: the headers of each one's browser."""
-    out = {}
-    for name in names:
-
-        def fn(s: Any, name: str = name) -> int:
-            row = AccountRow(
-                username=name, username_key=name, user_handle=f"h-{name}", status="active"
-            )
-            s.add(row)
-            s.flush()
-            return int(row.id)
-
-        account_id = int(store.write_sync(fn))
-        token = secrets.token_urlsafe(16)
-        store.write_sync(op_new_session(account_id, token))
-        csrf = secrets.token_urlsafe(8)
-        out[name] = {
-            "Cookie": f"{SESSION_COOKIE}={token}; {CSRF_COOKIE}={csrf}",
-            "X-CSRF-Token": csrf,
-        }
-    return out
+    return {name: webharness.signed_in(store, name) for name in names}
 
 
 def call(srv: webharness.Server, method: str, path: str, body: Any, headers: dict[str, str]) -> Any:

@@ -39,7 +39,9 @@ __all__ = [
     "cpu_seconds",
     "descendants",
     "free_port",
+    "new_account",
     "rss_kib",
+    "signed_in",
 ]
 
 HOST = "127.0.0.1"
@@ -215,6 +217,35 @@ class Server:
 
 
 # -- /proc readings (Linux) --------------------------------------------------------------------
+
+
+def new_account(store: Any, name: str) -> int:
+    """A new active account ``name`` (no password, no passkey), written into ``store`` (a
+    :class:`~lostcities.web.store.GameStore` on the server's database); returns its id."""
+    from lostcities.web.store import AccountRow
+
+    def fn(s: Any) -> int:
+        row = AccountRow(
+            username=name, username_key=name.casefold(), user_handle=f"h-{name}", status="active"
+        )
+        s.add(row)
+        s.flush()
+        return int(row.id)
+
+    return int(store.write_sync(fn))
+
+
+def signed_in(store: Any, name: str) -> dict[str, str]:
+    """:func:`new_account` with a session: the headers of its browser (the session and
+    CSRF cookies and the CSRF header)."""
+    import secrets
+
+    from lostcities.web.accounts import CSRF_COOKIE, SESSION_COOKIE, op_new_session
+
+    token = secrets.token_urlsafe(16)
+    store.write_sync(op_new_session(new_account(store, name), token))
+    csrf = secrets.token_urlsafe(16)
+    return {"Cookie": f"{SESSION_COOKIE}={token}; {CSRF_COOKIE}={csrf}", "X-CSRF-Token": csrf}
 
 
 def descendants(pid: int) -> set[int]:

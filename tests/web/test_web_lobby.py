@@ -15,13 +15,12 @@ import pytest
 
 pytest.importorskip("glicko2")
 
+import webharness  # benchmarks/ (on sys.path: conftest.py)
 from fastapi.testclient import TestClient
 
 from lostcities.web import correspondence, ratings
-from lostcities.web.accounts import CSRF_COOKIE, SESSION_COOKIE, op_new_session
 from lostcities.web.app import create_app
 from lostcities.web.lobby import RANGE_START, rating_range
-from lostcities.web.store import AccountRow
 
 
 def app_settings(db_url: str) -> Any:
@@ -133,21 +132,7 @@ def test_the_rating_range_widens_with_time() -> None:
 
 def sign_in(client: TestClient, name: str) -> dict[str, str]:
     """An account and a session for it (the cookie headers of its browser)."""
-    store = client.app.state.store  # type: ignore[attr-defined]
-
-    def fn(s: Any) -> int:
-        row = AccountRow(
-            username=name, username_key=name.casefold(), user_handle=f"h-{name}", status="active"
-        )
-        s.add(row)
-        s.flush()
-        return int(row.id)
-
-    account_id = int(store.write_sync(fn))
-    token = secrets.token_urlsafe(16)
-    store.write_sync(op_new_session(account_id, token))
-    csrf = secrets.token_urlsafe(8)
-    return {"Cookie": f"{SESSION_COOKIE}={token}; {CSRF_COOKIE}={csrf}", "X-CSRF-Token": csrf}
+    return webharness.signed_in(client.app.state.store, name)  # type: ignore[attr-defined]
 
 
 def test_a_rated_match_changes_both_ratings_by_the_library_figures(client: TestClient) -> None:

@@ -13,6 +13,7 @@ import pytest
 pytest.importorskip("glicko2")
 
 import glicko2
+import webharness  # benchmarks/ (on sys.path: conftest.py)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
@@ -22,7 +23,6 @@ from sqlalchemy.orm import Session
 from lostcities import Match
 from lostcities.web import ratings
 from lostcities.web.store import (
-    AccountRow,
     GameRow,
     GameStore,
     MoveRow,
@@ -106,15 +106,7 @@ def store(db_url: str) -> Iterator[GameStore]:
 
 
 def account(store: GameStore, name: str) -> int:
-    def fn(s: Any) -> int:
-        row = AccountRow(
-            username=name, username_key=name.casefold(), user_handle=f"h-{name}", status="active"
-        )
-        s.add(row)
-        s.flush()
-        return int(row.id)
-
-    return int(store.write_sync(fn))
+    return webharness.new_account(store, name)
 
 
 def finished_game(

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import queue
-import secrets
 import socket
 import threading
 import time
@@ -17,9 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import webharness  # benchmarks/ (on sys.path: conftest.py)
+
 from conftest import Server
-from lostcities.web.accounts import CSRF_COOKIE, SESSION_COOKIE, op_new_session
-from lostcities.web.store import AccountRow, GameStore
+from lostcities.web.store import GameStore
 
 
 class Stream:
@@ -82,25 +82,9 @@ def account(db_url: str, name: str) -> dict[str, str]:
     cookie and CSRF headers."""
     store = GameStore(db_url)
     try:
-
-        def fn(s: Any) -> int:
-            row = AccountRow(
-                username=name,
-                username_key=name.casefold(),
-                user_handle=f"h-{name}",
-                status="active",
-            )
-            s.add(row)
-            s.flush()
-            return int(row.id)
-
-        account_id = int(store.write_sync(fn))
-        token = secrets.token_urlsafe(16)
-        store.write_sync(op_new_session(account_id, token))
+        return webharness.signed_in(store, name)
     finally:
         store.engine.dispose()
-    csrf = secrets.token_urlsafe(24)
-    return {"Cookie": f"{SESSION_COOKIE}={token}; {CSRF_COOKIE}={csrf}", "X-CSRF-Token": csrf}
 
 
 def ok(srv: Server, method: str, path: str, body: Any, who: dict[str, str]) -> Any:
