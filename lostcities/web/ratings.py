@@ -389,27 +389,42 @@ class Settler:
         """What this process's last settlements did (game id, outcome), for tests."""
         self.now: Callable[[], datetime.datetime] = utcnow
         """The settler's clock (naive UTC): the time a settlement rates at (tests set it)."""
+        self.busy: set[str] = set()
+        """Games this process is settling now (from the hook or a sweep)."""
 
     def on_match_end(self, g: LiveGame) -> None:
         """The hook: a rated match ended here (its result is committed)."""
         if g.row.rated:
-            self.mgr.background(self.settle(g.id))
+            self.busy.add(g.id)  # before the task starts: a sweep meanwhile leaves it alone
+            self.mgr.background(self.settle(g.id, claimed=True))
 
-    async def settle(self, game_id: str) -> str | None:
-        """Settle one game (``None``: the write failed; the sweep tries again)."""
+    async def settle(self, game_id: str, *, claimed: bool = False) -> str | None:
+        """Settle one game (``None``: the write failed, or this process is settling it
+        already; the sweep tries again). ``claimed``: the caller put it in :attr:`busy`."""
+        if not claimed:
+            if game_id in self.busy:
+                return None
+            self.busy.add(game_id)
         try:
             state: str = await self.mgr.store.write(op_rate_game(game_id, now=self.now()))
         except Exception as e:  # another process settled it meanwhile, or the database is away
             log.info("rating of game %s not settled here: %s", game_id, e)
             return None
+        finally:
+            self.busy.discard(game_id)
         self.settled.append((game_id, state))
         return state
 
     async def sweep(self) -> int:
-        """Settle every rated match that ended unsettled; returns how many were settled."""
+        """Settle every rated match that ended unsettled; returns how many were settled.
+
+        A game this process settled while the sweep's query ran is left alone: its result
+        row is written (every outcome but ``pending`` writes one), and a second write would
+        only find it (``done``)."""
         ids = await asyncio.to_thread(unsettled_sync, self.mgr.store)
+        written = {gid for gid, state in self.settled if state != "pending"}
         n = 0
         for gid in ids:
-            if await self.settle(gid) is not None:
+            if gid not in written and await self.settle(gid) is not None:
                 n += 1
         return n

@@ -4,7 +4,9 @@ midway), an aborted match changes nothing, bots are rated from games against peo
 
 from __future__ import annotations
 
+import asyncio
 import threading
+import types
 from collections.abc import Iterator
 from typing import Any
 
@@ -274,6 +276,59 @@ def test_two_settlers_at_once_count_it_once(store: GameStore) -> None:
     assert ratings_of(store)[f"a:{a}"][3] == 1
     with store.engine.connect() as conn:
         assert len(conn.execute(select(RatingResultRow)).all()) == 1
+
+
+class _Manager:
+    """What a :class:`ratings.Settler` uses of the game manager: the store, and tasks."""
+
+    def __init__(self, store: GameStore) -> None:
+        self.store = store
+        self.tasks: list[asyncio.Task[object]] = []
+
+    def background(self, work: Any) -> None:
+        self.tasks.append(asyncio.get_running_loop().create_task(work))
+
+
+def test_a_sweep_leaves_alone_what_the_hook_settles_meanwhile(
+    store: GameStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The match-end hook and the periodic sweep on one process: the sweep's query finds
+    the game unsettled, the hook settles it before the sweep gets to it; the sweep must not
+    settle it again (a second write would only find it ``done``). Both orders: the hook
+    already finished when the sweep reaches the game, and still in flight."""
+    a, b = account(store, "ann"), account(store, "bob")
+    real = ratings.unsettled_sync
+    queried, go_on = threading.Event(), threading.Event()
+
+    def query(st: GameStore, limit: int = 100) -> list[str]:
+        ids = real(st, limit)
+        queried.set()
+        go_on.wait(30)
+        return ids
+
+    monkeypatch.setattr(ratings, "unsettled_sync", query)
+
+    async def scenario(gid: str, hook_first: bool) -> None:
+        mgr = _Manager(store)
+        settler = ratings.Settler(mgr)  # type: ignore[arg-type]
+        sweep = asyncio.ensure_future(settler.sweep())
+        assert await asyncio.to_thread(queried.wait, 30)
+        game = types.SimpleNamespace(id=gid, row=types.SimpleNamespace(rated=True))
+        settler.on_match_end(game)  # type: ignore[arg-type]
+        if hook_first:
+            await asyncio.gather(*mgr.tasks)
+        go_on.set()
+        assert await sweep == 0
+        await asyncio.gather(*mgr.tasks)
+        assert list(settler.settled) == [(gid, "rated")]
+
+    for gid, hook_first in (("g1", True), ("g2", False)):
+        finished_game(store, gid, accounts=(a, b))
+        queried.clear()
+        go_on.clear()
+        asyncio.run(scenario(gid, hook_first))
+    with store.engine.connect() as conn:
+        assert len(conn.execute(select(RatingResultRow)).all()) == 2
 
 
 # -- an idle player's deviation grows ----------------------------------------------------------
