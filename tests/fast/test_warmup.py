@@ -68,9 +68,9 @@ def test_a_first_search_move_after_warm_up_compiles_nothing() -> None:
     # ... and the moves found every kernel they run already there: nothing compiled
     new = {k: v for k, v in r["after"].items() if v != r["before"][k]}
     assert new == {}, f"compiled inside a move: {new}"
-    # loose (a compile takes about 20 s): a 0.2 s move is not held up by the JIT
-    assert r["first_move"] < 3.0, r
-    assert r["seconds"] < 10.0, r
+    # (no wall-clock bound: that nothing compiled is the load-proof form of "the first
+    # move is not held up by the JIT"; the times are in benchmarks' and the warm-up's own
+    # output: `lostcities warmup` says how long it took)
 
 
 def test_progress_messages() -> None:
