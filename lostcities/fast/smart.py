@@ -4,7 +4,10 @@
 :func:`lostcities.bots.ismcts.smart_playout` over the array state of
 :mod:`lostcities.fast.kernels` (it reads the hand in the core's slot order, as the Python
 policy does, so ties are broken alike); ``tests/fast/test_smart.py`` checks move for move
-that both choose the same move and reach the same final scores.
+that both choose the same move and reach the same final scores. The policy is two parts,
+:func:`smart_card_action` and :func:`smart_draw`, over a vector of its thresholds
+(:data:`SMART_THRESHOLDS`, compiled in as constants here), so that a rollout with other
+thresholds or other card actions (:mod:`lostcities.fast.jitter`) shares its code.
 
 :func:`flat_smart_kernel` is the whole inner loop of ``ismcts``'s flat mode: per sampled
 world, deal the hidden cards exactly as the bot's sampler does with ``random.Random.shuffle``
@@ -77,6 +80,16 @@ from lostcities.fast.rng import (  # the Mersenne Twister's replay lives in fast
 )
 
 __all__ = [
+    "NUM_THRESHOLDS",
+    "SMART_THRESHOLDS",
+    "TH_GAP",
+    "TH_OPEN_BASE",
+    "TH_OPEN_SUM",
+    "TH_OPEN_WAGER_SLACK",
+    "TH_OPEN_WAGER_SUM",
+    "TH_WAGER_SLACK",
+    "TH_WAGER_SUM",
+    "TH_WINDOW",
     "MersenneState",
     "deal_hand",
     "deal_unseen",
@@ -92,6 +105,8 @@ __all__ = [
     "mt_shuffle",
     "mt_untwisted",
     "smart_action",
+    "smart_card_action",
+    "smart_draw",
     "smart_playout",
     "smart_playout_scores",
 ]
@@ -132,9 +147,39 @@ def _lowest_kept(s: np.ndarray, p: int, c: int, turns: int) -> tuple[int, int]:
     return lk, ik
 
 
+# -- smart's thresholds: the policy's numbers, as a vector a jittered rollout may vary -------
+TH_GAP = 0
+"""Threshold index: the largest gap (lowest playable number minus the top, from 1 on a
+wagers-only expedition) a started expedition is played up at."""
+TH_WAGER_SUM = 1
+"""Threshold index: the least sum of a colour's playable numbers in hand for a wager onto
+its started expedition."""
+TH_WAGER_SLACK = 2
+"""Threshold index: turns beyond the colour's numbers in hand needed for that wager."""
+TH_OPEN_BASE = 3
+"""Threshold index: an unstarted colour's value is its hand sum minus this and its lowest
+card; it is opened when the value is positive (the best colour first)."""
+TH_OPEN_SUM = 4
+"""Threshold index: the least hand sum of a colour to open it."""
+TH_OPEN_WAGER_SUM = 5
+"""Threshold index: the least hand sum to open a colour with a wager."""
+TH_OPEN_WAGER_SLACK = 6
+"""Threshold index: turns beyond the colour's cards in hand needed to open with a wager."""
+TH_WINDOW = 7
+"""Threshold index: the largest step from a started expedition's top to a discard pile's
+top number that the policy draws."""
+SMART_THRESHOLDS = (3, 27, 3, 18, 22, 30, 3, 2)
+"""The smart policy's thresholds, by the ``TH_*`` indexes: :func:`smart_action` plays with
+these (a tuple, so numba compiles them in as constants)."""
+NUM_THRESHOLDS = len(SMART_THRESHOLDS)
+
+
 @njit(cache=True, inline="always")
-def _smart_action(s: np.ndarray, sc: np.ndarray) -> int:
-    """:func:`smart_action` with a scratch array ``sc`` of 30 int64."""
+def smart_card_action(s: np.ndarray, sc: np.ndarray, th: Any) -> int:
+    """The smart policy's card action (``60 * discard + card kind``) for the player to move
+    in ``s``, with the thresholds ``th`` (indexed by the ``TH_*`` names:
+    :data:`SMART_THRESHOLDS` or a jittered copy); fills the scratch ``sc`` (30 int64) with
+    what :func:`smart_draw` reads."""
     p = s[TURN]
     hp = HAND + 8 * p
     tp = TOP + 6 * p
@@ -168,16 +213,17 @@ def _smart_action(s: np.ndarray, sc: np.ndarray) -> int:
                 if s[cp + c] > 0:
                     need += 1
     row = -1  # the card kind to play or discard
-    discard = False
-    played = -1
     panic = need >= turns
-    best_gap = 99 if panic else 3
+    best_gap = 99 if panic else th[TH_GAP]
     best_w = -1
     for c in range(n):
         if s[cp + c] > 0:
-            if sc[24 + c] > 0 and sc[12 + c] >= 27 and turns > sc[18 + c] + 3:
+            if (
+                sc[24 + c] > 0
+                and sc[12 + c] >= th[TH_WAGER_SUM]
+                and turns > sc[18 + c] + th[TH_WAGER_SLACK]
+            ):
                 row = 10 * c
-                played = c
                 break
             lc = sc[c]
             gap = lc - max(s[tp + c], 1)  # from 1 on an expedition of wagers only
@@ -190,65 +236,83 @@ def _smart_action(s: np.ndarray, sc: np.ndarray) -> int:
                         best_w = wc
                         best_gap = gap
                         row = ik
-                        played = c
             elif lc < 99 and gap <= best_gap:
                 best_gap = gap
                 row = sc[6 + c]
-                played = c
     if row < 0:
         best_v = 0
         for c in range(n):
             hc = sc[18 + c]
             if hc > 0 and s[cp + c] == 0 and turns > hc:
                 hs = sc[12 + c]
-                v = hs - 18 - sc[c]
-                if v > best_v and hs >= 22:
+                v = hs - th[TH_OPEN_BASE] - sc[c]
+                if v > best_v and hs >= th[TH_OPEN_SUM]:
                     best_v = v
-                    played = c
-                    if sc[24 + c] > 0 and hs >= 30 and turns > hc + sc[24 + c] + 3:
+                    if (
+                        sc[24 + c] > 0
+                        and hs >= th[TH_OPEN_WAGER_SUM]
+                        and turns > hc + sc[24 + c] + th[TH_OPEN_WAGER_SLACK]
+                    ):
                         row = 10 * c
                     else:
                         row = sc[6 + c]
-    disc_color = -1
-    if row < 0:
-        op = TOP + 6 * (p ^ 1)
-        oc = CNT + 6 * (p ^ 1)
-        dead = -1
-        safe = -1
-        safe_x = 297  # 3 x the Python policy's 99.0 (it compares x / 3)
-        lowest = -1
-        lowest_r = 99
-        for i in range(8):
-            kind = s[hp + i]
-            c = COL_OF[kind]
-            r = RANK_OF[kind]
-            if r < lowest_r:
-                lowest = kind
-                lowest_r = r
-            otop = s[op + c]
-            if s[oc + c] > 0 and playable(r, otop):
-                continue
-            top = s[tp + c]
-            if not playable(r, top):
-                dead = kind
-                break
-            x = r + 2 * sc[12 + c] + (30 if s[cp + c] > 0 else 0)
-            if x < safe_x:
-                safe_x = x
-                safe = kind
-        row = dead if dead >= 0 else safe if safe >= 0 else lowest
-        discard = True
-        disc_color = COL_OF[row]
-    d = 0
-    for c in range(n):
+    if row >= 0:
+        return row
+    op = TOP + 6 * (p ^ 1)
+    oc = CNT + 6 * (p ^ 1)
+    dead = -1
+    safe = -1
+    safe_x = 297  # 3 x the Python policy's 99.0 (it compares x / 3)
+    lowest = -1
+    lowest_r = 99
+    for i in range(8):
+        kind = s[hp + i]
+        c = COL_OF[kind]
+        r = RANK_OF[kind]
+        if r < lowest_r:
+            lowest = kind
+            lowest_r = r
+        otop = s[op + c]
+        if s[oc + c] > 0 and playable(r, otop):
+            continue
+        top = s[tp + c]
+        if not playable(r, top):
+            dead = kind
+            break
+        x = r + 2 * sc[12 + c] + (30 if s[cp + c] > 0 else 0)
+        if x < safe_x:
+            safe_x = x
+            safe = kind
+    return 60 + (dead if dead >= 0 else safe if safe >= 0 else lowest)
+
+
+@njit(cache=True, inline="always")
+def smart_draw(s: np.ndarray, sc: np.ndarray, th: Any, card_action: int) -> int:
+    """The smart policy's draw (0: the draw pile, ``1 + c``: colour ``c``'s discard pile)
+    after ``card_action`` for the player to move in ``s`` (not yet made), with the
+    thresholds ``th`` and the scratch :func:`smart_card_action` filled for this position:
+    the first pile (not of the card action's colour) whose top number fits a started
+    expedition within ``th[TH_WINDOW]`` of its top and below the lowest of that colour in
+    hand."""
+    p = s[TURN]
+    tp = TOP + 6 * p
+    cp = CNT + 6 * p
+    own = COL_OF[card_action % 60]
+    for c in range(s[NCOL]):
         np_ = s[NPILE + c]
-        if np_ > 0 and s[cp + c] > 0 and c != disc_color and c != played:
+        if np_ > 0 and s[cp + c] > 0 and c != own:
             r = RANK_OF[s[PILE + 12 * c + np_ - 1]]
             top = s[tp + c]
-            if r > 0 and playable(r, top) and r - top <= 2 and r < sc[c]:
-                d = c + 1
-                break
-    return ((60 if discard else 0) + row) * 7 + d
+            if r > 0 and playable(r, top) and r - top <= th[TH_WINDOW] and r < sc[c]:
+                return c + 1
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _smart_action(s: np.ndarray, sc: np.ndarray) -> int:
+    """:func:`smart_action` with a scratch array ``sc`` of 30 int64."""
+    ca = smart_card_action(s, sc, SMART_THRESHOLDS)
+    return ca * 7 + smart_draw(s, sc, SMART_THRESHOLDS, ca)
 
 
 @njit(cache=True)
@@ -497,6 +561,8 @@ def deal_hand(
 # -- numba's cache: this file compiles in kernels.py's, bits.py's and rng.py's code -----------
 K.guard_cache(
     (
+        smart_card_action,
+        smart_draw,
         _smart_action,
         smart_action,
         smart_action_into,
