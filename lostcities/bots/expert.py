@@ -49,10 +49,15 @@ Options (``expert:time=0.5``, ``expert:iters=4000,top=4``):
              scale)`` as in a lone round (match-blind, for comparison);
 ``msd``      the standard deviation of a later round's margin that match value assumes
              (points, default 35, :data:`lostcities.bots.matchplay.ROUND_MARGIN_SD`);
-``rollout``  the judge that plays the worlds out: ``smart`` (default) or ``learned``, the
-             learned rollout policy of :mod:`lostcities.fast.judge` (compiled engine only;
-             goal games and installs without numba play ``smart``);
-``judge``    with ``rollout=learned``: a judge weights file instead of the shipped one.
+``rollout``  the judge that plays the worlds out: ``smart`` (default), ``learned``, the
+             learned rollout policy of :mod:`lostcities.fast.judge`, or ``jitter``,
+             ``smart`` with random noise (:mod:`lostcities.fast.jitter`) (both compiled
+             engine only; goal games and installs without numba play ``smart``);
+``judge``    with ``rollout=learned``: a judge weights file instead of the shipped one;
+``jitter``   with ``rollout=jitter``: how far each player's thresholds of ``smart`` are
+             drawn from its own in each world, 0 .. 5 (default 1);
+``eps``      with ``rollout=jitter``: the chance that a rollout move's card action is a
+             random plausible one, 0 .. 1 (default 0).
 
 >>> from lostcities import Round
 >>> r = Round.deal(seed=4)
@@ -72,7 +77,13 @@ import numpy as np
 import numpy.typing as npt
 
 from lostcities.bots.base import Bot, BotError, BotSpecError, SearchSetup, SpecOptions
-from lostcities.bots.flat import FlatSearcher, fast_engine_available, flat_search, learned_judge
+from lostcities.bots.flat import (
+    FlatSearcher,
+    fast_engine_available,
+    flat_search,
+    learned_judge,
+    rollout_jitter,
+)
 from lostcities.bots.ismcts import IsmctsBot
 from lostcities.bots.matchplay import ROUND_MARGIN_SD, match_reward
 from lostcities.bots.net import load_network
@@ -115,20 +126,24 @@ class ExpertBot(Bot):
         msd: float = ROUND_MARGIN_SD,
         rollout: str = "smart",
         judge: str | None = None,
+        jitter: int | None = None,
+        eps: float | None = None,
     ) -> None:
         super().__init__(seed)
         if iters is None and time is None:
             time = 1.0
         if iters is not None and iters < 1:
             raise BotSpecError(f"invalid bot spec: expert iters must be positive, not {iters}")
-        if rollout not in ("smart", "learned"):
+        if rollout not in ("smart", "learned", "jitter"):
             raise BotSpecError(
-                f"invalid bot spec: expert rollout must be smart or learned, not {rollout!r}"
+                "invalid bot spec: expert rollout must be smart, learned or jitter, "
+                f"not {rollout!r}"
             )
         self.rollout = rollout
-        """The judge of the worlds' playouts: ``smart`` or ``learned``."""
-        try:  # the learned judge (rollout=learned), else None
+        """The judge of the worlds' playouts: ``smart``, ``learned`` or ``jitter``."""
+        try:  # the learned judge (rollout=learned), the noise (rollout=jitter), else None
             self.judge = learned_judge(rollout, judge)
+            self.jitter = rollout_jitter(rollout, jitter, eps)
         except ValueError as e:
             raise BotSpecError(f"invalid bot spec: expert {e}") from None
         if time is not None and not time > 0:
@@ -200,9 +215,12 @@ class ExpertBot(Bot):
                 "msd",
                 "rollout",
                 "judge",
+                "jitter",
+                "eps",
             ),
         )
         t = o.number("time", math.nan)
+        eps = o.number("eps", math.nan)
         top = o.whole("top", 5, minimum=1)
         assert top is not None
         return cls(
@@ -226,6 +244,8 @@ class ExpertBot(Bot):
             msd=o.number("msd", ROUND_MARGIN_SD),
             rollout=options.get("rollout", "smart").lower(),
             judge=o.text("judge", None),
+            jitter=o.whole("jitter", None),
+            eps=None if math.isnan(eps) else eps,
         )
 
     def restart(self, variant: Variant, seat: int) -> None:
@@ -318,6 +338,7 @@ class ExpertBot(Bot):
             hands=self.inferred_hands(view) if compiled else None,
             reward=reward,
             judge=self.judge,
+            jitter=self.jitter,
         )
         if self.control > 0:
             worlds, sums = self._controlled(probs, search, start, hard, max_worlds)

@@ -43,6 +43,7 @@ from lostcities.rules import Move, PlayerView, Round
 from lostcities.scoring import MARGIN_SCALE
 
 if TYPE_CHECKING:
+    from lostcities.fast.jitter import Jitter
     from lostcities.fast.judge import Judge
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "fast_engine_available",
     "flat_search",
     "learned_judge",
+    "rollout_jitter",
 ]
 
 ENGINES = ("fast", "python")
@@ -137,12 +139,15 @@ def flat_search(
     hands: Sequence[Sequence[Card]] | None = None,
     reward: Callable[[int], float] | None = None,
     judge: Judge | None = None,
+    jitter: Jitter | None = None,
 ) -> FlatSearcher:
     """The flat search of ``candidates`` for ``view`` on ``engine`` (module docs): the
     compiled :class:`~lostcities.fast.search.FlatSearch` for ``"fast"`` and a classic view,
     else :class:`PythonFlatSearch`; the other arguments as for both. ``rollout="learned"``
     (the learned judge ``judge``, default the shipped one, :mod:`lostcities.fast.judge`)
-    runs compiled only: the Python twin plays ``"smart"`` rollouts instead.
+    runs compiled only: the Python twin plays ``"smart"`` rollouts instead; so does
+    ``rollout="jitter"`` (``smart`` with the random noise ``jitter``,
+    :mod:`lostcities.fast.jitter`).
 
     :raises ValueError: for an unknown ``engine`` (and as the searches raise).
     :raises ImportError: for ``engine="fast"`` without numba
@@ -163,13 +168,14 @@ def flat_search(
             hands=hands,
             reward=reward,
             judge=judge,
+            jitter=jitter,
         )
     return PythonFlatSearch(
         view,
         candidates,
         scale=scale,
         seed=seed,
-        rollout="smart" if rollout == "learned" else rollout,
+        rollout="smart" if rollout in ("learned", "jitter") else rollout,
         rng=rng,
         hands=hands,
         reward=reward,
@@ -193,6 +199,25 @@ def learned_judge(rollout: str, path: str | None) -> Judge | None:
     from lostcities.fast.judge import load_judge
 
     return load_judge(path)
+
+
+def rollout_jitter(rollout: str, level: int | None, eps: float | None) -> Jitter | None:
+    """The rollout noise that a search bot's ``rollout``, ``jitter`` (level) and ``eps``
+    options name: :class:`~lostcities.fast.jitter.Jitter` ``(level, eps)`` (defaults 1 and
+    0) with ``rollout="jitter"``, else ``None``.
+
+    :raises ValueError: for ``jitter`` or ``eps`` without ``rollout=jitter``, no numba, or
+        values out of range (:class:`~lostcities.fast.jitter.InvalidJitterError`).
+    """
+    if rollout != "jitter":
+        if level is not None or eps is not None:
+            raise ValueError("jitter= and eps= need rollout=jitter")
+        return None
+    if not fast_engine_available():
+        raise ValueError("rollout=jitter needs numba (pip install 'lostcities[fast]')")
+    from lostcities.fast.jitter import Jitter
+
+    return Jitter(1 if level is None else level, 0.0 if eps is None else eps)
 
 
 def check_candidates(view: PlayerView, candidates: Sequence[Move]) -> None:

@@ -38,10 +38,15 @@ Options (spec ``ismcts:time=0.5``, ``ismcts:iters=2000,mode=tree,c=0.7``):
              passed to :meth:`IsmctsBot.choose` cuts the search short);
 ``mode``     ``flat`` (default) or ``tree``;
 ``rollout``  ``smart`` (default), ``cheap`` (``fast``: deprecated name of ``cheap``,
-             removed in 0.4.0) or ``learned`` (the learned rollout policy of
-             :mod:`lostcities.fast.judge`; flat mode on the compiled engine only, goal games
-             play ``smart``);
+             removed in 0.4.0), ``learned`` (the learned rollout policy of
+             :mod:`lostcities.fast.judge`) or ``jitter`` (``smart`` with random noise,
+             :mod:`lostcities.fast.jitter`); the last two in flat mode on the compiled
+             engine only, goal games play ``smart``;
 ``judge``    with ``rollout=learned``: a judge weights file instead of the shipped one;
+``jitter``   with ``rollout=jitter``: how far each player's thresholds are drawn from
+             ``smart``'s in each world, 0 .. 5 (default 1);
+``eps``      with ``rollout=jitter``: the chance that a rollout move's card action is a
+             random plausible one, 0 .. 1 (default 0);
 ``top``      heuristic card actions searched at the root (default 3; 0 = every legal move);
 ``c``        the UCB exploration constant (default 0.7, tree mode);
 ``depth``    most moves from the root the tree grows (default 8, tree mode);
@@ -82,7 +87,13 @@ import warnings
 from collections.abc import Callable
 
 from lostcities.bots.base import Bot, BotError, BotSpecError, SearchSetup, SpecOptions
-from lostcities.bots.flat import PythonFlatSearch, fast_engine_available, flat_search, learned_judge
+from lostcities.bots.flat import (
+    PythonFlatSearch,
+    fast_engine_available,
+    flat_search,
+    learned_judge,
+    rollout_jitter,
+)
 from lostcities.bots.heuristic import HeuristicBot, goals_option
 from lostcities.bots.matchplay import ROUND_MARGIN_SD, match_reward
 from lostcities.bots.rollout import DISCARD_KEY_BASE, MOVES, playout, smart_playout
@@ -92,7 +103,7 @@ from lostcities.scoring import MARGIN_SCALE
 
 __all__ = ["ROLLOUTS", "IsmctsBot", "fast_engine_available", "flat_totals", "smart_playout"]
 
-ROLLOUTS = ("smart", "cheap", "learned")
+ROLLOUTS = ("smart", "cheap", "learned", "jitter")
 """The rollout policies (option ``rollout``); ``fast`` is accepted as a deprecated name of
 ``cheap``."""
 
@@ -193,6 +204,8 @@ class IsmctsBot(Bot):
         match: bool = True,
         msd: float = ROUND_MARGIN_SD,
         judge: str | None = None,
+        jitter: int | None = None,
+        eps: float | None = None,
     ) -> None:
         super().__init__(seed)
         if iters is None and time is None:
@@ -221,14 +234,16 @@ class IsmctsBot(Bot):
             rollout = "cheap"
         if rollout not in ROLLOUTS:
             raise BotSpecError(
-                f"invalid bot spec: ismcts rollout must be smart, cheap or learned, not {rollout!r}"
+                "invalid bot spec: ismcts rollout must be smart, cheap, learned or jitter, "
+                f"not {rollout!r}"
             )
-        if rollout == "learned" and (mode != "flat" or engine == "python"):
+        if rollout in ("learned", "jitter") and (mode != "flat" or engine == "python"):
             raise BotSpecError(
-                "invalid bot spec: ismcts rollout=learned needs mode=flat, engine=fast"
+                f"invalid bot spec: ismcts rollout={rollout} needs mode=flat, engine=fast"
             )
-        try:  # the learned judge (rollout=learned), else None
+        try:  # the learned judge (rollout=learned), the noise (rollout=jitter), else None
             self.judge = learned_judge(rollout, judge)
+            self.jitter = rollout_jitter(rollout, jitter, eps)
         except ValueError as e:
             raise BotSpecError(f"invalid bot spec: ismcts {e}") from None
         self.rollout = rollout
@@ -288,9 +303,12 @@ class IsmctsBot(Bot):
                 "match",
                 "msd",
                 "judge",
+                "jitter",
+                "eps",
             ),
         )
         time_ = o.number("time", math.nan)
+        eps = o.number("eps", math.nan)
         depth = o.whole("depth", 8)
         top = o.whole("top", 3)
         assert depth is not None and top is not None
@@ -310,6 +328,8 @@ class IsmctsBot(Bot):
             match=bool(o.whole("match", 1, minimum=0)),
             msd=o.number("msd", ROUND_MARGIN_SD),
             judge=o.text("judge", None),
+            jitter=o.whole("jitter", None),
+            eps=None if math.isnan(eps) else eps,
         )
 
     def reseed(self, seed: int | None) -> None:
@@ -423,6 +443,7 @@ class IsmctsBot(Bot):
             rng=self.rng,
             reward=self._reward,
             judge=self.judge,
+            jitter=self.jitter,
         )
         max_worlds = None if self.iters is None else -(-self.iters // k)
         if deadline == math.inf:

@@ -42,6 +42,7 @@ import numpy.typing as npt
 from lostcities.cards import Card
 from lostcities.errors import IllegalMoveError
 from lostcities.fast import kernels as K
+from lostcities.fast.jitter import Jitter, flat_jitter_hands_kernel, flat_jitter_kernel
 from lostcities.fast.judge import Judge, default_judge, flat_judge_hands_kernel, flat_judge_kernel
 from lostcities.fast.smart import MersenneState, flat_hands_kernel, flat_kernel, flat_smart_kernel
 from lostcities.fast.state import state_from_round
@@ -67,9 +68,11 @@ class FlatSearch:
     :mod:`lostcities.bots.rollout`) or ``"smart"``
     (that of :func:`lostcities.bots.ismcts.smart_playout`) or ``"learned"`` (the learned
     judge of :mod:`lostcities.fast.judge`: ``judge``, default the shipped one; the same
-    worlds as ``"smart"`` unless it samples). ``rng``: deal the worlds as the
+    worlds as ``"smart"`` unless it samples) or ``"jitter"`` (``smart`` with random
+    noise, :mod:`lostcities.fast.jitter`: ``jitter``, default ``Jitter()``; the same worlds
+    and totals as ``"smart"`` with no noise). ``rng``: deal the worlds as the
     ``ismcts`` bot does with this generator, which advances as if Python had drawn them
-    (without it, ``"smart"`` and ``"learned"`` draw from ``random.Random(seed)`` and
+    (without it, ``"smart"``, ``"learned"`` and ``"jitter"`` draw from ``random.Random(seed)`` and
     ``"cheap"`` from a compiled xorshift generator seeded with ``seed``).
     ``hands``: the opponent's hidden cards (besides those it is known to hold) of each
     world, cycled in order, the rest of the unseen cards shuffled into the draw pile (for
@@ -92,10 +95,11 @@ class FlatSearch:
         hands: Sequence[Sequence[Card]] | None = None,
         reward: Callable[[int], float] | None = None,
         judge: Judge | None = None,
+        jitter: Jitter | None = None,
     ) -> None:
-        if rollout not in ("cheap", "smart", "learned"):
+        if rollout not in ("cheap", "smart", "learned", "jitter"):
             raise ValueError(
-                f"flat search: rollout must be cheap, smart or learned, not {rollout!r}"
+                f"flat search: rollout must be cheap, smart, learned or jitter, not {rollout!r}"
             )
         if not candidates:
             raise ValueError("flat search: no candidate moves")
@@ -138,7 +142,14 @@ class FlatSearch:
             self._world_kernel = flat_judge_kernel
             self._hands_kernel = flat_judge_hands_kernel
             self._policy = (self.judge.arrays, self.judge.temperature)
-        if rng is None and rollout in ("smart", "learned"):
+        self.jitter: Jitter | None = None
+        """The noise of ``rollout="jitter"`` (else ``None``)."""
+        if rollout == "jitter":
+            self.jitter = jitter if jitter is not None else Jitter()
+            self._world_kernel = flat_jitter_kernel
+            self._hands_kernel = flat_jitter_hands_kernel
+            self._policy = (self.jitter.spread, self.jitter.eps)
+        if rng is None and rollout in ("smart", "learned", "jitter"):
             rng = random.Random(seed)
         if rng is None:  # the compiled xorshift generator
             seeds = np.random.SeedSequence(seed).generate_state(2, np.uint64)

@@ -177,7 +177,7 @@ def test_search_bots_take_the_judge(tmp_path: Path) -> None:
         a, b = (make(spec, seed=3).choose(view) for _ in range(2))
         assert a == b and view.is_legal(a)
     for bad, why in (
-        ("expert:rollout=clever", "smart or learned"),
+        ("expert:rollout=clever", "smart, learned or jitter"),
         (f"expert:judge={path}", "needs rollout=learned"),
         ("ismcts:rollout=learned,mode=tree", "mode=flat"),
         (f"expert:rollout=learned,judge={tmp_path / 'none.npz'}", "invalid judge weights"),
