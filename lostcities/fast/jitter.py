@@ -20,10 +20,12 @@ and the same stream of random numbers (the generator is reset to the world's sta
 each candidate), so candidates are compared on the same noise as on the same deal.
 
 The random numbers are the compiled xorshift128+ generator (:mod:`lostcities.fast.rng`),
-seeded in the flat search from four words of the Mersenne Twister that deals the worlds
-(as the learned judge's sampling is): a search is reproducible for a given seed and budget
-(worlds played in one call). With ``level=0`` and ``eps=0`` nothing is drawn and the
-rollouts are ``smart``'s: the same worlds, the same totals, bit for bit.
+seeded in the flat search from the next four words of the Mersenne Twister that deals the
+worlds, read from a copy of it and hashed (splitmix64), so the worlds themselves are
+``smart``'s, whatever the noise: a search is reproducible for a given seed and budget
+(worlds played in one call), and settings compared from the same seed play the same deals.
+With ``level=0`` and ``eps=0`` nothing is drawn and the rollouts are ``smart``'s: the same
+totals, bit for bit.
 
 >>> from lostcities import Round
 >>> from lostcities.fast.state import state_from_round
@@ -215,16 +217,39 @@ def _play_candidates(
         totals[j] += math.tanh(m / scale)
 
 
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+@njit(cache=True, inline="always")
+def _splitmix(x: Any) -> Any:
+    """splitmix64's output function of ``x`` (a uint64)."""
+    x = x + _GOLDEN
+    x = (x ^ (x >> np.uint64(30))) * _MIX1
+    x = (x ^ (x >> np.uint64(27))) * _MIX2
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True)
+def _seed_from(mt: np.ndarray, pos: np.ndarray, g: np.ndarray) -> None:
+    """Seed ``g`` from the next four words of the Mersenne Twister (``mt``, ``pos``), read
+    from a copy (the worlds' generator is not advanced), hashed."""
+    m = mt.copy()
+    q = pos.copy()
+    a = np.uint64(mt_next32(m, q)) << np.uint64(32) | np.uint64(mt_next32(m, q))
+    b = np.uint64(mt_next32(m, q)) << np.uint64(32) | np.uint64(mt_next32(m, q))
+    g[0] = _splitmix(a) | np.uint64(1)
+    g[1] = _splitmix(b ^ _GOLDEN)
+
+
 @njit(cache=True, inline="always")
 def _context(spread: np.ndarray, eps: float, mt: np.ndarray, pos: np.ndarray) -> Any:
-    """The jittered playouts' scratch, thresholds and generators (seeded from four words of
-    the Mersenne Twister, only when there is noise to draw)."""
+    """The jittered playouts' scratch, thresholds and generators (seeded from the Mersenne
+    Twister's next words, without advancing it, only when there is noise to draw)."""
     g = np.zeros(2, np.uint64)
     if eps > 0 or spread.any():
-        a = np.uint64(mt_next32(mt, pos)) << np.uint64(32) | np.uint64(mt_next32(mt, pos))
-        b = np.uint64(mt_next32(mt, pos)) << np.uint64(32) | np.uint64(mt_next32(mt, pos))
-        g[0] = a | np.uint64(1)
-        g[1] = b
+        _seed_from(mt, pos, g)
     th = np.empty((2, NUM_THRESHOLDS), np.int64)
     return (np.empty(30, np.int64), th, spread, eps, g, np.zeros(2, np.uint64), g.copy())
 
@@ -247,8 +272,8 @@ def flat_jitter_kernel(
     margins: np.ndarray,
 ) -> None:
     """:func:`lostcities.fast.smart.flat_smart_kernel` with jittered playouts (``spread``:
-    each threshold's ``level * unit``): the same worlds from the same generator state when
-    there is no noise, else four words of the generator first seed the noise."""
+    each threshold's ``level * unit``): the same worlds from the same generator state, the
+    noise seeded from the generator's next words (module docs)."""
     ctx = _context(spread, eps, mt, pos)
     deal = (unseen, np.empty_like(unseen))
     S.flat_worlds(
