@@ -814,11 +814,17 @@ class GameStore:
             )
         insert_sql, update_sql, stamp = self._move_sql
         at = stamp(now)
-        conn.exec_driver_sql(
-            insert_sql, [(m.game_id, m.round_index, m.ply, m.move, at) for m in moves]
-        )
         touched = sorted({m.game_id for m in moves})
-        conn.exec_driver_sql(update_sql, [(at, g) for g in touched])
+        # The driver's own cursor, in the connection's transaction: what exec_driver_sql
+        # sends, without its execution context and result object (~10 us a batch).
+        cur = conn.connection.cursor()
+        try:
+            cur.executemany(
+                insert_sql, [(m.game_id, m.round_index, m.ply, m.move, at) for m in moves]
+            )
+            cur.executemany(update_sql, [(at, g) for g in touched])
+        finally:
+            cur.close()
         return touched
 
     def write_sync(self, fn: Callable[[Session], Any]) -> Any:
