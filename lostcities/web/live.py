@@ -26,7 +26,7 @@ from sqlalchemy.exc import IntegrityError
 
 from lostcities.match import Match, round_seed
 from lostcities.referee import Referee
-from lostcities.rules import Move, Round
+from lostcities.rules import Move, PlayerView, Round
 from lostcities.web import clocks, schemas
 from lostcities.web.errors import (
     ChatFullError,
@@ -182,8 +182,19 @@ class LiveGame:
         return fixed
 
     def _summary(self, seat: int | None) -> dict[str, Any]:
-        """:meth:`summary`'s fields as plain values (the state message writes them as
-        JSON without the model; a test checks that the text is the model's)."""
+        """:meth:`summary`'s fields as plain values."""
+        head, tail, to_move, status = self._summary_shared()
+        return {
+            **head,
+            "seat": seat,
+            # a game still waiting for the friend is nobody's turn yet
+            "your_turn": seat is not None and to_move == seat and status != "waiting",
+            **tail,
+        }
+
+    def _summary_shared(self) -> tuple[dict[str, Any], dict[str, Any], int | None, str]:
+        """The summary's fields that are the same for every seat: those before ``seat``
+        and those after ``your_turn``; who is to move and the status."""
         row = self.row
         colors, clock, _, game_id, variant, num_rounds, level = self._static()[1:]
         name0, name1, token0, token1, status, updated_at, rematch_id, hints = _columns(
@@ -209,7 +220,7 @@ class LiveGame:
         over, result, totals, _ = self._match_part()
         to_move = None if over else self.round.to_move
         left, times = self.clock_left(), self.clock_times()
-        return {
+        head = {
             "id": game_id,
             "variant": variant,
             "colors": list(colors),
@@ -220,9 +231,8 @@ class LiveGame:
             "round": self.round_index,
             "totals": list(totals),
             "to_move": to_move,
-            "seat": seat,
-            # a game still waiting for the friend is nobody's turn yet
-            "your_turn": seat is not None and to_move == seat and status != "waiting",
+        }
+        tail = {
             "updated_at": updated_at.isoformat() + "Z" if updated_at else None,
             "rematch_id": rematch_id,
             "assisted": bool(hints),
@@ -232,6 +242,47 @@ class LiveGame:
             "clock_left": None if left is None else float(left),
             "clock_times": None if times is None else [float(t) for t in times],
         }
+        return head, tail, to_move, status
+
+    def _summary_json(self, seat: int | None, memo: list[Any] | None) -> str:
+        """The JSON text of :meth:`summary` (written without the model; a test checks that
+        the text is the model's). The part every seat shares is made once per broadcast
+        (``memo``), again if anything it reads changed meanwhile."""
+        row, r = self.row, self.round
+        key = (
+            row,
+            r,
+            r.ply,
+            r.is_over(),
+            self.round_index,
+            len(self.match.rounds),
+            tuple((c.seat, c.alive) for c in self.conns),
+            *_columns(
+                row,
+                ("name0", "name1", "token0", "token1", "status", "updated_at", "rematch_id",
+                 "hints", "rated", "clock_left0", "clock_left1"),
+            ),
+        )  # fmt: skip
+        shared: tuple[tuple[Any, ...], str, str, int | None, str] | None = None
+        if memo is not None and len(memo) > 3 and memo[3][0] == key:
+            shared = memo[3]
+        if shared is None:
+            head, tail, to_move, status = self._summary_shared()
+            shared = (
+                key,
+                schemas.json_text(head)[:-1],
+                schemas.json_text(tail)[1:],
+                to_move,
+                status,
+            )
+            if memo is not None and len(memo) >= 3:  # (after the view's parts)
+                memo[3:] = [shared]
+        _, head_json, tail_json, to_move, status = shared
+        your_turn = seat is not None and to_move == seat and status != "waiting"
+        return (
+            f'{head_json},"seat":{schemas.json_text(seat)},'
+            f'"your_turn":{"true" if your_turn else "false"},{tail_json}'
+        )
 
     def _illegal(self, seat: int) -> dict[str, str]:
         r = self.round
@@ -248,17 +299,18 @@ class LiveGame:
                 out[str(card)] = msg
         return out
 
-    def _public(self, memo: list[Any] | None = None) -> schemas.ViewParts:
+    def _public(self, memo: list[Any] | None, view: PlayerView | None) -> schemas.ViewParts:
         """The JSON of the view's public part (a spectator's view), which every seat
-        shares. Made once per position for a broadcast (``memo``)."""
+        shares, from ``view`` (any seat's view of the position; ``None``: seat 0's). Made
+        once per position for a broadcast (``memo``)."""
         r, m = self.round, self.match
         key = (r.ply, r.is_over(), m.is_over(), len(m.rounds))
         if memo and memo[0] is r and memo[1] == key:
             parts: schemas.ViewParts = memo[2]
             return parts
-        parts = schemas.view_parts(r.view(0))
+        parts = schemas.view_parts(r.view(0) if view is None else view)
         if memo is not None:
-            memo[:] = [r, key, parts]
+            memo[:3] = [r, key, parts]
         return parts
 
     def _match_part(self) -> _MatchPart:
@@ -293,12 +345,12 @@ class LiveGame:
         (``None``: a spectator), as JSON text (``memo``: :meth:`broadcast`'s, for the parts
         every seat shares)."""
         r = self.round
-        parts = self._public(memo)
         if seat is None:
-            view = schemas.view_json(parts, None, {})
+            view = schemas.view_json(self._public(memo, None), None, {})
         else:
-            view = schemas.view_json(parts, r.view(seat), self._illegal(seat))
-        game = schemas.json_text(self._summary(seat))
+            v = r.view(seat)
+            view = schemas.view_json(self._public(memo, v), v, self._illegal(seat))
+        game = self._summary_json(seat, memo)
         match = self._match_part()[3]
         return schemas.state_json(game, seat, self.round_index, r.starter, view, match, ack)
 
