@@ -114,6 +114,11 @@ def play_one(name: str, a: str, b: str, deals: int, seed: int, variant: str, out
     (out / f"{name}.json").write_text(json.dumps(data) + "\n")
 
 
+def _f(x: float | None, fmt: str, times: float = 1.0) -> str:
+    """``x * times`` formatted, or ``-`` for none (a CI of too few rounds)."""
+    return "-" if x is None else format(x * times, fmt)
+
+
 def summary(out: Path, names: Sequence[str]) -> str:
     """A markdown table of the matches written so far."""
     lines = [
@@ -131,8 +136,8 @@ def summary(out: Path, names: Sequence[str]) -> str:
         mlo, mhi = d["mean_margin_ci95"]
         lines.append(
             f"| {name} | `{d['a']}` | {d['variant']} | {d['rounds']} | "
-            f"{100 * d['a_win_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] | "
-            f"{d['mean_margin']:+.1f} [{mlo:+.1f}, {mhi:+.1f}] | "
+            f"{_f(d['a_win_rate'], '.1f', 100)}% [{_f(lo, '.1f', 100)}, {_f(hi, '.1f', 100)}] | "
+            f"{_f(d['mean_margin'], '+.1f')} [{_f(mlo, '+.1f')}, {_f(mhi, '+.1f')}] | "
             f"{d['a_ms_per_move']:.1f} / {d['b_ms_per_move']:.1f} | {d['wall_s']:.0f} |"
         )
     return "\n".join(lines) + "\n"
