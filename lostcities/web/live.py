@@ -24,9 +24,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy.exc import IntegrityError
 
+from lostcities.cards import Card
 from lostcities.match import Match, round_seed
 from lostcities.referee import Referee
-from lostcities.rules import Move, PlayerView, Round
+from lostcities.rules import Action, LegalMoves, Move, PlayerView, Round
 from lostcities.web import clocks, schemas
 from lostcities.web.errors import (
     ChatFullError,
@@ -115,6 +116,10 @@ class LiveGame:
         default=None, init=False, repr=False
     )
     """The match, its rounds' count and the last one's end that :meth:`_match_part` is of."""
+    _reasons: list[tuple[tuple[int, ...], dict[Card, str]]] = field(
+        default_factory=lambda: [((), {}), ((), {})], init=False, repr=False
+    )
+    """Each seat's expedition tops and the reasons :meth:`_illegal` found under them."""
     referee: Referee = field(init=False)
     """Applies the stored moves, forfeits and new rounds to :attr:`match` (both seats
     submit: the bots' moves come from the :class:`BotRunner`); its
@@ -284,19 +289,40 @@ class LiveGame:
             f'"your_turn":{"true" if your_turn else "false"},{tail_json}'
         )
 
-    def _illegal(self, seat: int) -> dict[str, str]:
+    def _illegal(self, seat: int, legal: LegalMoves) -> dict[str, str]:
+        """Why each card of ``seat``'s hand cannot be played now, drawing from the draw pile
+        (the core's message, :meth:`Round.parse_move <lostcities.Round.parse_move>`'s),
+        given ``legal``, the round's legal moves when it is ``seat``'s turn: a card played
+        by one of them has none. Memoised: the core checks such a play against the card and
+        the player's expedition tops (:meth:`Round.tables <lostcities.Round.tables>`)
+        only, since the card is in the hand and no discard pile is drawn from, so a card's
+        reason is kept while the seat's tops stay as they are (a discard, the other seat's
+        turn)."""
         r = self.round
         if r.is_over() or r.to_move != seat:
             return {}
+        tops = tuple(r.tables().tops[seat])
+        memo = self._reasons[seat]
+        if memo[0] != tops:
+            memo = self._reasons[seat] = (tops, {})
+        known = memo[1]
+        playable = legal.cards(Action.PLAY)
         out: dict[str, str] = {}
         for card in r.hands[seat]:
-            try:
-                r.parse_move(f"+{card}.")  # (a legal play raises nothing: no second check)
-            except ValueError as e:
-                msg = str(e)
-                if "(" in msg and msg.endswith(")"):
-                    msg = msg[msg.index("(") + 1 : -1]
-                out[str(card)] = msg
+            if card in playable:
+                continue
+            msg = known.get(card)
+            if msg is None:
+                try:
+                    r.parse_move(f"+{card}.")  # (raises: the play is not among ``legal``)
+                except ValueError as e:
+                    msg = str(e)
+                    if "(" in msg and msg.endswith(")"):
+                        msg = msg[msg.index("(") + 1 : -1]
+                    known[card] = msg
+                else:  # pragma: no cover - a legal play is in ``legal``
+                    continue
+            out[str(card)] = msg
         return out
 
     def _public(self, memo: list[Any] | None, view: PlayerView | None) -> schemas.ViewParts:
@@ -349,7 +375,9 @@ class LiveGame:
             view = schemas.view_json(self._public(memo, None), None, {})
         else:
             v = r.view(seat)
-            view = schemas.view_json(self._public(memo, v), v, self._illegal(seat))
+            legal = r.legal_moves()  # (the seat's own on its turn: all that reads them)
+            illegal = self._illegal(seat, legal)
+            view = schemas.view_json(self._public(memo, v), v, illegal, legal)
         game = self._summary_json(seat, memo)
         match = self._match_part()[3]
         return schemas.state_json(game, seat, self.round_index, r.starter, view, match, ack)

@@ -7,7 +7,7 @@ anything changes); state sent to a client is built here from a :class:`~lostciti
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Annotated, Any, Literal, NamedTuple, get_args
 
 from pydantic import (
@@ -23,7 +23,7 @@ from pydantic_core import to_json
 
 from lostcities.achievements import GoalBoard
 from lostcities.cards import Card, Color, Variant
-from lostcities.rules import PlayerView, Round, Termination
+from lostcities.rules import Move, PlayerView, Round, Termination
 from lostcities.scoring import ExpeditionScore, raw_score
 
 __all__ = [
@@ -574,19 +574,27 @@ def view_parts(view: PlayerView) -> ViewParts:
     return ViewParts(head, json_text(body)[1:-1])
 
 
-def view_json(parts: ViewParts, view: PlayerView | None, illegal: dict[str, str]) -> str:
+def view_json(
+    parts: ViewParts,
+    view: PlayerView | None,
+    illegal: dict[str, str],
+    legal: Iterable[Move] | None = None,
+) -> str:
     """The JSON text of ``view_out(view, reveal_hand=True, illegal=illegal)`` from the
     position's :func:`view_parts` (``view``: the seat's own; ``None``: a spectator's,
     ``view_out(..., reveal_hand=False)``): only the hand, the legal moves and the reasons
-    are the seat's own."""
+    are the seat's own. ``legal``: the position's legal moves if already at hand (the
+    round's :meth:`~lostcities.Round.legal_moves`, the same as the view's on its turn)."""
     if view is None:
         return f'{{{parts.head},"hand":null,{parts.body},"legal":[],"illegal":{{}}}}'
     me = view.player
-    legal = [str(m) for m in view.legal_moves()] if not view.over and view.to_move == me else []
+    texts: list[str] = []
+    if not view.over and view.to_move == me:
+        texts = [str(m) for m in (view.legal_moves() if legal is None else legal)]
     hand = json_text([str(c) for c in view.hand])
     return (
         f'{{{parts.head},"hand":{hand},{parts.body},'
-        f'"legal":{json_text(legal)},"illegal":{json_text(illegal)}}}'
+        f'"legal":{json_text(texts)},"illegal":{json_text(illegal)}}}'
     )
 
 
