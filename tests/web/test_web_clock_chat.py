@@ -100,6 +100,11 @@ def test_quick_chat_passes_phrase_ids_only(client: Any) -> None:
         for ws, tok in ((a, tokens[0]), (b, tokens[1]), (spectator, None)):
             ws.send_text(json.dumps({"type": "hello", "token": tok}))
             _receive_until(ws, lambda m: m.get("type") == "state")
+            # the state comes before the hello's handling ends (it joins the chat after):
+            # a connection handles its messages in order, so its pong says it has joined;
+            # a phrase said before that reaches it in the chat_log instead
+            ws.send_text(json.dumps({"type": "ping"}))
+            _receive_until(ws, lambda m: m.get("type") == "pong")
         a.send_text(json.dumps({"type": "chat", "phrase": "good_luck"}))
         for ws in (a, b, spectator):
             msg = _receive_until(ws, lambda m: m.get("type") == "chat")
