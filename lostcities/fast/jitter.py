@@ -55,7 +55,7 @@ from lostcities.fast import kernels as K
 from lostcities.fast import smart as S
 from lostcities.fast.bits import COL_OF, RANK_OF
 from lostcities.fast.kernels import CNT, HAND, OVER, TOP, TURN, apply, playable, score
-from lostcities.fast.rng import xorshift_below, xorshift_next
+from lostcities.fast.rng import xorshift_below, xorshift_next, xorshift_state
 from lostcities.fast.smart import (
     NUM_THRESHOLDS,
     SMART_THRESHOLDS,
@@ -350,11 +350,11 @@ class Jitter:
     def action(self, s: npt.NDArray[np.int32], seed: int = 0) -> int:
         """The move (a flat action) for the player to move in ``s``, its noise from
         ``seed``."""
-        return int(jitter_action(s, self.spread, _rng(seed), self.eps))
+        return int(jitter_action(s, self.spread, xorshift_state(seed), self.eps))
 
     def playout(self, s: npt.NDArray[np.int32], seed: int = 0) -> int:
         """Play ``s`` to its end (in place), the noise from ``seed``; the moves made."""
-        return int(jitter_playout(s, self.spread, _rng(seed), self.eps))
+        return int(jitter_playout(s, self.spread, xorshift_state(seed), self.eps))
 
     def playout_scores(self, s: npt.NDArray[np.int32], seed: int = 0) -> tuple[int, int]:
         """:meth:`playout`, then both players' final scores."""
@@ -363,11 +363,6 @@ class Jitter:
 
     def __repr__(self) -> str:
         return f"<Jitter level={self.level} eps={self.eps:g}>"
-
-
-def _rng(seed: int) -> npt.NDArray[np.uint64]:
-    w = np.random.SeedSequence(seed).generate_state(2, np.uint64)
-    return np.array([w[0] | np.uint64(1), w[1]], np.uint64)
 
 
 # -- numba's cache and the files this one compiles in --------------------------------------------

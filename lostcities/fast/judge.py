@@ -79,7 +79,7 @@ from lostcities.fast.kernels import (
     playable,
     score,
 )
-from lostcities.fast.rng import xorshift_next
+from lostcities.fast.rng import xorshift_next, xorshift_state
 from lostcities.fast.smart import mt_next32, smart_action_into
 
 __all__ = [
@@ -682,11 +682,11 @@ class Judge:
     def action(self, s: npt.NDArray[np.int32], seed: int = 0) -> int:
         """The judge's move (a flat action) for the player to move in the running round
         ``s`` (an array state)."""
-        return int(judge_action(s, self.arrays, _rng(seed), self.temperature))
+        return int(judge_action(s, self.arrays, xorshift_state(seed), self.temperature))
 
     def playout(self, s: npt.NDArray[np.int32], seed: int = 0) -> int:
         """Play ``s`` to its end with the judge on both sides (in place); the moves made."""
-        return int(judge_playout(s, self.arrays, _rng(seed), self.temperature))
+        return int(judge_playout(s, self.arrays, xorshift_state(seed), self.temperature))
 
     def playout_scores(self, s: npt.NDArray[np.int32], seed: int = 0) -> tuple[int, int]:
         """:meth:`playout`, then both players' final scores."""
@@ -696,11 +696,6 @@ class Judge:
     def __repr__(self) -> str:
         nh, n2 = self.hidden
         return f"<Judge hidden=({nh}, {n2}) temperature={self.temperature:g}>"
-
-
-def _rng(seed: int) -> npt.NDArray[np.uint64]:
-    w = np.random.SeedSequence(seed).generate_state(2, np.uint64)
-    return np.array([w[0] | np.uint64(1), w[1]], np.uint64)
 
 
 @functools.cache

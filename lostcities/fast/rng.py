@@ -44,6 +44,7 @@ __all__ = [
     "mt_untwisted",
     "xorshift_below",
     "xorshift_next",
+    "xorshift_state",
 ]
 
 _S23 = np.uint64(23)
@@ -53,6 +54,17 @@ _S32 = np.uint64(32)
 
 
 # -- xorshift128+ (state: 2 uint64) ------------------------------------------------------------
+def xorshift_state(seed: int | None) -> npt.NDArray[np.uint64]:
+    """A fresh xorshift128+ state from ``seed`` (NumPy's ``SeedSequence``; ``None``: from
+    the operating system), never all zero.
+
+    >>> bool((xorshift_state(3) == xorshift_state(3)).all()), int(xorshift_state(3)[0]) & 1
+    (True, 1)
+    """
+    w = np.random.SeedSequence(seed).generate_state(2, np.uint64)
+    return np.array([w[0] | np.uint64(1), w[1]], np.uint64)
+
+
 @njit(cache=True, inline="always")
 def xorshift_next(rng: np.ndarray) -> Any:
     """The next 64-bit output of the xorshift128+ state ``rng`` (two ``uint64``, advanced)."""

@@ -44,6 +44,7 @@ from lostcities.errors import IllegalMoveError
 from lostcities.fast import kernels as K
 from lostcities.fast.jitter import Jitter, flat_jitter_hands_kernel, flat_jitter_kernel
 from lostcities.fast.judge import Judge, default_judge, flat_judge_hands_kernel, flat_judge_kernel
+from lostcities.fast.rng import xorshift_state
 from lostcities.fast.smart import MersenneState, flat_hands_kernel, flat_kernel, flat_smart_kernel
 from lostcities.fast.state import state_from_round
 from lostcities.rules import Move, PlayerView
@@ -152,8 +153,7 @@ class FlatSearch:
         if rng is None and rollout in ("smart", "learned", "jitter"):
             rng = random.Random(seed)
         if rng is None:  # the compiled xorshift generator
-            seeds = np.random.SeedSequence(seed).generate_state(2, np.uint64)
-            self.rng = np.array([seeds[0] | 1, seeds[1]], np.uint64)
+            self.rng = xorshift_state(seed)
         else:
             self.rng = np.zeros(2, np.uint64)
         self._py_rng = rng
