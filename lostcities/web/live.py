@@ -53,7 +53,7 @@ from lostcities.web.store import (
 if TYPE_CHECKING:
     from lostcities.web.games import GameManager
 
-__all__ = ["CHAT_KEPT", "CHAT_SHOWN", "Conn", "LiveGame", "Sender"]
+__all__ = ["CHAT_KEPT", "CHAT_SHOWN", "BroadcastMemo", "Conn", "LiveGame", "Sender"]
 
 CHAT_KEPT = 200
 """Quick-chat phrases a game keeps (stored with it); then its chat is full."""
@@ -81,6 +81,20 @@ class Conn:
     alive: bool = True
     chat: bool = False
     """Whether it gets new chat phrases (it has the chat so far: :meth:`LiveGame.join_chat`)."""
+
+
+@dataclass
+class BroadcastMemo:
+    """What the state messages of one broadcast share, made once for every seat
+    (:meth:`LiveGame.state`'s ``memo``): the view's public part, and the summary's fields
+    that are the same for every seat, each with the key it was made under (made again when
+    the game changed meanwhile)."""
+
+    view: tuple[Round, tuple[int, bool, bool, int], schemas.ViewParts] | None = None
+    """The round, its position's key and the public part's JSON."""
+    summary: tuple[tuple[Any, ...], str, str, int | None, str] | None = None
+    """The key, the JSON before ``seat`` and after ``your_turn``, who is to move, the
+    status."""
 
 
 # -- the live game -----------------------------------------------------------------------------
@@ -249,7 +263,7 @@ class LiveGame:
         }
         return head, tail, to_move, status
 
-    def _summary_json(self, seat: int | None, memo: list[Any] | None) -> str:
+    def _summary_json(self, seat: int | None, memo: BroadcastMemo | None) -> str:
         """The JSON text of :meth:`summary` (written without the model; a test checks that
         the text is the model's). The part every seat shares is made once per broadcast
         (``memo``), again if anything it reads changed meanwhile."""
@@ -268,10 +282,8 @@ class LiveGame:
                  "hints", "rated", "clock_left0", "clock_left1"),
             ),
         )  # fmt: skip
-        shared: tuple[tuple[Any, ...], str, str, int | None, str] | None = None
-        if memo is not None and len(memo) > 3 and memo[3][0] == key:
-            shared = memo[3]
-        if shared is None:
+        shared = None if memo is None else memo.summary
+        if shared is None or shared[0] != key:
             head, tail, to_move, status = self._summary_shared()
             shared = (
                 key,
@@ -280,8 +292,8 @@ class LiveGame:
                 to_move,
                 status,
             )
-            if memo is not None and len(memo) >= 3:  # (after the view's parts)
-                memo[3:] = [shared]
+            if memo is not None:
+                memo.summary = shared
         _, head_json, tail_json, to_move, status = shared
         your_turn = seat is not None and to_move == seat and status != "waiting"
         return (
@@ -325,18 +337,19 @@ class LiveGame:
             out[str(card)] = msg
         return out
 
-    def _public(self, memo: list[Any] | None, view: PlayerView | None) -> schemas.ViewParts:
+    def _public(self, memo: BroadcastMemo | None, view: PlayerView | None) -> schemas.ViewParts:
         """The JSON of the view's public part (a spectator's view), which every seat
         shares, from ``view`` (any seat's view of the position; ``None``: seat 0's). Made
         once per position for a broadcast (``memo``)."""
         r, m = self.round, self.match
         key = (r.ply, r.is_over(), m.is_over(), len(m.rounds))
-        if memo and memo[0] is r and memo[1] == key:
-            parts: schemas.ViewParts = memo[2]
-            return parts
+        if memo is not None and memo.view is not None:
+            had, had_key, parts = memo.view
+            if had is r and had_key == key:
+                return parts
         parts = schemas.view_parts(r.view(0) if view is None else view)
         if memo is not None:
-            memo[:3] = [r, key, parts]
+            memo.view = (r, key, parts)
         return parts
 
     def _match_part(self) -> _MatchPart:
@@ -365,7 +378,11 @@ class LiveGame:
         return part
 
     def state(
-        self, seat: int | None, ack: int | str | None = None, *, memo: list[Any] | None = None
+        self,
+        seat: int | None,
+        ack: int | str | None = None,
+        *,
+        memo: BroadcastMemo | None = None,
     ) -> str:
         """The ``state`` message (:class:`~lostcities.web.schemas.StateOut`) for ``seat``
         (``None``: a spectator), as JSON text (``memo``: :meth:`broadcast`'s, for the parts
@@ -387,7 +404,7 @@ class LiveGame:
         self.schedule_clock()
         self.manager.changed_here(self.id)  # ("my games" alerts)
         cache: dict[int | None, str] = {}
-        memo: list[Any] = []
+        memo = BroadcastMemo()
         for c in list(self.conns):
             if c is ack_conn:
                 text = self.state(c.seat, ack, memo=memo)

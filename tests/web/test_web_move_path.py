@@ -24,7 +24,7 @@ from lostcities import Match, Round
 from lostcities.scoring import score_expedition
 from lostcities.web import schemas
 from lostcities.web.clocks import clock_choice
-from lostcities.web.live import Conn, LiveGame
+from lostcities.web.live import BroadcastMemo, Conn, LiveGame
 from lostcities.web.store import (
     GameRow,
     GameStore,
@@ -266,7 +266,7 @@ def test_states_sharing_their_public_part_are_the_full_ones(tmp_path: Path) -> N
         await mgr.join(g.id, invite, "B")
         rng = random.Random(7)
         while not g.is_over():
-            memo: list[object] = []
+            memo = BroadcastMemo()
             for seat in (None, 0, 1, 1, 0):
                 want = _state_reference(g, seat, 5 if seat == 0 else None)
                 assert g.state(seat, 5 if seat == 0 else None, memo=memo) == want
@@ -287,7 +287,7 @@ def test_states_sharing_their_public_part_are_the_full_ones(tmp_path: Path) -> N
             move = legal[rng.randrange(len(legal))]
             await g.play(r.to_move, g.round_index, r.ply, str(move))
         for seat in (None, 0, 1):
-            assert g.state(seat, memo=[]) == _state_reference(g, seat)
+            assert g.state(seat, memo=BroadcastMemo()) == _state_reference(g, seat)
         store.close()
 
     asyncio.run(play())
@@ -378,7 +378,7 @@ def test_state_json_is_the_models(
     )
     g = LiveGame(row, m, _Clockless(now))  # type: ignore[arg-type]
     g.conns = [Conn(sender=None, seat=s, alive=bool(i % 2)) for i, s in enumerate(seats)]  # type: ignore[arg-type]
-    memo: list[object] = []
+    memo = BroadcastMemo()
     for i, seat in enumerate([None, 0, 1, *seats]):
         ack = acks[i % len(acks)]
         assert g.state(seat, ack, memo=memo) == _state_reference(g, seat, ack)
