@@ -8,8 +8,16 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import HealthCheck, settings
 
-# helper programs run as subprocesses by the tests, not test modules
-collect_ignore_glob = ["bots/misbehaving/*"]
+collect_ignore_glob = [
+    # helper programs run as subprocesses by the tests, not test modules
+    "bots/misbehaving/*",
+    # the test directories' conftest.py files: fixtures, no doctests. pytest loads each as a
+    # plugin under the bare name ``conftest`` (tests/web, tests/envs, tests/tui are not
+    # packages); collecting one again for --doctest-modules re-imports it by that name, which
+    # is another directory's conftest when one command line names two of them (``pytest
+    # tests/web tests/envs``: "import file mismatch")
+    "*/conftest.py",
+]
 
 settings.register_profile(
     "ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]

@@ -1,11 +1,12 @@
-"""Fixtures for the web tests: real server processes, TestClient apps, database URLs."""
+"""Fixtures for the web tests: real server processes, TestClient apps, database URLs.
+
+A test module imports its helpers from :mod:`tests.web.web_helpers`, never from here:
+``conftest`` is a bare module name that each test directory's conftest.py has."""
 
 from __future__ import annotations
 
 import contextlib
 import os
-import re
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,35 +17,9 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("sqlalchemy")
 
+from tests.web.web_helpers import Server, app_settings
+
 PG_ENV = "LOSTCITIES_TEST_POSTGRES_URL"
-
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-import webharness  # noqa: E402  (benchmarks/webharness.py: the one server harness)
-
-TEST_DEAL_SEED = 25
-"""The deal seed of every test server (``LOSTCITIES_TEST_DEAL_SEED``): the games a test
-creates are dealt from it in order, so each test plays known deals, and the bots' moves
-(seeded by the deal) are the same every run."""
-
-TEST_ENV = {
-    "LOSTCITIES_BOT_EXECUTOR": "thread",
-    "LOSTCITIES_LEVEL_EASY": "random",  # the random bot plays "easy" (the others keep theirs)
-    "LOSTCITIES_TEST_DEAL_SEED": str(TEST_DEAL_SEED),
-}
-"""The tests' server settings over :data:`webharness.DEFAULT_ENV` (no per-client limits:
-scripted clients play hundreds of moves a minute from one address; tests/web/test_web_limits.py
-tests them; no bot delay)."""
-
-
-class Server(webharness.Server):
-    """``lostcities serve`` as a subprocess on a free loopback port (:class:`webharness.Server`)
-    with the tests' settings (:data:`TEST_ENV`, then ``env``), logging into ``tmp``."""
-
-    def __init__(self, db_url: str, tmp: Path, env: dict[str, str] | None = None) -> None:
-        super().__init__(
-            db_url, tmp / f"server-{uuid.uuid4().hex[:6]}.log", {**TEST_ENV, **(env or {})}
-        )
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -132,24 +107,6 @@ def server(server_factory: Any) -> Server:
     return s
 
 
-def app_settings(db_url: str, **overrides: Any) -> Any:
-    """The tests' app :class:`~lostcities.web.deps.Settings` (as :data:`TEST_ENV` sets a
-    server's): bots in threads, no delay, the random bot for "easy", no per-client limits
-    (scripted play is fast; the limits: test_web_limits.py), deals from :data:`TEST_DEAL_SEED`."""
-    from lostcities.web.deps import Settings
-    from lostcities.web.games import LEVELS, Level
-    from lostcities.web.limits import Limits
-
-    kw: dict[str, Any] = {
-        "bot_executor": "thread",
-        "bot_min_delay": 0.0,
-        "levels": {**LEVELS, "easy": Level("random", "Easy")},
-        "limits": Limits.off(),
-        "test_deal_seed": TEST_DEAL_SEED,
-    }
-    return Settings(db_url=db_url, **{**kw, **overrides})
-
-
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[Any]:
     """A TestClient on a temp SQLite file (:func:`app_settings`)."""
@@ -176,56 +133,6 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
-def watch_errors(*pages: Any) -> list[str]:
-    """The uncaught script errors of ``pages`` from now on (a test asserts it stays empty)."""
-    errors: list[str] = []
-    for page in pages:
-        page.on("pageerror", lambda e: errors.append(str(e)))
-    return errors
-
-
-def start_tutorial(browser: Any, url: str, viewport: dict[str, int]) -> tuple[Any, Any, list[str]]:
-    """A new page at ``viewport`` that starts the tutorial from the home page and waits for
-    its first tip; the context, the page and its script errors (:func:`watch_errors`)."""
-    ctx = browser.new_context(viewport=viewport)
-    page = ctx.new_page()
-    errors = watch_errors(page)
-    page.goto(url + "/")
-    page.click("#tutorial-start")
-    page.wait_for_url(re.compile(r"/game/"))
-    page.wait_for_selector("#tutorial:not(.hidden)")
-    return ctx, page, errors
-
-
-def friend_tables(
-    browser: Any, server: Any, *, clock: str | None = None, **bob_ctx: Any
-) -> tuple[Any, Any, Any, Any]:
-    """Alice creates a one-round friend game on the home page, Bob joins by the invite link;
-    returns both contexts and pages, both at the table."""
-    alice = browser.new_context(viewport={"width": 1280, "height": 800})
-    bob = browser.new_context(**{"viewport": {"width": 1280, "height": 800}, **bob_ctx})
-    pa, pb = alice.new_page(), bob.new_page()
-    pa.goto(server.url + "/")
-    pa.click("label:has(input[value=friend])")
-    if clock is not None:
-        pa.click(f'label:has(input[name=clock][value="{clock}"])')
-    pa.click('label:has(input[name=rounds][value="1"])')
-    pa.fill("input[name=name]", "Alice")
-    pa.click("#start")
-    pa.wait_for_selector("#invite-box:not(.hidden)")
-    invite = pa.input_value("#invite-url")
-    pa.click("#to-table")
-    pa.wait_for_url(re.compile(r"/game/"))
-    pb.goto(invite)
-    pb.wait_for_selector("#join-form:not(.hidden)")
-    pb.fill("input[name=name]", "Bob")
-    pb.click("#join-form button")
-    pb.wait_for_url(re.compile(r"/game/"))
-    for p in (pa, pb):
-        p.wait_for_selector("#hand .card")
-    return alice, bob, pa, pb
-
-
 @pytest.fixture
 def web(db_url: str) -> Iterator[Any]:
     """A TestClient on a fresh database: SQLite, and PostgreSQL when the tests have one."""
@@ -235,11 +142,3 @@ def web(db_url: str) -> Iterator[Any]:
 
     with TestClient(create_app(app_settings(db_url))) as c:
         yield c
-
-
-def csrf(c: Any) -> dict[str, str]:
-    """The CSRF header of the client's browser (asks for the cookie once)."""
-    from lostcities.web import accounts as acc
-
-    tok = c.cookies.get(acc.CSRF_COOKIE) or c.get("/api/accounts/csrf").json()["csrf"]
-    return {"X-CSRF-Token": tok}

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from conftest import csrf
 from lostcities.web import accounts as acc
+from tests.web.web_helpers import csrf
 
 pytest.importorskip("argon2")
 

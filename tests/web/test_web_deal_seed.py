@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from lostcities import Match
-from tests.web.conftest import app_settings
+from tests.web.web_helpers import app_settings
 
 
 def _play(tmp: Path, seed: int | None) -> list[dict[str, Any]]:

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from lostcities.web import ratings
-from tests.web.conftest import watch_errors
 from tests.web.test_web_e2e import CHROMIUM, play_one_turn, shot, wait_my_turn_or_end
+from tests.web.web_helpers import watch_errors
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytest.importorskip("glicko2")

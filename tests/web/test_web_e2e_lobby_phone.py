@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import watch_errors
 from tests.web.test_web_e2e import CHROMIUM, shot
 from tests.web.test_web_turn_alerts import account, move, ok, to_move
+from tests.web.web_helpers import watch_errors
 
 pytest.importorskip("playwright.sync_api")
 

@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 
 from tests.web import test_web_e2e
-from tests.web.conftest import start_tutorial, watch_errors
 from tests.web.test_web_e2e import (
     ARGS,
     CHROMIUM,
@@ -23,6 +22,7 @@ from tests.web.test_web_e2e import (
     wait_my_turn_or_end,
 )
 from tests.web.test_web_e2e_table import DESKTOP, PHONE, new_game, on_screen
+from tests.web.web_helpers import start_tutorial, watch_errors
 
 sync_api = pytest.importorskip("playwright.sync_api")
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import watch_errors
 from tests.web.test_web_e2e import ARGS, CHROMIUM, shot, wait_my_turn_or_end
+from tests.web.web_helpers import watch_errors
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
@@ -545,7 +545,7 @@ def test_the_tutorials_last_tip_shows_inside_the_round_over_popup(
 ) -> None:
     """The tutorial's last tip hid behind the round-over popup; and it called the wager "the
     handshake" while the cards show a multiplier sign (in every language: "×")."""
-    from tests.web.conftest import start_tutorial
+    from tests.web.web_helpers import start_tutorial
 
     catalogues = Path(__file__).resolve().parents[2] / "lostcities" / "web" / "static" / "i18n"
     for lang in ("en", "de", "es", "fr", "ko"):

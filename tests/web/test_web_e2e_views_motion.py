@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import Server, start_tutorial, watch_errors
 from tests.web.test_web_e2e import CHROMIUM, shot, wait_my_turn_or_end
 from tests.web.test_web_e2e_states import friend_game
 from tests.web.test_web_e2e_table import DESKTOP, PHONE, on_screen
+from tests.web.web_helpers import Server, start_tutorial, watch_errors
 
 sync_api = pytest.importorskip("playwright.sync_api")
 

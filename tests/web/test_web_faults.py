@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 import pytest
-from webharness import alive, descendants  # benchmarks/ (on sys.path: conftest.py)
+from webharness import alive, descendants  # benchmarks/ (on sys.path: web_helpers.py)
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import app_settings
+from tests.web.web_helpers import app_settings
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

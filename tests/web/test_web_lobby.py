@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("glicko2")
 
-import webharness  # benchmarks/ (on sys.path: conftest.py)
+import webharness  # benchmarks/ (on sys.path: web_helpers.py)
 from fastapi.testclient import TestClient
 
 from lostcities.web import correspondence, ratings
@@ -24,7 +24,7 @@ from lostcities.web.lobby import RANGE_START, rating_range
 
 
 def app_settings(db_url: str) -> Any:
-    """The tests' settings (as conftest's): bots in threads, no limits, the test deal seed."""
+    """The tests' settings (as web_helpers'): bots in threads, no limits, the test deal seed."""
     from lostcities.web.deps import Settings
     from lostcities.web.levels import LEVELS, Level
     from lostcities.web.limits import Limits

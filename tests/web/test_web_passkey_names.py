@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conftest import csrf
+from tests.web.web_helpers import csrf
 
 pytest.importorskip("argon2")
 

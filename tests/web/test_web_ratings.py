@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("glicko2")
 
 import glicko2
-import webharness  # benchmarks/ (on sys.path: conftest.py)
+import webharness  # benchmarks/ (on sys.path: web_helpers.py)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select

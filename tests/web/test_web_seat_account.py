@@ -18,10 +18,10 @@ pytest.importorskip("glicko2")
 
 from fastapi.testclient import TestClient
 
-from conftest import app_settings
 from lostcities.web import ratings
 from lostcities.web.accounts import CSRF_COOKIE, SESSION_COOKIE
 from lostcities.web.app import create_app
+from tests.web.web_helpers import app_settings
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from conftest import app_settings
 from lostcities.web import accounts as acc
+from tests.web.web_helpers import app_settings
 
 pytest.importorskip("argon2")
 

@@ -16,10 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import webharness  # benchmarks/ (on sys.path: conftest.py)
+import webharness  # benchmarks/ (on sys.path: web_helpers.py)
 
-from conftest import Server
 from lostcities.web.store import GameStore
+from tests.web.web_helpers import Server
 
 
 class Stream:
