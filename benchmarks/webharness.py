@@ -8,8 +8,8 @@ The server always binds 127.0.0.1. Its environment is this process's, then
 :data:`DEFAULT_ENV` (no per-client limits, since every scripted client comes from this one
 address; no bot delay), then the caller's.
 
-tests/web/conftest.py and the tests import it with ``benchmarks/`` on ``sys.path``, as the
-benchmarks import one another; it is development tooling, not part of the installed package.
+The tests import it through tests/web/web_helpers.py (which puts ``benchmarks/`` on
+``sys.path``, as the benchmarks import one another); it is development tooling, not part of the installed package.
 
     >>> s = Server("sqlite://", env={"LOSTCITIES_BOT_EXECUTOR": "thread"})
     >>> s.url.startswith("http://127.0.0.1:"), s.env["LOSTCITIES_LIMITS"]
