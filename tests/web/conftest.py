@@ -123,7 +123,7 @@ def browser() -> Iterator[Any]:
     """Headless Debian Chromium, one per test module (skipped without Playwright or
     /usr/bin/chromium)."""
     sync_api = pytest.importorskip("playwright.sync_api")
-    from tests.web.test_web_e2e import ARGS, CHROMIUM
+    from tests.web.e2e_helpers import ARGS, CHROMIUM
 
     if not Path(CHROMIUM).exists():
         pytest.skip("needs /usr/bin/chromium")

@@ -12,26 +12,9 @@ import pytest
 
 from lostcities import parse_score_sheet
 from lostcities.presentation import format_score_table
+from tests.web.web_helpers import friend_game, state
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-
-
-def friend_game(client: Any, **kw: Any) -> tuple[str, str, str]:
-    r = client.post("/api/games", json={"opponent": "friend", "rounds": 1, **kw})
-    assert r.status_code == 201, r.text
-    g = r.json()
-    invite = g["invite_url"].split("#", 1)[1]
-    j = client.post(f"/api/games/{g['id']}/join", json={"invite": invite, "name": "Bea"})
-    assert j.status_code == 200, j.text
-    return g["id"], g["token"], j.json()["token"]
-
-
-def state(client: Any, gid: str, token: str | None) -> dict[str, Any]:
-    headers = {"X-Seat-Token": token} if token else {}
-    r = client.get(f"/api/games/{gid}/state", headers=headers)
-    assert r.status_code == 200, r.text
-    out: dict[str, Any] = r.json()
-    return out
 
 
 def test_pages_render(client: Any) -> None:

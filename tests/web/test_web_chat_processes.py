@@ -8,8 +8,9 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from test_web_server import create_friend_game
 from wsclient import Client
+
+from tests.web.web_helpers import create_friend_game
 
 PHRASES = ("hello", "good_luck", "have_fun", "thanks", "sorry", "oops", "wow", "thinking")
 

@@ -8,7 +8,8 @@ import json
 from typing import Any
 
 import pytest
-from test_web_api import friend_game, state
+
+from tests.web.web_helpers import friend_game, state
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

@@ -2,87 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.web.web_helpers import watch_errors
+from tests.web.e2e_helpers import CHROMIUM, play_one_turn, shot, wait_my_turn_or_end, watch_errors
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-SHOTS = os.environ.get("LOSTCITIES_SCREENSHOTS") or str(
-    Path(__file__).resolve().parents[2] / "build" / "test-artifacts" / "screenshots"
-)
-"""Where the screenshots of the main states are kept, as test artefacts (``LOSTCITIES_SCREENSHOTS``
-names another folder; ``off`` takes none)."""
-
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs /usr/bin/chromium")
-
-
-def shot(page: Any, name: str) -> None:
-    """Keep a screenshot of the page as ``SHOTS/name.png``."""
-    if SHOTS != "off":
-        Path(SHOTS).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(SHOTS) / f"{name}.png"), full_page=True)
-
-
-def wait_my_turn_or_end(page: Any, timeout: float = 20000) -> str:
-    page.wait_for_function(
-        """() => document.querySelector('#status').classList.contains('mine')
-                 || document.querySelector('#status-text').textContent.startsWith('Match over')""",
-        timeout=timeout,
-    )
-    return "end" if page.locator("#status-text").inner_text().startswith("Match over") else "turn"
-
-
-def close_modal(page: Any) -> None:
-    modal = page.locator("#modal")
-    if modal.is_visible():
-        page.keyboard.press("Escape")
-
-
-def play_one_turn(page: Any, *, explain: dict[str, bool], drag: bool = False) -> None:
-    """Play the first highlighted card (or discard one), then draw from the draw pile."""
-    close_modal(page)
-    ply = page.evaluate("() => document.querySelectorAll('#log .n').length")
-    dim = page.locator("#hand .card.dim")
-    if not explain.get("done") and dim.count():
-        # an illegal attempt explains why, in the core's words, and changes nothing
-        dim.first.click()
-        page.click("#actions [data-act=play]")
-        hint = page.locator("#hint")
-        assert "Cannot play" in hint.inner_text()
-        assert re.search(r"lower than|equal to|cannot follow", hint.inner_text()), hint.inner_text()
-        page.click("#actions >> text=Cancel")
-        explain["done"] = True
-    legal = page.locator("#hand .card.legal")
-    if legal.count():
-        card = legal.first.get_attribute("data-card")
-        if drag:
-            page.drag_and_drop(
-                f"#hand .card[data-card='{card}']", f"#my-exps .exp[data-color='{card[0]}']"
-            )
-        else:
-            legal.first.click()
-            page.click("#actions [data-act=play]")
-    else:
-        page.locator("#hand .card").first.click()
-        page.click("#actions [data-act=discard]")
-    page.wait_for_selector("#drawpile.drawable")
-    page.click("#drawpile")
-    page.wait_for_function(f"() => document.querySelectorAll('#log .n').length > {ply}")
 
 
 def test_full_round_against_the_computer(browser: Any, server_factory: Any, tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.test_web_e2e import CHROMIUM, play_one_turn, shot, wait_my_turn_or_end
+from tests.web.e2e_helpers import CHROMIUM, play_one_turn, shot, wait_my_turn_or_end
 
 sync_api = pytest.importorskip("playwright.sync_api")
 

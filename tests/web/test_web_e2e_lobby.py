@@ -11,29 +11,19 @@ from typing import Any
 import pytest
 
 from lostcities.web import ratings
-from tests.web.test_web_e2e import CHROMIUM, play_one_turn, shot, wait_my_turn_or_end
-from tests.web.web_helpers import watch_errors
+from tests.web.e2e_helpers import (
+    CHROMIUM,
+    play_one_turn,
+    shot,
+    sign_up,
+    wait_my_turn_or_end,
+    watch_errors,
+)
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytest.importorskip("glicko2")
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs /usr/bin/chromium")
-
-PASSWORD = "lost cities at dusk"
-
-
-def sign_up(browser: Any, url: str, username: str, **ctx: Any) -> tuple[Any, Any]:
-    """A new context whose browser signed up (with a password) on the lobby page."""
-    context = browser.new_context(**{"viewport": {"width": 1280, "height": 900}, **ctx})
-    page = context.new_page()
-    page.goto(url + "/lobby")
-    page.evaluate(
-        "([u, p]) => LC.api('POST', '/api/accounts/signup', { username: u, password: p })",
-        [username, PASSWORD],
-    )
-    page.goto(url + "/lobby")
-    page.wait_for_selector(f"#lobby[data-account='{username}']", state="attached")
-    return context, page
 
 
 def rating_on_profile(page: Any, url: str, username: str) -> int:

@@ -11,9 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.web.test_web_e2e import CHROMIUM, shot
-from tests.web.test_web_turn_alerts import account, move, ok, to_move
-from tests.web.web_helpers import watch_errors
+from tests.web.e2e_helpers import CHROMIUM, shot, watch_errors
+from tests.web.web_helpers import account, move, ok, to_move
 
 pytest.importorskip("playwright.sync_api")
 

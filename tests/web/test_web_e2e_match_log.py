@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.test_web_e2e import CHROMIUM, shot
-from tests.web.web_helpers import friend_tables, watch_errors
+from tests.web.e2e_helpers import CHROMIUM, friend_tables, shot, watch_errors
 
 sync_api = pytest.importorskip("playwright.sync_api")
 

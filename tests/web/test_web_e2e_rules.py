@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.web_helpers import watch_errors
+from tests.web.e2e_helpers import watch_errors
 
 sync_api = pytest.importorskip("playwright.sync_api")
 

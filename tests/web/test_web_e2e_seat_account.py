@@ -11,9 +11,14 @@ from typing import Any
 
 import pytest
 
-from tests.web.test_web_e2e import CHROMIUM, play_one_turn, wait_my_turn_or_end
-from tests.web.test_web_e2e_lobby import PASSWORD, sign_up
-from tests.web.web_helpers import watch_errors
+from tests.web.e2e_helpers import (
+    CHROMIUM,
+    PASSWORD,
+    play_one_turn,
+    sign_up,
+    wait_my_turn_or_end,
+    watch_errors,
+)
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytest.importorskip("glicko2")

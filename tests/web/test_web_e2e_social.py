@@ -11,8 +11,14 @@ from typing import Any
 
 import pytest
 
-from tests.web.test_web_e2e import CHROMIUM, shot, wait_my_turn_or_end
-from tests.web.web_helpers import friend_tables, start_tutorial, watch_errors
+from tests.web.e2e_helpers import (
+    CHROMIUM,
+    friend_tables,
+    shot,
+    start_tutorial,
+    wait_my_turn_or_end,
+    watch_errors,
+)
 
 sync_api = pytest.importorskip("playwright.sync_api")
 

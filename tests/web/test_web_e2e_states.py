@@ -14,15 +14,20 @@ from typing import Any
 
 import pytest
 
-from tests.web import test_web_e2e
-from tests.web.test_web_e2e import (
+from tests.web import e2e_helpers
+from tests.web.e2e_helpers import (
     ARGS,
     CHROMIUM,
+    DESKTOP,
+    PHONE,
+    friend_game,
+    new_game,
+    on_screen,
     shot,
+    start_tutorial,
     wait_my_turn_or_end,
+    watch_errors,
 )
-from tests.web.test_web_e2e_table import DESKTOP, PHONE, new_game, on_screen
-from tests.web.web_helpers import start_tutorial, watch_errors
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
@@ -35,19 +40,6 @@ def browser() -> Any:
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         yield b
         b.close()
-
-
-def friend_game(server: Any, rounds: int) -> tuple[dict[str, Any], list[str]]:
-    status, g = server.request(
-        "POST", "/api/games", {"opponent": "friend", "rounds": rounds, "name": "Ana"}
-    )
-    assert status == 201, g
-    invite = g["invite_url"].split("#", 1)[1]
-    status, j = server.request(
-        "POST", f"/api/games/{g['id']}/join", {"invite": invite, "name": "Bea"}
-    )
-    assert status == 200, j
-    return g, [g["token"], j["token"]]
 
 
 def play_until(server: Any, gid: str, tokens: list[str], rounds_done: int) -> None:
@@ -278,15 +270,15 @@ def test_screenshots_are_kept_as_test_artefacts(
     if "LOSTCITIES_SCREENSHOTS" not in os.environ:
         # kept by default, in the build folder (ignored by git): no variable needed
         assert (
-            Path(test_web_e2e.SHOTS)
-            == Path(test_web_e2e.__file__).resolve().parents[2]
+            Path(e2e_helpers.SHOTS)
+            == Path(e2e_helpers.__file__).resolve().parents[2]
             / "build"
             / "test-artifacts"
             / "screenshots"
         )
-    monkeypatch.setattr(test_web_e2e, "SHOTS", str(tmp_path / "shots"))
-    test_web_e2e.shot(_Page(), "x")
+    monkeypatch.setattr(e2e_helpers, "SHOTS", str(tmp_path / "shots"))
+    e2e_helpers.shot(_Page(), "x")
     assert (tmp_path / "shots" / "x.png").exists()
-    monkeypatch.setattr(test_web_e2e, "SHOTS", "off")
-    test_web_e2e.shot(_Page(), "y")
+    monkeypatch.setattr(e2e_helpers, "SHOTS", "off")
+    e2e_helpers.shot(_Page(), "y")
     assert not re.search("y", " ".join(p.name for p in (tmp_path / "shots").iterdir()))

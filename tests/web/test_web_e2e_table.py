@@ -14,15 +14,21 @@ from typing import Any
 
 import pytest
 
-from tests.web.test_web_e2e import ARGS, CHROMIUM, shot, wait_my_turn_or_end
-from tests.web.web_helpers import watch_errors
+from tests.web.e2e_helpers import (
+    ARGS,
+    CHROMIUM,
+    DESKTOP,
+    PHONE,
+    new_game,
+    on_screen,
+    shot,
+    wait_my_turn_or_end,
+    watch_errors,
+)
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs /usr/bin/chromium")
-
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 375, "height": 740}
 
 
 @pytest.fixture(scope="module")
@@ -33,37 +39,12 @@ def browser() -> Any:
         b.close()
 
 
-def on_screen(page: Any, selector: str) -> None:
-    """``selector`` is laid out and wholly inside the viewport."""
-    vp = page.viewport_size
-    box = page.locator(selector).bounding_box()
-    assert box is not None, f"{selector} is not shown"
-    assert box["y"] >= 0 and box["y"] + box["height"] <= vp["height"] + 0.5, (selector, box, vp)
-    assert box["x"] >= 0 and box["x"] + box["width"] <= vp["width"] + 0.5, (selector, box, vp)
-
-
 def table_on_screen(page: Any, state: str) -> None:
     for sel in ("#hand", "#hint"):
         on_screen(page, sel)
     if page.locator("#actions > *").count():
         on_screen(page, "#actions")
     shot(page, f"table-{page.viewport_size['width']}-{state}")
-
-
-def new_game(page: Any, url: str, opponent: str = "computer") -> None:
-    page.goto(url + "/")
-    if opponent == "friend":
-        page.click("label:has(input[value=friend])")
-    else:
-        page.click("label:has(input[value=easy])")
-    page.click('label:has(input[name=rounds][value="1"])')
-    page.fill("input[name=name]", "Ana")
-    page.click("#start")
-    if opponent == "friend":
-        page.wait_for_selector("#invite-box:not(.hidden)")
-        page.click("#to-table")
-    page.wait_for_url(re.compile(r"/game/"))
-    page.wait_for_selector("#hand .card")
 
 
 def open_rewritten_game(
@@ -545,7 +526,7 @@ def test_the_tutorials_last_tip_shows_inside_the_round_over_popup(
 ) -> None:
     """The tutorial's last tip hid behind the round-over popup; and it called the wager "the
     handshake" while the cards show a multiplier sign (in every language: "×")."""
-    from tests.web.web_helpers import start_tutorial
+    from tests.web.e2e_helpers import start_tutorial
 
     catalogues = Path(__file__).resolve().parents[2] / "lostcities" / "web" / "static" / "i18n"
     for lang in ("en", "de", "es", "fr", "ko"):

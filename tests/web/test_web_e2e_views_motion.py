@@ -19,10 +19,18 @@ from typing import Any
 
 import pytest
 
-from tests.web.test_web_e2e import CHROMIUM, shot, wait_my_turn_or_end
-from tests.web.test_web_e2e_states import friend_game
-from tests.web.test_web_e2e_table import DESKTOP, PHONE, on_screen
-from tests.web.web_helpers import Server, start_tutorial, watch_errors
+from tests.web.e2e_helpers import (
+    CHROMIUM,
+    DESKTOP,
+    PHONE,
+    friend_game,
+    on_screen,
+    shot,
+    start_tutorial,
+    wait_my_turn_or_end,
+    watch_errors,
+)
+from tests.web.web_helpers import Server
 
 sync_api = pytest.importorskip("playwright.sync_api")
 

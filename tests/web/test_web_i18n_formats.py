@@ -13,7 +13,7 @@ pytest.importorskip("fastapi")
 
 from lostcities.web import i18n
 from lostcities.web.games import LEVELS, Level
-from tests.web.test_web_levels import make_client
+from tests.web.web_helpers import make_client
 
 # what Intl.PluralRules(lang).select(n) gives in Chromium (and Node) for these numbers
 INTL = {

@@ -12,26 +12,12 @@ from typing import Any
 
 import pytest
 
-from lostcities.web.games import LEVELS, Level
+from lostcities.web.games import LEVELS
+from tests.web.web_helpers import make_client
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
-
-
-def make_client(tmp_path: Path, levels: dict[str, Level]) -> Any:
-    from fastapi.testclient import TestClient
-
-    from lostcities.web.app import create_app
-    from lostcities.web.deps import Settings
-
-    settings = Settings(
-        db_url=f"sqlite:///{tmp_path / 'levels.db'}",
-        bot_executor="thread",
-        bot_min_delay=0.0,
-        levels=levels,
-    )
-    return TestClient(create_app(settings))
 
 
 @pytest.fixture

@@ -102,9 +102,9 @@ def _hello(ws: Any, token: str | None) -> list[dict[str, Any]]:
 
 def test_the_chat_is_kept_and_said_again_after_a_reload_and_a_restart(tmp_path: Path) -> None:
     from fastapi.testclient import TestClient
-    from test_web_api import friend_game
 
     from lostcities.web.app import create_app
+    from tests.web.web_helpers import friend_game
 
     url = f"sqlite:///{tmp_path / 'chat.db'}"
     said = [(0, "hello"), (1, "good_luck"), (0, "emote_thumbs_up"), (1, "thanks")]
@@ -152,10 +152,10 @@ def test_a_games_chat_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     """A game keeps at most CHAT_KEPT phrases (the messages limit paces each client; this
     bounds what a game stores); a reload shows the last CHAT_SHOWN."""
     from fastapi.testclient import TestClient
-    from test_web_api import friend_game
 
     from lostcities.web import live
     from lostcities.web.app import create_app
+    from tests.web.web_helpers import friend_game
 
     monkeypatch.setattr(live, "CHAT_KEPT", 5)
     monkeypatch.setattr(live, "CHAT_SHOWN", 3)

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_web_server import create_friend_game, play_friend_game
 from wsclient import Client
 
 from lostcities.cli import main
+from tests.web.web_helpers import create_friend_game, play_friend_game
 
 
 def test_a_friend_game_with_one_seat_on_each_process(server_factory: Any, pg_url: str) -> None:

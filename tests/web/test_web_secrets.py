@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_web_server import play_friend_game
 from wsclient import Client
 
 from lostcities.web import games
 from lostcities.web.app import CSP
 from lostcities.web.store import hash_token
+from tests.web.web_helpers import play_friend_game
 
 TEMPLATES = Path(games.__file__).resolve().parent / "templates"
 STATIC = Path(games.__file__).resolve().parent / "static"

@@ -9,44 +9,11 @@ from typing import Any
 
 import pytest
 from leakcheck import Positions, check_message
-from wsclient import Client, position_key
+from wsclient import Client
 
 from lostcities import Round
 from lostcities.web.store import GameStore
-
-
-def create_friend_game(
-    server: Any, rounds: int = 1, variant: str = "classic"
-) -> tuple[str, str, str]:
-    status, g = server.request(
-        "POST", "/api/games", {"opponent": "friend", "rounds": rounds, "variant": variant}
-    )
-    assert status == 201, g
-    invite = g["invite_url"].split("#", 1)[1]
-    status, j = server.request(
-        "POST", f"/api/games/{g['id']}/join", {"invite": invite, "name": "Bea"}
-    )
-    assert status == 200, j
-    return g["id"], g["token"], j["token"]
-
-
-def play_friend_game(
-    clients: list[Client], watchers: list[Client], rng: random.Random, max_moves: int | None = None
-) -> int:
-    """Both seats move at random until the match ends (or ``max_moves``); every client
-    receives every state. Returns the number of moves made."""
-    n = 0
-    while not clients[0].state["match"]["over"] and (max_moves is None or n < max_moves):
-        to_move = clients[0].state["game"]["to_move"]
-        mover = clients[to_move]
-        legal = mover.state["view"]["legal"]
-        assert legal, mover.state
-        ack = mover.move(rng.choice(legal))
-        target = position_key(ack)
-        for c in [clients[1 - to_move], *watchers]:
-            c.wait_state(lambda m, t=target: position_key(m) == t)
-        n += 1
-    return n
+from tests.web.web_helpers import create_friend_game, play_friend_game
 
 
 def test_full_round_against_a_bot_in_a_process_pool(server_factory: Any) -> None:

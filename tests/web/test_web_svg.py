@@ -12,7 +12,7 @@ import pytest
 from lostcities import Round
 from lostcities.record import read_records
 from lostcities.svg import position
-from tests.web.web_helpers import watch_errors
+from tests.web.e2e_helpers import watch_errors
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_web_api import friend_game, state
+
+from tests.web.web_helpers import friend_game, state
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

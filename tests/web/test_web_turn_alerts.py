@@ -16,10 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import webharness  # benchmarks/ (on sys.path: web_helpers.py)
-
-from lostcities.web.store import GameStore
-from tests.web.web_helpers import Server
+from tests.web.web_helpers import Server, account, move, ok, to_move
 
 
 class Stream:
@@ -75,39 +72,6 @@ class Stream:
 
     def close(self) -> None:
         self.sock.close()
-
-
-def account(db_url: str, name: str) -> dict[str, str]:
-    """An account and a session (put in the database the server uses): its browser's
-    cookie and CSRF headers."""
-    store = GameStore(db_url)
-    try:
-        return webharness.signed_in(store, name)
-    finally:
-        store.engine.dispose()
-
-
-def ok(srv: Server, method: str, path: str, body: Any, who: dict[str, str]) -> Any:
-    status, out = srv.request(method, path, body, who)
-    assert status in (200, 201), (path, status, out)
-    return out
-
-
-def move(srv: Server, gid: str, token: str, who: dict[str, str]) -> None:
-    """The first legal move of the player of ``token``."""
-    st = ok(srv, "GET", f"/api/games/{gid}/state", None, {**who, "X-Seat-Token": token})
-    body = {
-        "token": token,
-        "round": st["round"],
-        "ply": st["view"]["ply"],
-        "move": st["view"]["legal"][0],
-    }
-    ok(srv, "POST", f"/api/games/{gid}/moves", body, who)
-
-
-def to_move(srv: Server, gid: str, token: str) -> int:
-    st = ok(srv, "GET", f"/api/games/{gid}/state", None, {"X-Seat-Token": token})
-    return int(st["view"]["to_move"])
 
 
 def play_and_alert(ann_srv: Server, bob_srv: Server, db_url: str) -> None:

@@ -1,6 +1,7 @@
 """Helpers of the web tests (``from tests.web.web_helpers import app_settings``): the test
-server (:class:`Server`), the tests' app settings, the CSRF header, and the browser steps
-the Playwright tests share.
+server (:class:`Server`), the tests' app settings, the CSRF header, and the steps through
+the HTTP API and WebSocket that several test modules share. The browser steps are in
+tests/web/e2e_helpers.py.
 
 The fixtures are in tests/web/conftest.py, which no test module imports: ``conftest`` is a
 bare module name that each test directory's conftest.py has, so ``from conftest import ...``
@@ -9,16 +10,21 @@ tests/envs``)."""
 
 from __future__ import annotations
 
-import re
+import random
 import sys
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 _BENCHMARKS = str(Path(__file__).resolve().parents[2] / "benchmarks")
 if _BENCHMARKS not in sys.path:
     sys.path.insert(0, _BENCHMARKS)
 import webharness  # noqa: E402  (benchmarks/webharness.py: the one server harness)
+
+if TYPE_CHECKING:
+    from wsclient import Client
+
+    from lostcities.web.games import Level
 
 TEST_DEAL_SEED = 25
 """The deal seed of every test server (``LOSTCITIES_TEST_DEAL_SEED``): the games a test
@@ -63,59 +69,119 @@ def app_settings(db_url: str, **overrides: Any) -> Any:
     return Settings(db_url=db_url, **{**kw, **overrides})
 
 
-def watch_errors(*pages: Any) -> list[str]:
-    """The uncaught script errors of ``pages`` from now on (a test asserts it stays empty)."""
-    errors: list[str] = []
-    for page in pages:
-        page.on("pageerror", lambda e: errors.append(str(e)))
-    return errors
-
-
-def start_tutorial(browser: Any, url: str, viewport: dict[str, int]) -> tuple[Any, Any, list[str]]:
-    """A new page at ``viewport`` that starts the tutorial from the home page and waits for
-    its first tip; the context, the page and its script errors (:func:`watch_errors`)."""
-    ctx = browser.new_context(viewport=viewport)
-    page = ctx.new_page()
-    errors = watch_errors(page)
-    page.goto(url + "/")
-    page.click("#tutorial-start")
-    page.wait_for_url(re.compile(r"/game/"))
-    page.wait_for_selector("#tutorial:not(.hidden)")
-    return ctx, page, errors
-
-
-def friend_tables(
-    browser: Any, server: Any, *, clock: str | None = None, **bob_ctx: Any
-) -> tuple[Any, Any, Any, Any]:
-    """Alice creates a one-round friend game on the home page, Bob joins by the invite link;
-    returns both contexts and pages, both at the table."""
-    alice = browser.new_context(viewport={"width": 1280, "height": 800})
-    bob = browser.new_context(**{"viewport": {"width": 1280, "height": 800}, **bob_ctx})
-    pa, pb = alice.new_page(), bob.new_page()
-    pa.goto(server.url + "/")
-    pa.click("label:has(input[value=friend])")
-    if clock is not None:
-        pa.click(f'label:has(input[name=clock][value="{clock}"])')
-    pa.click('label:has(input[name=rounds][value="1"])')
-    pa.fill("input[name=name]", "Alice")
-    pa.click("#start")
-    pa.wait_for_selector("#invite-box:not(.hidden)")
-    invite = pa.input_value("#invite-url")
-    pa.click("#to-table")
-    pa.wait_for_url(re.compile(r"/game/"))
-    pb.goto(invite)
-    pb.wait_for_selector("#join-form:not(.hidden)")
-    pb.fill("input[name=name]", "Bob")
-    pb.click("#join-form button")
-    pb.wait_for_url(re.compile(r"/game/"))
-    for p in (pa, pb):
-        p.wait_for_selector("#hand .card")
-    return alice, bob, pa, pb
-
-
 def csrf(c: Any) -> dict[str, str]:
     """The CSRF header of the client's browser (asks for the cookie once)."""
     from lostcities.web import accounts as acc
 
     tok = c.cookies.get(acc.CSRF_COOKIE) or c.get("/api/accounts/csrf").json()["csrf"]
     return {"X-CSRF-Token": tok}
+
+
+def friend_game(client: Any, **kw: Any) -> tuple[str, str, str]:
+    """A one-round friend game on a TestClient, Bea joined: its id and both seats' tokens."""
+    r = client.post("/api/games", json={"opponent": "friend", "rounds": 1, **kw})
+    assert r.status_code == 201, r.text
+    g = r.json()
+    invite = g["invite_url"].split("#", 1)[1]
+    j = client.post(f"/api/games/{g['id']}/join", json={"invite": invite, "name": "Bea"})
+    assert j.status_code == 200, j.text
+    return g["id"], g["token"], j.json()["token"]
+
+
+def state(client: Any, gid: str, token: str | None) -> dict[str, Any]:
+    """The game's state as the seat of ``token`` (a spectator's without one) sees it."""
+    headers = {"X-Seat-Token": token} if token else {}
+    r = client.get(f"/api/games/{gid}/state", headers=headers)
+    assert r.status_code == 200, r.text
+    out: dict[str, Any] = r.json()
+    return out
+
+
+def create_friend_game(
+    server: Any, rounds: int = 1, variant: str = "classic"
+) -> tuple[str, str, str]:
+    """A friend game on a real ``server``, Bea joined: its id and both seats' tokens."""
+    status, g = server.request(
+        "POST", "/api/games", {"opponent": "friend", "rounds": rounds, "variant": variant}
+    )
+    assert status == 201, g
+    invite = g["invite_url"].split("#", 1)[1]
+    status, j = server.request(
+        "POST", f"/api/games/{g['id']}/join", {"invite": invite, "name": "Bea"}
+    )
+    assert status == 200, j
+    return g["id"], g["token"], j["token"]
+
+
+def play_friend_game(
+    clients: list[Client], watchers: list[Client], rng: random.Random, max_moves: int | None = None
+) -> int:
+    """Both seats move at random until the match ends (or ``max_moves``); every client
+    receives every state. Returns the number of moves made."""
+    from wsclient import position_key  # tests/web/wsclient.py, as the test modules import it
+
+    n = 0
+    while not clients[0].state["match"]["over"] and (max_moves is None or n < max_moves):
+        seat = clients[0].state["game"]["to_move"]
+        mover = clients[seat]
+        legal = mover.state["view"]["legal"]
+        assert legal, mover.state
+        ack = mover.move(rng.choice(legal))
+        target = position_key(ack)
+        for c in [clients[1 - seat], *watchers]:
+            c.wait_state(lambda m, t=target: position_key(m) == t)
+        n += 1
+    return n
+
+
+def make_client(tmp_path: Path, levels: dict[str, Level]) -> Any:
+    """A TestClient on ``tmp_path``'s levels.db with ``levels`` (bots in threads, no delay)."""
+    from fastapi.testclient import TestClient
+
+    from lostcities.web.app import create_app
+    from lostcities.web.deps import Settings
+
+    settings = Settings(
+        db_url=f"sqlite:///{tmp_path / 'levels.db'}",
+        bot_executor="thread",
+        bot_min_delay=0.0,
+        levels=levels,
+    )
+    return TestClient(create_app(settings))
+
+
+def account(db_url: str, name: str) -> dict[str, str]:
+    """An account and a session (put in the database the server uses): its browser's
+    cookie and CSRF headers."""
+    from lostcities.web.store import GameStore
+
+    store = GameStore(db_url)
+    try:
+        return webharness.signed_in(store, name)
+    finally:
+        store.engine.dispose()
+
+
+def ok(srv: Server, method: str, path: str, body: Any, who: dict[str, str]) -> Any:
+    """The answer of a request that must succeed (200 or 201)."""
+    status, out = srv.request(method, path, body, who)
+    assert status in (200, 201), (path, status, out)
+    return out
+
+
+def move(srv: Server, gid: str, token: str, who: dict[str, str]) -> None:
+    """The first legal move of the player of ``token``."""
+    st = ok(srv, "GET", f"/api/games/{gid}/state", None, {**who, "X-Seat-Token": token})
+    body = {
+        "token": token,
+        "round": st["round"],
+        "ply": st["view"]["ply"],
+        "move": st["view"]["legal"][0],
+    }
+    ok(srv, "POST", f"/api/games/{gid}/moves", body, who)
+
+
+def to_move(srv: Server, gid: str, token: str) -> int:
+    """The seat to move."""
+    st = ok(srv, "GET", f"/api/games/{gid}/state", None, {"X-Seat-Token": token})
+    return int(st["view"]["to_move"])
