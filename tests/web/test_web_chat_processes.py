@@ -32,6 +32,8 @@ def test_a_phrase_reaches_every_process_once_and_in_order(server_factory: Any, p
     seats = [Client(a.ws_url, gid, t0), Client(b.ws_url, gid, t1)]
     watchers = [Client(a.ws_url, gid, None), Client(b.ws_url, gid, None)]
     everyone = [*seats, *watchers]
+    for c in everyone:
+        c.settle()  # each has joined the chat: the phrases below come as chat messages
     # one phrase from the seat on process a: the seat and the spectator on b get it
     seats[0].send({"type": "chat", "phrase": "hello"})
     first = {"seat": 0, "phrase": "hello"}

@@ -38,6 +38,15 @@ class Client:
             if m["type"] == "state" and (pred is None or pred(m)):
                 return m
 
+    def settle(self, timeout: float = 15.0) -> None:
+        """Wait until the server has finished handling what was sent so far (a ping's pong:
+        a connection handles its messages in order). After the hello that means it has
+        joined the game's chat: the hello's state is sent before the join, so a phrase said
+        before the pong may arrive in the ``chat_log`` instead of as a ``chat`` message."""
+        self.send({"type": "ping"})
+        while self.recv(timeout)["type"] != "pong":
+            pass
+
     def wait_error(self, timeout: float = 15.0) -> dict[str, Any]:
         while True:
             m = self.recv(timeout)
