@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.e2e_helpers import watch_errors
+from tests.web.e2e_helpers import play_one_turn, watch_errors
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
@@ -71,19 +71,7 @@ def test_a_goal_game_shows_its_goals_and_claims(browser: Any, server: Any) -> No
         )
         if page.locator("#status-text").inner_text().startswith("Match over"):
             break
-        if page.locator("#modal").is_visible():
-            page.keyboard.press("Escape")
-        ply = page.evaluate("() => document.querySelectorAll('#log .n').length")
-        legal = page.locator("#hand .card.legal")
-        if legal.count():
-            legal.first.click()
-            page.click("#actions [data-act=play]")
-        else:
-            page.locator("#hand .card").first.click()
-            page.click("#actions [data-act=discard]")
-        page.wait_for_selector("#drawpile.drawable")
-        page.click("#drawpile")
-        page.wait_for_function(f"() => document.querySelectorAll('#log .n').length > {ply}")
+        play_one_turn(page, explain={"done": True})  # (no illegal attempt first)
     page.wait_for_selector("#modal:not(.hidden)")
     final = _state(page, server)
     held = [g for g in final["view"]["goals"] if g["claimed_by"] is not None]
