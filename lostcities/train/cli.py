@@ -117,6 +117,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     for flag, _, kind, help_text in OPTIONS:
         p.add_argument(flag, metavar=kind.split(">")[0].upper(), default=None, help=help_text)
+    from lostcities.train.rl_cli import add_ppo_arguments
+
+    add_ppo_arguments(p)
 
 
 def _reader(kind: str, flag: str) -> Callable[[str], Any]:
@@ -192,6 +195,20 @@ def cli_main(args: argparse.Namespace) -> int:
 
     if not args.out:
         raise TrainOptionError("--out RUNDIR is required")
+    method = args.method or "exit"
+    if method not in ("exit", "ppo"):
+        raise TrainOptionError(f"invalid --method: {method!r} (exit or ppo)")
+    if method == "ppo":
+        for module in ("torch", "numba", "rich", "matplotlib"):
+            _need(module)
+        from lostcities.train.rl_cli import ppo_main
+
+        return ppo_main(args, OPTIONS, _reader)
+    from lostcities.train.rl_cli import PPO_OPTIONS
+
+    for flag, *_ in PPO_OPTIONS:
+        if getattr(args, flag[2:].replace("-", "_")) is not None:
+            raise TrainOptionError(f"{flag} is an option of --method ppo")
     overrides: dict[str, Any] = {}
     for flag, name, kind, _ in OPTIONS:
         text = getattr(args, flag[2:].replace("-", "_"))
