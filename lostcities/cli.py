@@ -469,16 +469,16 @@ COMMANDS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None], str]] 
         lambda p: importlib.import_module("lostcities.train.cli").add_arguments(p),
         "lostcities.train.cli:cli_main",
     ),
-    (
-        "train-judge",
-        "train the learned rollout judge by self-play (needs lostcities[train])",
-        lambda p: importlib.import_module("lostcities.train.judge_cli").add_arguments(p),
-        "lostcities.train.judge_cli:cli_main",
-    ),
 ]
 
 ALIASES = {"analyse": ["analyze"]}
 """Other names a command answers to."""
+
+REMOVED_COMMANDS = {
+    "train-judge": "lostcities train-judge was removed in 0.4.0 with the learned rollout judge "
+    "(rollout=learned), which was no stronger than smart",
+}
+"""Commands that were removed, each with the one line that says so when it is called."""
 
 EXTRAS = {
     "lostcities.review": "arena",
@@ -567,6 +567,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     words = goal_file_words(sys.argv[1:] if argv is None else argv)
+    if words and words[0] in REMOVED_COMMANDS:
+        print(f"lostcities: error: {REMOVED_COMMANDS[words[0]]}", file=sys.stderr)
+        return EXIT_USAGE
     args = parser.parse_args(words)
     args.argv = words  # which flags were given (play)
     if args.command is None:

@@ -49,15 +49,10 @@ Options (``expert:time=0.5``, ``expert:iters=4000,top=4``):
              scale)`` as in a lone round (match-blind, for comparison);
 ``msd``      the standard deviation of a later round's margin that match value assumes
              (points, default 35, :data:`lostcities.bots.matchplay.ROUND_MARGIN_SD`);
-``rollout``  the judge that plays the worlds out: ``smart`` (default), ``learned``, the
-             learned rollout policy of :mod:`lostcities.fast.judge`, or ``jitter``,
-             ``smart`` with random noise (:mod:`lostcities.fast.jitter`) (both compiled
-             engine only; goal games and installs without numba play ``smart``);
-``judge``    with ``rollout=learned``: a judge weights file instead of the shipped one;
-``jitter``   with ``rollout=jitter``: how far each player's thresholds of ``smart`` are
-             drawn from its own in each world, 0 .. 5 (default 1);
-``eps``      with ``rollout=jitter``: the chance that a rollout move's card action is a
-             random plausible one, 0 .. 1 (default 0).
+``rollout``  the judge that plays the worlds out: ``smart`` (the default and only one);
+             ``learned`` and ``jitter`` (with their options ``judge``, ``jitter`` and
+             ``eps``) were removed in 0.4.0, no stronger than ``smart``
+             (:data:`lostcities.bots.flat.REMOVED_ROLLOUTS`): a spec naming them is refused.
 
 >>> from lostcities import Round
 >>> r = Round.deal(seed=4)
@@ -81,8 +76,8 @@ from lostcities.bots.flat import (
     FlatSearcher,
     fast_engine_available,
     flat_search,
-    learned_judge,
-    rollout_jitter,
+    removed_in_spec,
+    removed_rollout,
 )
 from lostcities.bots.ismcts import IsmctsBot
 from lostcities.bots.matchplay import ROUND_MARGIN_SD, match_reward
@@ -125,27 +120,19 @@ class ExpertBot(Bot):
         match: bool = True,
         msd: float = ROUND_MARGIN_SD,
         rollout: str = "smart",
-        judge: str | None = None,
-        jitter: int | None = None,
-        eps: float | None = None,
     ) -> None:
         super().__init__(seed)
         if iters is None and time is None:
             time = 1.0
         if iters is not None and iters < 1:
             raise BotSpecError(f"invalid bot spec: expert iters must be positive, not {iters}")
-        if rollout not in ("smart", "learned", "jitter"):
-            raise BotSpecError(
-                "invalid bot spec: expert rollout must be smart, learned or jitter, "
-                f"not {rollout!r}"
-            )
+        why = removed_rollout(rollout)
+        if why is not None:
+            raise BotSpecError(f"invalid bot spec: expert {why}")
+        if rollout != "smart":
+            raise BotSpecError(f"invalid bot spec: expert rollout must be smart, not {rollout!r}")
         self.rollout = rollout
-        """The judge of the worlds' playouts: ``smart``, ``learned`` or ``jitter``."""
-        try:  # the learned judge (rollout=learned), the noise (rollout=jitter), else None
-            self.judge = learned_judge(rollout, judge)
-            self.jitter = rollout_jitter(rollout, jitter, eps)
-        except ValueError as e:
-            raise BotSpecError(f"invalid bot spec: expert {e}") from None
+        """The judge of the worlds' playouts: ``smart``."""
         if time is not None and not time > 0:
             raise BotSpecError(f"invalid bot spec: expert time must be positive, not {time}")
         if top < 1 or prior < 0 or not scale > 0:
@@ -190,8 +177,12 @@ class ExpertBot(Bot):
     def from_options(cls, options: dict[str, str], seed: int | None = None) -> Bot:
         """Build from spec options (see the module docs).
 
-        :raises BotSpecError: for an unknown option or a bad value.
+        :raises BotSpecError: for an unknown option or a bad value, or a removed rollout
+            policy or option (:func:`lostcities.bots.flat.removed_in_spec`).
         """
+        why = removed_in_spec(options)
+        if why is not None:
+            raise BotSpecError(f"invalid bot spec: expert {why}")
         o = SpecOptions(
             "expert",
             options,
@@ -214,13 +205,9 @@ class ExpertBot(Bot):
                 "match",
                 "msd",
                 "rollout",
-                "judge",
-                "jitter",
-                "eps",
             ),
         )
         t = o.number("time", math.nan)
-        eps = o.number("eps", math.nan)
         top = o.whole("top", 5, minimum=1)
         assert top is not None
         return cls(
@@ -243,9 +230,6 @@ class ExpertBot(Bot):
             match=bool(o.whole("match", 1, minimum=0)),
             msd=o.number("msd", ROUND_MARGIN_SD),
             rollout=options.get("rollout", "smart").lower(),
-            judge=o.text("judge", None),
-            jitter=o.whole("jitter", None),
-            eps=None if math.isnan(eps) else eps,
         )
 
     def restart(self, variant: Variant, seat: int) -> None:
@@ -337,8 +321,6 @@ class ExpertBot(Bot):
             rng=self.rng,
             hands=self.inferred_hands(view) if compiled else None,
             reward=reward,
-            judge=self.judge,
-            jitter=self.jitter,
         )
         if self.control > 0:
             worlds, sums = self._controlled(probs, search, start, hard, max_worlds)

@@ -33,8 +33,8 @@ import importlib.util
 import math
 import random
 import time
-from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Protocol
 
 from lostcities.bots.rollout import playout, smart_playout
 from lostcities.cards import Card
@@ -42,20 +42,18 @@ from lostcities.errors import IllegalMoveError
 from lostcities.rules import Move, PlayerView, Round
 from lostcities.scoring import MARGIN_SCALE
 
-if TYPE_CHECKING:
-    from lostcities.fast.jitter import Jitter
-    from lostcities.fast.judge import Judge
-
 __all__ = [
     "ENGINES",
     "FLAT_ROLLOUTS",
+    "REMOVED_OPTIONS",
+    "REMOVED_ROLLOUTS",
     "FlatSearcher",
     "PythonFlatSearch",
     "check_candidates",
     "fast_engine_available",
     "flat_search",
-    "learned_judge",
-    "rollout_jitter",
+    "removed_in_spec",
+    "removed_rollout",
 ]
 
 ENGINES = ("fast", "python")
@@ -64,6 +62,57 @@ ENGINES = ("fast", "python")
 FLAT_ROLLOUTS = ("cheap", "smart")
 """The rollout policies of :class:`PythonFlatSearch`: :func:`~lostcities.bots.rollout.playout`
 and :func:`~lostcities.bots.rollout.smart_playout`."""
+
+REMOVED_ROLLOUTS = {"learned": "0.4.0", "jitter": "0.4.0"}
+"""Rollout policies that were tried and removed, with the version that removed them: issue
+24's learned judge (``rollout=learned``, a compiled policy network trained to imitate the
+search) and its jittered ``smart`` (``rollout=jitter``, ``smart``'s thresholds drawn at
+random per world) measured level with or behind ``smart`` (their figures stay in
+``docs/performance.md``). A spec that names one is refused with the reason
+(:func:`removed_rollout`); a new rollout policy earns its place by winning."""
+
+REMOVED_OPTIONS = {"judge": "learned", "jitter": "jitter", "eps": "jitter"}
+"""Search bot options that went with a removed rollout policy (:data:`REMOVED_ROLLOUTS`):
+option -> that policy."""
+
+
+def removed_rollout(rollout: str) -> str | None:
+    """Why ``rollout`` is refused when it names a removed rollout policy
+    (:data:`REMOVED_ROLLOUTS`; one line, to follow a bot's name), else ``None``.
+
+    >>> removed_rollout("learned")
+    'rollout=learned was removed in 0.4.0: it was no stronger than smart; use rollout=smart'
+    >>> removed_rollout("smart") is None
+    True
+    """
+    version = REMOVED_ROLLOUTS.get(rollout)
+    if version is None:
+        return None
+    return (
+        f"rollout={rollout} was removed in {version}: it was no stronger than smart; "
+        "use rollout=smart"
+    )
+
+
+def removed_in_spec(options: Mapping[str, str]) -> str | None:
+    """Why a search bot's spec ``options`` are refused when they name a removed rollout
+    policy or one of its options (:data:`REMOVED_OPTIONS`), else ``None``; the rollout is
+    named first, as the options' values are read (lower case).
+
+    >>> removed_in_spec({"iters": "100", "eps": "0.1"})
+    'eps= was removed in 0.4.0 with rollout=jitter, which was no stronger than smart'
+    """
+    why = removed_rollout(options.get("rollout", "").lower())
+    if why is not None:
+        return why
+    for key in options:
+        if key in REMOVED_OPTIONS:
+            rollout = REMOVED_OPTIONS[key]
+            return (
+                f"{key}= was removed in {REMOVED_ROLLOUTS[rollout]} with rollout={rollout}, "
+                "which was no stronger than smart"
+            )
+    return None
 
 
 class FlatSearcher(Protocol):
@@ -138,23 +187,21 @@ def flat_search(
     rng: random.Random | None = None,
     hands: Sequence[Sequence[Card]] | None = None,
     reward: Callable[[int], float] | None = None,
-    judge: Judge | None = None,
-    jitter: Jitter | None = None,
 ) -> FlatSearcher:
     """The flat search of ``candidates`` for ``view`` on ``engine`` (module docs): the
     compiled :class:`~lostcities.fast.search.FlatSearch` for ``"fast"`` and a classic view,
-    else :class:`PythonFlatSearch`; the other arguments as for both. ``rollout="learned"``
-    (the learned judge ``judge``, default the shipped one, :mod:`lostcities.fast.judge`)
-    runs compiled only: the Python twin plays ``"smart"`` rollouts instead; so does
-    ``rollout="jitter"`` (``smart`` with the random noise ``jitter``,
-    :mod:`lostcities.fast.jitter`).
+    else :class:`PythonFlatSearch`; the other arguments as for both.
 
-    :raises ValueError: for an unknown ``engine`` (and as the searches raise).
+    :raises ValueError: for an unknown ``engine``, a removed ``rollout``
+        (:func:`removed_rollout`) and as the searches raise.
     :raises ImportError: for ``engine="fast"`` without numba
         (:func:`fast_engine_available` says beforehand).
     """
     if engine not in ENGINES:
         raise ValueError(f"flat search: engine must be fast or python, not {engine!r}")
+    why = removed_rollout(rollout)
+    if why is not None:
+        raise ValueError(f"flat search: {why}")
     if engine == "fast" and view.achievements is None:
         from lostcities.fast.search import FlatSearch
 
@@ -167,57 +214,17 @@ def flat_search(
             rng=rng,
             hands=hands,
             reward=reward,
-            judge=judge,
-            jitter=jitter,
         )
     return PythonFlatSearch(
         view,
         candidates,
         scale=scale,
         seed=seed,
-        rollout="smart" if rollout in ("learned", "jitter") else rollout,
+        rollout=rollout,
         rng=rng,
         hands=hands,
         reward=reward,
     )
-
-
-def learned_judge(rollout: str, path: str | None) -> Judge | None:
-    """The learned judge that a search bot's ``rollout`` and ``judge`` options name: the
-    weights file ``path`` (``None``: the shipped judge) with ``rollout="learned"``, else
-    ``None``.
-
-    :raises ValueError: for ``judge`` without ``rollout=learned``, no numba, or weights that
-        do not load (:class:`~lostcities.fast.judge.InvalidJudgeError`).
-    """
-    if rollout != "learned":
-        if path is not None:
-            raise ValueError("judge= needs rollout=learned")
-        return None
-    if not fast_engine_available():
-        raise ValueError("rollout=learned needs numba (pip install 'lostcities[fast]')")
-    from lostcities.fast.judge import load_judge
-
-    return load_judge(path)
-
-
-def rollout_jitter(rollout: str, level: int | None, eps: float | None) -> Jitter | None:
-    """The rollout noise that a search bot's ``rollout``, ``jitter`` (level) and ``eps``
-    options name: :class:`~lostcities.fast.jitter.Jitter` ``(level, eps)`` (defaults 1 and
-    0) with ``rollout="jitter"``, else ``None``.
-
-    :raises ValueError: for ``jitter`` or ``eps`` without ``rollout=jitter``, no numba, or
-        values out of range (:class:`~lostcities.fast.jitter.InvalidJitterError`).
-    """
-    if rollout != "jitter":
-        if level is not None or eps is not None:
-            raise ValueError("jitter= and eps= need rollout=jitter")
-        return None
-    if not fast_engine_available():
-        raise ValueError("rollout=jitter needs numba (pip install 'lostcities[fast]')")
-    from lostcities.fast.jitter import Jitter
-
-    return Jitter(1 if level is None else level, 0.0 if eps is None else eps)
 
 
 def check_candidates(view: PlayerView, candidates: Sequence[Move]) -> None:

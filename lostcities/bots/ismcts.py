@@ -37,16 +37,10 @@ Options (spec ``ismcts:time=0.5``, ``ismcts:iters=2000,mode=tree,c=0.7``):
 ``iters``    rollouts per move: fully deterministic given the seed (unless a ``time_limit``
              passed to :meth:`IsmctsBot.choose` cuts the search short);
 ``mode``     ``flat`` (default) or ``tree``;
-``rollout``  ``smart`` (default), ``cheap`` (``fast``: deprecated name of ``cheap``,
-             removed in 0.4.0), ``learned`` (the learned rollout policy of
-             :mod:`lostcities.fast.judge`) or ``jitter`` (``smart`` with random noise,
-             :mod:`lostcities.fast.jitter`); the last two in flat mode on the compiled
-             engine only, goal games play ``smart``;
-``judge``    with ``rollout=learned``: a judge weights file instead of the shipped one;
-``jitter``   with ``rollout=jitter``: how far each player's thresholds are drawn from
-             ``smart``'s in each world, 0 .. 5 (default 1);
-``eps``      with ``rollout=jitter``: the chance that a rollout move's card action is a
-             random plausible one, 0 .. 1 (default 0);
+``rollout``  ``smart`` (default) or ``cheap`` (``fast``: deprecated name of ``cheap``,
+             removed in 0.4.0); ``learned`` and ``jitter`` (with their options ``judge``,
+             ``jitter`` and ``eps``) were removed in 0.4.0, no stronger than ``smart``
+             (:data:`lostcities.bots.flat.REMOVED_ROLLOUTS`): a spec naming them is refused;
 ``top``      heuristic card actions searched at the root (default 3; 0 = every legal move);
 ``c``        the UCB exploration constant (default 0.7, tree mode);
 ``depth``    most moves from the root the tree grows (default 8, tree mode);
@@ -91,8 +85,8 @@ from lostcities.bots.flat import (
     PythonFlatSearch,
     fast_engine_available,
     flat_search,
-    learned_judge,
-    rollout_jitter,
+    removed_in_spec,
+    removed_rollout,
 )
 from lostcities.bots.heuristic import HeuristicBot, goals_option
 from lostcities.bots.matchplay import ROUND_MARGIN_SD, match_reward
@@ -103,7 +97,7 @@ from lostcities.scoring import MARGIN_SCALE
 
 __all__ = ["ROLLOUTS", "IsmctsBot", "fast_engine_available", "flat_totals", "smart_playout"]
 
-ROLLOUTS = ("smart", "cheap", "learned", "jitter")
+ROLLOUTS = ("smart", "cheap")
 """The rollout policies (option ``rollout``); ``fast`` is accepted as a deprecated name of
 ``cheap``."""
 
@@ -203,9 +197,6 @@ class IsmctsBot(Bot):
         goals: bool = True,
         match: bool = True,
         msd: float = ROUND_MARGIN_SD,
-        judge: str | None = None,
-        jitter: int | None = None,
-        eps: float | None = None,
     ) -> None:
         super().__init__(seed)
         if iters is None and time is None:
@@ -232,20 +223,13 @@ class IsmctsBot(Bot):
                 stacklevel=2,
             )
             rollout = "cheap"
+        why = removed_rollout(rollout)
+        if why is not None:
+            raise BotSpecError(f"invalid bot spec: ismcts {why}")
         if rollout not in ROLLOUTS:
             raise BotSpecError(
-                "invalid bot spec: ismcts rollout must be smart, cheap, learned or jitter, "
-                f"not {rollout!r}"
+                f"invalid bot spec: ismcts rollout must be smart or cheap, not {rollout!r}"
             )
-        if rollout in ("learned", "jitter") and (mode != "flat" or engine == "python"):
-            raise BotSpecError(
-                f"invalid bot spec: ismcts rollout={rollout} needs mode=flat, engine=fast"
-            )
-        try:  # the learned judge (rollout=learned), the noise (rollout=jitter), else None
-            self.judge = learned_judge(rollout, judge)
-            self.jitter = rollout_jitter(rollout, jitter, eps)
-        except ValueError as e:
-            raise BotSpecError(f"invalid bot spec: ismcts {e}") from None
         self.rollout = rollout
         """The rollout policy: ``smart`` or ``cheap`` (``fast`` given is stored as ``cheap``)."""
         if top < 0:
@@ -283,8 +267,12 @@ class IsmctsBot(Bot):
     def from_options(cls, options: dict[str, str], seed: int | None = None) -> Bot:
         """Build from spec options ``time``, ``iters``, ``c``, ``depth``, ``widen``, ``scale``.
 
-        :raises BotSpecError: for an unknown option or a bad value.
+        :raises BotSpecError: for an unknown option or a bad value, or a removed rollout
+            policy or option (:func:`lostcities.bots.flat.removed_in_spec`).
         """
+        why = removed_in_spec(options)
+        if why is not None:
+            raise BotSpecError(f"invalid bot spec: ismcts {why}")
         o = SpecOptions(
             "ismcts",
             options,
@@ -302,13 +290,9 @@ class IsmctsBot(Bot):
                 "goals",
                 "match",
                 "msd",
-                "judge",
-                "jitter",
-                "eps",
             ),
         )
         time_ = o.number("time", math.nan)
-        eps = o.number("eps", math.nan)
         depth = o.whole("depth", 8)
         top = o.whole("top", 3)
         assert depth is not None and top is not None
@@ -327,9 +311,6 @@ class IsmctsBot(Bot):
             goals=goals_option("ismcts", options),
             match=bool(o.whole("match", 1, minimum=0)),
             msd=o.number("msd", ROUND_MARGIN_SD),
-            judge=o.text("judge", None),
-            jitter=o.whole("jitter", None),
-            eps=None if math.isnan(eps) else eps,
         )
 
     def reseed(self, seed: int | None) -> None:
@@ -442,8 +423,6 @@ class IsmctsBot(Bot):
             rollout=self.rollout,
             rng=self.rng,
             reward=self._reward,
-            judge=self.judge,
-            jitter=self.jitter,
         )
         max_worlds = None if self.iters is None else -(-self.iters // k)
         if deadline == math.inf:

@@ -42,8 +42,6 @@ import numpy.typing as npt
 from lostcities.cards import Card
 from lostcities.errors import IllegalMoveError
 from lostcities.fast import kernels as K
-from lostcities.fast.jitter import Jitter, flat_jitter_hands_kernel, flat_jitter_kernel
-from lostcities.fast.judge import Judge, default_judge, flat_judge_hands_kernel, flat_judge_kernel
 from lostcities.fast.rng import xorshift_state
 from lostcities.fast.smart import MersenneState, flat_hands_kernel, flat_kernel, flat_smart_kernel
 from lostcities.fast.state import state_from_round
@@ -67,14 +65,12 @@ class FlatSearch:
     :data:`lostcities.scoring.MARGIN_SCALE`, 15, the ``ismcts`` bot's; it was 30 here before
     the two were unified). ``rollout``: ``"cheap"`` (the policy of
     :mod:`lostcities.bots.rollout`) or ``"smart"``
-    (that of :func:`lostcities.bots.ismcts.smart_playout`) or ``"learned"`` (the learned
-    judge of :mod:`lostcities.fast.judge`: ``judge``, default the shipped one; the same
-    worlds as ``"smart"`` unless it samples) or ``"jitter"`` (``smart`` with random
-    noise, :mod:`lostcities.fast.jitter`: ``jitter``, default ``Jitter()``; the same worlds
-    and totals as ``"smart"`` with no noise). ``rng``: deal the worlds as the
-    ``ismcts`` bot does with this generator, which advances as if Python had drawn them
-    (without it, ``"smart"``, ``"learned"`` and ``"jitter"`` draw from ``random.Random(seed)`` and
-    ``"cheap"`` from a compiled xorshift generator seeded with ``seed``).
+    (that of :func:`lostcities.bots.ismcts.smart_playout`); the learned judge
+    (``"learned"``) and the jittered ``smart`` (``"jitter"``) of issue 24 were removed in
+    0.4.0: measured, neither beat ``smart`` (``docs/performance.md``). ``rng``: deal the
+    worlds as the ``ismcts`` bot does with this generator, which advances as if Python had
+    drawn them (without it, ``"smart"`` draws from ``random.Random(seed)`` and ``"cheap"``
+    from a compiled xorshift generator seeded with ``seed``).
     ``hands``: the opponent's hidden cards (besides those it is known to hold) of each
     world, cycled in order, the rest of the unseen cards shuffled into the draw pile (for
     worlds weighted by inference about the opponent's hand; needs ``rng``).
@@ -95,13 +91,12 @@ class FlatSearch:
         rng: random.Random | None = None,
         hands: Sequence[Sequence[Card]] | None = None,
         reward: Callable[[int], float] | None = None,
-        judge: Judge | None = None,
-        jitter: Jitter | None = None,
     ) -> None:
-        if rollout not in ("cheap", "smart", "learned", "jitter"):
-            raise ValueError(
-                f"flat search: rollout must be cheap, smart, learned or jitter, not {rollout!r}"
-            )
+        if rollout not in ("cheap", "smart"):
+            why = ""
+            if rollout in ("learned", "jitter"):  # issue 24's, measured no better than smart
+                why = f" ({rollout} was removed in 0.4.0: it was no stronger than smart)"
+            raise ValueError(f"flat search: rollout must be cheap or smart, not {rollout!r}{why}")
         if not candidates:
             raise ValueError("flat search: no candidate moves")
         if not scale > 0:
@@ -133,24 +128,12 @@ class FlatSearch:
                     f"illegal move: {str(m)!r} (not legal for player {view.player} now)"
                 )
         self.rollout = rollout
+        # the kernels that play worlds dealt by the Mersenne Twister after every candidate
+        # (one world loop for both policies) and their rollout argument: smart or cheap
         self._world_kernel: Callable[..., None] = flat_smart_kernel
         self._hands_kernel: Callable[..., None] = flat_hands_kernel
-        self._policy: tuple[object, ...] = (rollout == "smart",)  # the kernels' rollout args
-        self.judge: Judge | None = None
-        """The learned judge of ``rollout="learned"`` (else ``None``)."""
-        if rollout == "learned":
-            self.judge = judge if judge is not None else default_judge()
-            self._world_kernel = flat_judge_kernel
-            self._hands_kernel = flat_judge_hands_kernel
-            self._policy = (self.judge.arrays, self.judge.temperature)
-        self.jitter: Jitter | None = None
-        """The noise of ``rollout="jitter"`` (else ``None``)."""
-        if rollout == "jitter":
-            self.jitter = jitter if jitter is not None else Jitter()
-            self._world_kernel = flat_jitter_kernel
-            self._hands_kernel = flat_jitter_hands_kernel
-            self._policy = (self.jitter.spread, self.jitter.eps)
-        if rng is None and rollout in ("smart", "learned", "jitter"):
+        self._policy: tuple[object, ...] = (rollout == "smart",)
+        if rng is None and rollout == "smart":
             rng = random.Random(seed)
         if rng is None:  # the compiled xorshift generator
             self.rng = xorshift_state(seed)

@@ -7,7 +7,8 @@ policy does, so ties are broken alike); ``tests/fast/test_smart.py`` checks move
 that both choose the same move and reach the same final scores. The policy is two parts,
 :func:`smart_card_action` and :func:`smart_draw`, over a vector of its thresholds
 (:data:`SMART_THRESHOLDS`, compiled in as constants here), so that a rollout with other
-thresholds or other card actions (:mod:`lostcities.fast.jitter`) shares its code.
+thresholds or other card actions can share its code (issue 24's jittered thresholds did,
+until they were removed in 0.4.0, measured no better than these).
 
 :func:`flat_smart_kernel` is the whole inner loop of ``ismcts``'s flat mode: per sampled
 world, deal the hidden cards exactly as the bot's sampler does with ``random.Random.shuffle``
@@ -20,8 +21,8 @@ same budget gives bit-for-bit the same totals and so the same move.
 :func:`flat_kernel` (the compiled generator's worlds, dealt by
 :func:`lostcities.fast.kernels.deal_world`), :func:`flat_smart_kernel` and
 :func:`flat_hands_kernel` share one candidate loop: they differ only in how a world is
-dealt. The two Mersenne Twister kernels, and the judge's two of :mod:`lostcities.fast.judge`,
-run one world loop, :func:`flat_worlds`, given the deal and the rollout as jitted functions.
+dealt. The two Mersenne Twister kernels run one world loop, :func:`flat_worlds`, given the
+deal and the rollout as jitted functions (so that another rollout policy needs no copy of it).
 The generators are :mod:`lostcities.fast.rng`'s (the Mersenne Twister names are
 kept here too, for old imports).
 
@@ -147,7 +148,7 @@ def _lowest_kept(s: np.ndarray, p: int, c: int, turns: int) -> tuple[int, int]:
     return lk, ik
 
 
-# -- smart's thresholds: the policy's numbers, as a vector a jittered rollout may vary -------
+# -- smart's thresholds: the policy's numbers, as a vector another rollout may vary ---------
 TH_GAP = 0
 """Threshold index: the largest gap (lowest playable number minus the top, from 1 on a
 wagers-only expedition) a started expedition is played up at."""
@@ -178,7 +179,7 @@ NUM_THRESHOLDS = len(SMART_THRESHOLDS)
 def smart_card_action(s: np.ndarray, sc: np.ndarray, th: Any) -> int:
     """The smart policy's card action (``60 * discard + card kind``) for the player to move
     in ``s``, with the thresholds ``th`` (indexed by the ``TH_*`` names:
-    :data:`SMART_THRESHOLDS` or a jittered copy); fills the scratch ``sc`` (30 int64) with
+    :data:`SMART_THRESHOLDS` or a varied copy); fills the scratch ``sc`` (30 int64) with
     what :func:`smart_draw` reads."""
     p = s[TURN]
     hp = HAND + 8 * p
@@ -474,7 +475,7 @@ def flat_hands_kernel(
     )  # fmt: skip
 
 
-# -- the world loop the Mersenne Twister kernels share (here and in fast/judge.py) ----------
+# -- the world loop the Mersenne Twister kernels share --------------------------------------
 @njit(cache=True, inline="always")
 def flat_worlds(
     template: np.ndarray,

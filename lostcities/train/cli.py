@@ -56,12 +56,7 @@ OPTIONS: list[tuple[str, str, str, str]] = [
     ),
     ("--top-k", "top_k", "int>=1", "the guided teacher's moves by prior (4)"),
     ("--guided-worlds", "guided_worlds", "int>=1", "the guided teacher's deals per move (128)"),
-    (
-        "--rollout",
-        "rollout",
-        "rollout",
-        "the teacher's rollout policy: smart, cheap or learned (the shipped judge) (smart)",
-    ),
+    ("--rollout", "rollout", "rollout", "the teacher's rollout policy: smart or cheap (smart)"),
     (
         "--temperature",
         "temperature",
@@ -168,10 +163,19 @@ def _reader(kind: str, flag: str) -> Callable[[str], Any]:
             return sizes
         allowed = {
             "teacher": ("heuristic", "guided", "flat"),
-            "rollout": ("smart", "cheap", "learned"),
+            "rollout": ("smart", "cheap"),
             "device": ("cpu", "cuda"),
         }[kind]
         if text not in allowed:
+            if kind == "rollout":
+                from lostcities.bots.flat import REMOVED_ROLLOUTS
+
+                if text in REMOVED_ROLLOUTS:
+                    raise bad(
+                        text,
+                        f"removed in {REMOVED_ROLLOUTS[text]}: it was no stronger than smart; "
+                        "use --rollout smart",
+                    )
             raise bad(text, " or ".join(allowed))
         return text
 

@@ -117,9 +117,7 @@ class RunConfig:
     guided_worlds: int = 128
     """The guided teacher's sampled deals per move."""
     rollout: str = "smart"
-    """The teacher's rollout policy (``smart``, ``cheap`` or ``learned``: the shipped learned
-    judge of :mod:`lostcities.fast.judge`, so that the teacher's search and the network it
-    teaches improve with the judge)."""
+    """The teacher's rollout policy (``smart`` or ``cheap``)."""
     temperature: float = TrainConfig.temperature
     """``T`` of the policy target and of the sampled opening moves."""
     sample_plies: int = 8

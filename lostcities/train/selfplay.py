@@ -51,6 +51,7 @@ import numpy.typing as npt
 from lostcities.arena import LOCAL, Backend, derive_seed
 from lostcities.arena.cluster import ray_ordered, ray_session
 from lostcities.bots.base import one_core_per_bot, workers_without_ctrl_c
+from lostcities.bots.flat import REMOVED_ROLLOUTS
 from lostcities.bots.heuristic import HeuristicBot
 from lostcities.nn import NUM_FEATURES, Network, features
 from lostcities.rules import Move, PlayerView, Round
@@ -95,8 +96,7 @@ class FlatTeacher:
     worlds: int = 64
     """Sampled deals per move."""
     rollout: str = "smart"
-    """The rollout policy (``smart``, ``cheap`` or ``learned``: the shipped learned judge,
-    :mod:`lostcities.fast.judge`; as :class:`~lostcities.fast.search.FlatSearch`)."""
+    """The rollout policy (``smart`` or ``cheap``, as :class:`~lostcities.fast.search.FlatSearch`)."""
     scale: float = MARGIN_SCALE
     """Margin scale of the reward ``tanh(margin / scale)``."""
 
@@ -218,8 +218,13 @@ def _search_some(
 def _check_search(worlds: int, rollout: str, scale: float) -> None:
     if worlds < 1:
         raise TrainOptionError(f"invalid worlds: {worlds!r} (must be at least 1)")
-    if rollout not in ("smart", "cheap", "learned"):
-        raise TrainOptionError(f"invalid rollout: {rollout!r} (smart, cheap or learned)")
+    if rollout in REMOVED_ROLLOUTS:  # in the config of a run made before the removal
+        raise TrainOptionError(
+            f"invalid rollout: {rollout!r} (removed in {REMOVED_ROLLOUTS[rollout]}: it was no "
+            "stronger than smart; use smart)"
+        )
+    if rollout not in ("smart", "cheap"):
+        raise TrainOptionError(f"invalid rollout: {rollout!r} (smart or cheap)")
     if not (scale > 0 and math.isfinite(scale)):
         raise TrainOptionError(f"invalid scale: {scale!r} (must be positive)")
 

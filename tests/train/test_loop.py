@@ -244,6 +244,11 @@ def test_cli_run_and_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
         (["--out", "{d}/none", "--resume"], "no run to resume in"),
         (["--out", "{d}/a,b"], "a comma cannot be in a bot spec's path"),
         (["--out", "{d}/x", "--stop-after", "lunch"], "invalid --stop-after: 'lunch'"),
+        (
+            ["--out", "{d}/x", "--rollout", "learned"],
+            "invalid --rollout: 'learned' (removed in 0.4.0: it was no stronger than smart; "
+            "use --rollout smart)",
+        ),
     ],
 )
 def test_cli_bad_input(
@@ -282,3 +287,20 @@ def test_cli_help_states_the_defaults() -> None:
                 else str(value)
             )
         assert stated.group(1) == shown, (flag, stated.group(1), shown)
+
+
+def test_a_run_of_a_removed_rollout_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a run started with the learned judge (rollout=learned, removed in 0.4.0) is not resumed
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "config.json").write_text(json.dumps({**TINY.to_dict(), "rollout": "learned"}))
+    assert main(["train", "--out", str(out), "--resume", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.endswith(
+        "config.json': invalid rollout: 'learned' (removed in 0.4.0: it was no stronger than "
+        "smart; use smart)\n"
+    )
+    assert sorted(p.name for p in out.iterdir()) == ["config.json"]
