@@ -14,10 +14,21 @@ the same way. Each entry carries the hash of its owner's token, which becomes th
 seat token once the game starts: the owner's page learns the game id from the lobby and
 plays with the token it already has.
 
-"Play now" pairs two waiting seeks with the same settings whose ratings are within both
-seekers' ranges; a range starts at :data:`RANGE_START` points and widens by
-:data:`RANGE_WIDEN` points a second to :data:`RANGE_MAX` (:func:`rating_range`). Every
-process runs the pairing every :data:`TICK` seconds (and at once when a seek arrives).
+An entry lives as long as the lobby page that opened it: the page names itself (a random
+id) when it opens the entry, and its event stream keeps the entry (:meth:`LobbyHub.events`).
+When that stream closes, the entry is away at once (neither listed nor paired, nor can its
+table be joined) and dropped :data:`STALE_SECONDS` - :data:`PRESENT_SECONDS` seconds later
+unless the page comes back (a reload, a reconnection). An entry whose page is on a process
+that died is away after :data:`PRESENT_SECONDS`. A player counts once among those waiting,
+whatever the number of their seeks, and when a game starts, each seated player's other
+open seeks with the game's settings go to it too (status ``playing``: every page of theirs
+that waits for the same game follows it).
+
+"Play now" pairs two waiting seeks with the same settings. A casual pair is any two; a
+rated pair needs ratings within both seekers' ranges: a range starts at
+:data:`RANGE_START` points and widens by :data:`RANGE_WIDEN` points a second to
+:data:`RANGE_MAX` (:func:`rating_range`). Every process runs the pairing every :data:`TICK`
+seconds (and at once when a seek arrives).
 """
 
 from __future__ import annotations
@@ -34,7 +45,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from lostcities.web import correspondence, ratings, schemas
@@ -57,6 +68,7 @@ __all__ = [
     "LOBBY_CHANNEL",
     "HEARTBEAT",
     "ONLINE_SECONDS",
+    "PRESENT_SECONDS",
     "RANGE_MAX",
     "RANGE_START",
     "RANGE_WIDEN",
@@ -67,6 +79,7 @@ __all__ = [
     "LobbyHub",
     "NeedsAccountError",
     "NewEntry",
+    "Opened",
     "Player",
     "TooManyEntriesError",
     "rating_range",
@@ -79,12 +92,16 @@ LOBBY_CHANNEL = "lostcities_lobby"
 TICK = 1.0
 """Seconds between two pairing rounds (and clean-ups) of a process."""
 STALE_SECONDS = 45.0
-"""An open entry whose owner's page has not been seen for this long is dropped."""
+"""An open entry whose page has not been seen for this long is dropped."""
 ONLINE_SECONDS = 40.0
 """A player seen on a lobby page within this many seconds is online."""
 HEARTBEAT = 15.0
-"""A lobby page's stream says its player is there (and sends a comment, which keeps
-proxies from closing it) after this many seconds without a change."""
+"""A lobby page's stream says its player (and its entries) are there every this many
+seconds, and sends a comment after this many seconds without a change (which keeps proxies
+from closing it)."""
+PRESENT_SECONDS = 2 * HEARTBEAT
+"""An open entry whose page has not been seen for this long (or whose page closed) is away:
+not listed, not paired, its table not joined."""
 RANGE_START, RANGE_WIDEN, RANGE_MAX = 100.0, 10.0, 600.0
 """The rating range of a seek (points either side), its widening a second, its limit."""
 MAX_ENTRIES = 3
@@ -164,6 +181,9 @@ class NewEntry(_In):
     """A guest's name (a signed-in player plays under the username)."""
     browser: str = Field(default="", max_length=64)
     """The guest browser's random id (who is online; a guest's own entries)."""
+    page: str = Field(default="", max_length=32, pattern=r"^[A-Za-z0-9_-]*$")
+    """The lobby page's random id (as it names itself to ``/api/lobby/events``): the entry
+    lives as long as that page; ``""``: as long as any lobby page of its owner."""
 
 
 class EntryToken(_In):
@@ -204,6 +224,15 @@ def notify_lobby(s: Session) -> None:
         s.execute(select(func.pg_notify(LOBBY_CHANNEL, "lobby")))
 
 
+@dataclass(frozen=True)
+class Opened:
+    """A new table or seek: its id, its owner's token, the owner's rating (a guest: none)."""
+
+    id: str
+    token: str
+    rating: float | None
+
+
 @dataclass
 class Seated:
     """A started lobby game: its id and the token of the player who took the seat."""
@@ -234,6 +263,9 @@ class LobbyHub:
         self.settler = ratings.Settler(mgr)
         """Settles the rated matches of this process (and those a dead one left)."""
         self._ticks = 0
+        self._pages: dict[tuple[str, str], int] = {}
+        """The event streams open here of each (player, page)."""
+        self._closing: set[asyncio.Task[None]] = set()
 
     # -- lifecycle ----------------------------------------------------------------------
 
@@ -305,15 +337,22 @@ class LobbyHub:
                 await self._task
         if self._listener is not None:
             await asyncio.to_thread(self._listener.join, 2.0)
+        if self._closing:  # the last pages' entries, marked away before the store closes
+            await asyncio.wait(set(self._closing), timeout=2.0)
 
     # -- the view -----------------------------------------------------------------------
+
+    def _present_since(self, now: datetime.datetime) -> datetime.datetime:
+        return now - datetime.timedelta(seconds=PRESENT_SECONDS)
 
     def _read(self) -> dict[str, Any]:
         now = self.now()
         online_since = now - datetime.timedelta(seconds=ONLINE_SECONDS)
         with self.store.engine.connect() as conn:
             rows = conn.execute(
-                select(LobbyRow).where(LobbyRow.status == "open").order_by(LobbyRow.created_at)
+                select(LobbyRow)
+                .where(LobbyRow.status == "open", LobbyRow.seen_at > self._present_since(now))
+                .order_by(LobbyRow.created_at)
             ).all()
             people = conn.execute(
                 select(PresenceRow.name, PresenceRow.account_id)
@@ -327,10 +366,10 @@ class LobbyHub:
                 .where(PresenceRow.seen_at >= online_since)
             )
         tables = []
-        seeks = 0
+        seekers: set[str] = set()  # (a player with two seeks waits once)
         for r in rows:
             if r.kind == "seek":
-                seeks += 1
+                seekers.add(r.owner)
                 continue
             tables.append(
                 {
@@ -348,7 +387,7 @@ class LobbyHub:
             )
         return {
             "tables": tables,
-            "seeks": seeks,
+            "seeks": len(seekers),
             "online": [{"name": n, "account": a is not None} for n, a in people],
             "online_count": int(online or 0),
         }
@@ -368,30 +407,50 @@ class LobbyHub:
             for sub in list(self._subscribers):  # (encoded once for every page)
                 sub.push(chunk)
 
-    async def events(self, player: Player | None) -> AsyncIterator[bytes]:
+    async def events(self, player: Player | None, page: str = "") -> AsyncIterator[bytes]:
         """The server-sent events of one lobby page: the lobby now, then each change (and
-        a comment after :data:`HEARTBEAT` quiet seconds, so proxies keep the stream open);
-        the page's player is marked online meanwhile."""
+        a comment after :data:`HEARTBEAT` quiet seconds, so proxies keep the stream open).
+        Meanwhile the page's player is marked online and the entries the page opened (and
+        those its player opened without a page) are kept; when the stream closes, the
+        page's entries are away (:meth:`page_closed`)."""
         sub = _Subscriber()
         self._subscribers.add(sub)
+        key = None if player is None or not page else (player.key, page)
+        if key is not None:
+            self._pages[key] = self._pages.get(key, 0) + 1
+        loop = asyncio.get_running_loop()
         try:
             if player is not None:
-                await self.seen(player)
+                await self.seen(player, page)
+            said = loop.time()
             yield f"data: {json.dumps({'type': 'full', **self.snapshot})}\n\n".encode()
             while True:
                 try:
                     await asyncio.wait_for(sub.ready.wait(), HEARTBEAT)
+                    chunks, full = sub.take()
+                    if full:  # this page fell behind: the whole lobby again
+                        chunks = [
+                            f"data: {json.dumps({'type': 'full', **self.snapshot})}\n\n".encode()
+                        ]
                 except TimeoutError:
-                    if player is not None:
-                        await self.seen(player)
-                    yield b": keep-alive\n\n"
-                    continue
-                chunks, full = sub.take()
-                if full:  # this page fell behind: the whole lobby again
-                    chunks = [f"data: {json.dumps({'type': 'full', **self.snapshot})}\n\n".encode()]
+                    chunks = [b": keep-alive\n\n"]
+                if player is not None and loop.time() - said >= HEARTBEAT:
+                    # (a busy lobby's changes leave no quiet time: the page is there all the same)
+                    await self.seen(player, page)
+                    said = loop.time()
                 yield b"".join(chunks)
         finally:
             self._subscribers.discard(sub)
+            if key is not None:
+                self._pages[key] -= 1
+                if not self._pages[key]:
+                    del self._pages[key]
+                    assert player is not None
+                    # (a task of its own: this stream is being cancelled, and any await here
+                    # would be too)
+                    task = loop.create_task(self._safe(self.page_closed(player, page)))
+                    self._closing.add(task)
+                    task.add_done_callback(self._closing.discard)
 
     async def _changed(self) -> None:
         # (with PostgreSQL the notification also comes back to this process; reading now
@@ -400,9 +459,15 @@ class LobbyHub:
 
     # -- presence -----------------------------------------------------------------------
 
-    async def seen(self, player: Player) -> None:
-        """``player`` is on a lobby page now (and their open entries are kept)."""
+    async def seen(self, player: Player, page: str = "") -> None:
+        """``player`` is on a lobby page now: the page ``page`` (``""``: one that names no
+        page); the open entries of that page and those of the player that name none are
+        kept (and come back if they were away)."""
         now = self.now()
+        mine = (LobbyRow.owner == player.key, LobbyRow.status == "open")
+        pages = (
+            or_(LobbyRow.page == page, LobbyRow.page.is_(None)) if page else LobbyRow.page.is_(None)
+        )
 
         def fn(s: Session) -> bool:
             row = s.get(PresenceRow, player.key)
@@ -418,23 +483,52 @@ class LobbyHub:
                 )
             else:
                 row.seen_at, row.name = now, player.name[:40]
-            s.execute(
-                update(LobbyRow)
-                .where(LobbyRow.owner == player.key, LobbyRow.status == "open")
-                .values(seen_at=now)
+            back = s.scalar(
+                select(func.count())
+                .select_from(LobbyRow)
+                .where(*mine, pages, LobbyRow.seen_at <= self._present_since(now))
             )
-            if new:
+            s.execute(update(LobbyRow).where(*mine, pages).values(seen_at=now))
+            if new or back:
                 notify_lobby(s)
-            return new
+            return new or bool(back)
+
+        if await self.store.write(fn):
+            await self._changed()
+
+    async def page_closed(self, player: Player, page: str) -> None:
+        """The lobby page ``page`` of ``player`` closed (its event stream ended): the open
+        entries it opened are away at once, and dropped unless it comes back
+        (:data:`PRESENT_SECONDS`, :data:`STALE_SECONDS`)."""
+        if (player.key, page) in self._pages:  # another stream of the page is open here
+            return
+        now = self.now()
+        away = self._present_since(now)
+
+        def fn(s: Session) -> bool:
+            res = s.execute(
+                update(LobbyRow)
+                .where(
+                    LobbyRow.owner == player.key,
+                    LobbyRow.page == page,
+                    LobbyRow.status == "open",
+                    LobbyRow.seen_at > away,
+                )
+                .values(seen_at=away)
+            )
+            done = bool(res.rowcount)  # type: ignore[attr-defined]
+            if done:
+                notify_lobby(s)
+            return done
 
         if await self.store.write(fn):
             await self._changed()
 
     # -- entries ------------------------------------------------------------------------
 
-    async def open(self, player: Player, req: NewEntry, kind: str) -> tuple[str, str]:
-        """Open a table (``kind`` ``table``) or a seek (``seek``); returns its id and the
-        owner's token.
+    async def open(self, player: Player, req: NewEntry, kind: str) -> Opened:
+        """Open a table (``kind`` ``table``) or a seek (``seek``) of the page ``req.page``;
+        returns its id, the owner's token and rating.
 
         :raises NeedsAccountError: for a rated entry of a guest.
         :raises TooManyEntriesError: for a player with :data:`MAX_ENTRIES` open already.
@@ -447,7 +541,7 @@ class LobbyHub:
         speed = _speed(clock)
         now = self.now()
 
-        def fn(s: Session) -> None:
+        def fn(s: Session) -> float | None:
             n = s.scalar(
                 select(func.count())
                 .select_from(LobbyRow)
@@ -457,7 +551,8 @@ class LobbyHub:
                 raise TooManyEntriesError(
                     f"you have {MAX_ENTRIES} open tables or seeks already: cancel one first"
                 )
-            rating = rating_of(s, player, req.variant, speed, now)
+            rating = rating_of(s, player, req.variant, speed, now).rating
+            owner_rating = rating if player.account_id is not None else None
             s.add(
                 LobbyRow(
                     id=entry_id,
@@ -472,17 +567,19 @@ class LobbyHub:
                     achievements=req.achievements,
                     owner=player.key,
                     owner_name=player.name[:40],
-                    owner_rating=rating.rating if player.account_id is not None else None,
+                    owner_rating=owner_rating,
                     token_hash=hash_token(token),
+                    page=req.page or None,
                 )
             )
             notify_lobby(s)
+            return owner_rating
 
-        await self.store.write(fn)
+        rating: float | None = await self.store.write(fn)
         await self._changed()
         if kind == "seek":
             await self.pair()
-        return entry_id, token
+        return Opened(entry_id, token, rating)
 
     async def cancel(self, entry_id: str, token: str) -> bool:
         """Cancel an open entry with its owner's token; returns whether it was open."""
@@ -509,8 +606,9 @@ class LobbyHub:
         return done
 
     def status_sync(self, entry_id: str, token: str) -> dict[str, Any]:
-        """An entry's status for its owner: ``open``, ``matched`` (with the game id) or
-        ``cancelled``.
+        """An entry's status for its owner: ``open``, ``matched`` (with the game id),
+        ``playing`` (its owner's twin seek was matched: the game id; their seat there has
+        the twin's token, or their account) or ``cancelled``.
 
         :raises EntryGoneError: for an unknown entry or a wrong token.
         """
@@ -528,7 +626,8 @@ class LobbyHub:
         """
         with self.store.engine.connect() as conn:
             row = conn.execute(select(LobbyRow).where(LobbyRow.id == entry_id)).first()
-        if row is None or row.status != "open" or row.kind != "table":
+        away = row is not None and row.seen_at <= self._present_since(self.now())
+        if row is None or row.status != "open" or row.kind != "table" or away:
             raise EntryGoneError("this table is gone: someone else took the seat, or it closed")
         if row.owner == player.key:
             raise EntryGoneError("this is your own table: wait for someone to join it")
@@ -559,7 +658,8 @@ class LobbyHub:
         seat1: tuple[str | None, str, str, str],
     ) -> str:
         """Create the game and seat both (each seat: its entry id or ``None``, player key,
-        name, token hash), claiming the entries in the same transaction."""
+        name, token hash), claiming the entries (open and present) in the same transaction;
+        the two players' other open seeks with these settings go to the game too."""
         choice: int | str | None = clock
         if clock is not None and clock.isdigit():
             choice = int(clock)
@@ -575,15 +675,32 @@ class LobbyHub:
         entries = [e[0] for e in (seat0, seat1) if e[0] is not None]
         accounts = [_account(seat0[1]), _account(seat1[1])]
         now = utcnow()
+        present = self._present_since(self.now())
+        twins = (
+            LobbyRow.owner.in_((seat0[1], seat1[1])),
+            LobbyRow.kind == "seek",
+            LobbyRow.status == "open",
+            LobbyRow.variant == variant,
+            LobbyRow.rounds == rounds,
+            LobbyRow.clock.is_(None) if clock is None else LobbyRow.clock == clock,
+            LobbyRow.rated == rated,
+            LobbyRow.achievements == achievements,
+        )
 
         def fn(s: Session) -> None:
             res = s.execute(
                 update(LobbyRow)
-                .where(LobbyRow.id.in_(entries), LobbyRow.status == "open")
+                .where(
+                    LobbyRow.id.in_(entries),
+                    LobbyRow.status == "open",
+                    LobbyRow.seen_at > present,
+                )
                 .values(status="matched", game_id=g.id)
             )
             if res.rowcount != len(entries):  # type: ignore[attr-defined]
                 raise EntryGoneError("this table is gone: someone else took the seat, or it closed")
+            # (a player waiting in two pages for the same game: both pages go to this one)
+            s.execute(update(LobbyRow).where(*twins).values(status="playing", game_id=g.id))
             s.execute(
                 update(GameRow)
                 .where(GameRow.id == g.id)
@@ -625,16 +742,22 @@ class LobbyHub:
         with self.store.engine.connect() as conn:
             seeks = conn.execute(
                 select(LobbyRow)
-                .where(LobbyRow.status == "open", LobbyRow.kind == "seek")
+                .where(
+                    LobbyRow.status == "open",
+                    LobbyRow.kind == "seek",
+                    LobbyRow.seen_at > self._present_since(now),
+                )
                 .order_by(LobbyRow.created_at)
             ).all()
         started = 0
-        taken: set[str] = set()
+        busy: set[str] = set()  # (the players seated by this round: their twins went too)
         for i, a in enumerate(seeks):
-            if a.id in taken:
+            if a.owner in busy:
                 continue
             for b in seeks[i + 1 :]:
-                if b.id in taken or b.owner == a.owner or not _fits(a, b, now):
+                if b.owner in busy or b.owner == a.owner:
+                    continue
+                if not _fits(a, b, now):
                     continue
                 if await blocked_between(self.store, _account(a.owner), _account(b.owner)):
                     continue  # a blocked pair is never paired
@@ -650,7 +773,7 @@ class LobbyHub:
                     )
                 except EntryGoneError:  # another process paired one of them first
                     continue
-                taken |= {a.id, b.id}
+                busy |= {a.owner, b.owner}
                 started += 1
                 break
         return started
@@ -738,7 +861,8 @@ def _account(key: str) -> int | None:
 
 
 def _fits(a: Any, b: Any, now: datetime.datetime) -> bool:
-    """Whether two seeks make a game: the same settings, and ratings within both ranges."""
+    """Whether two seeks make a game: the same settings and, for a rated pair, ratings
+    within both ranges (a casual pair is any two)."""
     same = (a.variant, a.rounds, a.clock, a.rated, a.achievements) == (
         b.variant,
         b.rounds,
@@ -748,8 +872,8 @@ def _fits(a: Any, b: Any, now: datetime.datetime) -> bool:
     )
     if not same:
         return False
-    if a.owner_rating is None or b.owner_rating is None:
-        return True  # a guest's casual seek: anyone
+    if not a.rated or a.owner_rating is None or b.owner_rating is None:
+        return True
     gap = abs(float(a.owner_rating) - float(b.owner_rating))
     wa = (now - a.created_at).total_seconds()
     wb = (now - b.created_at).total_seconds()

@@ -401,7 +401,8 @@ class LobbyRow(Base):
     seen_at: Mapped[datetime.datetime] = mapped_column(DateTime, default=utcnow)
     """The owner's page last said it is there (an entry nobody watches is dropped)."""
     kind: Mapped[str] = mapped_column(String(8))  # table | seek
-    status: Mapped[str] = mapped_column(String(12), index=True)  # open | matched | cancelled
+    # open | matched | cancelled | playing (the owner's twin seek was matched: that game)
+    status: Mapped[str] = mapped_column(String(12), index=True)
     variant: Mapped[str] = mapped_column(String(16))
     rounds: Mapped[int] = mapped_column(Integer)
     clock: Mapped[str | None] = mapped_column(String(8), nullable=True)
@@ -415,6 +416,9 @@ class LobbyRow(Base):
     token_hash: Mapped[str] = mapped_column(String(64))
     """Hash of the owner's token: the owner's seat token once the game starts."""
     game_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    page: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    """The lobby page that opened the entry (a random id of that page): the entry lives as
+    long as that page does; ``None`` (an API client): as long as any lobby page of its owner."""
 
 
 class PresenceRow(Base):

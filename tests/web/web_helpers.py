@@ -1,7 +1,7 @@
 """Helpers of the web tests (``from tests.web.web_helpers import app_settings``): the test
 server (:class:`Server`), the tests' app settings, the CSRF header, and the steps through
-the HTTP API and WebSocket that several test modules share. The browser steps are in
-tests/web/e2e_helpers.py.
+the HTTP API, the WebSocket and the event streams that several test modules share. The
+browser steps are in tests/web/e2e_helpers.py.
 
 The fixtures are in tests/web/conftest.py, which no test module imports: ``conftest`` is a
 bare module name that each test directory's conftest.py has, so ``from conftest import ...``
@@ -10,9 +10,16 @@ tests/envs``)."""
 
 from __future__ import annotations
 
+import contextlib
+import json
+import queue
 import random
+import socket
 import sys
+import threading
+import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -185,3 +192,62 @@ def to_move(srv: Server, gid: str, token: str) -> int:
     """The seat to move."""
     st = ok(srv, "GET", f"/api/games/{gid}/state", None, {"X-Seat-Token": token})
     return int(st["view"]["to_move"])
+
+
+class Stream:
+    """A server-sent event stream read by a thread: each ``data:`` line's JSON in a queue."""
+
+    def __init__(self, port: int, path: str, headers: dict[str, str] | None = None) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items() if k == "Cookie")
+        self.sock.sendall(
+            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n{extra}\r\n".encode()
+        )
+        self.events: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.status = 0
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        f = self.sock.makefile("rb")
+        try:
+            first = f.readline().split()
+            self.status = int(first[1]) if len(first) > 1 else 0
+            for line in f:
+                if line.startswith(b"data: "):
+                    self.events.put(json.loads(line[6:]))
+        except (OSError, ValueError):
+            return
+
+    def next(self, timeout: float = 20.0) -> dict[str, Any]:
+        """The next event (fails after ``timeout`` seconds without one)."""
+        try:
+            return self.events.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(f"no event within {timeout} s") from None
+
+    def until(
+        self, pred: Callable[[dict[str, Any]], bool], timeout: float = 20.0
+    ) -> dict[str, Any]:
+        """The first event for which ``pred`` holds (others are skipped)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            ev = self.next(max(0.01, deadline - time.monotonic()))
+            if pred(ev):
+                return ev
+
+    def drain(self, quiet: float = 0.5) -> list[dict[str, Any]]:
+        """Every event until ``quiet`` seconds pass without one."""
+        out = []
+        while True:
+            try:
+                out.append(self.events.get(timeout=quiet))
+            except queue.Empty:
+                return out
+
+    def close(self) -> None:
+        """Close the connection, as a closed tab does (the reader's file would keep the
+        socket open past a bare ``close``)."""
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
+        self.sock.close()

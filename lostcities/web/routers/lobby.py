@@ -17,7 +17,17 @@ from lostcities.web.accounts import Account, AccountNotFoundError, current_accou
 from lostcities.web.deps import get_manager, rate_limit
 from lostcities.web.errors import GameError
 from lostcities.web.games import GameManager
-from lostcities.web.lobby import EntryToken, LobbyHub, NeedsAccountError, NewEntry, Player
+from lostcities.web.lobby import (
+    RANGE_MAX,
+    RANGE_START,
+    RANGE_WIDEN,
+    EntryToken,
+    LobbyHub,
+    NeedsAccountError,
+    NewEntry,
+    Opened,
+    Player,
+)
 from lostcities.web.routers.pages import templates
 from lostcities.web.turns import MAX_GAMES, TurnHub, parse_game_ids
 
@@ -73,13 +83,15 @@ async def lobby_events(
     request: Request,
     browser: str = Query(default="", max_length=64),
     name: str = Query(default="", max_length=40),
+    page: str = Query(default="", max_length=32, pattern=r"^[A-Za-z0-9_-]*$"),
     account: Account | None = Depends(current_account),
 ) -> StreamingResponse:
     """Server-sent events: the lobby now, then each change (a guest's page names its
-    browser id and name, to be shown online)."""
+    browser id and name, to be shown online; a page names itself, and the entries it opens
+    live as long as this stream)."""
     player = _player(account, browser, schemas.check_typed(name)) if account or browser else None
     return StreamingResponse(
-        hub_of(request).events(player),
+        hub_of(request).events(player, page),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )
@@ -90,21 +102,30 @@ async def open_table(
     req: NewEntry, request: Request, account: Account | None = Depends(current_account)
 ) -> dict[str, Any]:
     """Open a table; its token becomes your seat token once someone joins."""
-    entry_id, token = await hub_of(request).open(
-        _player(account, req.browser, req.name), req, "table"
-    )
-    return {"id": entry_id, "token": token}
+    opened = await hub_of(request).open(_player(account, req.browser, req.name), req, "table")
+    return {"id": opened.id, "token": opened.token}
 
 
 @router.post("/api/lobby/seeks", status_code=201, dependencies=[Depends(rate_limit("create"))])
 async def play_now(
     req: NewEntry, request: Request, account: Account | None = Depends(current_account)
 ) -> dict[str, Any]:
-    """ "Play now": wait to be paired with a player of a near rating."""
-    entry_id, token = await hub_of(request).open(
-        _player(account, req.browser, req.name), req, "seek"
-    )
-    return {"id": entry_id, "token": token}
+    """ "Play now": wait to be paired with the next player who asks for the same settings
+    (rated: of a near rating, the range widening as you wait)."""
+    opened = await hub_of(request).open(_player(account, req.browser, req.name), req, "seek")
+    return {"id": opened.id, "token": opened.token, "search": _search(req, opened)}
+
+
+def _search(req: NewEntry, opened: Opened) -> dict[str, Any]:
+    """Whom a seek waits for, as its page says it: anyone (casual), or a rating range that
+    widens (rated: its centre and, in points, where it starts, how fast it widens, its limit)."""
+    if not req.rated or opened.rating is None:
+        return {"rated": False}
+    return {
+        "rated": True,
+        "rating": round(opened.rating),
+        "range": {"start": RANGE_START, "widen": RANGE_WIDEN, "max": RANGE_MAX},
+    }
 
 
 @router.post("/api/lobby/{entry_id}/cancel")

@@ -98,6 +98,7 @@
       if (!sending && !same) { sel = null; selIdx = -1; action = null; }
       clearTimeout(sendTimer);
       const fly = before ? flightsFrom(before, m) : null;
+      setClock();
       render();
       if (fly) animate(fly);
       if (chatSaid) replayChat();
@@ -388,7 +389,7 @@
     renderLog();
     renderMatch();
     renderButtons();
-    renderClock();
+    tickClock();
     renderChatPanel();
     $("turn-alert-panel").classList.toggle("hidden", S.seat === null || S.match.over);
     document.dispatchEvent(new CustomEvent("lc:state", { detail: S })); // (the tutorial listens)
@@ -696,7 +697,9 @@
     return `<h3>${LC.esc(t("review.final_board", { n: r.index + 1 }))}</h3><div class="table review">${side(opp(), nameOf(opp()))}<div class="cols piles">${piles}</div>${side(me(), you)}</div>`;
   }
 
-  function showModal(force, index) {
+  // (stay: "prev" or "next", the round button just pressed: the focus stays on the round
+  // buttons, on that one while it can be pressed again)
+  function showModal(force, index, stay) {
     if (!S || !S.match.rounds.length) return;
     const k = index === undefined ? S.match.rounds.length - 1 : index;
     const last = S.match.rounds[k];
@@ -740,13 +743,15 @@
     const btns = $("modal-buttons");
     btns.innerHTML = "";
     if (S.match.rounds.length > 1) {
-      const prev = button(`◂ ${t("sheet.round")}`, "small", () => showModal(true, k - 1));
+      const prev = button(`◂ ${t("sheet.round")}`, "small", () => showModal(true, k - 1, "prev"));
       prev.disabled = k === 0;
       prev.setAttribute("aria-label", t("modal.prev_round"));
+      prev.dataset.nav = "prev";
       btns.appendChild(prev);
-      const next = button(`${t("sheet.round")} ▸`, "small", () => showModal(true, k + 1));
+      const next = button(`${t("sheet.round")} ▸`, "small", () => showModal(true, k + 1, "next"));
       next.disabled = latest;
       next.setAttribute("aria-label", t("modal.next_round"));
+      next.dataset.nav = "next";
       btns.appendChild(next);
     }
     if (!over) {
@@ -766,8 +771,11 @@
       btns.appendChild(button(t("btn.close"), "", hideModal));
     }
     $("modal").classList.remove("hidden");
-    const first = btns.querySelector("button");
-    if (first) first.focus();
+    // Enter goes on (Next round, Rematch; a spectator's Close), never back to an old round
+    const target = (stay && (btns.querySelector(`[data-nav="${stay}"]:not(:disabled)`) || btns.querySelector("[data-nav]:not(:disabled)")))
+      || btns.querySelector("button.primary:not(:disabled)")
+      || [...btns.querySelectorAll("button:not(:disabled)")].pop();
+    if (target) target.focus();
     void force;
   }
   function hideModal() { $("modal").classList.add("hidden"); }
@@ -927,17 +935,17 @@
 
   // -- move clock and quick chat ------------------------------------------------------------
   // The server runs the clock (clock_left, in seconds, with each state; with a match clock
-  // also clock_times, both players' time); this only counts down.
+  // also clock_times, both players' time); this only counts down, to the deadline the last
+  // state set: a redraw (a card chosen, Cancel, Back) shows that deadline, never resets it.
   let clockDue = null;
   let clockTimes = null;
   let clockTimer = null;
-  function renderClock() {
+  function setClock() {
     const left = S.game.clock_left;
     clockDue = left === null || left === undefined ? null : performance.now() + left * 1000;
     clockTimes = S.game.clock_times || null;
     clearInterval(clockTimer);
-    tickClock();
-    if (clockDue !== null) clockTimer = setInterval(tickClock, 250);
+    clockTimer = clockDue === null ? null : setInterval(tickClock, 250);
   }
   // a correspondence clock (days per move) counts days and hours
   const clockText = (s) => (s >= 3600 ? t("clock.days_hours", { d: Math.floor(s / 86400), h: Math.floor((s % 86400) / 3600) }) : `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`);

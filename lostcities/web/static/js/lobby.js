@@ -1,5 +1,7 @@
 // The lobby: open tables and "play now" seeks, live (server-sent events), who is online.
-// An entry's token becomes this browser's seat token once its game starts.
+// An entry's token becomes this browser's seat token once its game starts. The entries
+// this page opens live as long as the page (its event stream; the page's id is kept over
+// a reload of the tab, as its list of entries is).
 (() => {
   const { t, esc } = LC;
   const $ = (id) => document.getElementById(id);
@@ -9,6 +11,11 @@
   const browserId = (() => {
     let id = localStorage.getItem("lostcities.browser");
     if (!id) { id = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join(""); localStorage.setItem("lostcities.browser", id); }
+    return id;
+  })();
+  const pageId = (() => {
+    let id = sessionStorage.getItem(`${MINE}.page`);
+    if (!id) { id = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join(""); sessionStorage.setItem(`${MINE}.page`, id); }
     return id;
   })();
   const mine = () => { try { return JSON.parse(sessionStorage.getItem(MINE) || "[]"); } catch { return []; } };
@@ -27,6 +34,7 @@
       achievements: $("lobby-achievements").checked,
       name: nameInput ? nameInput.value.trim() : "",
       browser: browserId,
+      page: pageId,
     };
   }
   function clockLabel(c) {
@@ -44,7 +52,7 @@
     if (nameInput) LC.setPlayerName(s.name);
     try {
       const e = await LC.api("POST", `/api/lobby/${kind}`, s);
-      setMine([...mine(), { id: e.id, token: e.token, kind }]);
+      setMine([...mine(), { id: e.id, token: e.token, kind, search: e.search || null, since: Date.now() }]);
       renderMine();
     } catch (err) { LC.toast(err.message, "error"); }
   }
@@ -58,10 +66,28 @@
     } catch (err) { LC.toast(err.message, "error"); }
   });
 
+  // whom a seek waits for: anyone with the same settings (casual), or players of a near
+  // rating, the range widening as it waits (rated; the server's figures)
+  function searchText(e) {
+    if (!e.search) return "";
+    if (!e.search.rated) return t("lobby.search_casual");
+    const r = e.search.range;
+    const pts = Math.min(r.max, r.start + r.widen * Math.max(0, (Date.now() - e.since) / 1000));
+    const range = { low: String(Math.max(0, Math.round(e.search.rating - pts))), high: String(Math.round(e.search.rating + pts)) };
+    return t(pts < r.max ? "lobby.search_widening" : "lobby.search_rated", range);
+  }
+  function renderSearch() {
+    for (const e of mine()) {
+      const el = $("lobby-mine").querySelector(`[data-search="${CSS.escape(e.id)}"]`);
+      const text = searchText(e);
+      if (el && el.textContent !== text) el.textContent = text;
+    }
+  }
   function renderMine() {
     const list = mine();
-    $("lobby-mine").innerHTML = list.length ? `<h3>${esc(t("lobby.waiting"))}</h3><ul>${list.map((e) => `<li>${esc(e.kind === "seeks" ? t("lobby.play_now") : t("lobby.open_table"))} <button class="btn small" type="button" data-cancel="${esc(e.id)}">${esc(t("lobby.cancel"))}</button></li>`).join("")}</ul>` : "";
+    $("lobby-mine").innerHTML = list.length ? `<h3>${esc(t("lobby.waiting"))}</h3><ul>${list.map((e) => `<li>${esc(e.kind === "seeks" ? t("lobby.play_now") : t("lobby.open_table"))} <button class="btn small" type="button" data-cancel="${esc(e.id)}">${esc(t("lobby.cancel"))}</button>${e.search ? `<br><span class="muted small" data-search="${esc(e.id)}" aria-live="off">${esc(searchText(e))}</span>` : ""}</li>`).join("")}</ul>` : "";
   }
+  setInterval(renderSearch, 1000);
   $("lobby-mine").addEventListener("click", async (ev) => {
     const id = ev.target.dataset && ev.target.dataset.cancel;
     if (!id) return;
@@ -71,12 +97,20 @@
     renderMine();
   });
 
+  // this player's same seek in another page of theirs was paired: go to that game (their
+  // account has the seat; a guest's other page of this browser keeps its token)
+  async function follow(gameId) {
+    for (let i = 0; i < 40 && !signedIn && !LC.tokenFor(gameId); i++) await new Promise((ok) => setTimeout(ok, 250));
+    if (signedIn || LC.tokenFor(gameId)) location.href = `/game/${gameId}`;
+    else LC.toast(t("lobby.playing_elsewhere"));
+  }
   async function checkMine(openIds) {
     for (const e of mine()) {
       if (openIds.has(e.id) && e.kind === "tables") continue;
       try {
         const st = await LC.api("POST", `/api/lobby/${e.id}/status`, { token: e.token });
         if (st.status === "matched" && st.game_id) { setMine(mine().filter((x) => x.id !== e.id)); start(st.game_id, e.token, null); return; }
+        if (st.status === "playing" && st.game_id) { setMine(mine().filter((x) => x.id !== e.id)); renderMine(); follow(st.game_id); return; }
         if (st.status !== "open") setMine(mine().filter((x) => x.id !== e.id));
       } catch { setMine(mine().filter((x) => x.id !== e.id)); }
     }
@@ -105,7 +139,7 @@
     } catch (err) { LC.toast(err.message, "error"); }
   });
 
-  const q = new URLSearchParams({ browser: browserId, name: nameInput ? nameInput.value.trim() : "" });
+  const q = new URLSearchParams({ browser: browserId, name: nameInput ? nameInput.value.trim() : "", page: pageId });
   const events = new EventSource(`/api/lobby/events?${q}`);
   // the lobby as this page has it: the whole of it first, then each change (a delta on
   // the version it follows; a page that fell behind gets the whole lobby again)
