@@ -67,6 +67,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -88,6 +89,9 @@ from lostcities.nn.features import NUM_FEATURES, features
 from lostcities.nn.inference import HandInference
 from lostcities.nn.model import VALUE_SCALE
 from lostcities.rules import Move, PlayerView
+
+if TYPE_CHECKING:
+    from lostcities.fast.netsearch import PackedNetwork
 
 __all__ = ["ExpertBot", "clear_lead"]
 
@@ -120,6 +124,8 @@ class ExpertBot(Bot):
         match: bool = True,
         msd: float = ROUND_MARGIN_SD,
         rollout: str = "smart",
+        depth: int = 0,
+        draws: bool = True,
     ) -> None:
         super().__init__(seed)
         if iters is None and time is None:
@@ -129,10 +135,21 @@ class ExpertBot(Bot):
         why = removed_rollout(rollout)
         if why is not None:
             raise BotSpecError(f"invalid bot spec: expert {why}")
-        if rollout != "smart":
-            raise BotSpecError(f"invalid bot spec: expert rollout must be smart, not {rollout!r}")
+        if rollout not in ("smart", "net"):
+            raise BotSpecError(
+                f"invalid bot spec: expert rollout must be smart or net, not {rollout!r}"
+            )
+        if depth < 0:
+            raise BotSpecError(f"invalid bot spec: expert depth must be >= 0, not {depth}")
         self.rollout = rollout
-        """The judge of the worlds' playouts: ``smart``."""
+        """Who plays the worlds out: ``smart`` (the hand-written policy) or ``net`` (the
+        network itself, on both sides)."""
+        self.depth = depth
+        """With ``rollout=net``: moves before the value head judges (0: to the end)."""
+        self.draws = draws
+        """With ``rollout=net``: each candidate that draws from a discard pile is also
+        searched with a draw from the draw pile."""
+        self._packed: PackedNetwork | None = None
         if time is not None and not time > 0:
             raise BotSpecError(f"invalid bot spec: expert time must be positive, not {time}")
         if top < 1 or prior < 0 or not scale > 0:
@@ -205,6 +222,8 @@ class ExpertBot(Bot):
                 "match",
                 "msd",
                 "rollout",
+                "depth",
+                "draws",
             ),
         )
         t = o.number("time", math.nan)
@@ -230,6 +249,8 @@ class ExpertBot(Bot):
             match=bool(o.whole("match", 1, minimum=0)),
             msd=o.number("msd", ROUND_MARGIN_SD),
             rollout=options.get("rollout", "smart").lower(),
+            depth=o.whole("depth", 0, minimum=0) or 0,
+            draws=bool(o.whole("draws", 1, minimum=0)),
         )
 
     def restart(self, variant: Variant, seat: int) -> None:
@@ -257,7 +278,16 @@ class ExpertBot(Bot):
                 [float(probs[i]) for i in order]
                 + [floor if goals else max(floor, float(probs[i])) for i in extra],
             )
-        return [moves[i] for i in order], [float(probs[i]) for i in order]
+        cands = [moves[i] for i in order]
+        cprobs = [float(probs[i]) for i in order]
+        if self.rollout == "net" and self.draws:
+            index = {m: i for i, m in enumerate(moves)}
+            for m in list(cands):
+                d = Move(m.action, m.card, None)
+                if m.draw is not None and d not in cands:
+                    cands.append(d)
+                    cprobs.append(float(probs[index[d]]))
+        return cands, cprobs
 
     def search_setup(self, view: PlayerView) -> SearchSetup:
         """:meth:`candidates` and the search's settings, for the analysis."""
@@ -312,6 +342,16 @@ class ExpertBot(Bot):
         # inference about the opponent's hand runs with the compiled engine only
         engine = "fast" if fast_engine_available() else "python"
         compiled = engine == "fast" and view.achievements is None
+        if self.rollout == "net" and compiled:
+            worlds, sums = self._net_search(view, cands, reward, deadline, max_worlds)
+            self.last_iterations = worlds * k
+            w = max(worlds, 1)
+            means = [x / w for x in sums]
+            if values is not None:
+                means = [
+                    (1 - self.mix) * m + self.mix * v for m, v in zip(means, values, strict=True)
+                ]
+            return self._best(cands, probs, means)
         search = flat_search(
             view,
             cands,
@@ -337,6 +377,39 @@ class ExpertBot(Bot):
         if values is not None:
             means = [(1 - self.mix) * m + self.mix * v for m, v in zip(means, values, strict=True)]
         return self._best(cands, probs, means)
+
+    def _net_search(
+        self,
+        view: PlayerView,
+        cands: list[Move],
+        reward: Callable[[int], float] | None,
+        deadline: float,
+        max_worlds: int | None,
+    ) -> tuple[int, list[float]]:
+        """Network-played rollouts (``rollout=net``): worlds played and each candidate's
+        summed rewards. Worlds go in chunks until the deadline or ``max_worlds``."""
+        from lostcities.fast.netsearch import NetRollouts, PackedNetwork
+
+        if self._packed is None:
+            self._packed = PackedNetwork(self.network)
+        search = NetRollouts(
+            self._packed, view, cands, seed=self.rng.getrandbits(63), depth=self.depth
+        )
+        sums = np.zeros(len(cands))
+        left = max_worlds if max_worlds is not None else NET_MAX_WORLDS
+        while left > 0:
+            n = min(NET_CHUNK, left)
+            block = np.rint(search.run(n)).astype(np.int64)
+            if reward is None:
+                sums += np.tanh(block / self.scale).sum(axis=1)
+            else:
+                values, where = np.unique(block, return_inverse=True)
+                r = np.array([reward(int(x)) for x in values], np.float64)
+                sums += r[where.reshape(block.shape)].sum(axis=1)
+            left -= n
+            if time.perf_counter() >= deadline:
+                break
+        return search.worlds, [float(x) for x in sums]
 
     def reward(self, view: PlayerView) -> Callable[[int], float] | None:
         """The reward of a world's margin for ``view``: the match value in a round of a
@@ -433,6 +506,10 @@ class ExpertBot(Bot):
 
 CONTROL_CHUNK = 16
 """Worlds per batch of search-time control (its standard errors come from batch means)."""
+NET_CHUNK = 16
+"""Worlds per batch of network rollouts (``rollout=net``; checked against the deadline)."""
+NET_MAX_WORLDS = 4096
+"""The most worlds a timed ``rollout=net`` search plays for one move."""
 
 
 def clear_lead(

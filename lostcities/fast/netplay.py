@@ -29,7 +29,7 @@ True
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from lostcities.fast.kernels import (
     DECK,
@@ -71,20 +71,20 @@ def deal_rows(
         deal(states[g], ncols[g], rngs[g], starter, max_turns)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def batch_features(states: np.ndarray, rows: np.ndarray, x: np.ndarray) -> None:
     """``x[i]`` = the network input of the player to move in game ``rows[i]``."""
-    for i in prange(rows.shape[0]):
+    for i in range(rows.shape[0]):
         buf = np.empty(120, np.int64)
         s = states[rows[i]]
         net_features(s, s[TURN], x[i], buf)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def batch_hidden(states: np.ndarray, rows: np.ndarray, h: np.ndarray) -> None:
     """``h[i]`` = what the mover of game ``rows[i]`` cannot see (:data:`HIDDEN_FEATURES`):
     for a critic used in training only, never for play."""
-    for i in prange(rows.shape[0]):
+    for i in range(rows.shape[0]):
         s = states[rows[i]]
         opp = 1 - s[TURN]
         h[i, :] = 0.0
@@ -97,12 +97,12 @@ def batch_hidden(states: np.ndarray, rows: np.ndarray, h: np.ndarray) -> None:
             h[i, 120 + s[DECK + nd - 1]] = 1.0
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def batch_masks(states: np.ndarray, rows: np.ndarray, mask: np.ndarray, force_ply: int) -> None:
     """``mask[i, a]`` = whether move ``a`` is legal in game ``rows[i]``. From ply
     ``force_ply`` on (0: never) only draw-pile draws are allowed, so a round cannot be
     prolonged without end by drawing from the discard piles."""
-    for i in prange(rows.shape[0]):
+    for i in range(rows.shape[0]):
         s = states[rows[i]]
         mask[i, :] = 0
         gen_legal(s, mask[i], True)

@@ -21,7 +21,8 @@ A candidate's value is its mean final margin (points, from the searcher's side);
 >>> view = Round.deal(seed=4).view(0)
 >>> moves = list(view.legal_moves())[:3]
 >>> search = NetRollouts(net, view, moves, seed=1)
->>> search.run(8)
+>>> search.run(8).shape
+(3, 8)
 >>> len(search.values()), search.worlds
 (3, 8)
 """
@@ -162,11 +163,11 @@ class NetRollouts:
         self.margin_sums = np.zeros(len(self.candidates), np.float64)
         """Per candidate: the sum of its (final or judged) margins so far."""
 
-    def run(self, worlds: int) -> None:
-        """Play ``worlds`` more worlds."""
-        if worlds <= 0:
-            return
+    def run(self, worlds: int) -> npt.NDArray[np.float64]:
+        """Play ``worlds`` more worlds; their margins (row ``j``: candidate ``j``'s in each)."""
         k = len(self.candidates)
+        if worlds <= 0:
+            return np.zeros((k, 0), np.float64)
         states = np.empty((k * worlds, K.STATE_SIZE), np.int32)
         _deal_worlds(
             self.template,
@@ -178,9 +179,10 @@ class NetRollouts:
             self.rng,
             states,
         )
-        margins = self.play(states)
-        self.margin_sums += margins.reshape(k, worlds).sum(axis=1)
+        margins = self.play(states).reshape(k, worlds)
+        self.margin_sums += margins.sum(axis=1)
         self.worlds += worlds
+        return margins
 
     def play(self, states: npt.NDArray[np.int32]) -> npt.NDArray[np.float64]:
         """Play the rounds ``states`` on with the network (in place); each one's final
