@@ -17,7 +17,14 @@ from lostcities.web.accounts import Account, AccountNotFoundError, current_accou
 from lostcities.web.deps import get_manager, rate_limit
 from lostcities.web.errors import GameError
 from lostcities.web.games import GameManager
-from lostcities.web.lobby import EntryToken, LobbyHub, NeedsAccountError, NewEntry, Player
+from lostcities.web.lobby import (
+    EntryToken,
+    LobbyHub,
+    NeedsAccountError,
+    NewEntry,
+    Player,
+    seen_by,
+)
 from lostcities.web.routers.pages import templates
 from lostcities.web.turns import MAX_GAMES, TurnHub, parse_game_ids
 
@@ -60,12 +67,15 @@ def _player(account: Account | None, browser: str, name: str) -> Player:
 
 
 @router.get("/api/lobby")
-async def lobby_now(request: Request) -> dict[str, Any]:
+async def lobby_now(
+    request: Request, account: Account | None = Depends(current_account)
+) -> dict[str, Any]:
     """The lobby now (open tables, seeks waiting, who is online), read from the database:
-    whichever process answers, it includes every write made before the request."""
+    whichever process answers, it includes every write made before the request. The
+    tables of players you blocked, or who blocked you, are left out."""
     hub = hub_of(request)
     await hub.refresh()
-    return hub.snapshot
+    return seen_by(hub.snapshot, None if account is None else account.id)
 
 
 @router.get("/api/lobby/events")
