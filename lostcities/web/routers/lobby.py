@@ -319,14 +319,16 @@ async def leaderboard_page(
 
 
 @router.get("/players/{username}", response_class=HTMLResponse, include_in_schema=False)
-async def player_page(request: Request, username: str) -> HTMLResponse:
-    """A player's profile."""
+async def player_page(
+    request: Request, username: str, account: Account | None = Depends(current_account)
+) -> HTMLResponse:
+    """A player's profile (another signed-in player may block or report them here)."""
     p = await _profile(request, username)
     plots = [
         (key, Markup(profiles.history_svg(pts, f"{p.username}: {key}")))
         for key, pts in p.history.items()
     ]
-    return _render(request, "player.html", profile=p, plots=plots)
+    return _render(request, "player.html", profile=p, plots=plots, account=account)
 
 
 @router.get("/my-games", response_class=HTMLResponse, include_in_schema=False)
