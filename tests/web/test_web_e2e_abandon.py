@@ -35,10 +35,9 @@ def test_abort_then_a_claim_after_the_opponent_left(browser: Any, server_factory
     server = server_factory(LOSTCITIES_ABANDON_SECONDS=str(WAIT))
     alice, bob, pa, pb = friend_tables(browser, server)
     errors = watch_errors(pa, pb)
-    # before both have moved: Abort (asked first) instead of Resign; it ends the game
+    # before both have moved: Abort (asked first) beside Resign; it ends the game
     for p in (pa, pb):
         p.locator("#abort").wait_for()
-        assert p.locator("#game-buttons", has_text="Resign").count() == 0
     pa.once("dialog", lambda d: d.accept())
     pa.click("#abort")
     for p in (pa, pb):

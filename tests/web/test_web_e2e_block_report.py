@@ -63,6 +63,20 @@ def blocked(page: Any) -> list[str]:
     return list(me["account"]["blocked"])
 
 
+AXE = Path(__file__).parent / "data" / "axe.min.js"
+
+
+def serious(page: Any) -> list[str]:
+    """axe-core's serious and critical findings on the page as it stands."""
+    page.add_script_tag(path=str(AXE))  # (the context bypasses the CSP only to add axe)
+    result = page.evaluate("async () => await axe.run(document)")
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+        for v in result["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
 def dialog(page: Any, title: str) -> Any:
     d = page.locator("dialog.lc-dialog")
     d.wait_for()
@@ -72,7 +86,7 @@ def dialog(page: Any, title: str) -> Any:
 
 def test_block_and_report_on_a_profile_a_lobby_row_and_the_table(browser: Any, server: Any) -> None:
     _, pa = sign_up(browser, server.url, "alice")
-    _, pb = sign_up(browser, server.url, "bob")
+    _, pb = sign_up(browser, server.url, "bob", bypass_csp=True)
     errors = watch_errors(pa, pb)
     # the profile: blocking asks first; cancelled, nothing changes
     pb.goto(f"{server.url}/players/alice")
@@ -92,6 +106,7 @@ def test_block_and_report_on_a_profile_a_lobby_row_and_the_table(browser: Any, s
     assert blocked(pb) == []
     pb.click("#player-report")
     d = dialog(pb, "Report alice")
+    assert serious(pb) == []  # (the profile with its dialog open)
     d.locator("select[name=reason]").select_option("name")
     d.locator("textarea[name=text]").fill("rude name")
     d.locator("[data-confirm]").click()
@@ -121,6 +136,7 @@ def test_block_and_report_on_a_profile_a_lobby_row_and_the_table(browser: Any, s
     menu = pb.locator("#player-menu")
     menu.locator("summary").click()
     assert menu.locator("summary").inner_text() == "Player: alice"
+    assert serious(pb) == []  # (the table with its player menu open)
     pb.click("#report-opp")
     d = dialog(pb, "Report alice")
     d.locator("select[name=reason]").select_option("cheating")

@@ -619,16 +619,17 @@
   function renderButtons() {
     const box = $("game-buttons");
     box.innerHTML = "";
-    if (S.seat !== null && !S.match.over && S.game.abortable) { // (until both have moved)
-      const ab = button(t("btn.abort"), "small danger", () => {
-        if (confirm(t("confirm.abort"))) send({ type: "abort" });
-      });
-      ab.id = "abort";
-      box.appendChild(ab);
-    } else if (S.seat !== null && !S.match.over) {
+    if (S.seat !== null && !S.match.over) {
       box.appendChild(button(t("btn.resign"), "small danger", () => {
         if (confirm(t("confirm.resign"))) send({ type: "resign" });
       }));
+      if (S.game.abortable) { // until both have moved: no result, no rating change
+        const ab = button(t("btn.abort"), "small danger", () => {
+          if (confirm(t("confirm.abort"))) send({ type: "abort" });
+        });
+        ab.id = "abort";
+        box.appendChild(ab);
+      }
       if (S.game.players[opp()].kind === "bot" && !S.game.rated) { // no hints in a rated game
         const hb = button(t("btn.hint"), "small", askHint);
         hb.id = "hint-button";
