@@ -57,6 +57,9 @@ __all__ = [
 ]
 
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+ENDED_OFF_BOARD = ("abandoned", "adjudication")
+"""The match-level ``Termination`` tags (PGN's words) of a match that ended off the board,
+unfinished: its ``Result`` was decided so (a claim after a player left), not by the rounds."""
 _TAG_RE = re.compile(r'^\[([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\]\s*$')
 _TOKEN_RE = re.compile(r"\{[^}]*\}|\S+")
 _FORFEIT_RE = re.compile(r"^forfeit by player ([01])(?::\s*(.*))?$", re.DOTALL)
@@ -298,7 +301,8 @@ class GameRecord:
                     self._line("Scores"),
                 )
         result = self.tags.get("Result", "*")
-        if result != match.result():
+        adjudged = match.result() == "*" and self.tags.get("Termination") in ENDED_OFF_BOARD
+        if result != match.result() and not adjudged:
             raise RecordError(
                 f"Result is {result!r}, but the rounds give {match.result()!r}",
                 self._line("Result"),

@@ -258,6 +258,7 @@ def create_app(
                 bot_time_limit=settings.bot_time_limit,
                 bot_min_delay=settings.bot_min_delay,
                 unload_after=settings.unload_after,
+                abandon_after=settings.abandon_after,
                 deal_seed=settings.test_deal_seed,
             ),
             settings.levels,
@@ -274,6 +275,7 @@ def create_app(
             tell(WARMING_UP)
             warming = asyncio.create_task(_warm_in_background(mgr, warm, tell))
         await mgr.peers.start(mgr.on_change)  # moves made on the other processes
+        mgr.presence.start()  # who is at which table (claims when a player left)
         await app.state.lobby.start()
         if settings.bot_executor == "process" and not cold:
             await runner.warm_up()  # the workers load the search before the first game

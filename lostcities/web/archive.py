@@ -57,7 +57,9 @@ def position_svg(g: LiveGame, round_number: int, ply: int) -> str:
 
 
 def record_text(g: LiveGame) -> str:
-    """The game record (PGN-like) of a finished game.
+    """The game record (PGN-like) of a finished game. A game that ended off the board
+    (:mod:`~lostcities.web.abandon`) says so in its ``Termination`` tag (``aborted``,
+    ``abandoned``), with the game's result.
 
     :raises NotFinishedError: while the game goes on (it holds the decks).
     """
@@ -73,4 +75,7 @@ def record_text(g: LiveGame) -> str:
         Date=g.row.created_at.strftime("%Y.%m.%d") if g.row.created_at else "????.??.??",
         **({"Assisted": assistance(g.row.hints)} if g.row.hints else {}),
     )
+    if g.row.ending is not None:  # ended off the board: aborted, or abandoned and claimed
+        rec.tags["Result"] = g.row.result
+        rec.tags["Termination"] = g.row.ending
     return str(rec)

@@ -68,6 +68,9 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     """Per-client limits on games, joins, moves, WebSocket messages and sockets
     (``LOSTCITIES_LIMITS``: ``off`` or ``create=30/600,sockets=32``...; docs/web.md)."""
+    abandon_after: float = 120.0
+    """Seconds a player must have been away from a game before the opponent may claim the
+    win or a draw (``LOSTCITIES_ABANDON_SECONDS``; :mod:`lostcities.web.abandon`)."""
     test_deal_seed: int | None = None
     """For test servers only (``LOSTCITIES_TEST_DEAL_SEED``): the games this process
     creates are dealt from seeds ``test_deal_seed``, ``test_deal_seed + 1``..., in order,
@@ -79,7 +82,8 @@ class Settings:
     def from_env(cls, db_url: str) -> Settings:
         """Settings with overrides from ``LOSTCITIES_BOT_EXECUTOR``, ``LOSTCITIES_BOT_WORKERS``,
         ``LOSTCITIES_BOT_DELAY``, ``LOSTCITIES_LEVEL_<EASY|MEDIUM|HARD|EXPERT>`` (a bot spec),
-        ``LOSTCITIES_LIMITS``, ``LOSTCITIES_CLIENT_SALT`` and ``LOSTCITIES_TEST_DEAL_SEED``.
+        ``LOSTCITIES_LIMITS``, ``LOSTCITIES_CLIENT_SALT``, ``LOSTCITIES_ABANDON_SECONDS`` and
+        ``LOSTCITIES_TEST_DEAL_SEED``.
 
         :raises ValueError: for a bad value.
         """
@@ -101,6 +105,13 @@ class Settings:
         delay = _env_float("LOSTCITIES_BOT_DELAY", None)
         if delay is not None:
             s.bot_min_delay = max(0.0, delay)
+        abandon = _env_float("LOSTCITIES_ABANDON_SECONDS", None)
+        if abandon is not None:
+            if not 0 < abandon <= 86400:
+                raise ValueError(
+                    f"invalid LOSTCITIES_ABANDON_SECONDS: {abandon:g} (expected 0 < seconds <= 86400)"
+                )
+            s.abandon_after = abandon
         deal = os.environ.get("LOSTCITIES_TEST_DEAL_SEED")
         if deal:
             try:

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 __all__ = [
     "BotUnavailableError",
+    "CannotAbortError",
+    "CannotClaimError",
     "ChatFullError",
+    "ClaimTooEarlyError",
     "GameError",
     "GameNotFoundError",
     "GameOverError",
@@ -20,6 +23,7 @@ __all__ = [
     "InvalidTokenError",
     "NotFinishedError",
     "NotYourTurnError",
+    "OpponentPresentError",
     "PositionNotFoundError",
     "SeatTakenError",
     "StaleMoveError",
@@ -148,3 +152,33 @@ class PositionNotFoundError(GameError):
 
     code = "no_such_position"
     status = 404
+
+
+class CannotAbortError(GameError):
+    """An abort once both players have moved (:mod:`lostcities.web.abandon`): resign, or
+    claim once the opponent has left."""
+
+    code = "cannot_abort"
+    status = 409
+
+
+class CannotClaimError(GameError):
+    """A claim the rules do not allow here (:mod:`lostcities.web.abandon`): a game against
+    the computer, a correspondence game, or one that can still be aborted."""
+
+    code = "cannot_claim"
+    status = 409
+
+
+class OpponentPresentError(CannotClaimError):
+    """A claim while the opponent is at the table."""
+
+    code = "opponent_present"
+    status = 409
+
+
+class ClaimTooEarlyError(CannotClaimError):
+    """A claim before the opponent has been away long enough."""
+
+    code = "claim_too_early"
+    status = 409

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from lostcities.cards import get_variant
 from lostcities.match import Match
 from lostcities.web import schemas
+from lostcities.web.abandon import ABANDON_AFTER, Presence
 from lostcities.web.analysis import (
     ANALYSIS_BOT,
     ANALYSIS_WORLDS,
@@ -138,6 +139,9 @@ class ManagerSettings:
     bot_time_limit: float | None = None
     bot_min_delay: float = 0.0
     unload_after: float = 900.0
+    abandon_after: float = ABANDON_AFTER
+    """Seconds a player must have been away before the opponent may claim
+    (:mod:`lostcities.web.abandon`)."""
     deal_seed: int | None = None
     """Test servers only (:attr:`Settings.test_deal_seed
     <lostcities.web.deps.Settings.test_deal_seed>`): the n-th game created here without a
@@ -170,6 +174,8 @@ class GameManager:
         """The time as the store writes it (naive UTC): the move clock's (tests shift it)."""
         self.analyst = Analyst(store, bots)
         """Hints and analyses (:mod:`lostcities.web.analysis`)."""
+        self.presence = Presence(self, settings.abandon_after)
+        """Who is at which table; aborts and claims (:mod:`lostcities.web.abandon`)."""
         self._deals = 0
         self.on_match_end: list[Callable[[LiveGame], None]] = []
         """Called with a game whose match this process ended (its result committed): the
@@ -568,6 +574,7 @@ class GameManager:
 
     async def close(self) -> None:
         """Cancel bot turns and analyses; stop listening to the other processes."""
+        await self.presence.close()
         await self.peers.close()
         self.analyst.close()
         for g in list(self.games.values()):

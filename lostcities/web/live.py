@@ -28,14 +28,17 @@ from lostcities.cards import Card
 from lostcities.match import Match, round_seed
 from lostcities.referee import Referee
 from lostcities.rules import Action, LegalMoves, Move, PlayerView, Round
-from lostcities.web import clocks, schemas
+from lostcities.web import abandon, clocks, schemas
 from lostcities.web.errors import (
+    CannotAbortError,
+    CannotClaimError,
     ChatFullError,
     GameError,
     GameOverError,
     IllegalMoveRequestError,
     InvalidTokenError,
     NotYourTurnError,
+    OpponentPresentError,
     StaleMoveError,
     TimeOutError,
     WaitingForFriendError,
@@ -126,7 +129,7 @@ class LiveGame:
     chat_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _fixed: tuple[Any, ...] | None = field(default=None, init=False, repr=False)
     """:meth:`_static`'s row and what it read of it."""
-    _match_memo: tuple[Match, tuple[int, bool], _MatchPart] | None = field(
+    _match_memo: tuple[Match, tuple[int, bool, str | None], _MatchPart] | None = field(
         default=None, init=False, repr=False
     )
     """The match, its rounds' count and the last one's end that :meth:`_match_part` is of."""
@@ -224,6 +227,7 @@ class LiveGame:
         for c in self.conns:
             if c.seat is not None and c.alive:
                 connected[c.seat] = True
+        presence = self.manager.presence
         players = []
         for s, name, token in ((0, name0, token0), (1, name1, token1)):
             bot = self.bot_spec(s)
@@ -234,6 +238,8 @@ class LiveGame:
                     "level": level if bot else None,
                     "joined": bool(bot) or token is not None,
                     "connected": True if bot else connected[s],
+                    "account": bot is None and (row.account0, row.account1)[s] is not None,
+                    "away": presence.away_for(self, s),
                 }
             )
         over, result, totals, _ = self._match_part()
@@ -260,6 +266,9 @@ class LiveGame:
             "clock": clock,
             "clock_left": None if left is None else float(left),
             "clock_times": None if times is None else [float(t) for t in times],
+            "abortable": not over and abandon.abortable(self.match),
+            "claim_after": None if over else presence.claim_after(self),
+            "ending": row.ending,
         }
         return head, tail, to_move, status
 
@@ -279,7 +288,8 @@ class LiveGame:
             *_columns(
                 row,
                 ("name0", "name1", "token0", "token1", "status", "updated_at", "rematch_id",
-                 "hints", "rated", "clock_left0", "clock_left1"),
+                 "hints", "rated", "clock_left0", "clock_left1", "seen0", "seen1", "ending",
+                 "account0", "account1"),
             ),
         )  # fmt: skip
         shared = None if memo is None else memo.summary
@@ -353,22 +363,29 @@ class LiveGame:
         return parts
 
     def _match_part(self) -> _MatchPart:
-        """Whether the match is over, its result, its totals and its ``match`` JSON: made
-        again only when a round ends or begins (a match changes only then)."""
+        """Whether the game is over, its result, its totals and its ``match`` JSON: made
+        again only when a round ends or begins (a match changes only then), or the game
+        ended off the board (``row.ending``, :mod:`~lostcities.web.abandon`: aborted, or
+        abandoned and claimed: then its result is the row's and the reason the ending)."""
         m = self.match
         rounds = m.rounds
-        key = (len(rounds), bool(rounds) and rounds[-1].is_over())
+        ending = self.row.ending
+        key = (len(rounds), bool(rounds) and rounds[-1].is_over(), ending)
         cached = self._match_memo
         if cached is not None and cached[0] is m and cached[1] == key:
             return cached[2]
         over, totals = m.is_over(), m.totals()
+        result, winner, reason = m.result(), m.winner(), m.reason()
+        if ending is not None:
+            over, result, reason = True, self.row.result, ending
+            winner = {"1-0": 0, "0-1": 1}.get(result)
         match = schemas.MatchOut(
             totals=list(totals),
             rounds=[schemas.round_summary(i, x) for i, x in enumerate(rounds) if x.is_over()],
             over=over,
-            result=m.result(),
-            winner=m.winner(),
-            reason=m.reason(),
+            result=result,
+            winner=winner,
+            reason=reason,
             tie_break=m.tie_break,
             younger=m.younger,
             achievements=m.achievements is not None,
@@ -642,6 +659,86 @@ class LiveGame:
         self.row.result = result
         self.manager.match_ended(self)
 
+    # -- a player leaves: abort and claims (lostcities.web.abandon) ------------------------
+
+    async def abort(self, seat: int) -> None:
+        """``seat`` aborts the game before both players have moved: it ends with no result
+        (and changes no rating).
+
+        :raises GameOverError: if the game is over.
+        :raises CannotAbortError: once both players have moved.
+        """
+        await asyncio.shield(asyncio.ensure_future(self._abort(seat)))
+
+    async def _abort(self, seat: int) -> None:
+        async with self.lock:
+            if self.is_over():
+                raise GameOverError("the game is over")
+            late = CannotAbortError(
+                "both players have moved: the game can no longer be aborted (resign instead)"
+            )
+            if not abandon.abortable(self.match):
+                raise late
+            now = self.manager.now()
+            if not await self.manager.store.write(abandon.op_abort(self.id, now)):
+                self.manager.background(self.refresh())  # (another process moved or ended it)
+                raise late
+            row = self.row
+            row.status, row.result, row.ending, row.updated_at = "finished", "*", "aborted", now
+            self.manager.match_ended(self)
+
+    async def claim(self, seat: int, claim: abandon.Claim) -> str:
+        """``seat``'s opponent left the table long enough ago (:mod:`~lostcities.web.abandon`):
+        ``seat`` claims the win (the opponent forfeits the match) or a draw; returns the
+        result.
+
+        :raises GameOverError: if the game is over.
+        :raises CannotClaimError: where the rules allow no claim (a game against the
+            computer, a correspondence game, one that can still be aborted).
+        :raises OpponentPresentError: while the opponent is at the table.
+        :raises ClaimTooEarlyError: before the opponent has been away long enough.
+        """
+        task = asyncio.ensure_future(self._claim(seat, claim))
+        result: str = await asyncio.shield(task)
+        return result
+
+    async def _claim(self, seat: int, claim: abandon.Claim) -> str:
+        presence = self.manager.presence
+        async with self.lock:
+            if self.is_over():
+                raise GameOverError("the game is over")
+            if self.row.status != "active":
+                raise CannotClaimError("the game has not begun: your friend has not joined")
+            if not abandon.claims_apply(self.row):
+                raise CannotClaimError(
+                    "no claims in this game: a game against the computer, or one whose "
+                    "correspondence clock ends it"
+                )
+            if abandon.abortable(self.match):
+                raise CannotClaimError("not both players have moved yet: abort the game instead")
+            other = 1 - seat
+            if presence.here(self, other):
+                raise OpponentPresentError("your opponent is at the table")
+            now = self.manager.now()
+            try:
+                result: str = await self.manager.store.write(
+                    abandon.op_claim(self.id, self.round_index, other, claim, presence.after, now)
+                )
+            except GameError:
+                self.manager.background(self.refresh())  # (another process saw a change)
+                raise
+            if claim == "win":
+                self.referee.forfeit(other, abandon.ABANDONED)
+            row = self.row
+            row.status, row.result, row.ending, row.updated_at = (
+                "finished",
+                result,
+                "abandoned",
+                now,
+            )
+            self.manager.match_ended(self)
+            return result
+
     async def refresh(self) -> bool:
         """Take the game as the database has it, if another server process changed it (a
         move, a forfeit, a seat claimed), and send every connection its state; returns
@@ -852,4 +949,5 @@ def _signature(row: GameRow, match: Match) -> tuple[object, ...]:
         row.hints,
         row.account0,
         row.account1,
+        row.ending,
     )

@@ -54,6 +54,7 @@ from lostcities.web.clocks import parse_clock
 from lostcities.web.errors import GameError
 from lostcities.web.games import GameManager, new_token
 from lostcities.web.store import (
+    BlockRow,
     GameRow,
     GameStore,
     LobbyRow,
@@ -81,8 +82,10 @@ __all__ = [
     "NewEntry",
     "Opened",
     "Player",
+    "HIDDEN",
     "TooManyEntriesError",
     "rating_range",
+    "seen_by",
 ]
 
 log = logging.getLogger("lostcities.web")
@@ -106,6 +109,9 @@ RANGE_START, RANGE_WIDEN, RANGE_MAX = 100.0, 10.0, 600.0
 """The rating range of a seek (points either side), its widening a second, its limit."""
 MAX_ENTRIES = 3
 """Open entries one player may have at once."""
+HIDDEN = "_hidden"
+"""The key of a lobby table's private list of the accounts it is hidden from (its owner
+blocked them, or they blocked its owner): :func:`seen_by` takes it out of every message."""
 
 
 class NeedsAccountError(GameError):
@@ -134,6 +140,42 @@ class TooManyEntriesError(GameError):
 
     code = "too_many"
     status = 429
+
+
+def seen_by(msg: dict[str, Any], account_id: int | None) -> dict[str, Any]:
+    """The lobby message ``msg`` (the whole lobby, or a delta) as the page of the account
+    ``account_id`` (``None``: a guest) gets it: without the tables of players it blocked or
+    who blocked it (a changed table that is now hidden from it is removed instead: a block
+    made while the page is open), and without the private :data:`HIDDEN` lists.
+
+    >>> delta = {"type": "delta", "added": [{"id": "t", HIDDEN: [7]}], "removed": []}
+    >>> seen_by(delta, 7)["added"], seen_by(delta, 7)["removed"], seen_by(delta, 8)["added"]
+    ([], ['t'], [{'id': 't'}])
+    """
+    out = dict(msg)
+    key = "added" if "added" in msg else "tables"
+    shown: list[dict[str, Any]] = []
+    gone: list[str] = []
+    for t in msg.get(key, []):
+        if account_id is not None and account_id in t.get(HIDDEN, ()):
+            gone.append(t["id"])
+        else:
+            shown.append({k: v for k, v in t.items() if k != HIDDEN})
+    out[key] = shown
+    if key == "added" and gone:
+        out["removed"] = [*msg.get("removed", []), *gone]
+    return out
+
+
+def _hides(msg: dict[str, Any], account_id: int | None) -> bool:
+    """Whether ``msg`` has a table hidden from ``account_id``."""
+    if account_id is None:
+        return False
+    return any(account_id in t.get(HIDDEN, ()) for t in msg.get("added", msg.get("tables", [])))
+
+
+def _chunk(msg: dict[str, Any]) -> bytes:
+    return f"data: {json.dumps(msg)}\n\n".encode()
 
 
 def rating_range(waited: float) -> float:
@@ -365,12 +407,27 @@ class LobbyHub:
                 .select_from(PresenceRow)
                 .where(PresenceRow.seen_at >= online_since)
             )
+            owners = {_account(r.owner) for r in rows if r.kind == "table"} - {None}
+            blocks = (
+                conn.execute(
+                    select(BlockRow.blocker_id, BlockRow.blocked_id).where(
+                        or_(BlockRow.blocker_id.in_(owners), BlockRow.blocked_id.in_(owners))
+                    )
+                ).all()
+                if owners
+                else []
+            )
+        shunned: dict[int, set[int]] = {}
+        for a, b in blocks:
+            shunned.setdefault(a, set()).add(b)
+            shunned.setdefault(b, set()).add(a)
         tables = []
         seekers: set[str] = set()  # (a player with two seeks waits once)
         for r in rows:
             if r.kind == "seek":
                 seekers.add(r.owner)
                 continue
+            owner = _account(r.owner)
             tables.append(
                 {
                     "id": r.id,
@@ -383,6 +440,8 @@ class LobbyHub:
                     "owner_account": r.owner.startswith("a:"),
                     "rating": None if r.owner_rating is None else round(r.owner_rating),
                     "created_at": r.created_at.isoformat() + "Z",
+                    # (never sent: the accounts this table is hidden from, seen_by)
+                    HIDDEN: sorted(shunned.get(owner, ())) if owner is not None else [],
                 }
             )
         return {
@@ -403,17 +462,20 @@ class LobbyHub:
                 return
             self.version += 1
             self.snapshot = {"version": self.version, **view}
-            chunk = f"data: {json.dumps(_delta(old, self.snapshot))}\n\n".encode()
-            for sub in list(self._subscribers):  # (encoded once for every page)
-                sub.push(chunk)
+            delta = _delta(old, self.snapshot)
+            chunk = _chunk(seen_by(delta, None))
+            for sub in list(self._subscribers):  # (encoded once for every page it suits)
+                who = sub.account_id
+                sub.push(_chunk(seen_by(delta, who)) if _hides(delta, who) else chunk)
 
     async def events(self, player: Player | None, page: str = "") -> AsyncIterator[bytes]:
         """The server-sent events of one lobby page: the lobby now, then each change (and
         a comment after :data:`HEARTBEAT` quiet seconds, so proxies keep the stream open).
         Meanwhile the page's player is marked online and the entries the page opened (and
         those its player opened without a page) are kept; when the stream closes, the
-        page's entries are away (:meth:`page_closed`)."""
-        sub = _Subscriber()
+        page's entries are away (:meth:`page_closed`). A signed-in player's page never
+        gets the tables of players they blocked or who blocked them (:func:`seen_by`)."""
+        sub = _Subscriber(None if player is None else player.account_id)
         self._subscribers.add(sub)
         key = None if player is None or not page else (player.key, page)
         if key is not None:
@@ -423,14 +485,14 @@ class LobbyHub:
             if player is not None:
                 await self.seen(player, page)
             said = loop.time()
-            yield f"data: {json.dumps({'type': 'full', **self.snapshot})}\n\n".encode()
+            yield _chunk(seen_by({"type": "full", **self.snapshot}, sub.account_id))
             while True:
                 try:
                     await asyncio.wait_for(sub.ready.wait(), HEARTBEAT)
                     chunks, full = sub.take()
                     if full:  # this page fell behind: the whole lobby again
                         chunks = [
-                            f"data: {json.dumps({'type': 'full', **self.snapshot})}\n\n".encode()
+                            _chunk(seen_by({"type": "full", **self.snapshot}, sub.account_id))
                         ]
                 except TimeoutError:
                     chunks = [b": keep-alive\n\n"]
@@ -451,6 +513,12 @@ class LobbyHub:
                     task = loop.create_task(self._safe(self.page_closed(player, page)))
                     self._closing.add(task)
                     task.add_done_callback(self._closing.discard)
+
+    async def blocks_changed(self) -> None:
+        """A player blocked or unblocked another: every process reads its lobby again (the
+        tables each page may see changed, :func:`seen_by`)."""
+        await self.store.write(notify_lobby)
+        await self._changed()
 
     async def _changed(self) -> None:
         # (with PostgreSQL the notification also comes back to this process; reading now
@@ -811,7 +879,9 @@ class _Subscriber:
 
     BACKLOG = 32
 
-    def __init__(self) -> None:
+    def __init__(self, account_id: int | None = None) -> None:
+        self.account_id = account_id
+        """The page's signed-in account (``None``: a guest)."""
         self.pending: list[bytes] = []
         self.full = False
         self.ready = asyncio.Event()

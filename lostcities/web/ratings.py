@@ -21,7 +21,9 @@ time of this match, so no period is ever counted twice.
 
 A match is *rated* when it was set up so (both players signed in, or a signed-in player
 against a built-in bot) and it ended; a match that ended before its second move (a
-resignation or a time-out at once) is *aborted* and changes nobody's rating.
+resignation or a time-out at once, or an abort: :mod:`lostcities.web.abandon`) is
+*aborted* and changes nobody's rating. A player who left and whose opponent claimed the
+win loses as by a forfeit; a draw claimed so counts as a draw.
 
 Exactly once: :func:`op_rate_game` runs in one transaction that first inserts the game's
 row in ``lc_rating_results`` (its primary key is the game id) and then reads (``FOR
@@ -270,7 +272,7 @@ def op_rate_game(
         if g is None or g.status != "finished":
             return "pending"
         score = outcome(g.result)
-        if score is None:
+        if score is None and g.ending != "aborted":
             return "pending"
         settled_at = now or utcnow()
         at_time = min(settled_at, g.updated_at or settled_at)  # the match's end
@@ -278,7 +280,7 @@ def op_rate_game(
         moves = s.scalar(select(func.count()).select_from(MoveRow).where(MoveRow.game_id == g.id))
         if not g.rated:
             state = "casual"
-        elif (moves or 0) < 2:
+        elif (moves or 0) < 2 or score is None:  # (an abort: lostcities.web.abandon)
             state = "aborted"
         elif keys[0] is None or keys[1] is None or keys[0] == keys[1]:
             state = "unrated"
@@ -288,7 +290,7 @@ def op_rate_game(
         s.add(RatingResultRow(game_id=g.id, state=state, created_at=settled_at))
         s.flush()
         at("marked")
-        if state != "rated":
+        if state != "rated" or score is None:
             return state
         k0, k1 = str(keys[0]), str(keys[1])
         speed = speed_of(g.clock, g.clock_increment)

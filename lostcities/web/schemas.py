@@ -151,6 +151,13 @@ class TokenRequest(_In):
     token: Token
 
 
+class ClaimRequest(_In):
+    """``POST /api/games/{id}/claim``: the opponent left; the seat token and what to claim."""
+
+    token: Token
+    claim: Literal["win", "draw"]
+
+
 class LookupItem(_In):
     """One remembered game: its id and (optionally) the seat token."""
 
@@ -222,6 +229,12 @@ class PlayerOut(BaseModel):
     level: str | None = None
     joined: bool = True
     connected: bool = False
+    account: bool = False
+    """Whether a signed-in account plays the seat (its name is the username: a player one
+    may block or report)."""
+    away: float | None = None
+    """Seconds the player has been away from the table (no connection open, measured by the
+    server: :mod:`lostcities.web.abandon`); ``None`` while at the table, or a bot."""
 
 
 class GameSummary(BaseModel):
@@ -255,6 +268,14 @@ class GameSummary(BaseModel):
     clock_times: list[float] | None = None
     """With a match clock, each player's time left (the player to move's as of now);
     ``None`` with a per-move clock or none."""
+    abortable: bool = False
+    """Whether a player may abort the game now (not both have moved yet)."""
+    claim_after: float | None = None
+    """Seconds a player must have been away (``players[].away``) before the other may
+    claim the win or a draw; ``None``: no claims in this game, or not yet."""
+    ending: str | None = None
+    """How the game ended off the board: ``aborted`` (no result) or ``abandoned`` (a player
+    left and the other claimed); ``None``: not so."""
 
 
 class MoveEvalOut(BaseModel):
@@ -744,6 +765,20 @@ class Sync(_In):
     type: Literal["sync"]
 
 
+class Abort(_In):
+    """End the game with no result, before both players have moved
+    (:mod:`lostcities.web.abandon`)."""
+
+    type: Literal["abort"]
+
+
+class ClaimMsg(_In):
+    """The opponent left: claim the win or a draw (:mod:`lostcities.web.abandon`)."""
+
+    type: Literal["claim"]
+    claim: Literal["win", "draw"]
+
+
 CHAT_PHRASES = (
     "hello",
     "good_luck",
@@ -792,23 +827,27 @@ class Chat(_In):
 
 
 ClientMessage = Annotated[
-    Hello | MoveMsg | Ping | Resign | Sync | Chat, Field(discriminator="type")
+    Hello | MoveMsg | Ping | Resign | Sync | Chat | Abort | ClaimMsg, Field(discriminator="type")
 ]
 _client_adapter: TypeAdapter[Any] = TypeAdapter(ClientMessage)
 _types = sorted(
     str(get_args(m.model_fields["type"].annotation)[0])
-    for m in (Hello, MoveMsg, Ping, Resign, Sync, Chat)
+    for m in (Hello, MoveMsg, Ping, Resign, Sync, Chat, Abort, ClaimMsg)
 )
 MESSAGE_TYPES = ", ".join(_types[:-1]) + " or " + _types[-1]
 """The client messages' types, as the unknown-type error lists them (every one, ``chat`` too)."""
 
 
-def parse_client_message(text: str | bytes) -> Hello | MoveMsg | Ping | Resign | Sync | Chat:
+AnyClientMessage = Hello | MoveMsg | Ping | Resign | Sync | Chat | Abort | ClaimMsg
+"""Any one client message (:data:`ClientMessage` without its discriminator)."""
+
+
+def parse_client_message(text: str | bytes) -> AnyClientMessage:
     """Parse one WebSocket message.
 
     :raises pydantic.ValidationError: for malformed JSON or an unknown/ill-formed message.
     """
-    msg: Hello | MoveMsg | Ping | Resign | Sync | Chat = _client_adapter.validate_json(text)
+    msg: AnyClientMessage = _client_adapter.validate_json(text)
     return msg
 
 

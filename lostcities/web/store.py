@@ -152,6 +152,17 @@ class GameRow(Base):
     """Seat 1's, likewise."""
     rated: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
     """Whether the match is rated (:mod:`lostcities.web.ratings`); ``None``: casual."""
+    seen0: Mapped[datetime.datetime | None] = mapped_column(DateTime, nullable=True)
+    """When seat 0 was last known at the table: a connection of its opened or closed, or
+    one was open (each process with one open says so every few seconds:
+    :mod:`lostcities.web.abandon`); ``None``: never since the game began."""
+    seen1: Mapped[datetime.datetime | None] = mapped_column(DateTime, nullable=True)
+    """Seat 1's, likewise."""
+    ending: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    """How a game ended off the board (:mod:`lostcities.web.abandon`): ``aborted`` (before
+    both players moved: no result) or ``abandoned`` (a player left and the other claimed
+    the win or a draw: :attr:`result`); ``None``: the match's own end, a resignation or a
+    time-out, or not ended."""
 
 
 class AnalysisRow(Base):
@@ -916,6 +927,19 @@ class GameStore:
             ).first()
         return None if row is None else tuple(row)
 
+    def seen_sync(
+        self, ids: Sequence[str]
+    ) -> dict[str, tuple[datetime.datetime | None, datetime.datetime | None]]:
+        """When each seat of the games ``ids`` was last known at its table, as stored
+        (:func:`op_seen`; unknown ids are left out)."""
+        if not ids:
+            return {}
+        with self._sessions() as s:
+            rows = s.execute(
+                select(GameRow.id, GameRow.seen0, GameRow.seen1).where(GameRow.id.in_(list(ids)))
+            ).all()
+        return {str(gid): (a, b) for gid, a, b in rows}
+
     def analysis_sync(self, game_id: str) -> str | None:
         """The stored analysis of a game (JSON text), or ``None``."""
         with self._sessions() as s:
@@ -1150,6 +1174,20 @@ def op_update_game(game_id: str, **values: Any) -> Callable[[Session], int]:
         res = s.execute(update(GameRow).where(GameRow.id == game_id).values(**values))
         notify_change(s, [game_id])
         return int(res.rowcount or 0)  # type: ignore[attr-defined]
+
+    return fn
+
+
+def op_seen(seats: Sequence[tuple[str, int]], now: datetime.datetime) -> Callable[[Session], None]:
+    """Mark the seats ``(game id, seat)`` as at their tables at ``now`` (``seen0``,
+    ``seen1``; no notification: :mod:`lostcities.web.abandon` reads them when it needs
+    them)."""
+
+    def fn(s: Session) -> None:
+        for seat, col in ((0, "seen0"), (1, "seen1")):
+            ids = sorted({gid for gid, x in seats if x == seat})
+            if ids:
+                s.execute(update(GameRow).where(GameRow.id.in_(ids)).values({col: now}))
 
     return fn
 

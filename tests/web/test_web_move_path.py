@@ -22,9 +22,10 @@ from sqlalchemy.orm import Session
 
 from lostcities import Match, Round
 from lostcities.scoring import score_expedition
-from lostcities.web import schemas
+from lostcities.web import abandon, schemas
 from lostcities.web.clocks import clock_choice
 from lostcities.web.live import BroadcastMemo, Conn, LiveGame
+from lostcities.web.peers import SingleProcess
 from lostcities.web.store import (
     GameRow,
     GameStore,
@@ -188,6 +189,8 @@ def _summary_reference(g: LiveGame, seat: int | None) -> schemas.GameSummary:
                 level=row.level if bot else None,
                 joined=bool(bot) or (row.token0 if s == 0 else row.token1) is not None,
                 connected=True if bot else connected[s],
+                account=bot is None and (row.account0, row.account1)[s] is not None,
+                away=g.manager.presence.away_for(g, s),
             )
         )
     over = g.match.is_over()
@@ -212,6 +215,9 @@ def _summary_reference(g: LiveGame, seat: int | None) -> schemas.GameSummary:
         clock=clock_choice(row),
         clock_left=g.clock_left(),
         clock_times=g.clock_times(),
+        abortable=not over and abandon.abortable(g.match),
+        claim_after=None if over else g.manager.presence.claim_after(g),
+        ending=row.ending,
     )
 
 
@@ -260,6 +266,8 @@ def test_states_sharing_their_public_part_are_the_full_ones(tmp_path: Path) -> N
         store.create_tables()
         store.start()
         mgr = GameManager(store, BotRunner("thread", 1, []), ManagerSettings())
+        frozen = mgr.now()  # (how long a player has been away is the same in both states)
+        mgr.now = lambda: frozen
         req = schemas.CreateGame(opponent="friend", rounds=3, achievements=True)
         g, _, invite = await mgr.create(req)
         assert invite is not None
@@ -294,10 +302,13 @@ def test_states_sharing_their_public_part_are_the_full_ones(tmp_path: Path) -> N
 
 
 class _Clockless:
-    """What a live game asks of its manager to write a state: the time (fixed)."""
+    """What a live game asks of its manager to write a state: the time (fixed), and who is
+    at the table (one process)."""
 
     def __init__(self, now: datetime.datetime) -> None:
         self.now = lambda: now
+        self.peers = SingleProcess()
+        self.presence = abandon.Presence(self)  # type: ignore[arg-type]
 
 
 _TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)

@@ -168,7 +168,7 @@ def test_websocket_errors_name_every_type_and_one_reason(client: Any) -> None:
             m = json.loads(ws.receive_text())
         assert (
             m["message"]
-            == "unknown message type (expected chat, hello, move, ping, resign or sync)"
+            == "unknown message type (expected abort, chat, claim, hello, move, ping, resign or sync)"
         )
         ws.send_text(
             json.dumps({"type": "move", "move": "+y2.", "round": 0, "ply": 0, "id": "x" * 41})

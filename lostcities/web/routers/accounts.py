@@ -23,6 +23,7 @@ from lostcities.web import i18n
 from lostcities.web.accounts import Account, current_account, require_account
 from lostcities.web.deps import get_settings, get_store
 from lostcities.web.limits import RateLimiter, client_key
+from lostcities.web.lobby import LobbyHub
 from lostcities.web.routers.pages import templates
 from lostcities.web.schemas import check_typed
 from lostcities.web.store import AccountRow, BlockRow, GameStore, PasskeyRow
@@ -651,6 +652,13 @@ async def _player(request: Request, username: str) -> Account:
     return target
 
 
+async def _lobby_changed(request: Request) -> None:
+    """A block changed which lobby tables each player sees: the lobby is read again."""
+    hub: LobbyHub | None = getattr(request.app.state, "lobby", None)
+    if hub is not None:
+        await hub.blocks_changed()
+
+
 @router.post("/api/players/{username}/block", response_model=OkOut)
 async def block(
     username: str, request: Request, account: Account = Depends(require_account)
@@ -659,7 +667,8 @@ async def block(
     target = await _player(request, username)
     if target.id == account.id:
         raise acc.SelfError("you cannot block yourself")
-    await get_store(request).write(acc.op_block(account, target, True))
+    if await get_store(request).write(acc.op_block(account, target, True)):
+        await _lobby_changed(request)
     return OkOut()
 
 
@@ -669,7 +678,8 @@ async def unblock(
 ) -> OkOut:
     """Unblock a player."""
     target = await _player(request, username)
-    await get_store(request).write(acc.op_block(account, target, False))
+    if await get_store(request).write(acc.op_block(account, target, False)):
+        await _lobby_changed(request)
     return OkOut()
 
 

@@ -158,6 +158,42 @@ async def resign(
     return Response(g.state(seat), media_type="application/json")
 
 
+@router.post("/{game_id}/abort", dependencies=[Depends(rate_limit("moves"))])
+async def abort(
+    game_id: str,
+    req: schemas.TokenRequest,
+    request: Request,
+    mgr: GameManager = Depends(get_manager),
+) -> Response:
+    """End the game with no result, before both players have moved (docs/web.md,
+    "Leaving a game")."""
+    g = await mgr.get(game_id)
+    seat = await _seat(request, mgr, g, req.token)
+    if seat is None:
+        raise InvalidTokenError("a seat token is needed to abort")
+    await g.abort(seat)
+    await g.broadcast()
+    return Response(g.state(seat), media_type="application/json")
+
+
+@router.post("/{game_id}/claim", dependencies=[Depends(rate_limit("moves"))])
+async def claim(
+    game_id: str,
+    req: schemas.ClaimRequest,
+    request: Request,
+    mgr: GameManager = Depends(get_manager),
+) -> Response:
+    """Your opponent left the table long enough ago: claim the win or a draw (docs/web.md,
+    "Leaving a game")."""
+    g = await mgr.get(game_id)
+    seat = await _seat(request, mgr, g, req.token)
+    if seat is None:
+        raise InvalidTokenError("a seat token is needed to claim")
+    await g.claim(seat, req.claim)
+    await g.broadcast()
+    return Response(g.state(seat), media_type="application/json")
+
+
 @router.post(
     "/{game_id}/rematch",
     response_model=schemas.CreatedGame,

@@ -27,6 +27,7 @@ from lostcities.web.lobby import (
     NewEntry,
     Opened,
     Player,
+    seen_by,
 )
 from lostcities.web.routers.pages import templates
 from lostcities.web.turns import MAX_GAMES, TurnHub, parse_game_ids
@@ -70,12 +71,15 @@ def _player(account: Account | None, browser: str, name: str) -> Player:
 
 
 @router.get("/api/lobby")
-async def lobby_now(request: Request) -> dict[str, Any]:
+async def lobby_now(
+    request: Request, account: Account | None = Depends(current_account)
+) -> dict[str, Any]:
     """The lobby now (open tables, seeks waiting, who is online), read from the database:
-    whichever process answers, it includes every write made before the request."""
+    whichever process answers, it includes every write made before the request. The
+    tables of players you blocked, or who blocked you, are left out."""
     hub = hub_of(request)
     await hub.refresh()
-    return hub.snapshot
+    return seen_by(hub.snapshot, None if account is None else account.id)
 
 
 @router.get("/api/lobby/events")
@@ -330,14 +334,16 @@ async def leaderboard_page(
 
 
 @router.get("/players/{username}", response_class=HTMLResponse, include_in_schema=False)
-async def player_page(request: Request, username: str) -> HTMLResponse:
-    """A player's profile."""
+async def player_page(
+    request: Request, username: str, account: Account | None = Depends(current_account)
+) -> HTMLResponse:
+    """A player's profile (another signed-in player may block or report them here)."""
     p = await _profile(request, username)
     plots = [
         (key, Markup(profiles.history_svg(pts, f"{p.username}: {key}")))
         for key, pts in p.history.items()
     ]
-    return _render(request, "player.html", profile=p, plots=plots)
+    return _render(request, "player.html", profile=p, plots=plots, account=account)
 
 
 @router.get("/my-games", response_class=HTMLResponse, include_in_schema=False)

@@ -178,6 +178,7 @@ async def _serve(
                 await g.send(conn, g.state(seat))
                 await g.join_chat(conn)  # the chat so far (a reload), then each new phrase
                 await _presence(g)
+                await mgr.presence.arrived(g, conn)  # (the seat is at its table again)
                 g.schedule_bot()
                 g.schedule_clock()
                 continue
@@ -210,13 +211,18 @@ async def _serve(
                     await g.chat(conn.seat, msg.phrase)
                 except GameError as e:
                     await ws.send_text(error_message(e.code, str(e)))
-            elif isinstance(msg, schemas.Resign):
+            elif isinstance(msg, schemas.Resign | schemas.Abort | schemas.ClaimMsg):
                 if conn.seat is None:
-                    await ws.send_text(error_message("spectator", "spectators cannot resign"))
+                    await ws.send_text(error_message("spectator", f"spectators cannot {msg.type}"))
                     continue
                 try:
                     ClientLimits.check(limits.moves, key, "moves")
-                    await g.resign(conn.seat)
+                    if isinstance(msg, schemas.Resign):
+                        await g.resign(conn.seat)
+                    elif isinstance(msg, schemas.Abort):
+                        await g.abort(conn.seat)
+                    else:
+                        await g.claim(conn.seat, msg.claim)
                 except RateLimitedError as e:
                     await ws.send_text(error_message("rate_limited", str(e)))
                     continue
@@ -252,3 +258,8 @@ async def _serve(
             if conn in g.conns:
                 g.conns.remove(conn)
             await _presence(g)
+            if conn.seat is not None:
+                try:
+                    await mgr.presence.left(g, conn.seat)  # (its opponent's claim countdown)
+                except Exception as e:  # the database is away: the next beat has no seat here
+                    log.warning("could not mark seat %s of game %s as left: %s", conn.seat, g.id, e)

@@ -38,6 +38,7 @@ const LC = (() => {
     if (reason === "resigned") return t("reason.resigned");
     if (reason.startsWith("timeout")) return t("reason.timeout");
     if (reason.startsWith("bot failed")) return t("reason.bot_failed");
+    if (reason.startsWith("abandoned")) return t("reason.abandoned");
     return reason;
   }
   const COLOURS = ["y", "b", "w", "g", "r", "p"];

@@ -275,11 +275,14 @@
     const p = S.game.players;
     let text;
     const mine = myTurn();
-    if (S.match.over) {
+    if (S.match.over && S.game.ending === "aborted") {
+      text = LC.t("status.aborted");
+    } else if (S.match.over) {
       const t = S.match.totals;
       const w = S.match.winner;
       const res = w === null ? LC.t("status.result.draw") : S.seat === null ? LC.t("status.result.won_by", { name: nameOf(w) }) : w === S.seat ? LC.t("status.result.you_won") : LC.t("status.result.you_lost");
-      const why = S.match.reason && S.match.reason.startsWith("tie broken") ? LC.t("status.tie_broken") : "";
+      let why = S.match.reason && S.match.reason.startsWith("tie broken") ? LC.t("status.tie_broken") : "";
+      if (S.game.ending === "abandoned") why = w === null ? LC.t("status.abandoned_draw") : LC.t("status.abandoned", { name: nameOf(1 - w) });
       text = LC.t("status.match_over", { result: res, mine: t[me()], theirs: t[opp()], why });
     } else if (waitingFriend()) {
       text = LC.t("status.waiting_friend");
@@ -390,6 +393,8 @@
     renderMatch();
     renderButtons();
     tickClock();
+    renderAbandon();
+    renderPlayerMenu();
     renderChatPanel();
     $("turn-alert-panel").classList.toggle("hidden", S.seat === null || S.match.over);
     document.dispatchEvent(new CustomEvent("lc:state", { detail: S })); // (the tutorial listens)
@@ -619,6 +624,13 @@
       box.appendChild(button(t("btn.resign"), "small danger", () => {
         if (confirm(t("confirm.resign"))) send({ type: "resign" });
       }));
+      if (S.game.abortable) { // until both have moved: no result, no rating change
+        const ab = button(t("btn.abort"), "small danger", () => {
+          if (confirm(t("confirm.abort"))) send({ type: "abort" });
+        });
+        ab.id = "abort";
+        box.appendChild(ab);
+      }
       if (S.game.players[opp()].kind === "bot" && !S.game.rated) { // no hints in a rated game
         const hb = button(t("btn.hint"), "small", askHint);
         hb.id = "hint-button";
@@ -964,6 +976,49 @@
     el.classList.remove("hidden");
     el.classList.toggle("low", running !== null && running <= 10);
   }
+  // -- a player left: the server measures how long (players[].away, seconds, with each
+  // state) and checks every claim (claim_after: the seconds of absence it needs); this only
+  // counts down, then offers the claims
+  let claimDue = null;
+  let claimTimer = null;
+  function renderAbandon() {
+    const o = S.seat === null || S.match.over ? null : S.game.players[opp()];
+    const after = S.game.claim_after;
+    const away = o && after !== null && after !== undefined ? o.away : null;
+    const due = away === null || away === undefined ? null : performance.now() + Math.max(0, after - away) * 1000;
+    clearInterval(claimTimer);
+    if ((claimDue === null) !== (due === null)) $("abandon-buttons").innerHTML = "";
+    claimDue = due;
+    tickAbandon();
+    if (claimDue !== null) claimTimer = setInterval(tickAbandon, 250);
+  }
+  function tickAbandon() {
+    const panel = $("abandon-panel");
+    panel.classList.toggle("hidden", claimDue === null);
+    if (claimDue === null) return;
+    const left = Math.max(0, Math.ceil((claimDue - performance.now()) / 1000));
+    const said = t(left ? "abandon.left" : "abandon.claim_now", { name: nameOf(opp()) });
+    if ($("abandon-text").textContent !== said) $("abandon-text").textContent = said;
+    $("abandon-time").textContent = left ? t("abandon.claim_in", { time: `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}` }) : "";
+    const box = $("abandon-buttons");
+    if (!left && !box.childElementCount) {
+      clearInterval(claimTimer);
+      const win = button(t("btn.claim_win"), "small primary", () => send({ type: "claim", claim: "win" }));
+      win.id = "claim-win";
+      const draw = button(t("btn.claim_draw"), "small", () => send({ type: "claim", claim: "draw" }));
+      draw.id = "claim-draw";
+      box.append(win, draw);
+    }
+  }
+  // the opponent, when both seats are signed-in players: block or report them
+  function renderPlayerMenu() {
+    const p = S.game.players;
+    const shown = S.seat !== null && p[me()].account && p[opp()].account;
+    $("player-menu").classList.toggle("hidden", !shown);
+    if (shown) $("player-menu-label").textContent = t("players.menu", { name: p[opp()].name });
+  }
+  $("block-opp").addEventListener("click", () => { if (S) LCPlayers.block(S.game.players[opp()].name); });
+  $("report-opp").addEventListener("click", () => { if (S) LCPlayers.report(S.game.players[opp()].name, gameId); });
   const PHRASES = ["hello", "good_luck", "have_fun", "well_played", "thanks", "sorry", "oops", "wow", "thinking", "good_game"];
   // emotes: the same picture in every language, named in the reader's (chat.emote_*)
   const EMOTES = { emote_smile: "🙂", emote_laugh: "😄", emote_surprised: "😮", emote_thumbs_up: "👍", emote_sad: "😢" };

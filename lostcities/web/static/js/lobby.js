@@ -117,12 +117,17 @@
     renderMine();
   }
 
+  // a signed-in player may block or report another signed-in player from the row of their
+  // table (a blocked player's tables are never listed: the server leaves them out)
+  const others = (tb) => (signedIn && tb.owner_account && tb.owner !== root.dataset.account
+    ? ` <button class="btn small" type="button" data-block="${esc(tb.owner)}" aria-label="${esc(t("players.block_label", { name: tb.owner }))}">${esc(t("players.block"))}</button> <button class="btn small" type="button" data-report="${esc(tb.owner)}" aria-label="${esc(t("players.report_label", { name: tb.owner }))}">${esc(t("players.report"))}</button>`
+    : "");
   function render(snap) {
     const own = new Set(mine().map((e) => e.id));
     // (explicit roles: a phone shows each row as a card, and CSS display drops a table's
     // own; data-label: the column's name, shown on the card)
     const cell = (label, html) => `<td role="cell"${label ? ` data-label="${esc(t(label))}"` : ""}>${html}</td>`;
-    const rows = snap.tables.map((tb) => `<tr role="row" data-table="${esc(tb.id)}">${cell("", esc(tb.owner))}${cell(tb.rating === null ? "" : "lobby.rating", tb.rating === null ? "" : esc(tb.rating))}${cell("", `${esc(t(`home.${tb.variant}`))} · ${esc(t("rounds.count", { n: tb.rounds }))}${tb.achievements ? " · " + esc(t("home.goals")) : ""}`)}${cell("lobby.clock", esc(clockLabel(tb.clock)))}${cell("", esc(tb.rated ? t("lobby.rated") : t("lobby.casual")))}${cell("", own.has(tb.id) ? `<span class="muted">${esc(t("lobby.yours"))}</span>` : `<button class="btn small" type="button" data-join="${esc(tb.id)}" aria-label="${esc(t("lobby.join_label", { name: tb.owner }))}">${esc(t("lobby.join"))}</button>`)}</tr>`);
+    const rows = snap.tables.map((tb) => `<tr role="row" data-table="${esc(tb.id)}">${cell("", esc(tb.owner))}${cell(tb.rating === null ? "" : "lobby.rating", tb.rating === null ? "" : esc(tb.rating))}${cell("", `${esc(t(`home.${tb.variant}`))} · ${esc(t("rounds.count", { n: tb.rounds }))}${tb.achievements ? " · " + esc(t("home.goals")) : ""}`)}${cell("lobby.clock", esc(clockLabel(tb.clock)))}${cell("", esc(tb.rated ? t("lobby.rated") : t("lobby.casual")))}${cell("", own.has(tb.id) ? `<span class="muted">${esc(t("lobby.yours"))}</span>` : `<button class="btn small" type="button" data-join="${esc(tb.id)}" aria-label="${esc(t("lobby.join_label", { name: tb.owner }))}">${esc(t("lobby.join"))}</button>${others(tb)}`)}</tr>`);
     $("lobby-tables").querySelector("tbody").innerHTML = rows.join("");
     $("lobby-empty").classList.toggle("hidden", rows.length > 0);
     $("lobby-seeks").textContent = snap.seeks ? t("lobby.seeks", { n: snap.seeks }) : "";
@@ -130,7 +135,10 @@
     checkMine(new Set(snap.tables.map((x) => x.id)));
   }
   $("lobby-tables").addEventListener("click", async (ev) => {
-    const id = ev.target.dataset && ev.target.dataset.join;
+    const d = ev.target.dataset || {};
+    if (d.block) { LCPlayers.block(d.block); return; }
+    if (d.report) { LCPlayers.report(d.report); return; }
+    const id = d.join;
     if (!id) return;
     const s = settings();
     try {
