@@ -1,0 +1,107 @@
+"""PPO self-play: rounds played to their end, advantages, a run that resumes exactly."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from lostcities.fast.rng import xorshift_state  # noqa: E402
+from lostcities.nn import VALUE_SCALE, Network  # noqa: E402
+from lostcities.train.errors import TrainOptionError  # noqa: E402
+from lostcities.train.model import TorchNetwork  # noqa: E402
+from lostcities.train.rl import PPOConfig, Rollout, advantages, collect, run_ppo  # noqa: E402
+
+
+def _tiny() -> TorchNetwork:
+    return TorchNetwork.from_network(Network.random(hidden=(16,), seed=2)).float()
+
+
+def test_collect_plays_every_round_to_its_end_with_legal_moves() -> None:
+    games = 4
+    rngs = np.stack([xorshift_state(g) for g in range(games)])
+    ro = collect(_tiny(), None, games, np.array([5, 6, 5, 6]), rngs, 140, torch.Generator())
+    assert len(ro) == int(ro.plies.sum())  # one decision per ply of every round
+    assert ro.mask[np.arange(len(ro)), ro.action].all()  # every move made was legal
+    for g in range(games):
+        players = ro.player[ro.game == g]
+        assert (players[1:] != players[:-1]).all()  # the seats alternate
+    assert (np.exp(ro.logp) <= 1.0 + 1e-6).all()
+    assert ro.forced == int(np.maximum(ro.plies - 140, 0).sum())  # draw-pile draws only then
+
+
+def test_advantages_follow_each_players_own_decisions() -> None:
+    # one round, player 0 moves at t=0 and t=2, player 1 at t=1 and t=3; player 0 wins by 30
+    ro = Rollout(
+        x=np.zeros((4, 1), np.float32),
+        hidden=np.zeros((4, 0), np.float32),
+        mask=np.ones((4, 1), np.bool_),
+        action=np.zeros(4, np.int64),
+        logp=np.zeros(4, np.float32),
+        value=np.array([0.1, -0.2, 0.3, -0.4], np.float32),
+        game=np.zeros(4, np.int64),
+        player=np.array([0, 1, 0, 1]),
+        margins=np.array([30]),
+        plies=np.array([4]),
+        forced=0,
+    )
+    z = float(np.tanh(30 / VALUE_SCALE))
+    adv1, final = advantages(ro, 1.0)  # lambda 1: the outcome less the value
+    np.testing.assert_allclose(adv1, [z - 0.1, -z + 0.2, z - 0.3, -z + 0.4], rtol=1e-5)
+    np.testing.assert_allclose(final, [z, -z, z, -z], rtol=1e-6)
+    adv0, _ = advantages(ro, 0.0)  # lambda 0: the player's next value less this one
+    np.testing.assert_allclose(adv0, [0.3 - 0.1, -0.4 + 0.2, z - 0.3, -z + 0.4], rtol=1e-5)
+
+
+def test_a_run_resumes_exactly_where_it_stopped(tmp_path: Path) -> None:
+    cfg = PPOConfig(
+        updates=2,
+        games=4,
+        seed=3,
+        init="fresh",
+        hidden=(16,),
+        eval_every=0,
+        critic_warmup=1,
+        minibatch=64,
+    )
+    run_ppo(cfg, tmp_path / "once", progress=False)
+    run_ppo(PPOConfig(**{**cfg.to_dict(), "updates": 1}), tmp_path / "twice", progress=False)
+    run_ppo(cfg, tmp_path / "twice", resume=True, progress=False)
+    a = Network.load(tmp_path / "once" / "net.npz").arrays()
+    b = Network.load(tmp_path / "twice" / "net.npz").arrays()
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    log = [json.loads(x) for x in (tmp_path / "twice" / "log.jsonl").read_text().splitlines()]
+    assert [r["update"] for r in log] == [1, 2]
+    with pytest.raises(Exception, match="not an empty directory"):
+        run_ppo(cfg, tmp_path / "once", progress=False)
+
+
+def test_bad_settings_are_refused() -> None:
+    with pytest.raises(TrainOptionError, match="critic"):
+        PPOConfig(critic="oracle")
+    with pytest.raises(TrainOptionError, match="variants"):
+        PPOConfig(variants=("short",))
+
+
+def test_the_command_line_refuses_options_of_the_other_method(tmp_path: Path) -> None:
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "lostcities.cli", "train", "--out", str(tmp_path / "r"), *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    p = run("--method", "ppo", "--worlds", "3")
+    assert p.returncode == 2 and "--worlds is an option of --method exit" in p.stderr
+    p = run("--games", "3")
+    assert p.returncode == 2 and "--games is an option of --method ppo" in p.stderr
+    p = run("--method", "dqn")
+    assert p.returncode == 2 and "invalid --method" in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
