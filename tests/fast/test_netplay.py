@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lostcities import Round
 from lostcities.fast.kernels import STATE_SIZE
 from lostcities.fast.netplay import (
     HIDDEN_FEATURES,
