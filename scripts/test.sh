@@ -16,6 +16,8 @@
 #                 PYTEST_ARGS="-n 0 -m 'not slow'"
 #   SKIP_INSTALL  set to 1 to skip steps 1 and 2
 #   PYTHON        interpreter to use (default: python3)
+#   HYPOTHESIS_PROFILE  tests/conftest.py's profile (default: ci)
+#   HYPOTHESIS_SEED  the seed of Hypothesis' examples (default: a fresh one, printed)
 #   LOSTCITIES_TEST_PG_PORT  port of the throwaway cluster (default: 54329)
 #   LOSTCITIES_TEST_POSTGRES_URL  if already set, no cluster is started
 #   LOSTCITIES_AUDIT_STRICT  set to 1 to fail when the audit could reach no database
@@ -61,6 +63,9 @@ pg_as() {
     fi
 }
 cleanup() {
+    if [ -n "${docs_site:-}" ]; then
+        rm -rf "$docs_site"
+    fi
     if [ -n "$PG_TMP" ]; then
         if [ -f "$PG_TMP/data/postmaster.pid" ]; then
             pg_as "$PG_BIN/pg_ctl" -D "$PG_TMP/data" -m immediate -w stop >/dev/null 2>&1 || true
@@ -135,13 +140,27 @@ run_check "mypy" "$PYTHON" -m mypy lostcities
 run_check "pip-audit" "$PYTHON" scripts/audit.py
 run_check "wheel and sdist (fresh venvs)" env PYTHON="$PYTHON" bash scripts/check_wheel.sh
 # the documentation site, strict: a broken link, a page left out of the nav, an unresolved
-# reference or a docstring griffe cannot read fails (mkdocs.yml); the built site is thrown away
+# reference or a docstring griffe cannot read fails (mkdocs.yml). Built once: pytest's checks
+# of the built pages (tests/test_docs_positions.py) read this build (LOSTCITIES_DOCS_SITE)
+# instead of building the site a second time; it is thrown away after pytest
 docs_site="$(mktemp -d)"
 run_check "docs site (mkdocs build --strict)" "$PYTHON" -m mkdocs build --strict --quiet \
     --site-dir "$docs_site"
-rm -rf "$docs_site"
+if [ -f "$docs_site/index.html" ]; then
+    export LOSTCITIES_DOCS_SITE="$docs_site"
+fi
+# Hypothesis draws its examples from one seed per run, printed here and in pytest's header
+# ("hypothesis: profile 'ci', seed N"): HYPOTHESIS_SEED=N reruns a failure's examples
+# (the "ci" profile of tests/conftest.py; HYPOTHESIS_PROFILE picks another)
+export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
+HYPOTHESIS_SEED="${HYPOTHESIS_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}"
+echo "Hypothesis seed: $HYPOTHESIS_SEED (rerun with HYPOTHESIS_SEED=$HYPOTHESIS_SEED)"
 eval "pytest_args=($PYTEST_ARGS)"
-run_check "pytest" "$PYTHON" -m pytest "${pytest_args[@]}" "$@"
+# --durations=20: the 20 slowest tests at the end of the log, to keep the suite's time in view
+run_check "pytest" "$PYTHON" -m pytest "${pytest_args[@]}" --durations=20 \
+    --hypothesis-seed="$HYPOTHESIS_SEED" "$@"
+unset LOSTCITIES_DOCS_SITE
+rm -rf "$docs_site"
 # speed figures in a short mode, printed and kept in $LOSTCITIES_BENCH_OUT (default .bench/)
 # with a comparison to the previous run's file there; no thresholds: a 2x regression shows
 run_check "benchmark, short (figures only)" "$PYTHON" benchmarks/ci_bench.py --out "${LOSTCITIES_BENCH_OUT:-.bench}"
