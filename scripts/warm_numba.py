@@ -18,15 +18,18 @@ except ImportError:
     print("numba not installed: nothing to compile")
 else:
     print(f"numba kernels ready in {warm_up():.1f} s")
-    from lostcities.envs.vector import OPPONENTS, LostCitiesVectorEnv
-
-    t0 = time.monotonic()
-    for parallel in (False, True):
-        for opponent in (*sorted(OPPONENTS), None):
-            for variant in ("classic", "long"):
-                env = LostCitiesVectorEnv(4, opponent, variant, parallel=parallel)
-                env.reset(seed=0)
-                for _ in range(3):
-                    env.step(env.sample_legal_actions())
-                env.close()
-    print(f"vector env kernels ready in {time.monotonic() - t0:.1f} s")
+    try:
+        from lostcities.envs.vector import OPPONENTS, LostCitiesVectorEnv
+    except ImportError as e:  # the vector env's extra (NumPy, Gymnasium) is not installed
+        print(f"vector env not installed ({e}): its kernels are not compiled")
+    else:
+        t0 = time.monotonic()
+        for parallel in (False, True):
+            for opponent in (*sorted(OPPONENTS), None):
+                for variant in ("classic", "long"):
+                    env = LostCitiesVectorEnv(4, opponent, variant, parallel=parallel)
+                    env.reset(seed=0)
+                    for _ in range(3):
+                        env.step(env.sample_legal_actions())
+                    env.close()
+        print(f"vector env kernels ready in {time.monotonic() - t0:.1f} s")
