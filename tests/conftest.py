@@ -38,7 +38,10 @@ settings.register_profile(
 )
 settings.register_profile("dev", settings.get_profile("ci"), derandomize=True, print_blob=False)
 settings.register_profile("thorough", settings.get_profile("ci"), max_examples=600)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+# a fuzz run for a wall time (LOSTCITIES_FUZZ_SECONDS, tests/fuzzbudget.py) reruns each target
+# in batches that must differ: it defaults to "ci"
+_DEFAULT_PROFILE = "ci" if os.environ.get("LOSTCITIES_FUZZ_SECONDS") else "dev"
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", _DEFAULT_PROFILE))
 
 
 def pytest_report_header(config: pytest.Config) -> str:
