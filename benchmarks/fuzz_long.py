@@ -67,6 +67,9 @@ def main() -> int:
         os.environ, LOSTCITIES_FUZZ_SECONDS=str(args.seconds), LOSTCITIES_FUZZ_REPORT=str(report)
     )
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
+    # fresh random batches: the "ci" profile of tests/conftest.py (its default, "dev", is
+    # derandomized, so every batch would test the same examples)
+    env["HYPOTHESIS_PROFILE"] = "ci"
     if args.examples:
         env["LOSTCITIES_FUZZ_EXAMPLES"] = str(args.examples)
     todo = list(targets)

@@ -6,9 +6,10 @@ with two fake connections per game: the checks, the commit through the writer th
 temp SQLite file, ``synchronous=FULL``), the referee, both players' states, the clock. It
 prints the CPU time per move (this process, every thread) and the bytes of state sent.
 
-The load-proof figure is the instruction count (docs/performance.md, "Server CPU per
-move"): run it under callgrind for two move counts and take the difference, so that the
-start-up, imports and game creation cancel out::
+The load-proof figure is the instruction count (docs/performance.md, "Web server"; its
+history: docs/history/performance-2026-12-web.md, "Server CPU per move"): run it under
+callgrind for two move counts and take the difference, so that the start-up, imports and
+game creation cancel out::
 
     for n in 300 900; do PYTHONHASHSEED=0 valgrind --tool=callgrind \\
         --callgrind-out-file=/tmp/cg.$n python benchmarks/web_move_cost.py --moves $n; done

@@ -6,7 +6,8 @@
 #   3. start a throwaway PostgreSQL cluster (if the server binaries exist) and
 #      export LOSTCITIES_TEST_POSTGRES_URL
 #   4. ruff check (the package, tests, benchmarks, examples, scripts); ruff format --check;
-#      mypy lostcities; the wheel (scripts/check_wheel.sh); the docs site (mkdocs build --strict); pytest
+#      mypy lostcities; the docs site (mkdocs build --strict); beside them, in the background,
+#      the numba kernels compiled once and the wheel (scripts/check_wheel.sh); then pytest
 #
 # Every check runs even if an earlier one fails; the script exits non-zero if
 # any step failed (pytest exit code 5, "no tests collected", counts as failure).
@@ -16,6 +17,8 @@
 #                 PYTEST_ARGS="-n 0 -m 'not slow'"
 #   SKIP_INSTALL  set to 1 to skip steps 1 and 2
 #   PYTHON        interpreter to use (default: python3)
+#   HYPOTHESIS_PROFILE  tests/conftest.py's profile (default: ci)
+#   HYPOTHESIS_SEED  the seed of Hypothesis' examples (default: a fresh one, printed)
 #   LOSTCITIES_TEST_PG_PORT  port of the throwaway cluster (default: 54329)
 #   LOSTCITIES_TEST_POSTGRES_URL  if already set, no cluster is started
 #   LOSTCITIES_AUDIT_STRICT  set to 1 to fail when the audit could reach no database
@@ -52,6 +55,7 @@ fi
 # -------------------------------------------------------------- postgres cluster
 PG_TMP=""
 PG_BIN=""
+bg_pids=()
 pg_as() {
     # initdb/postgres refuse to run as root: drop to the postgres user.
     if [ "$(id -u)" -eq 0 ]; then
@@ -61,6 +65,14 @@ pg_as() {
     fi
 }
 cleanup() {
+    local pid
+    for pid in "${bg_pids[@]}"; do  # a background check still running (interrupted)
+        pkill -TERM -P "$pid" 2>/dev/null
+        kill "$pid" 2>/dev/null
+    done
+    if [ -n "${docs_site:-}" ]; then
+        rm -rf "$docs_site"
+    fi
     if [ -n "$PG_TMP" ]; then
         if [ -f "$PG_TMP/data/postmaster.pid" ]; then
             pg_as "$PG_BIN/pg_ctl" -D "$PG_TMP/data" -m immediate -w stop >/dev/null 2>&1 || true
@@ -126,22 +138,78 @@ run_check() {
     echo "--- $name: exit $rc, $((SECONDS - s))s"
 }
 
-run_check "compile the numba kernels once" "$PYTHON" scripts/warm_numba.py
+# The checks before pytest use one core each, so they run two lanes at once on a 2-core
+# machine: the numba compile and the wheel check in the background (each one's output is
+# printed when it is waited for, before pytest), the linters, mypy, the audit and the docs
+# site in the foreground.
+bg_names=()
+bg_pids=()
+bg_logs=()
+bg_starts=()
+run_bg() {
+    local name="$1"; shift
+    local log
+    log="$(mktemp)"
+    "$@" >"$log" 2>&1 &
+    bg_names+=("$name")
+    bg_pids+=("$!")
+    bg_logs+=("$log")
+    bg_starts+=("$SECONDS")
+    printf '\n==> %s (in the background)\n' "$name"
+}
+wait_bg() {
+    local i rc
+    for i in "${!bg_pids[@]}"; do
+        wait "${bg_pids[$i]}"
+        rc=$?
+        step "${bg_names[$i]} (ran in the background)"
+        cat "${bg_logs[$i]}"
+        rm -f "${bg_logs[$i]}"
+        if [ "$rc" -ne 0 ]; then
+            failed+=("${bg_names[$i]} (exit $rc)")
+        fi
+        echo "--- ${bg_names[$i]}: exit $rc, $((SECONDS - bg_starts[$i]))s"
+    done
+    bg_names=()
+    bg_pids=()
+    bg_logs=()
+    bg_starts=()
+}
+
+# the kernels compiled once into numba's cache, so pytest's workers load them; then the wheel
+# (its fresh environments compile into caches of their own)
+run_bg "compile the numba kernels once, then the wheel and sdist (fresh venvs)" \
+    bash -c '"$1" scripts/warm_numba.py; a=$?; env PYTHON="$1" bash scripts/check_wheel.sh; b=$?
+             exit $((a ? a : b))' _ "$PYTHON"
 run_check "ruff check" "$PYTHON" -m ruff check lostcities tests benchmarks examples scripts docs_hooks conftest.py
 run_check "ruff format --check" "$PYTHON" -m ruff format --check .
 run_check "mypy" "$PYTHON" -m mypy lostcities
 # fails on a known vulnerability that has a fix; passes (saying so) when no vulnerability
 # database can be reached, unless LOSTCITIES_AUDIT_STRICT=1 (scripts/audit.py)
 run_check "pip-audit" "$PYTHON" scripts/audit.py
-run_check "wheel and sdist (fresh venvs)" env PYTHON="$PYTHON" bash scripts/check_wheel.sh
 # the documentation site, strict: a broken link, a page left out of the nav, an unresolved
-# reference or a docstring griffe cannot read fails (mkdocs.yml); the built site is thrown away
+# reference or a docstring griffe cannot read fails (mkdocs.yml). Built once: pytest's checks
+# of the built pages (tests/test_docs_positions.py) read this build (LOSTCITIES_DOCS_SITE)
+# instead of building the site a second time; it is thrown away after pytest
 docs_site="$(mktemp -d)"
 run_check "docs site (mkdocs build --strict)" "$PYTHON" -m mkdocs build --strict --quiet \
     --site-dir "$docs_site"
-rm -rf "$docs_site"
+if [ -f "$docs_site/index.html" ]; then
+    export LOSTCITIES_DOCS_SITE="$docs_site"
+fi
+wait_bg
+# Hypothesis draws its examples from one seed per run, printed here and in pytest's header
+# ("hypothesis: profile 'ci', seed N"): HYPOTHESIS_SEED=N reruns a failure's examples
+# (the "ci" profile of tests/conftest.py; HYPOTHESIS_PROFILE picks another)
+export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
+HYPOTHESIS_SEED="${HYPOTHESIS_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}"
+echo "Hypothesis seed: $HYPOTHESIS_SEED (rerun with HYPOTHESIS_SEED=$HYPOTHESIS_SEED)"
 eval "pytest_args=($PYTEST_ARGS)"
-run_check "pytest" "$PYTHON" -m pytest "${pytest_args[@]}" "$@"
+# --durations=20: the 20 slowest tests at the end of the log, to keep the suite's time in view
+run_check "pytest" "$PYTHON" -m pytest "${pytest_args[@]}" --durations=20 \
+    --hypothesis-seed="$HYPOTHESIS_SEED" "$@"
+unset LOSTCITIES_DOCS_SITE
+rm -rf "$docs_site"
 # speed figures in a short mode, printed and kept in $LOSTCITIES_BENCH_OUT (default .bench/)
 # with a comparison to the previous run's file there; no thresholds: a 2x regression shows
 run_check "benchmark, short (figures only)" "$PYTHON" benchmarks/ci_bench.py --out "${LOSTCITIES_BENCH_OUT:-.bench}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -19,10 +20,41 @@ collect_ignore_glob = [
     "*/conftest.py",
 ]
 
+# Hypothesis profiles (HYPOTHESIS_PROFILE picks one):
+# - "dev", the default: derandomized, so a plain ``pytest`` tests the same examples every run
+#   and a failure seen once is seen again (until the test or Hypothesis changes);
+# - "ci", what scripts/test.sh runs: fresh examples every run from one seed, which the script
+#   chooses and prints and pytest's header repeats (``--hypothesis-seed=N`` reruns them), and
+#   each failure printed with its ``@reproduce_failure`` blob;
+# - "thorough": ten times the examples of the tests that do not set their own count.
+# A test's own ``@settings(max_examples=...)`` is its budget under every profile; the fuzz
+# targets take theirs from LOSTCITIES_FUZZ_EXAMPLES (tests/test_fuzz.py).
 settings.register_profile(
-    "ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    "ci",
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    print_blob=True,
 )
-settings.load_profile("ci")
+settings.register_profile("dev", settings.get_profile("ci"), derandomize=True, print_blob=False)
+settings.register_profile("thorough", settings.get_profile("ci"), max_examples=600)
+# a fuzz run for a wall time (LOSTCITIES_FUZZ_SECONDS, tests/fuzzbudget.py) reruns each target
+# in batches that must differ: it defaults to "ci"
+_DEFAULT_PROFILE = "ci" if os.environ.get("LOSTCITIES_FUZZ_SECONDS") else "dev"
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", _DEFAULT_PROFILE))
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    """Say which Hypothesis profile runs and from which seed (rerun: --hypothesis-seed=N)."""
+    seed = config.getoption("hypothesis_seed", None)
+    current = settings.get_current_profile_name()
+    if settings.default.derandomize:
+        how = "derandomized (the same examples every run)"
+    elif seed is not None:
+        how = f"seed {seed} (rerun with --hypothesis-seed={seed})"
+    else:
+        how = "a fresh seed per test (pass --hypothesis-seed=N to fix one)"
+    return f"hypothesis: profile {current!r}, {how}"
 
 
 class _RaiseOnError(logging.Handler):

@@ -3,6 +3,7 @@ site is built, from a deal and its moves named in the pages, so they cannot go s
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -98,6 +99,11 @@ def test_the_pages_show_positions(hook: ModuleType) -> None:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The built site: scripts/test.sh's strict build of this tree when it made one just
+    before pytest (``LOSTCITIES_DOCS_SITE``), so the site is built once a run; else a build."""
+    built = os.environ.get("LOSTCITIES_DOCS_SITE")
+    if built and (Path(built) / "index.html").is_file():
+        return Path(built)
     out = tmp_path_factory.mktemp("site")
     done = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(out)],

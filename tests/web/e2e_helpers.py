@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -188,3 +189,43 @@ def friend_tables(
     for p in (pa, pb):
         p.wait_for_selector("#hand .card")
     return alice, bob, pa, pb
+
+
+def seat_token(page: Any, game_id: str) -> str:
+    """The seat token that the browser of ``page`` keeps for game ``game_id``."""
+    token: str = page.evaluate(
+        "(id) => JSON.parse(localStorage.getItem('lostcities.games') || '[]')"
+        ".find((g) => g.id === id).token",
+        game_id,
+    )
+    return token
+
+
+def play_on_by_api(server: Any, game_id: str, tokens: list[str], *, until_deck: int) -> int:
+    """Play game ``game_id`` on through the HTTP API while its pages watch, so that a browser
+    test clicks the moves it is about and not every move of a round: whichever seat of
+    ``tokens`` is to move makes its first legal move that draws from the draw pile (the
+    computer's turns are waited for), until a seat of ``tokens`` is to move with
+    ``until_deck`` cards or fewer left in the draw pile. The number of moves made."""
+    made = 0
+    for _ in range(5000):
+        for token in tokens:
+            status, st = server.request(
+                "GET", f"/api/games/{game_id}/state", headers={"X-Seat-Token": token}
+            )
+            assert status == 200, st
+            view = st["view"]
+            assert not view["over"], "the round ended before the draw pile got that low"
+            if view["legal"]:
+                break
+        else:
+            time.sleep(0.02)  # the computer's turn: ask again
+            continue
+        if view["deck_size"] <= until_deck:
+            return made
+        blind = [m for m in view["legal"] if m.endswith(".")]
+        move = {"token": token, "move": blind[0], "round": st["round"], "ply": view["ply"]}
+        status, out = server.request("POST", f"/api/games/{game_id}/moves", move)
+        assert status == 200, out
+        made += 1
+    raise AssertionError("the round never got there")

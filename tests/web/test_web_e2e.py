@@ -3,16 +3,39 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.web.e2e_helpers import CHROMIUM, play_one_turn, shot, wait_my_turn_or_end, watch_errors
+from tests.web.e2e_helpers import (
+    CHROMIUM,
+    play_on_by_api,
+    play_one_turn,
+    seat_token,
+    shot,
+    wait_my_turn_or_end,
+    watch_errors,
+)
+from tests.web.web_helpers import Server
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs /usr/bin/chromium")
+
+
+@pytest.fixture(scope="module")
+def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """One server for this module's tests that neither restart it nor need known deals."""
+    tmp = tmp_path_factory.mktemp("e2e")
+    server = Server(f"sqlite:///{tmp / 'server.db'}", tmp).start()
+    yield server
+    server.stop()
+
+
+def _game_id(page: Any) -> str:
+    return page.url.split("/game/", 1)[1].split("?", 1)[0].split("#", 1)[0]
 
 
 def test_full_round_against_the_computer(browser: Any, server_factory: Any, tmp_path: Path) -> None:
@@ -32,8 +55,18 @@ def test_full_round_against_the_computer(browser: Any, server_factory: Any, tmp_
     explain: dict[str, bool] = {}
     turns = 0
     restarted = False
+    forwarded = 0
     while wait_my_turn_or_end(page) == "turn":
         assert page.title().startswith("● Your turn")
+        if restarted and explain.get("done") and not forwarded:
+            # the turns after the restart are played on by the HTTP API, the page watching,
+            # up to the round's last few, which are clicked again (issue 38: one position, not
+            # a whole round of clicks)
+            gid = _game_id(page)
+            forwarded = play_on_by_api(server, gid, [seat_token(page, gid)], until_deck=3)
+            assert forwarded > 10
+            wait_my_turn_or_end(page)
+            continue
         play_one_turn(page, explain=explain, drag=turns == 1)
         turns += 1
         if turns == 4:
@@ -50,7 +83,7 @@ def test_full_round_against_the_computer(browser: Any, server_factory: Any, tmp_
                 "() => document.querySelector('#conn').textContent === ''", timeout=20000
             )
             restarted = True
-    assert restarted and turns > 10
+    assert restarted and forwarded and turns >= 7  # 6 before the restart, 1+ at the end
     assert explain.get("done"), "never had an unplayable card to try"
     page.wait_for_selector("#modal:not(.hidden)")
     assert "Match over" in page.locator("#modal-title").inner_text()
@@ -78,7 +111,8 @@ def test_full_round_against_the_computer(browser: Any, server_factory: Any, tmp_
     ctx.close()
 
 
-def test_two_friends_play_by_invite_link(browser: Any, server: Any) -> None:
+def test_two_friends_play_by_invite_link(browser: Any, shared_server: Server) -> None:
+    server = shared_server
     alice = browser.new_context(viewport={"width": 1280, "height": 900})
     bob = browser.new_context(
         viewport={"width": 375, "height": 800}, is_mobile=True, has_touch=True
@@ -114,16 +148,19 @@ def test_two_friends_play_by_invite_link(browser: Any, server: Any) -> None:
     assert pb.evaluate("() => document.documentElement.scrollWidth") <= 376
     explain: dict[str, bool] = {"done": True}
     moves = 0
-    page = other = None
-    for _ in range(200):
-        mine = [p for p in (pa, pb) if "mine" in (p.get_attribute("#status", "class") or "")]
-        if mine:
-            page = mine[0]
-            other = pb if page is pa else pa
-            break
-        pa.wait_for_timeout(50)
-    assert page is not None and other is not None
-    # the whole round: each always makes the first legal card action and draws from the deck
+
+    def whose_turn() -> tuple[Any, Any]:
+        for _ in range(400):
+            mine = [p for p in (pa, pb) if "mine" in (p.get_attribute("#status", "class") or "")]
+            if mine:
+                return mine[0], (pb if mine[0] is pa else pa)
+            pa.wait_for_timeout(50)
+        raise AssertionError("neither page shows its turn")
+
+    page, other = whose_turn()
+    # the whole round: each always makes the first legal card action and draws from the deck;
+    # the first four moves and the last two by clicks, the ones between through the HTTP API
+    # while both pages watch them arrive (issue 38: the clicks a round needs, not 44 of them)
     while True:
         deck = int(page.inner_text("#deck-n"))
         play_one_turn(page, explain=explain)
@@ -135,7 +172,14 @@ def test_two_friends_play_by_invite_link(browser: Any, server: Any) -> None:
         assert other.title().startswith("● Your turn")
         assert not page.title().startswith("●")
         page, other = other, page
-        if moves == 24:
+        if moves == 4:
+            gid = _game_id(pa)
+            tokens = [seat_token(pa, gid), seat_token(pb, gid)]
+            moves += play_on_by_api(server, gid, tokens, until_deck=2)
+            for p in (pa, pb):
+                p.wait_for_function(f"() => document.querySelectorAll('#log .n').length >= {moves}")
+            page, other = whose_turn()
+            assert int(page.inner_text("#deck-n")) == 2
             shot(pb, "e2e-friend-phone")
     assert moves == 44  # the classic deck: 60 cards, 16 dealt, one drawn a move
     # both see the final board: the same cards, the same totals
@@ -171,7 +215,8 @@ def test_two_friends_play_by_invite_link(browser: Any, server: Any) -> None:
     bob.close()
 
 
-def test_score_calculator(browser: Any, server: Any) -> None:
+def test_score_calculator(browser: Any, shared_server: Server) -> None:
+    server = shared_server
     ctx = browser.new_context(viewport={"width": 375, "height": 800})
     page = ctx.new_page()
     page.goto(server.url + "/calculator")
