@@ -162,6 +162,8 @@ class NetRollouts:
         """Worlds played so far (each candidate once in each)."""
         self.margin_sums = np.zeros(len(self.candidates), np.float64)
         """Per candidate: the sum of its (final or judged) margins so far."""
+        self.moves = 0
+        """Rollout moves the network has made so far (for benchmarks)."""
 
     def run(self, worlds: int) -> npt.NDArray[np.float64]:
         """Play ``worlds`` more worlds; their margins (row ``j``: candidate ``j``'s in each)."""
@@ -207,6 +209,7 @@ class NetRollouts:
             logits = self.net.logits(h)
             logits[~mask[:m]] = -np.inf
             apply_rows(states, running, np.argmax(logits, axis=1).astype(np.int64))
+            self.moves += m
             moves += 1
             running = running[states[running, K.OVER] == 0]
         done = np.flatnonzero(states[:, K.OVER] != 0)
