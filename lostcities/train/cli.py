@@ -70,6 +70,12 @@ OPTIONS: list[tuple[str, str, str, str]] = [
         "opening plies whose move is sampled from the target (8)",
     ),
     ("--shard-rounds", "shard_rounds", "int>=1", "self-play rounds per data shard (8)"),
+    (
+        "--champion",
+        "champion",
+        "weights",
+        "a weights file that is the champion from the start (e.g. a PPO run's best.npz)",
+    ),
     ("--hidden", "hidden", "sizes", "hidden layer sizes (256,256)"),
     ("--epochs", "epochs", "int>=1", "training epochs per iteration (12)"),
     ("--batch-size", "batch_size", "int>=1", "positions per training step (256)"),
@@ -153,6 +159,12 @@ def _reader(kind: str, flag: str) -> Callable[[str], Any]:
             if text not in choices:
                 raise bad(text, "classic, long or both")
             return choices[text]
+        if kind == "weights":
+            from pathlib import Path
+
+            if not Path(text).is_file():
+                raise bad(text, "no such weights file")
+            return str(Path(text).resolve())
         if kind == "sizes":
             try:
                 sizes = tuple(int(s) for s in text.split(","))
@@ -163,7 +175,7 @@ def _reader(kind: str, flag: str) -> Callable[[str], Any]:
             return sizes
         allowed = {
             "teacher": ("heuristic", "guided", "flat"),
-            "rollout": ("smart", "cheap"),
+            "rollout": ("smart", "cheap", "net"),
             "device": ("cpu", "cuda"),
         }[kind]
         if text not in allowed:

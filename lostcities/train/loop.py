@@ -117,7 +117,11 @@ class RunConfig:
     guided_worlds: int = 128
     """The guided teacher's sampled deals per move."""
     rollout: str = "smart"
-    """The teacher's rollout policy (``smart`` or ``cheap``)."""
+    """The teacher's rollout policy: ``smart``, ``cheap`` or ``net`` (the network on both
+    sides: the champion's with the guided teacher, else the shipped one)."""
+    champion: str = ""
+    """A weights file that is the champion from the start (e.g. a PPO run's ``best.npz``):
+    the guided teacher searches with it at once and the first gate challenges it."""
     temperature: float = TrainConfig.temperature
     """``T`` of the policy target and of the sampled opening moves."""
     sample_plies: int = 8
@@ -328,10 +332,18 @@ class _Context:
     backend: Backend = LOCAL
 
 
+INITIAL_CHAMPION = "champion-0.npz"
+"""Where a run keeps its ``champion`` option's network (in the run directory)."""
+
+
 def _champion_after(ctx: _Context, t: int) -> str | None:
     """The champion's weights (relative to the run directory) after iteration ``t``."""
     if t < 1:
-        return None
+        if not ctx.config.champion:
+            return None
+        if not (ctx.out / INITIAL_CHAMPION).exists():
+            _copy_atomic(Path(ctx.config.champion), ctx.out / INITIAL_CHAMPION)
+        return INITIAL_CHAMPION
     done = _read_json(_iter_dir(ctx.out, t) / "done.json")
     champ = done.get("champion")
     return None if champ is None else str(champ)

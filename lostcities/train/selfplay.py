@@ -53,7 +53,7 @@ from lostcities.arena.cluster import ray_ordered, ray_session
 from lostcities.bots.base import one_core_per_bot, workers_without_ctrl_c
 from lostcities.bots.flat import REMOVED_ROLLOUTS
 from lostcities.bots.heuristic import HeuristicBot
-from lostcities.nn import NUM_FEATURES, Network, features
+from lostcities.nn import NUM_FEATURES, Network, default_network, features
 from lostcities.rules import Move, PlayerView, Round
 from lostcities.scoring import MARGIN_SCALE
 from lostcities.train.data import VARIANTS, Positions
@@ -178,7 +178,9 @@ class GuidedTeacher:
         picks = [legal[int(i)].index for i in order]
         if self.heuristic_k:
             picks += _heuristic_picks(view, self.heuristic_k)
-        return _search_some(view, legal, picks, self.worlds, seed, self.rollout, self.scale)
+        return _search_some(
+            view, legal, picks, self.worlds, seed, self.rollout, self.scale, self.weights
+        )
 
 
 def _heuristic_picks(view: PlayerView, k: int) -> list[int]:
@@ -198,6 +200,7 @@ def _search_some(
     seed: int,
     rollout: str,
     scale: float,
+    weights: str = "",
 ) -> list[float | None]:
     """Search the legal moves ``picks`` (indexes) and the draw-pile variant of each, in
     the order of ``legal``; ``None`` for the rest."""
@@ -208,7 +211,7 @@ def _search_some(
             if i in position:
                 chosen.add(position[i])
     rows = sorted(chosen)
-    values = _flat(view, [legal[i] for i in rows], worlds, seed, rollout, scale)
+    values = _flat(view, [legal[i] for i in rows], worlds, seed, rollout, scale, weights)
     out: list[float | None] = [None] * len(legal)
     for i, v in zip(rows, values, strict=True):
         out[i] = v
@@ -223,8 +226,8 @@ def _check_search(worlds: int, rollout: str, scale: float) -> None:
             f"invalid rollout: {rollout!r} (removed in {REMOVED_ROLLOUTS[rollout]}: it was no "
             "stronger than smart; use smart)"
         )
-    if rollout not in ("smart", "cheap"):
-        raise TrainOptionError(f"invalid rollout: {rollout!r} (smart or cheap)")
+    if rollout not in ("smart", "cheap", "net"):
+        raise TrainOptionError(f"invalid rollout: {rollout!r} (smart, cheap or net)")
     if not (scale > 0 and math.isfinite(scale)):
         raise TrainOptionError(f"invalid scale: {scale!r} (must be positive)")
 
@@ -235,8 +238,23 @@ def _network(path: str) -> Network:
 
 
 def _flat(
-    view: PlayerView, moves: Sequence[Move], worlds: int, seed: int, rollout: str, scale: float
+    view: PlayerView,
+    moves: Sequence[Move],
+    worlds: int,
+    seed: int,
+    rollout: str,
+    scale: float,
+    weights: str = "",
 ) -> list[float]:
+    """Each move's mean ``tanh(margin / scale)`` over ``worlds`` sampled deals; ``rollout``
+    ``net`` plays them out with the network in ``weights`` (the shipped one if empty) on
+    both sides (:class:`lostcities.fast.netsearch.NetRollouts`)."""
+    if rollout == "net":
+        from lostcities.fast.netsearch import NetRollouts
+
+        net = _network(weights) if weights else default_network()
+        margins = NetRollouts(net, view, moves, seed=seed).run(worlds)
+        return [float(x) for x in np.tanh(np.rint(margins) / scale).mean(axis=1)]
     from lostcities.fast.search import FlatSearch
 
     search = FlatSearch(view, moves, rollout=rollout, seed=seed, scale=scale)

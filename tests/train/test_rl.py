@@ -105,3 +105,60 @@ def test_the_command_line_refuses_options_of_the_other_method(tmp_path: Path) ->
     p = run("--method", "dqn")
     assert p.returncode == 2 and "invalid --method" in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1
+
+
+def test_the_guided_teacher_searches_with_network_rollouts(tmp_path: Path) -> None:
+    from lostcities import Round
+    from lostcities.train.selfplay import GuidedTeacher
+
+    weights = tmp_path / "w.npz"
+    Network.random(hidden=(16,), seed=4).save(weights)
+    teacher = GuidedTeacher(str(weights), top_k=2, heuristic_k=0, worlds=4, rollout="net")
+    view = Round.deal(seed=9).view(0)
+    legal = list(view.legal_moves())
+    values = teacher.search(view, legal, seed=5)
+    searched = [i for i, v in enumerate(values) if v is not None]
+    assert 2 <= len(searched) <= 4  # the two by prior, and their draw-pile variants
+    assert all(-1 <= v <= 1 for v in values if v is not None)
+    assert values == teacher.search(view, legal, seed=5)
+
+
+def test_expert_iteration_can_start_from_a_given_champion(tmp_path: Path) -> None:
+    weights = tmp_path / "w.npz"
+    Network.random(hidden=(16,), seed=4).save(weights)
+    out = tmp_path / "run"
+    args = [
+        "--out",
+        str(out),
+        "--iterations",
+        "1",
+        "--rounds",
+        "2",
+        "--guided-worlds",
+        "2",
+        "--teacher",
+        "guided",
+        "--rollout",
+        "net",
+        "--champion",
+        str(weights),
+        "--heuristic-k",
+        "0",
+        "--variant",
+        "classic",
+        "--stop-after",
+        "selfplay",
+        "--jobs",
+        "1",
+        "--no-progress",
+    ]
+    p = subprocess.run(
+        [sys.executable, "-m", "lostcities.cli", "train", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert p.returncode == 0, p.stderr
+    stats = json.loads((out / "iter-001" / "selfplay.json").read_text())
+    assert stats["teacher"] == "guided"
+    assert (out / "champion-0.npz").is_file()
