@@ -49,10 +49,16 @@ Options (``expert:time=0.5``, ``expert:iters=4000,top=4``):
              scale)`` as in a lone round (match-blind, for comparison);
 ``msd``      the standard deviation of a later round's margin that match value assumes
              (points, default 35, :data:`lostcities.bots.matchplay.ROUND_MARGIN_SD`);
-``rollout``  the judge that plays the worlds out: ``smart`` (the default and only one);
-             ``learned`` and ``jitter`` (with their options ``judge``, ``jitter`` and
-             ``eps``) were removed in 0.4.0, no stronger than ``smart``
-             (:data:`lostcities.bots.flat.REMOVED_ROLLOUTS`): a spec naming them is refused.
+``rollout``  who plays the worlds out: ``smart`` (default: the hand-written policy) or
+             ``net``: the network itself on both sides, batched over worlds and candidates
+             (:mod:`lostcities.fast.netsearch`; compiled engine only, goal games play
+             ``smart``); ``learned`` and ``jitter`` (with their options ``judge``,
+             ``jitter`` and ``eps``) were removed in 0.4.0, no stronger than ``smart``
+             (:data:`lostcities.bots.flat.REMOVED_ROLLOUTS`): a spec naming them is refused;
+``depth``    with ``rollout=net``: moves the network plays before its value head judges the
+             position (default 0: to the end of the round);
+``draws``    with ``rollout=net``, 1 (default): a candidate that draws from a discard pile
+             is also searched drawing from the draw pile; 0: not.
 
 >>> from lostcities import Round
 >>> r = Round.deal(seed=4)
