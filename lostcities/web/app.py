@@ -70,8 +70,10 @@ socket stays open; over it the transport closes the socket with 1009, which the 
 shows as "message too large"."""
 
 
-def _error(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": code, "message": message}, status_code=status)
+def _error(status: int, code: str, message: str, **detail: object) -> JSONResponse:
+    body: dict[str, object] = {"error": code, "message": message}
+    body.update({k: v for k, v in detail.items() if v is not None})
+    return JSONResponse(body, status_code=status)
 
 
 CSP = (
@@ -336,11 +338,16 @@ def create_app(
         if isinstance(exc, AccountNotFoundError) and pages.is_page(request):
             name = str(request.path_params.get("username", ""))[:40]
             return pages.not_found_page(request, "player", name)
-        return _error(exc.status, exc.code, str(exc))
+        return _error(exc.status, exc.code, str(exc), reason=exc.reason)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        return _error(422, "invalid_request", schemas.validation_message(exc))
+        return _error(
+            422,
+            "invalid_request",
+            schemas.validation_message(exc),
+            **schemas.validation_detail(exc),
+        )
 
     @app.exception_handler(ValueError)
     async def value_error(_request: Request, exc: ValueError) -> JSONResponse:

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from tests.web.web_helpers import csrf
+
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
@@ -55,3 +57,130 @@ def test_a_game_that_is_there_is_its_page(client: Any) -> None:
     g = client.post("/api/games", json={"opponent": "friend", "rounds": 1}).json()
     for page in ("game", "join"):
         assert client.get(f"/{page}/{g['id']}").status_code == 200
+
+
+# -- item 9: refusals that say what is wrong ----------------------------------------------------
+
+
+def _signup(c: Any, name: str, password: str = "lost cities at dusk", **extra: Any) -> Any:
+    body = {"username": name, "password": password, **extra}
+    return c.post("/api/accounts/signup", json=body, headers=csrf(c))
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("ab", "length"),
+        ("x" * 21, "length"),
+        ("x" * 41, "length"),  # the rule's 3 to 20, not a schema's "at most 40"
+        ("an n", "characters"),
+        ("ann\u202e", "characters"),
+        ("_ann", "first"),
+        ("Adm1n", "reserved"),
+    ],
+)
+def test_a_refused_username_says_why(client: Any, name: str, reason: str) -> None:
+    r = _signup(client, name)
+    assert r.status_code == 422, r.text
+    body = r.json()
+    assert body["error"] == "invalid_username" and body["reason"] == reason, body
+    assert "at most 40" not in body["message"]
+
+
+def test_an_invalid_field_is_named(client: Any) -> None:
+    g = client.post("/api/games", json={"opponent": "friend", "rounds": 1}).json()
+    invite = g["invite_url"].split("#", 1)[1]
+    r = client.post(f"/api/games/{g['id']}/join", json={"invite": invite, "name": "Ana\u202e"})
+    assert r.status_code == 422
+    body = r.json()
+    assert body["error"] == "invalid_request"
+    assert (body["field"], body["reason"]) == ("name", "bidi"), body
+    r = client.post(f"/api/games/{g['id']}/join", json={"invite": invite, "name": "A" * 41})
+    body = r.json()
+    assert (body["field"], body["reason"], body["limit"]) == ("name", "too_long", 40), body
+
+
+def test_a_wrong_recovery_code_or_password_says_which(client: Any) -> None:
+    assert _signup(client, "rita").status_code == 201
+    body = {"current_password": "not it at all", "new_password": "a new phrase of mine"}
+    r = client.post("/api/accounts/password", json=body, headers=csrf(client))
+    assert r.status_code == 401 and r.json()["error"] == "wrong_password", r.text
+    client.post("/api/accounts/logout", headers=csrf(client))
+    body = {"username": "rita", "recovery_code": "aaaa-bbbb", "new_password": "another phrase 9"}
+    r = client.post("/api/accounts/recover", json=body, headers=csrf(client))
+    assert r.status_code == 401 and r.json()["error"] == "recovery_failed", r.text
+    assert r.json()["message"] == "wrong username or recovery code"
+
+
+# -- item 10: common passwords -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("password", "reason"),
+    [
+        ("password", "common"),
+        ("Password123!", "common"),
+        ("p@ssw0rd", "common"),
+        ("iloveyou", "common"),
+        ("Dragon2024", "common"),
+        ("12345678", "pattern"),
+        ("aaaaaaaaaa", "pattern"),
+        ("abcabcabc", "pattern"),
+        ("qwertyuiop", "pattern"),
+        ("19901231", "pattern"),
+        ("sammy_lee2024", "username"),
+        ("short", "length"),
+    ],
+)
+def test_a_weak_password_is_refused_with_its_reason(
+    client: Any, password: str, reason: str
+) -> None:
+    r = _signup(client, "sammy_lee", password)
+    assert r.status_code == 422, r.text
+    assert (r.json()["error"], r.json()["reason"]) == ("invalid_password", reason), r.text
+    assert client.get("/api/accounts/me").json()["account"] is None  # nothing changed
+
+
+def test_the_rule_holds_for_a_new_password_too(client: Any) -> None:
+    assert _signup(client, "tess").status_code == 201
+    body = {"current_password": "lost cities at dusk", "new_password": "letmein1"}
+    r = client.post("/api/accounts/password", json=body, headers=csrf(client))
+    assert r.status_code == 422 and r.json()["reason"] == "common", r.text
+
+
+def test_the_list_ships_with_the_package() -> None:
+    from lostcities.web import passwords
+
+    words = passwords.common_passwords()
+    assert 300 <= len(words) <= 20000 and "password" in words and "qwerty" in words
+    assert all(w == w.strip().casefold() and not w.startswith("#") for w in words)
+
+
+# -- item 15: a claimed guest game takes the account's name; where moderation goes ---------------
+
+
+def test_a_claimed_guest_game_shows_the_accounts_name(client: Any) -> None:
+    g = client.post("/api/games", json={"opponent": "friend", "rounds": 1, "name": "Guesty"}).json()
+    assert client.get(f"/api/games/{g['id']}").json()["players"][0]["name"] == "Guesty"
+    r = _signup(client, "ulla", games=[{"id": g["id"], "token": g["token"]}])
+    assert r.status_code == 201 and r.json()["claimed"] == [g["id"]]
+    assert client.get(f"/api/games/{g['id']}").json()["players"][0]["name"] == "ulla"
+    row = client.app.state.store.summaries_sync([g["id"]])[0]
+    assert row.name0 == "ulla" and row.name1 != "ulla"
+
+
+def test_the_docs_say_where_player_actions_are_logged(
+    client: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    from pathlib import Path
+
+    import lostcities
+
+    with caplog.at_level("INFO", logger="lostcities.web"):
+        assert _signup(client, "vera").status_code == 201
+    assert any("sign up" in r.getMessage() and r.levelname == "INFO" for r in caplog.records)
+    docs = (Path(lostcities.__file__).resolve().parents[1] / "docs" / "web.md").read_text()
+    docs = " ".join(docs.split())
+    moderation = docs[docs.index("every action, the players' too") :][:600]
+    assert "and the server's log" not in moderation
+    assert "`lostcities serve` prints only" in moderation and "at level INFO" in moderation

@@ -23,8 +23,20 @@ const LC = (() => {
   const num1 = (x, signed = false) => (signed ? signed1 : plain1).format(x);
   // a server error in the page's language: the server sends a stable code with English text,
   // and each code has a catalogue entry (error.code.*); "invalid" (the calculator's input,
-  // in the CLI's words) and any code unknown here keep the server's text
-  function errorText(code, message) {
+  // in the CLI's words) and any code unknown here keep the server's text. Where the answer
+  // says what exactly is wrong, the text says it too: a refusal's reason
+  // (error.code.CODE.REASON: "a username starts with a letter or a digit"), or the field of
+  // an invalid request and what is wrong with it (error.field.REASON with field.NAME: "your
+  // name: holds an invisible character that reverses the text's direction")
+  function errorText(code, message, detail = {}) {
+    const d = detail || {};
+    if (code === "invalid_request" && d.field) {
+      const last = String(d.field).split(".").pop();
+      const field = `field.${last}` in MESSAGES ? t(`field.${last}`) : String(d.field);
+      const key = `error.field.${d.reason}` in MESSAGES ? `error.field.${d.reason}` : "error.field.invalid";
+      return t(key, { field, limit: d.limit ?? "" });
+    }
+    if (d.reason && `error.code.${code}.${d.reason}` in MESSAGES) return t(`error.code.${code}.${d.reason}`);
     const key = `error.code.${code}`;
     return code && code !== "invalid" && key in MESSAGES ? t(key) : message;
   }
@@ -167,13 +179,15 @@ const LC = (() => {
     let data = null;
     try { data = text ? JSON.parse(text) : null; } catch { data = text; }
     if (!res.ok) {
-      let msg = data && data.message ? errorText(data.error, data.message) : t("error.request_failed", { status: res.status });
+      let msg = data && data.message ? errorText(data.error, data.message, data) : t("error.request_failed", { status: res.status });
       // a rate limit says how long to wait, as the server knows it
       const wait = data && data.error === "rate_limited" ? Number(data.retry_after || res.headers.get("Retry-After")) : 0;
       if (wait > 0) msg = t("error.code.rate_limited_in", { n: wait });
       const err = new Error(msg);
       err.code = data && data.error;
       err.serverMessage = data && data.message;
+      err.reason = data && data.reason;
+      err.field = data && data.field;
       err.status = res.status;
       throw err;
     }
