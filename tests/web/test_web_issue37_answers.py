@@ -184,3 +184,46 @@ def test_the_docs_say_where_player_actions_are_logged(
     moderation = docs[docs.index("every action, the players' too") :][:600]
     assert "and the server's log" not in moderation
     assert "`lostcities serve` prints only" in moderation and "at level INFO" in moderation
+
+
+# -- item 13: the rating history starts at the starting rating ----------------------------------
+
+
+def test_the_rating_plot_starts_at_the_starting_rating(client: Any) -> None:
+    import webharness  # benchmarks/ (on sys.path: web_helpers.py)
+
+    from lostcities import Match
+    from lostcities.web import ratings
+    from lostcities.web.store import GameRow, MoveRow, RoundRow, utcnow
+
+    store = client.app.state.store
+    a, b = webharness.new_account(store, "wanda"), webharness.new_account(store, "xena")
+    m = Match(1, seed=7)
+    r = m.new_round()
+    moves = [r.legal_moves()[0]]
+    r.push(moves[0])
+    moves.append(r.legal_moves()[0])
+
+    def finished(s: Any) -> None:  # a game of two moves that wanda won (resigned: 1-0)
+        row = GameRow(
+            id="g37", variant="classic", num_rounds=1, seed=7, first_starter=m.first_starter,
+            status="finished", result="1-0", name0="wanda", name1="xena", mistakes=0.0,
+            account0=a, account1=b, rated=True,
+        )  # fmt: skip
+        row.created_at = row.updated_at = utcnow()
+        s.add(row)
+        s.flush()
+        deck = " ".join(map(str, r.deal_order))
+        s.add(RoundRow(game_id="g37", index=0, starter=r.starter, deck=deck))
+        s.flush()
+        for ply, mv in enumerate(moves):
+            s.add(MoveRow(game_id="g37", round_index=0, ply=ply, move=str(mv)))
+
+    store.write_sync(finished)
+    assert store.write_sync(ratings.op_rate_game("g37")) == "rated"
+    history = client.get("/api/players/wanda").json()["history"]["classic/untimed"]
+    assert [round(p["rating"]) for p in history] == [1500, round(history[1]["rating"])]
+    assert history[1]["rating"] > 1500  # a win
+    page = client.get("/players/wanda", headers={"Accept-Language": "de"}).text
+    assert "Start 1500" in page and "gewertete Partien" in page  # the start, the axis, in German
+    assert "1 gewertete Partie; von 1500 auf" in page  # the description counts games, not points
