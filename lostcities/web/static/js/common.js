@@ -52,6 +52,19 @@ const LC = (() => {
     if (reason.startsWith("bot failed")) return t("reason.bot_failed");
     return reason;
   }
+  // time left on a clock: "2 d 3 h", "23 h 5 min", "4:05" (the largest units that matter)
+  function clockText(seconds) {
+    const s = Math.max(0, Math.ceil(Number(seconds) || 0));
+    if (s >= 86400) return t("clock.days_hours", { d: Math.floor(s / 86400), h: Math.floor((s % 86400) / 3600) });
+    if (s >= 3600) return t("clock.hours_minutes", { h: Math.floor(s / 3600), m: Math.floor((s % 3600) / 60) });
+    return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  }
+  // a clock as chosen (a game's summary "clock"): "3 days per move", "5 min + 5 s", "60 s"
+  function clockChoice(c) {
+    if (c === null || c === undefined) return t("lobby.clock.none");
+    if (String(c).endsWith("d")) return t("lobby.clock.days", { n: Number(String(c).slice(0, -1)) });
+    return String(c).includes("+") ? String(c).replace(/^(\d+)\+/, (_, b) => `${b / 60} min + `) + " s" : `${c} s`;
+  }
   const COLOURS = ["y", "b", "w", "g", "r", "p"];
   const NAMES = Object.fromEntries(COLOURS.map((c) => [c, t(`colour.${c}`)]));
   // the colour as it reads with a pile or an expedition (French and Spanish agree the adjective)
@@ -230,5 +243,5 @@ const LC = (() => {
     return `<div class="sheet-wrap"><table class="sheet"><thead><tr><th><span class="sr-only">${t("sheet.colour")}</span></th><th style="text-align:left">${t("sheet.cards")}</th><th>${t("sheet.sum")}</th><th>-20</th><th>x</th><th>${t("sheet.bonus")}</th><th>${t("sheet.score")}</th></tr></thead><tbody>${rows.join("")}<tr class="total"><td>${t("sheet.total")}</td><td></td><td></td><td></td><td></td><td></td><td>${total}</td></tr></tbody></table></div>`;
   }
 
-  return { LANG, t, num, num1, errorText, goalName, goalText, reasonText, displayName, setLanguage, NAMES, PILE_NAMES, SYMBOL_NAMES, symbol, cardEl, chipEl, cardLabel, moveText, notationShown, rankText, games, remember, tokenFor, forget, playerName, setPlayerName, api, toast, esc, sheetTable };
+  return { LANG, t, num, num1, clockText, clockChoice, errorText, goalName, goalText, reasonText, displayName, setLanguage, NAMES, PILE_NAMES, SYMBOL_NAMES, symbol, cardEl, chipEl, cardLabel, moveText, notationShown, rankText, games, remember, tokenFor, forget, playerName, setPlayerName, api, toast, esc, sheetTable };
 })();
