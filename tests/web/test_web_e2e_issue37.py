@@ -58,8 +58,7 @@ def test_my_games_tells_the_games_apart(browser: Any, server: Any) -> None:
     }
     assert len(set(rows.values())) == 3, rows  # no two rows alike
     state = {
-        gid: page.locator(f"#my-games tr[data-game='{gid}'] td.state").inner_text()
-        for gid in rows
+        gid: page.locator(f"#my-games tr[data-game='{gid}'] td.state").inner_text() for gid in rows
     }
     assert state[lost] == "You lost" and state[won] == "You won", state
     # the correspondence clock: days and hours, never "0 d 23 h"
