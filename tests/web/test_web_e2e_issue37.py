@@ -75,3 +75,57 @@ def test_my_games_tells_the_games_apart(browser: Any, server: Any) -> None:
     shot(page, "my-games-1280")
     assert not errors, errors
     ctx.close()
+
+
+# -- item 9: a refusal names what is wrong; item 15: a passkey on an IP address -------------------
+
+
+def test_a_refused_name_or_password_says_what_is_wrong(browser: Any, server: Any) -> None:
+    status, g = server.request("POST", "/api/games", {"opponent": "friend", "rounds": 1})
+    assert status == 201
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = ctx.new_page()
+    errors = watch_errors(page)
+    page.goto(server.url + g["invite_url"].removeprefix(server.url))
+    page.wait_for_selector("#join-form:not(.hidden)")
+    page.fill("input[name=name]", "Bob\u202etxt.exe")
+    page.click("#join-form button")
+    toast = page.locator("#toast")
+    toast.wait_for(state="visible")
+    assert toast.inner_text() == (
+        "your name: holds an invisible character that reverses the text's direction"
+        " (such as U+202E): type it without"
+    ), toast.inner_text()
+    page.goto(server.url + "/signup")
+    for name, password, said in [
+        ("_zed", "a long phrase of mine", "a username starts with a letter or a digit"),
+        ("zed", "password", "that password is too common"),
+        ("zed", "zed2024!!", "a password may not be your username"),
+    ]:
+        page.fill("input[name=username]", name)
+        page.fill("input[name=password]", password)
+        page.click("#signup-form button[type=submit]")
+        page.wait_for_function(
+            "(s) => document.getElementById('form-error').textContent.startsWith(s)", arg=said
+        )
+    assert not errors, errors
+    ctx.close()
+
+
+def test_a_passkey_on_an_ip_address_says_to_use_the_host_name(browser: Any, server: Any) -> None:
+    assert "//127.0.0.1:" in server.url
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = ctx.new_page()
+    errors = watch_errors(page)
+    port = server.url.rsplit(":", 1)[1]
+    for path, button in (("/signup", "#signup-passkey"), ("/login", "#login-passkey")):
+        page.goto(server.url + path)
+        if path == "/signup":
+            page.fill("input[name=username]", "yuri")
+        page.click(button)
+        page.wait_for_function("() => document.getElementById('form-error').textContent !== ''")
+        said = page.inner_text("#form-error")
+        assert f"http://localhost:{port}{path}" in said and "IP address" in said, said
+        assert "invalid domain" not in said
+    assert not errors, errors
+    ctx.close()
