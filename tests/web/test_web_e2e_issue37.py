@@ -129,3 +129,93 @@ def test_a_passkey_on_an_ip_address_says_to_use_the_host_name(browser: Any, serv
         assert "invalid domain" not in said
     assert not errors, errors
     ctx.close()
+
+
+# -- item 14: the replay in words, the replay and the table on laptops and a wide screen ----------
+
+
+def _finished_game(server: Any, turns: int = 12) -> str:
+    """A friend game of ``turns`` moves (each player's first legal move), then resigned."""
+    from tests.web.web_helpers import to_move
+
+    gid, a, b = _friend_game(server)
+    tokens = [a, b]
+    for _ in range(turns):
+        tok = tokens[to_move(server, gid, a)]
+        status, st = server.request("GET", f"/api/games/{gid}/state", None, {"X-Seat-Token": tok})
+        body = {"token": tok, "round": st["round"], "ply": st["view"]["ply"]}
+        status, _ = server.request(
+            "POST", f"/api/games/{gid}/moves", {**body, "move": st["view"]["legal"][0]}
+        )
+        assert status == 200
+    assert server.request("POST", f"/api/games/{gid}/resign", {"token": a})[0] == 200
+    return gid
+
+
+def _overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    """Whether two boxes share some height (sit on one row)."""
+    return a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"]
+
+
+def test_the_replay_speaks_in_words_and_fits_a_laptop(browser: Any, server: Any) -> None:
+    gid = _finished_game(server)
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = ctx.new_page()
+    errors = watch_errors(page)
+    page.goto(f"{server.url}/replay/{gid}")
+    page.wait_for_selector("#replay-body:not(.hidden)")
+    page.click("#last")
+    page.click("#prev")
+    said = page.inner_text("#move-now")
+    assert re.fullmatch(
+        r"(Ana|Bea) (plays|discards) \w+ (\d+|wager) and (draws from the deck|takes the top of the \w+ pile)\.",
+        said,
+    ), said
+    # the draw pile beside the discard piles, not a row of its own; the hand on screen
+    piles = page.locator("#r-piles").bounding_box()
+    deck = page.locator("#r-table .drawrow").bounding_box()
+    assert piles and deck and _overlap(piles, deck) and deck["x"] >= piles["x"] + piles["width"]
+    page.evaluate("() => document.getElementById('replay-body').scrollIntoView()")
+    hand = page.locator("#r-hand0").bounding_box()
+    assert hand and hand["y"] + hand["height"] <= 800, hand
+    shot(page, "replay-1280x800")
+    assert not errors, errors
+    ctx.close()
+
+
+def test_the_table_keeps_resign_and_rated_in_view_and_uses_a_wide_screen(
+    browser: Any, server: Any
+) -> None:
+    from tests.web.e2e_helpers import on_screen, sign_up
+    from tests.web.web_helpers import account, move, ok, to_move
+
+    bob = account(server.db_url, "bob")
+    table = ok(server, "POST", "/api/lobby/tables", {"rounds": 3, "rated": True}, bob)
+    ctx, page = sign_up(browser, server.url, "alice")
+    errors = watch_errors(page)
+    seated = page.evaluate(f"() => LC.api('POST', '/api/lobby/{table['id']}/join', {{}})")
+    page.evaluate("(s) => LC.remember({ id: s.id, token: s.token, seat: s.seat })", seated)
+    gid = seated["id"]
+    tokens = {seated["seat"]: (seated["token"], {}), 1 - seated["seat"]: (table["token"], bob)}
+    for _ in range(14):  # a log of 14 moves: the side column as tall as it gets
+        token, who = tokens[to_move(server, gid, seated["token"])]
+        move(server, gid, token, who)
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.goto(f"{server.url}/game/{seated['id']}")
+    page.wait_for_selector("#hand .card")
+    page.wait_for_selector("#chat-panel:not(.hidden)")  # the quick chat of a game between people
+    page.wait_for_selector("#rated")
+    for sel in ("#game-buttons .danger", "#rated", "#hand", "#my-exps"):
+        on_screen(page, sel)
+    shot(page, "table-rated-1366x768")
+    # a wide screen: the table takes most of the width, the cards larger than a laptop's
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    page.wait_for_function("() => document.querySelector('#table').offsetWidth > 1100")
+    width = page.evaluate("() => document.querySelector('#table').getBoundingClientRect().width")
+    card = page.locator("#hand .card").first.bounding_box()
+    assert width >= 0.6 * 1920 and card and card["width"] >= 60, (width, card)
+    for sel in ("#game-buttons .danger", "#rated", "#hand", "#my-exps", "#opp-exps"):
+        on_screen(page, sel)
+    shot(page, "table-rated-1920x1080")
+    assert not errors, errors
+    ctx.close()

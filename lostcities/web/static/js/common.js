@@ -121,6 +121,15 @@ const LC = (() => {
     const words = t(key, { card: cardLabel(m.slice(1, -1)), pile: src === "." ? "" : PILE_NAMES[src] });
     return notation ? `${words} (${m})` : words;
   }
+  // a move as the log says it of a player: "Ana plays green 10 and draws from the deck", its
+  // notation after it while the "notation" switch is on
+  function moveSentence(name, m, notation = notationShown()) {
+    if (!/^[+-][a-z](\d+|x)[a-z.]$/.test(m || "")) return `${name} ${m}`;
+    const src = m.slice(-1);
+    const key = `log.other.${m[0] === "+" ? "play" : "discard"}_${src === "." ? "deck" : "pile"}`;
+    const words = t(key, { name, card: cardLabel(m.slice(1, -1)), pile: src === "." ? "" : PILE_NAMES[src] });
+    return notation ? `${words} (${m})` : words;
+  }
   function cardEl(card, extra = "") {
     const el = document.createElement("div");
     el.className = `card c-${card[0]} ${extra}`.trim();
@@ -243,5 +252,5 @@ const LC = (() => {
     return `<div class="sheet-wrap"><table class="sheet"><thead><tr><th><span class="sr-only">${t("sheet.colour")}</span></th><th style="text-align:left">${t("sheet.cards")}</th><th>${t("sheet.sum")}</th><th>-20</th><th>x</th><th>${t("sheet.bonus")}</th><th>${t("sheet.score")}</th></tr></thead><tbody>${rows.join("")}<tr class="total"><td>${t("sheet.total")}</td><td></td><td></td><td></td><td></td><td></td><td>${total}</td></tr></tbody></table></div>`;
   }
 
-  return { LANG, t, num, num1, clockText, clockChoice, errorText, goalName, goalText, reasonText, displayName, setLanguage, NAMES, PILE_NAMES, SYMBOL_NAMES, symbol, cardEl, chipEl, cardLabel, moveText, notationShown, rankText, games, remember, tokenFor, forget, playerName, setPlayerName, api, toast, esc, sheetTable };
+  return { LANG, t, num, num1, clockText, clockChoice, errorText, goalName, goalText, reasonText, displayName, setLanguage, NAMES, PILE_NAMES, SYMBOL_NAMES, symbol, cardEl, chipEl, cardLabel, moveText, moveSentence, notationShown, rankText, games, remember, tokenFor, forget, playerName, setPlayerName, api, toast, esc, sheetTable };
 })();
