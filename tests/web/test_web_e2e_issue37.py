@@ -219,3 +219,103 @@ def test_the_table_keeps_resign_and_rated_in_view_and_uses_a_wide_screen(
     shot(page, "table-rated-1920x1080")
     assert not errors, errors
     ctx.close()
+
+
+# -- item 8: a phone with goal cards; the phone's top bar ------------------------------------------
+
+
+def _phone_goal_game(browser: Any, server: Any, turns: int) -> tuple[Any, Any, list[str]]:
+    """A one-round game with goal cards against the computer on a 390x844 phone, ``turns``
+    turns played (the first legal card, else a discard; from the draw pile)."""
+    from tests.web.e2e_helpers import play_one_turn, wait_my_turn_or_end
+
+    ctx = browser.new_context(
+        viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+    )
+    page = ctx.new_page()
+    errors = watch_errors(page)
+    page.goto(server.url + "/")
+    g = page.evaluate(
+        """() => LC.api('POST', '/api/games', { opponent: 'computer', level: 'easy', rounds: 1,
+                                                achievements: true, name: 'Ana' })"""
+    )
+    page.evaluate("(g) => LC.remember({ id: g.id, token: g.token, seat: g.seat })", g)
+    page.goto(f"{server.url}/game/{g['id']}")
+    page.wait_for_selector("#hand .card")
+    page.wait_for_selector("#goals:not(.hidden) .goal")
+    for _ in range(turns):
+        if wait_my_turn_or_end(page) == "end":
+            break
+        play_one_turn(page, explain={"done": True})
+    wait_my_turn_or_end(page)
+    return ctx, page, errors
+
+
+def test_a_phone_with_goal_cards_shows_the_whole_table_above_the_hand(
+    browser: Any, server: Any
+) -> None:
+    ctx, page, errors = _phone_goal_game(browser, server, 16)
+    # as the page opens: the opponent's row down to your expeditions, none of it under the
+    # hand bar that sticks to the bottom of the screen
+    page.evaluate("() => window.scrollTo(0, 0)")
+    hand = page.locator("#hand-wrap").bounding_box()
+    mine = page.locator("#my-exps").bounding_box()
+    theirs = page.locator("#opp-exps").bounding_box()
+    assert hand and mine and theirs
+    assert theirs["y"] >= 0, theirs
+    assert mine["y"] + mine["height"] <= hand["y"] + 0.5, (mine, hand)
+    shot(page, "phone-goals-390x844")
+    # the goal row says that it scrolls, and where to
+    goals = page.locator("#goals")
+    n = goals.locator(".goal").count()
+    assert n == 5
+    cue = page.evaluate(
+        """() => { const g = document.getElementById('goals');
+                   return { more: g.classList.contains('more-right'), over: g.scrollWidth > g.clientWidth,
+                            label: g.getAttribute('aria-label') }; }"""
+    )
+    if cue["over"]:
+        assert cue["more"], cue
+        page.evaluate(
+            "() => { const g = document.getElementById('goals'); g.scrollLeft = g.scrollWidth; }"
+        )
+        page.wait_for_function(
+            "() => !document.getElementById('goals').classList.contains('more-right')"
+        )
+        assert page.evaluate(
+            "() => document.getElementById('goals').classList.contains('more-left')"
+        )
+    assert not errors, errors
+    ctx.close()
+
+
+def test_the_phones_top_bar_reaches_every_page(browser: Any, server: Any) -> None:
+    ctx = browser.new_context(
+        viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+    )
+    page = ctx.new_page()
+    errors = watch_errors(page)
+    page.goto(server.url + "/")
+    toggle = page.locator("#nav-toggle")
+    assert toggle.is_visible() and toggle.get_attribute("aria-expanded") == "false"
+    toggle.click()
+    assert toggle.get_attribute("aria-expanded") == "true"
+    for name in ("Play", "Lobby", "My games", "Score calculator", "Rules", "Account"):
+        link = page.locator("#site-nav a", has_text=name)
+        box = link.bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390, (name, box)
+        assert box["y"] + box["height"] <= 844, (name, box)
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    shot(page, "phone-nav-open-390x844")
+    page.keyboard.press("Escape")
+    assert toggle.get_attribute("aria-expanded") == "false"
+    assert page.locator("#site-nav a", has_text="Rules").is_hidden()
+    toggle.click()
+    page.locator("#site-nav a", has_text="Rules").click()
+    page.wait_for_url(server.url + "/rules")
+    # a desktop shows the links themselves, no menu button
+    page.set_viewport_size({"width": 1280, "height": 800})
+    assert page.locator("#nav-toggle").is_hidden()
+    assert page.locator("#site-nav a", has_text="Account").is_visible()
+    assert not errors, errors
+    ctx.close()

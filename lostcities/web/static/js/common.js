@@ -80,7 +80,40 @@ const LC = (() => {
   document.addEventListener("DOMContentLoaded", () => {
     const sw = document.getElementById("lang-switch");
     if (sw) sw.addEventListener("change", () => setLanguage(sw.value));
+    navMenu();
   });
+  // a phone's top bar: the links behind a menu button (in one scrolling row, "Rules" and
+  // "Account" were off screen with nothing saying so); Escape or a tap elsewhere closes it
+  function navMenu() {
+    const button = document.getElementById("nav-toggle");
+    const bar = button && button.closest(".topbar");
+    if (!bar) return;
+    const set = (open) => {
+      bar.classList.toggle("nav-open", open);
+      button.setAttribute("aria-expanded", String(open));
+    };
+    button.addEventListener("click", () => set(button.getAttribute("aria-expanded") !== "true"));
+    document.addEventListener("keydown", (e) => {
+      if (e.key === "Escape" && bar.classList.contains("nav-open")) { set(false); button.focus(); }
+    });
+    document.addEventListener("click", (e) => { if (!bar.contains(e.target)) set(false); });
+  }
+  // a row that scrolls sideways says so: "more-right" / "more-left" while there is more that
+  // way (the stylesheet fades that edge), kept up to date as it scrolls or resizes
+  function scrollCue(el) {
+    if (!el) return;
+    const update = () => {
+      const more = el.scrollWidth - el.clientWidth;
+      el.classList.toggle("more-left", more > 1 && el.scrollLeft > 1);
+      el.classList.toggle("more-right", more > 1 && el.scrollLeft < more - 1);
+    };
+    if (!el.dataset.scrollCue) {
+      el.dataset.scrollCue = "1";
+      el.addEventListener("scroll", update, { passive: true });
+      if (window.ResizeObserver) new ResizeObserver(update).observe(el);
+    }
+    update();
+  }
   // names the server gave by default ("Player 1", "Computer (Hard)") read in the page's language
   function displayName(p) {
     const name = p && p.name ? p.name : "";
@@ -252,5 +285,5 @@ const LC = (() => {
     return `<div class="sheet-wrap"><table class="sheet"><thead><tr><th><span class="sr-only">${t("sheet.colour")}</span></th><th style="text-align:left">${t("sheet.cards")}</th><th>${t("sheet.sum")}</th><th>-20</th><th>x</th><th>${t("sheet.bonus")}</th><th>${t("sheet.score")}</th></tr></thead><tbody>${rows.join("")}<tr class="total"><td>${t("sheet.total")}</td><td></td><td></td><td></td><td></td><td></td><td>${total}</td></tr></tbody></table></div>`;
   }
 
-  return { LANG, t, num, num1, clockText, clockChoice, errorText, goalName, goalText, reasonText, displayName, setLanguage, NAMES, PILE_NAMES, SYMBOL_NAMES, symbol, cardEl, chipEl, cardLabel, moveText, moveSentence, notationShown, rankText, games, remember, tokenFor, forget, playerName, setPlayerName, api, toast, esc, sheetTable };
+  return { LANG, t, num, num1, clockText, clockChoice, scrollCue, errorText, goalName, goalText, reasonText, displayName, setLanguage, NAMES, PILE_NAMES, SYMBOL_NAMES, symbol, cardEl, chipEl, cardLabel, moveText, moveSentence, notationShown, rankText, games, remember, tokenFor, forget, playerName, setPlayerName, api, toast, esc, sheetTable };
 })();

@@ -455,6 +455,7 @@
       if (seen && g.claimed_by !== null && seen[key] === null && !reducedMotion()) el.classList.add("claimed-now");
       box.appendChild(el);
     }
+    LC.scrollCue(box);
   }
 
   // an expedition's screen-reader name: whose, its colour, its cards and its score

@@ -70,6 +70,7 @@
         (holder ? t("goal.held_by", { name: holder }) : t("goal.nobody_holds")));
       box.appendChild(el);
     }
+    LC.scrollCue(box);
   }
   function show() {
     const r = data.rounds[ri];
