@@ -200,10 +200,17 @@ class CommentIn(_In):
 
 
 class ErrorOut(BaseModel):
-    """Every error: a short code and a one-line message."""
+    """Every error: a short code and a one-line message; some say more (absent otherwise)."""
 
     error: str
     message: str
+    reason: str | None = None
+    """What exactly is wrong, where a kind of refusal has several causes (``invalid_username``,
+    ``invalid_password``; for ``invalid_request`` one of :data:`VALIDATION_REASONS`)."""
+    field: str | None = None
+    """``invalid_request``: the field that is wrong (``name``, ``games.0.id``)."""
+    limit: int | None = None
+    """``invalid_request`` for a length: the most (or least) characters allowed."""
 
 
 class CreatedGame(BaseModel):
