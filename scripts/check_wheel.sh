@@ -40,7 +40,8 @@ tar -tzf "$sdist" >"$work/sdist.txt"
 for f in lostcities/data/net.npz lostcities/py.typed lostcities/tui/app.tcss \
          lostcities/web/templates/base.html lostcities/web/static/js/common.js \
          lostcities/web/static/i18n/en.json lostcities/web/migrations/env.py \
-         lostcities/web/migrations/versions/rev_0001_baseline.py lostcities/data/bench/playout.c; do
+         lostcities/web/migrations/versions/rev_0001_baseline.py lostcities/data/bench/playout.c \
+         lostcities/data/common_passwords.txt; do
     grep -q "lostcities-$version/$f" "$work/sdist.txt" || { echo "sdist lacks $f" >&2; exit 1; }
     grep -q "$f" "$work/wheel.txt" || { echo "wheel lacks $f" >&2; exit 1; }
 done

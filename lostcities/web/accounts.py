@@ -8,7 +8,8 @@ before, with no account: a guest is ``None`` here and is known by its games' sea
   :func:`lostcities.web.schemas.check_typed`, says so first). Unique ignoring case *and*
   the confusable look-alikes ``0``/``o`` and ``1``/``l``/``i`` (:func:`username_key`);
   names of the site, its roles and its bots are reserved (:data:`RESERVED`).
-- **Passwords**: 8 to 200 characters, hashed with argon2id (:data:`ARGON2_PARAMETERS`:
+- **Passwords**: 8 to 200 characters, not a common one, a simple pattern or the username
+  (:mod:`lostcities.web.passwords`), hashed with argon2id (:data:`ARGON2_PARAMETERS`:
   RFC 9106's second recommended option, 64 MiB, 3 passes, 4 lanes, 16-byte salt).
 - **Sessions**: a random 256-bit token in an ``HttpOnly``, ``SameSite=Lax`` cookie
   (``Secure`` when the request came over TLS), only its SHA-256 stored; a new one at every
@@ -59,6 +60,7 @@ from lostcities.bots import BUILTIN
 from lostcities.web.errors import GameError
 from lostcities.web.levels import LEVELS
 from lostcities.web.limits import RateLimitedError, client_key
+from lostcities.web.passwords import PASSWORD_MAX, PASSWORD_MIN, PasswordRuleError, check_password
 from lostcities.web.schemas import check_typed
 from lostcities.web.store import (
     AccountRow,
@@ -99,9 +101,13 @@ __all__ = [
     "CsrfGuard",
     "LoginFailedError",
     "NotSignedInError",
+    "PASSWORD_MAX",
+    "PASSWORD_MIN",
     "PasswordRuleError",
+    "RecoveryFailedError",
     "UsernameRuleError",
     "UsernameTakenError",
+    "WrongPasswordError",
     "account_of",
     "blocked_between",
     "check_password_rule",
@@ -149,7 +155,6 @@ FAILURE_WINDOW = 900.0
 """Seconds a failed log-in counts."""
 
 USERNAME_MIN, USERNAME_MAX = 3, 20
-PASSWORD_MIN, PASSWORD_MAX = 8, 200
 
 RESERVED = frozenset(
     {
@@ -203,10 +208,12 @@ class AccountError(GameError):
 
 
 class UsernameRuleError(AccountError):
-    """A username that breaks the rule (length, characters, reserved)."""
+    """A username that breaks the rule; ``reason``: ``length``, ``characters``, ``first``
+    (how it starts) or ``reserved``."""
 
     code = "invalid_username"
     status = 422
+    reasons = ("length", "characters", "first", "reserved")
 
 
 class UsernameTakenError(AccountError):
@@ -216,18 +223,24 @@ class UsernameTakenError(AccountError):
     status = 409
 
 
-class PasswordRuleError(AccountError):
-    """A password too short or too long."""
-
-    code = "invalid_password"
-    status = 422
-
-
 class LoginFailedError(AccountError):
     """Wrong username or password (the same words whichever was wrong)."""
 
     code = "login_failed"
     status = 401
+
+
+class RecoveryFailedError(LoginFailedError):
+    """A recovery with a wrong username or recovery code (the same words whichever)."""
+
+    code = "recovery_failed"
+
+
+class WrongPasswordError(LoginFailedError):
+    """The signed-in account's password, asked again (to change it, to delete the
+    account), is wrong."""
+
+    code = "wrong_password"
 
 
 class NotSignedInError(AccountError):
@@ -336,32 +349,35 @@ def check_username(name: str) -> str:
     try:
         check_typed(name)
     except ValueError as e:
-        raise UsernameRuleError(str(e)) from None
+        raise UsernameRuleError(str(e), reason="characters") from None
     text = unicodedata.normalize("NFC", name.strip())
     if not USERNAME_MIN <= len(text) <= USERNAME_MAX:
-        raise UsernameRuleError(f"a username has {USERNAME_MIN} to {USERNAME_MAX} characters")
+        raise UsernameRuleError(
+            f"a username has {USERNAME_MIN} to {USERNAME_MAX} characters", reason="length"
+        )
     if not _ALLOWED.fullmatch(text):
         raise UsernameRuleError(
-            "a username has only letters a-z, digits, _ and - (or Hangul syllables)"
+            "a username has only letters a-z, digits, _ and - (or Hangul syllables)",
+            reason="characters",
         )
     if not _FIRST.match(text):
-        raise UsernameRuleError("a username starts with a letter or a digit")
+        raise UsernameRuleError("a username starts with a letter or a digit", reason="first")
     if username_key(text) in _RESERVED_KEYS:
-        raise UsernameRuleError("that username is reserved")
+        raise UsernameRuleError("that username is reserved", reason="reserved")
     return text
 
 
 _RESERVED_KEYS = frozenset(username_key(n) for n in RESERVED)
 
 
-def check_password_rule(password: str) -> str:
-    """The password if its length is allowed (any characters; no other rule).
+def check_password_rule(password: str, username: str = "") -> str:
+    """The password if the rule allows it for ``username``
+    (:func:`lostcities.web.passwords.check_password`: its length, not common, not a simple
+    pattern, not the username).
 
-    :raises PasswordRuleError: too short or too long.
+    :raises PasswordRuleError: saying what is wrong (its ``reason`` names it).
     """
-    if not PASSWORD_MIN <= len(password) <= PASSWORD_MAX:
-        raise PasswordRuleError(f"a password has {PASSWORD_MIN} to {PASSWORD_MAX} characters")
-    return password
+    return check_password(password, username)
 
 
 def hash_secret(secret: str) -> str:
@@ -701,7 +717,9 @@ def op_clear_failures(key: str) -> Callable[[Session], None]:
 
 
 def mod_log(s: Session, actor: str, action: str, target: str = "", detail: str = "") -> None:
-    """Record an action in the moderation log (and the server's log)."""
+    """Record an action in the moderation log (``lc_mod_log``); also logged at INFO to this
+    module's logger, which ``lostcities serve`` does not print (it shows warnings and
+    errors only: docs/web.md, Moderation)."""
     s.add(
         ModLogRow(
             created_at=_now(),
@@ -809,10 +827,14 @@ def op_claim_games(
 ) -> Callable[[Session], list[str]]:
     """Bind to the account the seats of ``seats`` (game id, seat token) whose token is
     right and whose seat has no account yet (a guest's games, claimed at sign-up in the
-    same browser); returns the games claimed."""
+    same browser); a claimed seat takes the account's username as its name, as a game
+    played signed in shows it. Returns the games claimed."""
 
     def fn(s: Session) -> list[str]:
         claimed: list[str] = []
+        account = s.get(AccountRow, account_id)
+        if account is None:
+            return claimed
         for game_id, token in seats[:200]:
             row = s.get(GameRow, game_id[:32])
             if row is None or not token:
@@ -826,6 +848,7 @@ def op_claim_games(
                     and getattr(row, col) is None
                 ):
                     setattr(row, col, account_id)
+                    setattr(row, f"name{seat}", account.username)
                     claimed.append(row.id)
         s.flush()
         notify_change(s, claimed)

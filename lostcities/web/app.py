@@ -21,15 +21,15 @@ from pathlib import Path
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lostcities.web import schemas
-from lostcities.web.accounts import CsrfGuard
+from lostcities.web.accounts import AccountNotFoundError, CsrfGuard
 from lostcities.web.deps import Settings
-from lostcities.web.errors import GameError
+from lostcities.web.errors import GameError, GameNotFoundError
 from lostcities.web.games import GameManager, ManagerSettings
 from lostcities.web.limits import ClientLimits, RateLimitedError, retry_after_header
 from lostcities.web.lobby import LobbyHub
@@ -70,8 +70,10 @@ socket stays open; over it the transport closes the socket with 1009, which the 
 shows as "message too large"."""
 
 
-def _error(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": code, "message": message}, status_code=status)
+def _error(status: int, code: str, message: str, **detail: object) -> JSONResponse:
+    body: dict[str, object] = {"error": code, "message": message}
+    body.update({k: v for k, v in detail.items() if v is not None})
+    return JSONResponse(body, status_code=status)
 
 
 CSP = (
@@ -331,19 +333,32 @@ def create_app(
         return JSONResponse(body, status_code=429, headers={"Retry-After": wait})
 
     @app.exception_handler(GameError)
-    async def game_error(_request: Request, exc: GameError) -> JSONResponse:
-        return _error(exc.status, exc.code, str(exc))
+    async def game_error(request: Request, exc: GameError) -> Response:
+        # a page of a game or a player that is not there: a page saying so, not JSON
+        if isinstance(exc, GameNotFoundError) and pages.is_page(request):
+            return pages.not_found_page(request, "game")
+        if isinstance(exc, AccountNotFoundError) and pages.is_page(request):
+            name = str(request.path_params.get("username", ""))[:40]
+            return pages.not_found_page(request, "player", name)
+        return _error(exc.status, exc.code, str(exc), reason=exc.reason)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        return _error(422, "invalid_request", schemas.validation_message(exc))
+        return _error(
+            422,
+            "invalid_request",
+            schemas.validation_message(exc),
+            **schemas.validation_detail(exc),
+        )
 
     @app.exception_handler(ValueError)
     async def value_error(_request: Request, exc: ValueError) -> JSONResponse:
         return _error(400, "invalid", str(exc))
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 404 and pages.is_page(request):
+            return pages.not_found_page(request)
         code = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}.get(
             exc.status_code, "http_error"
         )

@@ -34,10 +34,24 @@ __all__ = [
 
 
 class GameError(ValueError):
-    """A request the referee refuses; ``code`` names the kind, ``status`` the HTTP status."""
+    """A request the referee refuses; ``code`` names the kind, ``status`` the HTTP status,
+    and ``reason``, where a kind has several, what exactly is wrong (the answer's
+    ``reason``: the pages say it by ``error.code.CODE.REASON``).
+
+    >>> e = GameError("a username has 3 to 20 characters", reason="length")
+    >>> str(e), e.reason, GameError("no").reason
+    ('a username has 3 to 20 characters', 'length', None)
+    """
 
     code = "bad_request"
     status = 400
+    reasons: tuple[str, ...] = ()
+    """The reasons this kind may give (each has its text in every catalogue; a test checks)."""
+
+    def __init__(self, message: str = "", *, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
+        """What exactly is wrong (one of :attr:`reasons`), or ``None``."""
 
 
 class GameNotFoundError(GameError):

@@ -7,6 +7,7 @@ Everything is read from the database (any server process answers the same).
 from __future__ import annotations
 
 import datetime
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import escape
@@ -25,6 +26,7 @@ from lostcities.web.store import (
 )
 
 __all__ = [
+    "PLOT_WORDS",
     "Profile",
     "history_svg",
     "leaderboard_sync",
@@ -91,7 +93,8 @@ class Profile:
     games: list[dict[str, Any]]
     opponents: list[dict[str, Any]]
     history: dict[str, list[tuple[str, float]]]
-    """Per ``variant/speed``: (time, rating after) of each rated game, oldest first."""
+    """Per ``variant/speed``: (time, rating) oldest first: the starting rating (before the
+    first rated game, at its time), then the rating after each rated game."""
 
 
 def _key_name(key: str, names: dict[str, str]) -> str:
@@ -201,9 +204,11 @@ def profile_sync(
             rec["losses"] += 1
     history: dict[str, list[tuple[str, float]]] = {}
     for (c,) in history_rows:
-        history.setdefault(f"{c.variant}/{c.speed}", []).append(
-            (c.created_at.isoformat() + "Z", c.rating_after)
-        )
+        at_time = c.created_at.isoformat() + "Z"
+        points = history.setdefault(f"{c.variant}/{c.speed}", [])
+        if not points:  # the plot starts where the player started, not at the first result
+            points.append((at_time, c.rating_before))
+        points.append((at_time, c.rating_after))
     return Profile(
         username=username,
         account_id=account_id,
@@ -214,45 +219,78 @@ def profile_sync(
     )
 
 
-def history_svg(points: list[tuple[str, float]], title: str, width: int = 480) -> str:
-    """A rating history as an SVG line plot (rating after each rated game, oldest left);
-    its ``<title>`` and ``<desc>`` say it in words for screen readers.
+PLOT_WORDS = {
+    "axis": "rated games",
+    "start": "start",
+    "desc": "rated games: {n}; from {first} to {last}; lowest {lo}, highest {hi}",
+}
+"""The words of :func:`history_svg` (English; the player page passes its language's)."""
+
+
+def history_svg(
+    points: list[tuple[str, float]],
+    title: str,
+    width: int = 480,
+    words: Mapping[str, str] | None = None,
+) -> str:
+    """A rating history as an SVG line plot: the starting rating, then the rating after each
+    rated game, oldest left; a dashed line marks the starting rating, the left axis names
+    the range and the bottom one says what runs along it (``words``: :data:`PLOT_WORDS`'s
+    keys, ``desc`` with ``{n} {first} {last} {lo} {hi}``). Its ``<title>`` and ``<desc>`` say
+    it in words for screen readers.
 
     >>> points = [("2026-01-01T00:00:00Z", 1500.0), ("2026-01-02T00:00:00Z", 1562.6)]
     >>> svg = history_svg(points, "classic")
-    >>> svg.startswith("<svg") and "from 1500 to 1563" in svg and "polyline" in svg
+    >>> svg.startswith("<svg") and "rated games: 1; from 1500 to 1563" in svg and "start 1500" in svg
     True
     """
-    height, pad = 160, 30
+    w = {**PLOT_WORDS, **(words or {})}
+    height, pad, left = 170, 24, 44
     values = [v for _, v in points] or [ratings.DEFAULT.rating]
     lo, hi = min(values), max(values)
     if hi - lo < 50:
         mid = (hi + lo) / 2
         lo, hi = mid - 25, mid + 25
     n = len(values)
+    bottom = height - pad - 12
 
     def xy(i: int, v: float) -> tuple[float, float]:
-        x = pad + (width - 2 * pad) * (i / (n - 1) if n > 1 else 0.5)
-        y = height - pad - (height - 2 * pad) * (v - lo) / (hi - lo)
+        x = left + (width - left - pad) * (i / (n - 1) if n > 1 else 0.5)
+        y = bottom - (bottom - pad) * (v - lo) / (hi - lo)
         return round(x, 1), round(y, 1)
 
     coords = " ".join(f"{x},{y}" for x, y in (xy(i, v) for i, v in enumerate(values)))
-    last = values[-1]
-    desc = (
-        f"{n} rated games; from {round(values[0])} to {round(last)}; "
-        f"lowest {round(min(values))}, highest {round(max(values))}"
-    )
+    first, last = values[0], values[-1]
+    desc = w["desc"]
+    for k, v in {
+        "n": n - 1,
+        "first": round(first),
+        "last": round(last),
+        "lo": round(min(values)),
+        "hi": round(max(values)),
+    }.items():
+        desc = desc.replace("{" + k + "}", str(v))
     dots = "".join(
         f'<circle cx="{x}" cy="{y}" r="2.5"/>' for x, y in (xy(i, v) for i, v in enumerate(values))
     )
+    x0, y0 = xy(0, first)
+    text = 'font-size="11" fill="currentColor"'
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
         f'role="img" aria-labelledby="t d" class="rating-plot">'
         f'<title id="t">{escape(title)}</title><desc id="d">{escape(desc)}</desc>'
-        f'<line x1="{pad}" y1="{height - pad}" x2="{width - pad}" y2="{height - pad}" '
+        f'<line x1="{left}" y1="{bottom}" x2="{width - pad}" y2="{bottom}" '
         f'stroke="currentColor" stroke-opacity=".3"/>'
-        f'<text x="2" y="{pad}" font-size="11" fill="currentColor">{round(hi)}</text>'
-        f'<text x="2" y="{height - pad}" font-size="11" fill="currentColor">{round(lo)}</text>'
+        f'<line x1="{left}" y1="{pad}" x2="{left}" y2="{bottom}" '
+        f'stroke="currentColor" stroke-opacity=".3"/>'
+        f'<line x1="{left}" y1="{y0}" x2="{width - pad}" y2="{y0}" stroke="currentColor" '
+        f'stroke-opacity=".35" stroke-dasharray="4 4"/>'
+        f'<text x="{left - 4}" y="{pad + 4}" text-anchor="end" {text}>{round(hi)}</text>'
+        f'<text x="{left - 4}" y="{bottom}" text-anchor="end" {text}>{round(lo)}</text>'
+        f'<text x="{x0 + 4}" y="{y0 - 5}" {text} class="plot-start">'
+        f"{escape(w['start'])} {round(first)}</text>"
+        f'<text x="{(left + width - pad) / 2}" y="{height - 6}" text-anchor="middle" {text} '
+        f'class="plot-axis">{escape(w["axis"])} →</text>'
         f'<polyline fill="none" stroke="currentColor" stroke-width="2" points="{coords}"/>'
         f'<g fill="currentColor">{dots}</g>'
         f'<text x="{width - pad}" y="14" font-size="12" text-anchor="end" '

@@ -43,9 +43,11 @@ __all__ = [
     "MoveRequest",
     "ScoreRequest",
     "ScoreResponse",
+    "VALIDATION_REASONS",
     "check_typed",
     "parse_client_message",
     "round_summary",
+    "validation_detail",
     "view_out",
 ]
 
@@ -205,10 +207,17 @@ class CommentIn(_In):
 
 
 class ErrorOut(BaseModel):
-    """Every error: a short code and a one-line message."""
+    """Every error: a short code and a one-line message; some say more (absent otherwise)."""
 
     error: str
     message: str
+    reason: str | None = None
+    """What exactly is wrong, where a kind of refusal has several causes (``invalid_username``,
+    ``invalid_password``; for ``invalid_request`` one of :data:`VALIDATION_REASONS`)."""
+    field: str | None = None
+    """``invalid_request``: the field that is wrong (``name``, ``games.0.id``)."""
+    limit: int | None = None
+    """``invalid_request`` for a length: the most (or least) characters allowed."""
 
 
 class CreatedGame(BaseModel):
@@ -869,6 +878,70 @@ def validation_message(exc: Exception) -> str:
                 return f"unknown message type (expected {MESSAGE_TYPES})"
             return _one_line(f"{loc}: {msg}" if loc else msg)
     return _one_line(str(exc))
+
+
+VALIDATION_REASONS = ("too_long", "too_short", "missing", "unknown", "control", "bidi", "invalid")
+"""What :func:`validation_detail` says is wrong with a field (the pages say it in words by
+``error.field.REASON``)."""
+
+_REASON_OF_TYPE = {
+    "string_too_long": "too_long",
+    "too_long": "too_long",
+    "string_too_short": "too_short",
+    "too_short": "too_short",
+    "missing": "missing",
+    "extra_forbidden": "unknown",
+}
+
+
+def validation_detail(exc: Exception) -> dict[str, object]:
+    """The field and the reason of the first error of a pydantic ``ValidationError`` (what an
+    ``invalid_request`` answer adds to its message, so that a page can name what is wrong):
+    ``field`` (as in the message: ``name``, ``games.0.id``), ``reason`` (one of
+    :data:`VALIDATION_REASONS`) and, for a length, ``limit``. Empty for anything else.
+
+    >>> from pydantic import ValidationError
+    >>> try:
+    ...     JoinGame.model_validate({"invite": "x", "name": "Ana\u202e"})
+    ... except ValidationError as e:
+    ...     validation_detail(e)
+    {'field': 'name', 'reason': 'bidi'}
+    >>> try:
+    ...     JoinGame.model_validate({"invite": "x", "name": "A" * 41})
+    ... except ValidationError as e:
+    ...     validation_detail(e)
+    {'field': 'name', 'reason': 'too_long', 'limit': 40}
+    """
+    errors = getattr(exc, "errors", None)
+    if not callable(errors):
+        return {}
+    try:
+        errs = errors()
+    except Exception:  # pragma: no cover - defensive
+        return {}
+    if not errs or errs[0].get("type") in ("json_invalid", "union_tag_invalid"):
+        return {}
+    e = errs[0]
+    kind = str(e.get("type", ""))
+    reason = _REASON_OF_TYPE.get(kind, "invalid")
+    if kind == "value_error":
+        text = str(e.get("msg", ""))
+        reason = (
+            "bidi"
+            if "bidirectional control" in text
+            else "control"
+            if "control character" in text
+            else "invalid"
+        )
+    out: dict[str, object] = {
+        "field": ".".join(_loc_part(x) for x in e.get("loc", ()) if x not in ("body",)),
+        "reason": reason,
+    }
+    ctx = e.get("ctx") or {}
+    limit = ctx.get("max_length", ctx.get("min_length"))
+    if reason in ("too_long", "too_short") and isinstance(limit, int):
+        out["limit"] = limit
+    return out
 
 
 def _loc_part(x: object) -> str:

@@ -18,7 +18,8 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
 def test_pages_render(client: Any) -> None:
-    for path in ("/", "/calculator", "/rules", "/game/abc", "/replay/abc", "/join/abc"):
+    gid = client.post("/api/games", json={"opponent": "friend", "rounds": 1}).json()["id"]
+    for path in ("/", "/calculator", "/rules", f"/game/{gid}", f"/replay/{gid}", f"/join/{gid}"):
         r = client.get(path)
         assert r.status_code == 200, path
         assert "<main>" in r.text

@@ -58,7 +58,7 @@ def test_no_serious_or_critical_findings_on_any_page(browser: Any, server: Any) 
     page = ctx.new_page()
     found: dict[str, list[str]] = {}
     friend = _post(server.url + "/api/games", {"opponent": "friend", "rounds": 1})
-    pages = ["/", "/rules", "/calculator", "/join/" + friend["id"]]
+    pages = ["/", "/rules", "/calculator", "/join/" + friend["id"], "/nope"]
     for path in pages:
         page.goto(server.url + path)
         page.wait_for_load_state("networkidle")

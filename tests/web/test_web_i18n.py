@@ -97,7 +97,9 @@ class _Text(html.parser.HTMLParser):
             self.out.append(data)
 
 
-PAGES = ["/", "/rules", "/calculator", "/game/g1", "/join/g1", "/replay/g1", "/analysis/g1"]
+PAGES = ["/", "/rules", "/calculator", "/game/{g}", "/join/{g}", "/replay/{g}", "/analysis/{g}"]
+"""The pages checked in Korean (``{g}``: a game's id); ``/nope`` is the page saying there
+is no such page (404)."""
 
 
 @pytest.fixture(scope="module")
@@ -129,9 +131,11 @@ def test_the_korean_pages_have_no_english_left(client: TestClient) -> None:
         "Espa",
         "ol",
     }  # the language switch (non-ASCII letters split words)
-    for path in PAGES:
+    gid = client.post("/api/games", json={"opponent": "friend", "rounds": 1}).json()["id"]
+    for path in [*(p.format(g=gid) for p in PAGES), "/nope"]:
         r = client.get(path, cookies={i18n.COOKIE: "ko"})
-        assert r.status_code == 200 and r.headers["content-language"] == "ko"
+        assert r.status_code == (404 if path == "/nope" else 200), path
+        assert r.headers["content-language"] == "ko"
         p = _Text()
         p.feed(r.text)
         words = {w for t in p.out for w in re.findall(r"[A-Za-z]{2,}", t)}

@@ -85,3 +85,18 @@ def test_every_default_goal_has_its_name_and_text_in_every_language() -> None:
         if lang != "en":  # translated, not copied
             same = [g.id for g in DEFAULT_GOALS if cat[f"goals.{g.id}.text"] == g.text]
             assert not same, (lang, same)
+
+
+def test_every_reason_of_a_refusal_has_a_text_in_every_language() -> None:
+    """A refusal that says what exactly is wrong (``reason``) is read in the page's words
+    (``error.code.CODE.REASON``), as is each field problem of an invalid request
+    (``error.field.REASON``)."""
+    from lostcities.web import schemas
+
+    _import_the_web_modules()
+    keys = {f"error.code.{c.code}.{r}" for c in _subclasses(games.GameError) for r in c.reasons}
+    keys |= {f"error.field.{r}" for r in schemas.VALIDATION_REASONS}
+    assert "error.code.invalid_password.common" in keys
+    for lang in i18n.LANGUAGES:
+        cat = i18n.catalogue(lang)
+        assert not sorted(keys - set(cat)), lang

@@ -44,7 +44,9 @@ class _In(BaseModel):
 
 
 Secret = Annotated[str, Field(max_length=acc.PASSWORD_MAX + 56)]
-Username = Annotated[str, Field(max_length=40)]
+Username = Annotated[str, Field(max_length=200)]
+"""A username as sent: the rule (:func:`~lostcities.web.accounts.check_username`: 3 to 20
+characters) says what is wrong with one; this bound only keeps an absurd one out."""
 
 
 class RememberedSeat(_In):
@@ -339,7 +341,7 @@ async def signup(req: SignupIn, request: Request, response: Response) -> SignedU
     """A new account with a password; logs the browser in and claims its guest games. The
     recovery code in the answer is shown this once."""
     username = acc.check_username(req.username)
-    password = acc.check_password_rule(req.password)
+    password = acc.check_password_rule(req.password, username)
     _limiter(request, "signup_limiter", SIGNUP_BURST, SIGNUP_PER).check(
         _client(request), "sign-ups"
     )
@@ -387,7 +389,7 @@ async def recover(req: RecoverIn, request: Request, response: Response) -> Recov
     """Set a new password with the recovery code (throttled as log-ins are); every session
     ends, this browser gets a new one, and a new recovery code replaces the used one."""
     store = get_store(request)
-    password = acc.check_password_rule(req.new_password)
+    password = acc.check_password_rule(req.new_password, req.username)
     keys = acc.failure_keys(req.username, await acc.throttle_client(request, store))
     await asyncio.to_thread(acc.check_throttle_sync, store, keys)
     row = await asyncio.to_thread(acc.find_account_sync, store, req.username)
@@ -396,7 +398,7 @@ async def recover(req: RecoverIn, request: Request, response: Response) -> Recov
     ok = await asyncio.to_thread(acc.verify_secret, stored, code)
     if not ok or row is None or row.status != "active":
         await store.write(acc.op_failed_login(keys))
-        raise acc.LoginFailedError("wrong username or recovery code")
+        raise acc.RecoveryFailedError("wrong username or recovery code")
     new_code = acc.new_recovery_code()
     password_hash = await asyncio.to_thread(acc.hash_secret, password)
     recovery_hash = await asyncio.to_thread(acc.hash_secret, acc.normalize_recovery_code(new_code))
@@ -415,7 +417,7 @@ async def change_password(
     """Set a new password (with the current one, if the account has one); every other
     session of the account ends."""
     store = get_store(request)
-    password = acc.check_password_rule(req.new_password)
+    password = acc.check_password_rule(req.new_password, account.username)
     row = await asyncio.to_thread(acc.find_account_sync, store, account.username)
     if row is None:
         raise acc.NotSignedInError("sign in first")
@@ -427,7 +429,7 @@ async def change_password(
         )
         if not ok:
             await store.write(acc.op_failed_login(keys))
-            raise acc.LoginFailedError("the current password is wrong")
+            raise acc.WrongPasswordError("the current password is wrong")
     password_hash = await asyncio.to_thread(acc.hash_secret, password)
     await store.write(
         acc.op_set_password(account.id, password_hash, request.cookies.get(acc.SESSION_COOKIE))
@@ -458,7 +460,7 @@ async def delete_account(
             acc.verify_secret, row.password_hash, (req.password or "")[: acc.PASSWORD_MAX]
         )
         if not ok:
-            raise acc.LoginFailedError("the password is wrong")
+            raise acc.WrongPasswordError("the password is wrong")
     games: list[str] = await store.write(acc.op_delete_account(account.id, account.username))
     mgr = getattr(request.app.state, "manager", None)
     for gid in games:

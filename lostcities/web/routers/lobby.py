@@ -339,10 +339,23 @@ async def player_page(
 ) -> HTMLResponse:
     """A player's profile (another signed-in player may block or report them here)."""
     p = await _profile(request, username)
-    plots = [
-        (key, Markup(profiles.history_svg(pts, f"{p.username}: {key}")))
-        for key, pts in p.history.items()
-    ]
+    lang = i18n.negotiate(request.headers.get("accept-language"), request.cookies.get(i18n.COOKIE))
+    plots = []
+    for key, pts in p.history.items():
+        variant, speed = key.split("/")
+        title = i18n.translate(
+            lang,
+            "profile.plot_title",
+            name=p.username,
+            variant=i18n.translate(lang, f"home.{variant}"),
+            speed=i18n.translate(lang, f"speed.{speed}"),
+        )
+        words = {
+            "axis": i18n.translate(lang, "profile.plot_axis"),
+            "start": i18n.translate(lang, "profile.plot_start"),
+            "desc": i18n.translate(lang, "profile.plot_desc", n=len(pts) - 1),
+        }
+        plots.append((key, Markup(profiles.history_svg(pts, title, words=words))))
     return _render(request, "player.html", profile=p, plots=plots, account=account)
 
 

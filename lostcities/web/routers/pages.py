@@ -16,8 +16,14 @@ from lostcities.web.deps import get_manager
 from lostcities.web.games import GameManager
 from lostcities.web.levels import LEVELS
 
+__all__ = ["API_PREFIXES", "is_page", "not_found_page", "router", "templates"]
+
 router = APIRouter(tags=["pages"], include_in_schema=False)
 templates = Jinja2Templates(directory=str(Path(__file__).resolve().parent.parent / "templates"))
+
+API_PREFIXES = ("/api/", "/static/", "/i18n/", "/ws", "/healthz")
+"""Paths that answer machines (JSON, scripts, files): a 404 there stays JSON; any other path
+is a page, and a page that is not there is an HTML page saying so."""
 
 
 def _page(request: Request, name: str, **ctx: object) -> HTMLResponse:
@@ -38,6 +44,33 @@ def _page(request: Request, name: str, **ctx: object) -> HTMLResponse:
     response.headers["Content-Language"] = lang
     response.headers["Vary"] = "Accept-Language, Cookie"
     return response
+
+
+def is_page(request: Request) -> bool:
+    """Whether ``request`` asks for a page (a ``GET`` or ``HEAD`` outside
+    :data:`API_PREFIXES`), whose errors are answered in HTML."""
+    path = request.url.path
+    return request.method in ("GET", "HEAD") and not path.startswith(API_PREFIXES)
+
+
+def not_found_page(request: Request, what: str = "page", name: str = "") -> HTMLResponse:
+    """The 404 page in the reader's language: no such ``game``, ``player`` (``name``) or
+    ``page``, with the ways on (home, lobby, leaderboard)."""
+    lang = i18n.negotiate(request.headers.get("accept-language"), request.cookies.get(i18n.COOKIE))
+    key = what if what in ("game", "player") else "page"
+    response = _page(
+        request, "not_found.html", message=i18n.translate(lang, f"not_found.{key}", name=name)
+    )
+    response.status_code = 404
+    return response
+
+
+async def _existing(mgr: GameManager, game_id: str) -> None:
+    """Nothing, if there is a game ``game_id``.
+
+    :raises GameNotFoundError: if there is none (the page is answered 404).
+    """
+    await mgr.get(game_id)
 
 
 @router.get("/i18n/{lang}.js")
@@ -99,27 +132,39 @@ async def home(
 
 
 @router.get("/game/{game_id}", response_class=HTMLResponse)
-async def game(request: Request, game_id: str) -> HTMLResponse:
-    """The table."""
+async def game(
+    request: Request, game_id: str, mgr: GameManager = Depends(get_manager)
+) -> HTMLResponse:
+    """The table (404 for a game that does not exist)."""
+    await _existing(mgr, game_id)
     return _page(request, "game.html", game_id=game_id)
 
 
 @router.get("/join/{game_id}", response_class=HTMLResponse)
-async def join(request: Request, game_id: str) -> HTMLResponse:
-    """Accept an invite (the code is in the URL fragment)."""
+async def join(
+    request: Request, game_id: str, mgr: GameManager = Depends(get_manager)
+) -> HTMLResponse:
+    """Accept an invite (the code is in the URL fragment) (404 for a game that does not exist)."""
+    await _existing(mgr, game_id)
     return _page(request, "join.html", game_id=game_id)
 
 
 @router.get("/replay/{game_id}", response_class=HTMLResponse)
-async def replay(request: Request, game_id: str) -> HTMLResponse:
-    """Step through a finished game."""
+async def replay(
+    request: Request, game_id: str, mgr: GameManager = Depends(get_manager)
+) -> HTMLResponse:
+    """Step through a finished game (404 for a game that does not exist)."""
+    await _existing(mgr, game_id)
     return _page(request, "replay.html", game_id=game_id)
 
 
 @router.get("/analysis/{game_id}", response_class=HTMLResponse)
-async def analysis(request: Request, game_id: str) -> HTMLResponse:
+async def analysis(
+    request: Request, game_id: str, mgr: GameManager = Depends(get_manager)
+) -> HTMLResponse:
     """A finished game's analysis: the win-probability curve, the marked moves, each
-    position with the better move."""
+    position with the better move (404 for a game that does not exist)."""
+    await _existing(mgr, game_id)
     return _page(request, "replay.html", game_id=game_id, analysis=True)
 
 

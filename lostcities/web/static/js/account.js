@@ -6,7 +6,8 @@
   const errorBox = document.getElementById("form-error");
 
   function showError(e) {
-    errorBox.textContent = e ? e.message : "";
+    // (a SecurityError from the browser's passkey call: the site's name is not one WebAuthn takes)
+    errorBox.textContent = !e ? "" : e.name === "SecurityError" ? hostError().message : e.message;
   }
 
   // -- passkeys (WebAuthn): the server's JSON options <-> the browser's ArrayBuffers ----------
@@ -61,7 +62,18 @@
     const platform = ((navigator.userAgentData && navigator.userAgentData.platform) || "").trim().slice(0, 20);
     return (platform ? `${base} (${platform})` : base).slice(0, 40);
   }
+  // WebAuthn refuses an IP address as the site's name (Chromium: "This is an invalid
+  // domain"): on http://127.0.0.1:8000 a passkey cannot be made or used, so say where it
+  // can (the same page on localhost) instead of the browser's words
+  const ipHost = () => /^(\d{1,3}\.){3}\d{1,3}$|^\[.*\]$|:/.test(location.hostname);
+  function hostError() {
+    const url = `${location.protocol}//localhost${location.port ? `:${location.port}` : ""}${location.pathname}`;
+    const e = new Error(t("account.passkey_host", { url }));
+    e.name = "HostError";
+    return e;
+  }
   async function makePasskey(username) {
+    if (ipHost()) throw hostError();
     const { challenge_id, options } = await LC.api("POST", "/api/accounts/passkeys/options", username === undefined ? {} : { username });
     const cred = await navigator.credentials.create({ publicKey: creationOptions(options) });
     return { challenge_id, credential: credentialJSON(cred) };
@@ -150,6 +162,7 @@
       showError(null);
       busy(form, true);
       try {
+        if (ipHost()) throw hostError();
         const { challenge_id, options } = await LC.api("POST", "/api/accounts/passkeys/login/options", {});
         const cred = await navigator.credentials.get({ publicKey: requestOptions(options) });
         await LC.api("POST", "/api/accounts/passkeys/login", { challenge_id, credential: credentialJSON(cred) });

@@ -23,8 +23,20 @@ const LC = (() => {
   const num1 = (x, signed = false) => (signed ? signed1 : plain1).format(x);
   // a server error in the page's language: the server sends a stable code with English text,
   // and each code has a catalogue entry (error.code.*); "invalid" (the calculator's input,
-  // in the CLI's words) and any code unknown here keep the server's text
-  function errorText(code, message) {
+  // in the CLI's words) and any code unknown here keep the server's text. Where the answer
+  // says what exactly is wrong, the text says it too: a refusal's reason
+  // (error.code.CODE.REASON: "a username starts with a letter or a digit"), or the field of
+  // an invalid request and what is wrong with it (error.field.REASON with field.NAME: "your
+  // name: holds an invisible character that reverses the text's direction")
+  function errorText(code, message, detail = {}) {
+    const d = detail || {};
+    if (code === "invalid_request" && d.field) {
+      const last = String(d.field).split(".").pop();
+      const field = `field.${last}` in MESSAGES ? t(`field.${last}`) : String(d.field);
+      const key = `error.field.${d.reason}` in MESSAGES ? `error.field.${d.reason}` : "error.field.invalid";
+      return t(key, { field, limit: d.limit ?? "" });
+    }
+    if (d.reason && `error.code.${code}.${d.reason}` in MESSAGES) return t(`error.code.${code}.${d.reason}`);
     const key = `error.code.${code}`;
     return code && code !== "invalid" && key in MESSAGES ? t(key) : message;
   }
@@ -41,6 +53,19 @@ const LC = (() => {
     if (reason.startsWith("abandoned")) return t("reason.abandoned");
     return reason;
   }
+  // time left on a clock: "2 d 3 h", "23 h 5 min", "4:05" (the largest units that matter)
+  function clockText(seconds) {
+    const s = Math.max(0, Math.ceil(Number(seconds) || 0));
+    if (s >= 86400) return t("clock.days_hours", { d: Math.floor(s / 86400), h: Math.floor((s % 86400) / 3600) });
+    if (s >= 3600) return t("clock.hours_minutes", { h: Math.floor(s / 3600), m: Math.floor((s % 3600) / 60) });
+    return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  }
+  // a clock as chosen (a game's summary "clock"): "3 days per move", "5 min + 5 s", "60 s"
+  function clockChoice(c) {
+    if (c === null || c === undefined) return t("lobby.clock.none");
+    if (String(c).endsWith("d")) return t("lobby.clock.days", { n: Number(String(c).slice(0, -1)) });
+    return String(c).includes("+") ? String(c).replace(/^(\d+)\+/, (_, b) => `${b / 60} min + `) + " s" : `${c} s`;
+  }
   const COLOURS = ["y", "b", "w", "g", "r", "p"];
   const NAMES = Object.fromEntries(COLOURS.map((c) => [c, t(`colour.${c}`)]));
   // the colour as it reads with a pile or an expedition (French and Spanish agree the adjective)
@@ -56,7 +81,40 @@ const LC = (() => {
   document.addEventListener("DOMContentLoaded", () => {
     const sw = document.getElementById("lang-switch");
     if (sw) sw.addEventListener("change", () => setLanguage(sw.value));
+    navMenu();
   });
+  // a phone's top bar: the links behind a menu button (in one scrolling row, "Rules" and
+  // "Account" were off screen with nothing saying so); Escape or a tap elsewhere closes it
+  function navMenu() {
+    const button = document.getElementById("nav-toggle");
+    const bar = button && button.closest(".topbar");
+    if (!bar) return;
+    const set = (open) => {
+      bar.classList.toggle("nav-open", open);
+      button.setAttribute("aria-expanded", String(open));
+    };
+    button.addEventListener("click", () => set(button.getAttribute("aria-expanded") !== "true"));
+    document.addEventListener("keydown", (e) => {
+      if (e.key === "Escape" && bar.classList.contains("nav-open")) { set(false); button.focus(); }
+    });
+    document.addEventListener("click", (e) => { if (!bar.contains(e.target)) set(false); });
+  }
+  // a row that scrolls sideways says so: "more-right" / "more-left" while there is more that
+  // way (the stylesheet fades that edge), kept up to date as it scrolls or resizes
+  function scrollCue(el) {
+    if (!el) return;
+    const update = () => {
+      const more = el.scrollWidth - el.clientWidth;
+      el.classList.toggle("more-left", more > 1 && el.scrollLeft > 1);
+      el.classList.toggle("more-right", more > 1 && el.scrollLeft < more - 1);
+    };
+    if (!el.dataset.scrollCue) {
+      el.dataset.scrollCue = "1";
+      el.addEventListener("scroll", update, { passive: true });
+      if (window.ResizeObserver) new ResizeObserver(update).observe(el);
+    }
+    update();
+  }
   // names the server gave by default ("Player 1", "Computer (Hard)") read in the page's language
   function displayName(p) {
     const name = p && p.name ? p.name : "";
@@ -95,6 +153,15 @@ const LC = (() => {
     const src = m.slice(-1);
     const key = `move.${m[0] === "+" ? "play" : "discard"}_${src === "." ? "deck" : "pile"}`;
     const words = t(key, { card: cardLabel(m.slice(1, -1)), pile: src === "." ? "" : PILE_NAMES[src] });
+    return notation ? `${words} (${m})` : words;
+  }
+  // a move as the log says it of a player: "Ana plays green 10 and draws from the deck", its
+  // notation after it while the "notation" switch is on
+  function moveSentence(name, m, notation = notationShown()) {
+    if (!/^[+-][a-z](\d+|x)[a-z.]$/.test(m || "")) return `${name} ${m}`;
+    const src = m.slice(-1);
+    const key = `log.other.${m[0] === "+" ? "play" : "discard"}_${src === "." ? "deck" : "pile"}`;
+    const words = t(key, { name, card: cardLabel(m.slice(1, -1)), pile: src === "." ? "" : PILE_NAMES[src] });
     return notation ? `${words} (${m})` : words;
   }
   function cardEl(card, extra = "") {
@@ -168,13 +235,15 @@ const LC = (() => {
     let data = null;
     try { data = text ? JSON.parse(text) : null; } catch { data = text; }
     if (!res.ok) {
-      let msg = data && data.message ? errorText(data.error, data.message) : t("error.request_failed", { status: res.status });
+      let msg = data && data.message ? errorText(data.error, data.message, data) : t("error.request_failed", { status: res.status });
       // a rate limit says how long to wait, as the server knows it
       const wait = data && data.error === "rate_limited" ? Number(data.retry_after || res.headers.get("Retry-After")) : 0;
       if (wait > 0) msg = t("error.code.rate_limited_in", { n: wait });
       const err = new Error(msg);
       err.code = data && data.error;
       err.serverMessage = data && data.message;
+      err.reason = data && data.reason;
+      err.field = data && data.field;
       err.status = res.status;
       throw err;
     }
@@ -217,5 +286,5 @@ const LC = (() => {
     return `<div class="sheet-wrap"><table class="sheet"><thead><tr><th><span class="sr-only">${t("sheet.colour")}</span></th><th style="text-align:left">${t("sheet.cards")}</th><th>${t("sheet.sum")}</th><th>-20</th><th>x</th><th>${t("sheet.bonus")}</th><th>${t("sheet.score")}</th></tr></thead><tbody>${rows.join("")}<tr class="total"><td>${t("sheet.total")}</td><td></td><td></td><td></td><td></td><td></td><td>${total}</td></tr></tbody></table></div>`;
   }
 
-  return { LANG, t, num, num1, errorText, goalName, goalText, reasonText, displayName, setLanguage, NAMES, PILE_NAMES, SYMBOL_NAMES, symbol, cardEl, chipEl, cardLabel, moveText, notationShown, rankText, games, remember, tokenFor, forget, playerName, setPlayerName, api, toast, esc, sheetTable };
+  return { LANG, t, num, num1, clockText, clockChoice, scrollCue, errorText, goalName, goalText, reasonText, displayName, setLanguage, NAMES, PILE_NAMES, SYMBOL_NAMES, symbol, cardEl, chipEl, cardLabel, moveText, moveSentence, notationShown, rankText, games, remember, tokenFor, forget, playerName, setPlayerName, api, toast, esc, sheetTable };
 })();

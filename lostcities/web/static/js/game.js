@@ -461,6 +461,7 @@
       if (seen && g.claimed_by !== null && seen[key] === null && !reducedMotion()) el.classList.add("claimed-now");
       box.appendChild(el);
     }
+    LC.scrollCue(box);
   }
 
   // an expedition's screen-reader name: whose, its colour, its cards and its score
@@ -959,8 +960,8 @@
     clearInterval(clockTimer);
     clockTimer = clockDue === null ? null : setInterval(tickClock, 250);
   }
-  // a correspondence clock (days per move) counts days and hours
-  const clockText = (s) => (s >= 3600 ? t("clock.days_hours", { d: Math.floor(s / 86400), h: Math.floor((s % 86400) / 3600) }) : `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`);
+  // a correspondence clock (days per move) counts days and hours, under a day hours and minutes
+  const clockText = LC.clockText;
   function tickClock() {
     const el = $("clock");
     if (!S || (clockDue === null && !clockTimes)) { el.classList.add("hidden"); return; }

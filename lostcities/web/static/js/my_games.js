@@ -14,13 +14,43 @@
       try { new Notification(t("notify.title"), { body: msg, tag: "lostcities-my-games" }); } catch { /* not shown */ }
     }
   }
+  // when the game last changed: the time today, else the date (and the year, another year's)
+  const today = new Intl.DateTimeFormat(LC.LANG, { hour: "2-digit", minute: "2-digit" });
+  const thisYear = new Intl.DateTimeFormat(LC.LANG, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+  const older = new Intl.DateTimeFormat(LC.LANG, { year: "numeric", month: "short", day: "numeric" });
+  function when(iso) {
+    const d = new Date(iso || "");
+    if (Number.isNaN(d.getTime())) return "";
+    const now = new Date();
+    const fmt = d.toDateString() === now.toDateString() ? today : d.getFullYear() === now.getFullYear() ? thisYear : older;
+    return `<time datetime="${esc(d.toISOString())}">${esc(fmt.format(d))}</time>`;
+  }
+  // where the game stands: won, lost or drawn (finished), whose turn and the time left
+  function state(g, me) {
+    if (g.status === "finished") {
+      if (me === null) return t("my_games.over");
+      const mine = me === 0 ? "1-0" : "0-1";
+      const theirs = me === 0 ? "0-1" : "1-0";
+      return t(g.result === mine ? "my_games.won" : g.result === theirs ? "my_games.lost" : "my_games.drawn");
+    }
+    if (g.status === "waiting") return t("my_games.waiting");
+    const turn = g.your_turn ? t("my_games.yours") : t("my_games.theirs");
+    return g.clock_left === null || g.clock_left === undefined ? turn : `${turn} · ${t("my_games.time_left", { time: LC.clockText(g.clock_left) })}`;
+  }
   async function read() {
     let list = [];
     try { list = await LC.api("POST", "/api/my-games", { games: LC.games().map((g) => ({ id: g.id, token: g.token })) }); } catch { return; }
     const rows = list.map((g) => {
-      const opp = g.players[g.seat === 1 ? 0 : 1] || g.players[1];
-      const turn = g.status === "finished" ? t("my_games.over") : (g.your_turn ? t("my_games.yours") : t("my_games.theirs"));
-      return `<tr data-game="${esc(g.id)}" class="${g.your_turn ? "your-turn" : ""}"><td>${esc(LC.displayName ? LC.displayName(opp) : opp.name)}</td><td>${esc(t(`home.${g.variant}`))}</td><td>${esc(turn)}</td><td><a href="/game/${esc(g.id)}">${esc(t("my_games.open"))}</a>${g.status === "finished" ? ` · <a href="/replay/${esc(g.id)}">${esc(t("profile.replay"))}</a>` : ""}</td></tr>`;
+      const me = g.seat === 0 || g.seat === 1 ? g.seat : null;
+      const opp = g.players[me === 1 ? 0 : 1] || g.players[1];
+      const game = [t(`home.${g.variant}`), t("rounds.count", { n: g.num_rounds })];
+      if (g.clock !== null && g.clock !== undefined) game.push(LC.clockChoice(g.clock));
+      if (g.rated) game.push(t("lobby.rated"));
+      const totals = g.totals || [0, 0];
+      const score = me === null ? `${totals[0]}–${totals[1]}` : `${totals[me]}–${totals[1 - me]}`;
+      const round = g.status !== "finished" && g.num_rounds > 1 ? ` <span class="muted">(${esc(t("my_games.round", { n: g.round + 1, of: g.num_rounds }))})</span>` : "";
+      const cls = [g.your_turn ? "your-turn" : "", g.status === "finished" ? "finished" : ""].join(" ").trim();
+      return `<tr data-game="${esc(g.id)}" class="${cls}"><td>${esc(LC.displayName ? LC.displayName(opp) : opp.name)}</td><td>${esc(game.join(" · "))}</td><td class="score">${esc(score)}${round}</td><td class="state">${esc(state(g, me))}</td><td class="when">${when(g.updated_at)}</td><td><a href="/game/${esc(g.id)}">${esc(t("my_games.open"))}</a>${g.status === "finished" ? ` · <a href="/replay/${esc(g.id)}">${esc(t("profile.replay"))}</a>` : ""}</td></tr>`;
     });
     $("my-games").querySelector("tbody").innerHTML = rows.join("");
     $("my-games-empty").classList.toggle("hidden", rows.length > 0);

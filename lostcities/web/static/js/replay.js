@@ -70,6 +70,7 @@
         (holder ? t("goal.held_by", { name: holder }) : t("goal.nobody_holds")));
       box.appendChild(el);
     }
+    LC.scrollCue(box);
   }
   function show() {
     const r = data.rounds[ri];
@@ -80,7 +81,8 @@
     $("slider").value = k;
     const mover = f.move === null ? null : (r.starter + k - 1) % 2;
     $("ply-label").textContent = k === 0 ? t("replay.deal") : t("replay.move_of", { n: k, total: r.frames.length - 1 });
-    $("move-now").textContent = f.move ? `${names[mover]} ${f.move}` : "";
+    $("move-now").textContent = f.move ? `${LC.moveSentence(names[mover], f.move)}.` : "";
+    $("move-now").title = f.move || "";
     $("download-svg").href = `/api/games/${encodeURIComponent(id)}/position.svg?round=${ri + 1}&ply=${k}`;
     hand($("r-hand0"), f.hands[0]);
     hand($("r-hand1"), f.hands[1]);
