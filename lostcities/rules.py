@@ -42,10 +42,8 @@ from lostcities.errors import (
     NoSuchPlyError,
 )
 from lostcities.scoring import (
-    BONUS,
-    BONUS_CARDS,
-    COST,
     ExpeditionScore,
+    expeditions_points,
     score_expedition,
 )
 
@@ -316,23 +314,6 @@ def _piles_mask(piles: Sequence[Sequence[Card]]) -> int:
         if pile:
             mask |= 1 << c
     return mask
-
-
-def _points(expeditions: Iterable[Sequence[Card]]) -> int:
-    """One player's points for their expeditions (goals aside): ``raw_score`` of each,
-    inlined (a call per expedition cost more than the sums)."""
-    total = 0
-    for cards in expeditions:
-        if cards:  # a loop: expeditions are short, cheaper than map and sum
-            w = s = 0
-            for card in cards:
-                rank = card.rank
-                if rank:
-                    s += rank
-                else:
-                    w += 1
-            total += (s - COST) * (w + 1) + (BONUS if len(cards) >= BONUS_CARDS else 0)
-    return total
 
 
 def _cards_of(mask: int) -> list[Card]:
@@ -1137,27 +1118,8 @@ class Round:
         """Both players' points for their expeditions as they stand, plus 10 per claimed
         goal in the achievements variant (:meth:`goal_points`)."""
         exp0, exp1 = self._exp
-        a = b = 0  # _points of each player, inlined: no call per player
-        for cards in exp0:
-            if cards:
-                w = s = 0
-                for card in cards:
-                    rank = card.rank
-                    if rank:
-                        s += rank
-                    else:
-                        w += 1
-                a += (s - COST) * (w + 1) + (BONUS if len(cards) >= BONUS_CARDS else 0)
-        for cards in exp1:
-            if cards:
-                w = s = 0
-                for card in cards:
-                    rank = card.rank
-                    if rank:
-                        s += rank
-                    else:
-                        w += 1
-                b += (s - COST) * (w + 1) + (BONUS if len(cards) >= BONUS_CARDS else 0)
+        a = expeditions_points(exp0)
+        b = expeditions_points(exp1)
         if self._goals is not None:
             for c in self.claims:
                 if c == 0:
@@ -1570,8 +1532,8 @@ class PlayerView:
 
     def scores(self) -> tuple[int, int]:
         """Both players' points as the expeditions stand, goals included (public)."""
-        a = _points(self.expeditions[0])
-        b = _points(self.expeditions[1])
+        a = expeditions_points(self.expeditions[0])
+        b = expeditions_points(self.expeditions[1])
         board = self.achievements
         if board is not None:
             a += board.points(0)
