@@ -24,17 +24,13 @@ from lostcities.arena.engine import (
 )
 from lostcities.arena.results import MatchResult, TournamentResult
 from lostcities.bots import BotError, BotSpecError
+from lostcities.errors import MissingDependencyError
 from lostcities.stats import SprtParams
 
 if TYPE_CHECKING:
     import argparse
 
 __all__ = ["MissingDependencyError", "cli_match", "cli_tournament", "plot_ladder"]
-
-
-class MissingDependencyError(ValueError):
-    """An optional package the command needs is not installed (``pip install
-    'lostcities[arena]'``)."""
 
 
 def _require(module: str) -> None:
