@@ -14,9 +14,9 @@ import random
 import signal
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from lostcities.bots.flat import SearchSetup  # its home: the flat search's settings
 from lostcities.cards import Variant
 from lostcities.errors import BotError, BotTerminatedError, BotTimeoutError
 from lostcities.rules import Move, PlayerView
@@ -37,26 +37,6 @@ __all__ = [
 
 class BotSpecError(ValueError):
     """A bot spec string that names no bot or has bad options (``'ismcts:iters=-1'``)."""
-
-
-@dataclass(frozen=True)
-class SearchSetup:
-    """What a search bot compares at the root of ``view`` and how (:meth:`Bot.search_setup`):
-    the analysis (:mod:`lostcities.bots.analysis`) plays the same candidates out the same way.
-    """
-
-    candidates: list[Move]
-    """The moves the search compares, best first by the bot's own ordering."""
-    scale: float
-    """Points of margin that give a reward of ``tanh(1)``."""
-    rollout: str
-    """The rollout policy: ``"smart"`` or ``"cheap"``."""
-    engine: str
-    """``"fast"`` (compiled) or ``"python"``."""
-    iters: int | None
-    """Playouts per move, or ``None`` for a time budget."""
-    time: float | None
-    """Seconds per move, or ``None`` with ``iters``."""
 
 
 class Bot(abc.ABC):
