@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from lostcities.stats import (
     SprtParams,
@@ -174,31 +174,8 @@ class WholeMatches:
         (4, 3, 0.75, [0, 0, 1, 0, 1])
         """
         res = cls(rounds=rounds, games=list(games), matches=len(games))
-        res.a_wins = sum(g.winner == "a" for g in games)
-        res.b_wins = sum(g.winner == "b" for g in games)
-        res.draws = res.matches - res.a_wins - res.b_wins
         res.forfeits = sum(g.forfeit is not None for g in games)
-        by_pair: dict[int, list[MatchGame]] = {}
-        for g in games:
-            by_pair.setdefault(g.match, []).append(g)
-        res.pairs = len(by_pair)
-        pair_points = [sum(g.a_points for g in gs) / len(gs) for gs in by_pair.values()]
-        pair_margins = [sum(g.margin for g in gs) / len(gs) for gs in by_pair.values()]
-        res.pentanomial = pentanomial(
-            [p for p, gs in zip(pair_points, by_pair.values(), strict=True) if len(gs) == 2]
-        )
-        if games:
-            points = sum(g.a_points for g in games)
-            res.a_win_rate = points / len(games)
-            _, (lo, hi) = mean_ci(pair_points)
-            if len(set(pair_points)) == 1:  # no spread to estimate from (e.g. a sweep)
-                lo, hi = wilson_ci(points, len(games))
-            lo, hi = max(0.0, lo), min(1.0, hi)
-            res.a_win_rate_ci95 = (lo, hi)
-            _, res.mean_margin_ci95 = mean_ci(pair_margins)
-            res.mean_margin = sum(g.margin for g in games) / len(games)
-            res.elo = score_to_elo(res.a_win_rate)
-            res.elo_ci95 = (score_to_elo(lo), score_to_elo(hi))
+        res.pairs = len(_paired(res, games, [g.match for g in games]))
         return res
 
     def to_dict(self, *, games: bool = False) -> dict[str, Any]:
@@ -207,15 +184,7 @@ class WholeMatches:
             "rounds": self.rounds,
             "matches": self.matches,
             "pairs": self.pairs,
-            "a_wins": self.a_wins,
-            "b_wins": self.b_wins,
-            "draws": self.draws,
-            "a_win_rate": self.a_win_rate,
-            "a_win_rate_ci95": _pair(*self.a_win_rate_ci95),
-            "mean_margin": self.mean_margin,
-            "mean_margin_ci95": _pair(*self.mean_margin_ci95),
-            "elo": _finite(self.elo),
-            "elo_ci95": _pair(*self.elo_ci95),
+            **_figures(self),
             "forfeits": self.forfeits,
             "pentanomial": list(self.pentanomial),
         }
@@ -230,6 +199,77 @@ def _finite(x: float) -> float | None:
 
 def _pair(lo: float, hi: float) -> list[float | None]:
     return [_finite(lo), _finite(hi)]
+
+
+class _Scored(Protocol):
+    """A round or a whole match, from A's side."""
+
+    @property
+    def winner(self) -> str | None: ...
+    @property
+    def a_points(self) -> float: ...
+    @property
+    def margin(self) -> int: ...
+
+
+class _Figures(Protocol):
+    """The figures :class:`MatchResult` (over rounds) and :class:`WholeMatches` (over
+    matches) both give, paired by deal or by match."""
+
+    a_wins: int
+    b_wins: int
+    draws: int
+    a_win_rate: float
+    a_win_rate_ci95: tuple[float, float]
+    mean_margin: float
+    mean_margin_ci95: tuple[float, float]
+    elo: float
+    elo_ci95: tuple[float, float]
+    pentanomial: list[int]
+
+
+def _paired(res: _Figures, games: Sequence[_Scored], pairs: Sequence[int]) -> list[float]:
+    """Fill ``res``'s figures from ``games``, ``pairs[i]`` naming the pair (deal or match)
+    of ``games[i]``; return A's points per pair, in order (the SPRT's input)."""
+    res.a_wins = sum(g.winner == "a" for g in games)
+    res.b_wins = sum(g.winner == "b" for g in games)
+    res.draws = len(games) - res.a_wins - res.b_wins
+    by_pair: dict[int, list[_Scored]] = {}
+    for g, key in zip(games, pairs, strict=True):
+        by_pair.setdefault(key, []).append(g)
+    pair_points = [sum(g.a_points for g in gs) / len(gs) for gs in by_pair.values()]
+    pair_margins = [sum(g.margin for g in gs) / len(gs) for gs in by_pair.values()]
+    res.pentanomial = pentanomial(
+        [p for p, gs in zip(pair_points, by_pair.values(), strict=True) if len(gs) == 2]
+    )
+    if games:
+        points = sum(g.a_points for g in games)
+        res.a_win_rate = points / len(games)
+        _, (lo, hi) = mean_ci(pair_points)
+        if len(set(pair_points)) == 1:  # no spread to estimate from (e.g. a sweep)
+            lo, hi = wilson_ci(points, len(games))
+        lo, hi = max(0.0, lo), min(1.0, hi)
+        res.a_win_rate_ci95 = (lo, hi)
+        _, res.mean_margin_ci95 = mean_ci(pair_margins)
+        res.mean_margin = sum(g.margin for g in games) / len(games)
+        res.elo = score_to_elo(res.a_win_rate)
+        res.elo_ci95 = (score_to_elo(lo), score_to_elo(hi))
+    return pair_points
+
+
+def _figures(res: _Figures) -> dict[str, Any]:
+    """The shared figures of :meth:`MatchResult.to_dict` and :meth:`WholeMatches.to_dict`."""
+    return {
+        "a_wins": res.a_wins,
+        "b_wins": res.b_wins,
+        "draws": res.draws,
+        "a_win_rate": res.a_win_rate,
+        "a_win_rate_ci95": _pair(*res.a_win_rate_ci95),
+        "mean_margin": res.mean_margin,
+        "mean_margin_ci95": _pair(*res.mean_margin_ci95),
+        "elo": _finite(res.elo),
+        "elo_ci95": _pair(*res.elo_ci95),
+    }
 
 
 @dataclass
@@ -313,34 +353,12 @@ class MatchResult:
         """Summarize rounds (whole deals: both rounds of each)."""
         res = cls(a=a, b=b, variant=variant, seed=seed, games=list(games))
         res.rounds = len(games)
-        res.a_wins = sum(g.winner == "a" for g in games)
-        res.b_wins = sum(g.winner == "b" for g in games)
-        res.draws = res.rounds - res.a_wins - res.b_wins
         res.a_forfeits = sum(g.forfeit == "a" for g in games)
         res.b_forfeits = sum(g.forfeit == "b" for g in games)
         res.forfeits = res.a_forfeits + res.b_forfeits
         res.truncated = sum(g.termination == "turn_limit" for g in games)
-        by_deal: dict[int, list[RoundResult]] = {}
-        for g in games:
-            by_deal.setdefault(g.deal, []).append(g)
-        res.deals = len(by_deal)
-        pair_points = [sum(g.a_points for g in gs) / len(gs) for gs in by_deal.values()]
-        pair_margins = [sum(g.margin for g in gs) / len(gs) for gs in by_deal.values()]
-        res.pentanomial = pentanomial(
-            [p for p, gs in zip(pair_points, by_deal.values(), strict=True) if len(gs) == 2]
-        )
-        if games:
-            points = sum(g.a_points for g in games)
-            res.a_win_rate = points / len(games)
-            _, (lo, hi) = mean_ci(pair_points)
-            if len(set(pair_points)) == 1:  # no spread to estimate from (e.g. a sweep)
-                lo, hi = wilson_ci(points, len(games))
-            lo, hi = max(0.0, lo), min(1.0, hi)
-            res.a_win_rate_ci95 = (lo, hi)
-            res.mean_margin, res.mean_margin_ci95 = mean_ci(pair_margins)
-            res.mean_margin = sum(g.margin for g in games) / len(games)
-            res.elo = score_to_elo(res.a_win_rate)
-            res.elo_ci95 = (score_to_elo(lo), score_to_elo(hi))
+        pair_points = _paired(res, games, [g.deal for g in games])
+        res.deals = len(pair_points)
         if sprt is not None:
             llr = sprt_llr(pair_points, sprt.elo0, sprt.elo1)
             lower, upper = sprt_bounds(sprt.alpha, sprt.beta)
@@ -369,15 +387,7 @@ class MatchResult:
             "seed": self.seed,
             "deals": self.deals,
             "rounds": self.rounds,
-            "a_wins": self.a_wins,
-            "b_wins": self.b_wins,
-            "draws": self.draws,
-            "a_win_rate": self.a_win_rate,
-            "a_win_rate_ci95": _pair(*self.a_win_rate_ci95),
-            "mean_margin": self.mean_margin,
-            "mean_margin_ci95": _pair(*self.mean_margin_ci95),
-            "elo": _finite(self.elo),
-            "elo_ci95": _pair(*self.elo_ci95),
+            **_figures(self),
             "forfeits": self.forfeits,
             "a_forfeits": self.a_forfeits,
             "b_forfeits": self.b_forfeits,
