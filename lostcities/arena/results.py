@@ -26,6 +26,7 @@ __all__ = [
     "SPRT_MIN_DEALS",
     "MatchGame",
     "MatchResult",
+    "PairedFigures",
     "RoundResult",
     "TournamentResult",
     "WholeMatches",
@@ -126,8 +127,36 @@ class MatchGame:
         return self.a_total - self.b_total
 
 
+@dataclass(kw_only=True)
+class PairedFigures:
+    """What :class:`MatchResult` (over rounds, paired by deal) and :class:`WholeMatches`
+    (over whole matches, paired by match) both report, from A's side: each pair is the
+    same cards played twice with the seats swapped."""
+
+    a_wins: int = 0
+    """Rounds (matches) A won."""
+    b_wins: int = 0
+    """Rounds (matches) B won."""
+    draws: int = 0
+    """Drawn rounds (matches)."""
+    a_win_rate: float = 0.5
+    """A's score per round (match), a draw counting half."""
+    a_win_rate_ci95: tuple[float, float] = (0.0, 1.0)
+    """95% confidence interval of :attr:`a_win_rate`."""
+    mean_margin: float = 0.0
+    """A's score (total) minus B's, per round (match)."""
+    mean_margin_ci95: tuple[float, float] = (-math.inf, math.inf)
+    """95% confidence interval of :attr:`mean_margin`."""
+    elo: float = 0.0
+    """The Elo difference of the win rate, A minus B."""
+    elo_ci95: tuple[float, float] = (-math.inf, math.inf)
+    """95% confidence interval of :attr:`elo`."""
+    pentanomial: list[int] = field(default_factory=lambda: [0] * 5)
+    """Pairs by A's points over the pair: 0, 1/2, 1, 3/2, 2."""
+
+
 @dataclass
-class WholeMatches:
+class WholeMatches(PairedFigures):
     """The whole matches of a :class:`MatchResult` (``--matches``): counts, A's match win
     rate and total margin with 95% confidence intervals over the seat-swapped pairs (as
     the rounds' are over the deals)."""
@@ -138,28 +167,8 @@ class WholeMatches:
     """Matches played (each pair: the same deals, seats swapped)."""
     pairs: int = 0
     """Match pairs played."""
-    a_wins: int = 0
-    """Matches A won."""
-    b_wins: int = 0
-    """Matches B won."""
-    draws: int = 0
-    """Drawn matches."""
-    a_win_rate: float = 0.5
-    """A's score per match, a draw counting half."""
-    a_win_rate_ci95: tuple[float, float] = (0.0, 1.0)
-    """95% confidence interval of :attr:`a_win_rate`."""
-    mean_margin: float = 0.0
-    """A's total minus B's, per match."""
-    mean_margin_ci95: tuple[float, float] = (-math.inf, math.inf)
-    """95% confidence interval of :attr:`mean_margin`."""
-    elo: float = 0.0
-    """The Elo difference of the match win rate, A minus B."""
-    elo_ci95: tuple[float, float] = (-math.inf, math.inf)
-    """95% confidence interval of :attr:`elo`."""
     forfeits: int = 0
     """Matches ended by a forfeit."""
-    pentanomial: list[int] = field(default_factory=lambda: [0] * 5)
-    """Match pairs by A's points over the pair: 0, 1/2, 1, 3/2, 2."""
     games: list[MatchGame] = field(default_factory=list, repr=False)
     """Every match, pair by pair."""
 
@@ -212,23 +221,7 @@ class _Scored(Protocol):
     def margin(self) -> int: ...
 
 
-class _Figures(Protocol):
-    """The figures :class:`MatchResult` (over rounds) and :class:`WholeMatches` (over
-    matches) both give, paired by deal or by match."""
-
-    a_wins: int
-    b_wins: int
-    draws: int
-    a_win_rate: float
-    a_win_rate_ci95: tuple[float, float]
-    mean_margin: float
-    mean_margin_ci95: tuple[float, float]
-    elo: float
-    elo_ci95: tuple[float, float]
-    pentanomial: list[int]
-
-
-def _paired(res: _Figures, games: Sequence[_Scored], pairs: Sequence[int]) -> list[float]:
+def _paired(res: PairedFigures, games: Sequence[_Scored], pairs: Sequence[int]) -> list[float]:
     """Fill ``res``'s figures from ``games``, ``pairs[i]`` naming the pair (deal or match)
     of ``games[i]``; return A's points per pair, in order (the SPRT's input)."""
     res.a_wins = sum(g.winner == "a" for g in games)
@@ -257,7 +250,7 @@ def _paired(res: _Figures, games: Sequence[_Scored], pairs: Sequence[int]) -> li
     return pair_points
 
 
-def _figures(res: _Figures) -> dict[str, Any]:
+def _figures(res: PairedFigures) -> dict[str, Any]:
     """The shared figures of :meth:`MatchResult.to_dict` and :meth:`WholeMatches.to_dict`."""
     return {
         "a_wins": res.a_wins,
@@ -273,7 +266,7 @@ def _figures(res: _Figures) -> dict[str, Any]:
 
 
 @dataclass
-class MatchResult:
+class MatchResult(PairedFigures):
     """The outcome of a match between bots A and B: counts, rates with 95% confidence
     intervals, the Elo difference (A minus B), forfeits and the SPRT state.
 
@@ -299,24 +292,6 @@ class MatchResult:
     """Deals played (each twice)."""
     rounds: int = 0
     """Rounds played."""
-    a_wins: int = 0
-    """Rounds A won."""
-    b_wins: int = 0
-    """Rounds B won."""
-    draws: int = 0
-    """Drawn rounds."""
-    a_win_rate: float = 0.5
-    """A's score per round, a draw counting half."""
-    a_win_rate_ci95: tuple[float, float] = (0.0, 1.0)
-    """95% confidence interval of :attr:`a_win_rate`."""
-    mean_margin: float = 0.0
-    """A's score minus B's, per round."""
-    mean_margin_ci95: tuple[float, float] = (-math.inf, math.inf)
-    """95% confidence interval of :attr:`mean_margin`."""
-    elo: float = 0.0
-    """Elo difference, A minus B."""
-    elo_ci95: tuple[float, float] = (-math.inf, math.inf)
-    """95% confidence interval of :attr:`elo`."""
     forfeits: int = 0
     """Rounds ended by a forfeit (either bot)."""
     a_forfeits: int = 0
@@ -325,8 +300,6 @@ class MatchResult:
     """Rounds B forfeited."""
     truncated: int = 0
     """Rounds cut by the turn cap."""
-    pentanomial: list[int] = field(default_factory=lambda: [0] * 5)
-    """Deals by A's total over the pair: 0, 1/2, 1, 3/2, 2 points."""
     sprt: dict[str, Any] | None = None
     """The SPRT's parameters, log-likelihood ratio, bounds and result (``H0``/``H1``/``None``)."""
     stopped_early: bool = False
