@@ -10,9 +10,10 @@ import json
 import math
 import os
 import sys
-from collections.abc import Sequence
-from typing import IO, TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import IO, TYPE_CHECKING, Any, TypedDict
 
+from lostcities.achievements import GoalSet
 from lostcities.arena.cluster import Backend
 from lostcities.arena.engine import (
     check_spec,
@@ -29,6 +30,8 @@ from lostcities.stats import SprtParams
 
 if TYPE_CHECKING:
     import argparse
+
+    from rich.console import Console
 
 __all__ = ["MissingDependencyError", "cli_match", "cli_tournament", "plot_ladder"]
 
@@ -201,10 +204,57 @@ def _backend(args: argparse.Namespace) -> Backend:
     return Backend.parse(getattr(args, "backend", None), getattr(args, "address", None))
 
 
-def cli_match(args: argparse.Namespace) -> int:
-    """``lostcities match A B ...``: play, show progress, print the table (or JSON)."""
+class _PlayOptions(TypedDict):
+    seed: int
+    jobs: int | None
+    variant: str
+    max_turns: int | None
+    time_limit: float | None
+    records: IO[str] | None
+    progress: Callable[[MatchResult], None]
+    verbose: bool
+    achievements: GoalSet | None
+    backend: Backend
+
+
+def _play_options(
+    args: argparse.Namespace,
+    records: IO[str] | None,
+    progress: Callable[[MatchResult], None],
+    verbose: bool,
+    pool: GoalSet | None,
+    backend: Backend,
+) -> _PlayOptions:
+    """The options ``lostcities match`` passes alike to single deals and whole matches."""
+    return {
+        "seed": args.seed,
+        "jobs": args.jobs,
+        "variant": args.variant,
+        "max_turns": args.max_turns,
+        "time_limit": args.time_limit or None,
+        "records": records,
+        "progress": progress,
+        "verbose": verbose,
+        "achievements": pool,
+        "backend": backend,
+    }
+
+
+def _show(result: MatchResult, as_json: bool) -> Console | None:
+    """Print ``result`` as one JSON line (and return ``None``) or as the table (and return
+    the console, for what follows it)."""
     from rich.console import Console
 
+    if as_json:
+        print(json.dumps(result.to_dict()))
+        return None
+    console = Console()
+    console.print(_match_table(result))
+    return console
+
+
+def cli_match(args: argparse.Namespace) -> int:
+    """``lostcities match A B ...``: play, show progress, print the table (or JSON)."""
     _require("rich")
     backend = _backend(args)
     params = SprtParams.parse(args.sprt) if args.sprt else None
@@ -229,23 +279,12 @@ def cli_match(args: argparse.Namespace) -> int:
             args.a,
             args.b,
             deals=args.deals,
-            seed=args.seed,
-            jobs=args.jobs,
-            variant=args.variant,
-            max_turns=args.max_turns,
-            time_limit=args.time_limit or None,
             sprt=params,
-            records=records,
-            progress=update,
-            verbose=verbose,
-            achievements=pool,
-            backend=backend,
+            **_play_options(args, records, update, verbose, pool, backend),
         )
-    if args.json:
-        print(json.dumps(result.to_dict()))
+    console = _show(result, args.json)
+    if console is None:
         return 0
-    console = Console()
-    console.print(_match_table(result))
     reasons: dict[str, int] = {}
     for g in result.games:
         if g.forfeit:
@@ -256,9 +295,10 @@ def cli_match(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cli_matches(args: argparse.Namespace, backend: Backend, verbose: bool, pool: Any) -> int:
+def _cli_matches(
+    args: argparse.Namespace, backend: Backend, verbose: bool, pool: GoalSet | None
+) -> int:
     """``lostcities match A B --matches N``: whole matches (:mod:`lostcities.arena.matches`)."""
-    from rich.console import Console
 
     from lostcities.arena.matches import play_matches
 
@@ -280,22 +320,11 @@ def _cli_matches(args: argparse.Namespace, backend: Backend, verbose: bool, pool
             args.b,
             matches=args.matches,
             rounds=args.rounds or 3,
-            seed=args.seed,
-            jobs=args.jobs,
-            variant=args.variant,
-            max_turns=args.max_turns,
-            time_limit=args.time_limit or None,
-            records=records,
-            progress=update,
-            verbose=verbose,
-            achievements=pool,
-            backend=backend,
+            **_play_options(args, records, update, verbose, pool, backend),
         )
-    if args.json:
-        print(json.dumps(result.to_dict()))
+    console = _show(result, args.json)
+    if console is None:
         return 0
-    console = Console()
-    console.print(_match_table(result))
     assert result.whole is not None
     for g in result.whole.games:
         if g.forfeit:
