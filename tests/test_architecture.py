@@ -51,7 +51,11 @@ ALLOWED: dict[str, dict[str, str]] = {
         "nn": "the net and expert bots evaluate the policy network",
         "protocol": "the cmd: bot speaks the bot protocol (lostcities.bots.external only)",
     },
-    "arena": {"bots": "the arena makes bots from their specs", "stats": "ratings and CIs"},
+    "arena": {
+        "bots": "the arena makes bots from their specs",
+        "stats": "ratings and CIs",
+        "presentation": "the progress bar its commands share with `lostcities analyse`",
+    },
     "bench": {"bots": "`lostcities bench` times the search bots", "fast": "and the fast path"},
     "envs": {"bots": "the opponent policies are bots", "fast": "batched environments"},
     "train": {
@@ -81,6 +85,7 @@ ALLOWED: dict[str, dict[str, str]] = {
 
 ONLY_IN: dict[tuple[str, str], set[str]] = {
     ("bots", "protocol"): {"lostcities.bots.external"},
+    ("arena", "presentation"): {"lostcities.arena.report"},  # the commands, not the engine
     ("tui", "fast"): {"lostcities.tui.app"},
     ("web", "fast"): {"lostcities.web.workers"},  # prepare_search: the worker pool's start-up
 }

@@ -23,9 +23,10 @@ from lostcities.arena.engine import (
     play_tournament,
     unique_labels,
 )
-from lostcities.arena.results import MatchResult, TournamentResult
+from lostcities.arena.results import MatchResult, PairedFigures, TournamentResult
 from lostcities.bots import BotError, BotSpecError
 from lostcities.errors import MissingDependencyError
+from lostcities.presentation import progress_bar
 from lostcities.stats import SprtParams
 
 if TYPE_CHECKING:
@@ -106,6 +107,20 @@ def _live(result: MatchResult) -> str:
     return f"{pts:g}-{result.rounds - pts:g}  Elo {_fmt(result.elo, 0, True)} ± {_fmt(half, 0)}"
 
 
+def _rate_rows(t: Any, figures: PairedFigures, what: str) -> None:
+    """The win rate and mean margin rows, with their intervals, of rounds or matches."""
+    t.add_row(
+        f"A {what}win rate",
+        f"{100 * figures.a_win_rate:.1f}%",
+        _fmt_ci(figures.a_win_rate_ci95, scale=100.0),
+    )
+    t.add_row(
+        f"mean {what}margin (A - B)",
+        _fmt(figures.mean_margin, 1, True),
+        _fmt_ci(figures.mean_margin_ci95, sign=True),
+    )
+
+
 def _match_table(result: MatchResult) -> Any:
     from rich.table import Table
 
@@ -115,32 +130,14 @@ def _match_table(result: MatchResult) -> Any:
     t.add_column("95% CI", justify="right")
     t.add_row("deals / rounds", f"{result.deals} / {result.rounds}", "")
     t.add_row("A wins / draws / B wins", f"{result.a_wins} / {result.draws} / {result.b_wins}", "")
-    t.add_row(
-        "A win rate",
-        f"{100 * result.a_win_rate:.1f}%",
-        _fmt_ci(result.a_win_rate_ci95, scale=100.0),
-    )
-    t.add_row(
-        "mean margin (A - B)",
-        _fmt(result.mean_margin, 1, True),
-        _fmt_ci(result.mean_margin_ci95, sign=True),
-    )
+    _rate_rows(t, result, "")
     t.add_row("Elo (A - B)", _fmt(result.elo, 1, True), _fmt_ci(result.elo_ci95, sign=True))
     t.add_row("forfeits (A / B)", f"{result.a_forfeits} / {result.b_forfeits}", "")
     whole = result.whole
     if whole is not None:
         t.add_row(f"matches of {whole.rounds} / pairs", f"{whole.matches} / {whole.pairs}", "")
         t.add_row("A / draws / B matches", f"{whole.a_wins} / {whole.draws} / {whole.b_wins}", "")
-        t.add_row(
-            "A match win rate",
-            f"{100 * whole.a_win_rate:.1f}%",
-            _fmt_ci(whole.a_win_rate_ci95, scale=100.0),
-        )
-        t.add_row(
-            "mean match margin (A - B)",
-            _fmt(whole.mean_margin, 1, True),
-            _fmt_ci(whole.mean_margin_ci95, sign=True),
-        )
+        _rate_rows(t, whole, "match ")
     if result.truncated:
         t.add_row("turn-capped rounds", str(result.truncated), "")
     if result.sprt is not None:
@@ -157,30 +154,6 @@ def _match_table(result: MatchResult) -> Any:
             f"[{s['lower']:.2f}, {s['upper']:.2f}]",
         )
     return t
-
-
-def _progress(total: int, enabled: bool) -> Any:
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    console = Console(stderr=True)
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        disable=not (enabled and console.is_terminal),
-    )
 
 
 def _open_records(path: str | None) -> contextlib.AbstractContextManager[IO[str] | None]:
@@ -269,7 +242,7 @@ def cli_match(args: argparse.Namespace) -> int:
     if getattr(args, "rounds", None) is not None:
         raise ValueError("--rounds is the length of a whole match: it needs --matches N")
     total = args.deals * 2
-    with _progress(total, True) as bar, _open_records(args.records) as records:
+    with progress_bar() as bar, _open_records(args.records) as records:
         task = bar.add_task(f"{args.a} vs {args.b}", total=total)
 
         def update(r: MatchResult) -> None:
@@ -305,7 +278,7 @@ def _cli_matches(
     if args.sprt:
         raise ValueError("--sprt stops single deals; with --matches give the number to play")
     total = args.matches * 2
-    with _progress(total, True) as bar, _open_records(args.records) as records:
+    with progress_bar() as bar, _open_records(args.records) as records:
         task = bar.add_task(f"{args.a} vs {args.b}", total=total)
 
         def update(r: MatchResult) -> None:
@@ -376,7 +349,7 @@ def cli_tournament(args: argparse.Namespace) -> int:
     n = len(args.bots)
     pairs = n * (n - 1) // 2
     total = pairs * args.deals * 2
-    with _progress(total, True) as bar, _open_records(records_path) as records:
+    with progress_bar() as bar, _open_records(records_path) as records:
         task = bar.add_task("tournament", total=total)
         labels = unique_labels(args.bots)
         names = [(labels[i], labels[j]) for i in range(n) for j in range(i + 1, n)]
