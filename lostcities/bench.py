@@ -57,7 +57,7 @@ import numpy as np
 
 from lostcities.fast import kernels as K
 from lostcities.fast.batch import BatchGames
-from lostcities.rules import Action, Move, Round
+from lostcities.rules import Action, Move, PlayerView, Round
 
 __all__ = [
     "C_SOURCE",
@@ -82,6 +82,24 @@ Report = Callable[[str], None]
 
 
 # -- the measurements ----------------------------------------------------------------------
+
+
+def _timed(seconds: float, step: Callable[[], int]) -> tuple[int, float]:
+    """Call ``step`` (it returns how much it did) until about ``seconds`` have passed, at
+    least once; return the total it did and the seconds it took."""
+    done = 0
+    start = time.perf_counter()
+    while True:
+        done += step()
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return done, elapsed
+
+
+def _per_second(seconds: float, step: Callable[[], int]) -> float:
+    """What ``step`` does per second, timed for about ``seconds`` (:func:`_timed`)."""
+    done, elapsed = _timed(seconds, step)
+    return done / elapsed
 
 
 def _time_rounds(
@@ -156,17 +174,15 @@ def bench_batch_kernel(seconds: float, seed: int = 1) -> dict[str, float]:
     """A 10,000-game batch stepped inside compiled parallel calls for about ``seconds``."""
     games = BatchGames(BATCH_GAMES, "classic", seed)
     games.play_bench(1)
-    turns = 0
-    per = 20
-    start = time.perf_counter()
-    while True:
-        games.play_bench(per)
-        turns += per * BATCH_GAMES
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            break
-        per = min(per * 2, 400)
-    return _batch_rates(turns, elapsed)
+    per = [20]  # turns per game of the next call, doubled up to 400
+
+    def step() -> int:
+        games.play_bench(per[0])
+        done = per[0] * BATCH_GAMES
+        per[0] = min(per[0] * 2, 400)
+        return done
+
+    return _batch_rates(*_timed(seconds, step))
 
 
 def bench_batch_api(seconds: float, seed: int = 1) -> dict[str, float]:
@@ -175,18 +191,15 @@ def bench_batch_api(seconds: float, seed: int = 1) -> dict[str, float]:
     games.legal_mask()
     games.step(games.random_actions("bench"))
     games.reset_done()
-    turns = 0
-    start = time.perf_counter()
-    while True:
+
+    def step() -> int:
         games.legal_mask()
         actions = games.random_actions("bench")
-        turns += int((actions >= 0).sum())
         games.step(actions)
         games.reset_done()
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            break
-    return _batch_rates(turns, elapsed)
+        return int((actions >= 0).sum())
+
+    return _batch_rates(*_timed(seconds, step))
 
 
 def batch_memory() -> dict[str, float]:
@@ -272,37 +285,31 @@ def bench_flat(seconds: float, candidates: int = 8) -> dict[str, float]:
     rng = random.Random(3)
     out: dict[str, float] = {}
     positions = _ismcts_positions(16)
-    done = 0
-    start = time.perf_counter()
-    while True:
+
+    def candidates_at_next() -> tuple[PlayerView, list[Move]]:
         r = next(positions)
         view = r.view(r.to_move)
-        cands = list(view.legal_moves())[:candidates]
+        return view, list(view.legal_moves())[:candidates]
+
+    def pure() -> int:
+        view, cands = candidates_at_next()
         for _ in range(20):
             w = view.sample_round(rng)
             for m in cands:
                 x = w.copy(stack=False)
                 x.push_unchecked(m)
                 playout_python(x)
-                done += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            break
-    out["pure_playouts_per_s"] = done / elapsed
+        return 20 * len(cands)
+
+    def compiled() -> int:
+        view, cands = candidates_at_next()
+        FlatSearch(view, cands, seed=rng.randrange(2**32)).run(500)
+        return 500 * len(cands)
+
+    out["pure_playouts_per_s"] = _per_second(seconds, pure)
+    view, cands = candidates_at_next()
     FlatSearch(view, cands, seed=1).run(1)  # load the compiled code before timing
-    done = 0
-    start = time.perf_counter()
-    while True:
-        r = next(positions)
-        view = r.view(r.to_move)
-        cands = list(view.legal_moves())[:candidates]
-        search = FlatSearch(view, cands, seed=rng.randrange(2**32))
-        search.run(500)
-        done += 500 * len(cands)
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            break
-    out["fast_playouts_per_s"] = done / elapsed
+    out["fast_playouts_per_s"] = _per_second(seconds, compiled)
     out["speedup"] = out["fast_playouts_per_s"] / out["pure_playouts_per_s"]
     return out
 

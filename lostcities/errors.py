@@ -16,6 +16,7 @@ __all__ = [
     "InvalidExpeditionError",
     "InvalidGoalError",
     "InvalidMoveError",
+    "MissingDependencyError",
     "NoSuchPlyError",
     "NotYourTurnError",
     "TieBreakError",
@@ -68,6 +69,12 @@ class UndoError(ValueError):
 
 class NoSuchPlyError(ValueError):
     """A ply (a count of moves) that a round's history does not have."""
+
+
+class MissingDependencyError(ValueError):
+    """An optional package a command needs is not installed; the message names the package
+    and the extra that brings it, e.g. ``this needs 'matplotlib': pip install
+    'lostcities[arena]'`` (the arena's plots, ``lostcities train``)."""
 
 
 class BotError(RuntimeError):

@@ -2,7 +2,8 @@
 
 Formatting lives here, apart from the rules (which compute) and the front ends (which show):
 ``lostcities score``, the TUI's round-end breakdowns and the web calculator print the very
-same table. Imports only the rules core.
+same table; the progress bar of the long commands (``lostcities match``, ``tournament``,
+``analyse``) too. Imports only the rules core (and rich, lazily, for the progress bar).
 
 >>> from lostcities.scoring import parse_score_sheet
 >>> print(format_score_table(parse_score_sheet(["y:x,4,6,9,10"])))
@@ -20,13 +21,22 @@ total                                            18
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lostcities.cards import Color
 from lostcities.rules import Round
 from lostcities.scoring import GOAL_POINTS, ExpeditionScore, goal_points
 
-__all__ = ["assistance", "format_analysis", "format_score_table", "round_score_table"]
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+__all__ = [
+    "assistance",
+    "format_analysis",
+    "format_score_table",
+    "progress_bar",
+    "round_score_table",
+]
 
 
 def assistance(hints: int, take_backs: int = 0) -> str:
@@ -183,6 +193,33 @@ def format_analysis(game: Mapping[str, Any], *, only_marked: bool = False) -> st
             )
         )
     return out + "\n\n" + _table(srows, right={1, 2, 3, 4, 5, 6})
+
+
+def progress_bar(enabled: bool = True) -> Progress:
+    """A rich progress bar on stderr (description, bar, done of total, elapsed and remaining
+    time) that clears itself when done, and stays hidden unless ``enabled`` and stderr is a
+    terminal. Needs rich (the ``arena`` extra)."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    console = Console(stderr=True)
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        disable=not (enabled and console.is_terminal),
+    )
 
 
 def _table(rows: Sequence[Sequence[str]], right: set[int]) -> str:

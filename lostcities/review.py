@@ -27,7 +27,7 @@ from lostcities.bots.analysis import (
     report,
     review,
 )
-from lostcities.presentation import format_analysis
+from lostcities.presentation import format_analysis, progress_bar
 from lostcities.record import GameRecord, RecordError, read_records
 
 if TYPE_CHECKING:
@@ -200,28 +200,6 @@ def _games(paths: Sequence[str]) -> Iterator[tuple[str, int, GameRecord | None, 
                 stream.close()
 
 
-def _progress(enabled: bool) -> Any:
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
-
-    console = Console(stderr=True)
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        disable=not (enabled and console.is_terminal),
-    )
-
-
 def cli_main(args: argparse.Namespace) -> int:
     """``lostcities analyse FILE... [--bot SPEC] [--worlds N | --time S] [--jobs N]
     [--json] [--plot FILE] [--marked]``: exit code 0, or 2 if a record did not replay (or
@@ -236,7 +214,7 @@ def cli_main(args: argparse.Namespace) -> int:
     jobs = args.jobs or 1
     bad = 0
     games: list[dict[str, Any]] = []
-    with _progress(True) as bar:
+    with progress_bar() as bar:
         for path, n, rec, error in _games(args.files):
             if rec is None:
                 print(error, file=sys.stderr)

@@ -42,10 +42,8 @@ from lostcities.errors import (
     NoSuchPlyError,
 )
 from lostcities.scoring import (
-    BONUS,
-    BONUS_CARDS,
-    COST,
     ExpeditionScore,
+    expeditions_points,
     score_expedition,
 )
 
@@ -316,23 +314,6 @@ def _piles_mask(piles: Sequence[Sequence[Card]]) -> int:
         if pile:
             mask |= 1 << c
     return mask
-
-
-def _points(expeditions: Iterable[Sequence[Card]]) -> int:
-    """One player's points for their expeditions (goals aside): ``raw_score`` of each,
-    inlined (a call per expedition cost more than the sums)."""
-    total = 0
-    for cards in expeditions:
-        if cards:  # a loop: expeditions are short, cheaper than map and sum
-            w = s = 0
-            for card in cards:
-                rank = card.rank
-                if rank:
-                    s += rank
-                else:
-                    w += 1
-            total += (s - COST) * (w + 1) + (BONUS if len(cards) >= BONUS_CARDS else 0)
-    return total
 
 
 def _cards_of(mask: int) -> list[Card]:
@@ -1137,27 +1118,8 @@ class Round:
         """Both players' points for their expeditions as they stand, plus 10 per claimed
         goal in the achievements variant (:meth:`goal_points`)."""
         exp0, exp1 = self._exp
-        a = b = 0  # _points of each player, inlined: no call per player
-        for cards in exp0:
-            if cards:
-                w = s = 0
-                for card in cards:
-                    rank = card.rank
-                    if rank:
-                        s += rank
-                    else:
-                        w += 1
-                a += (s - COST) * (w + 1) + (BONUS if len(cards) >= BONUS_CARDS else 0)
-        for cards in exp1:
-            if cards:
-                w = s = 0
-                for card in cards:
-                    rank = card.rank
-                    if rank:
-                        s += rank
-                    else:
-                        w += 1
-                b += (s - COST) * (w + 1) + (BONUS if len(cards) >= BONUS_CARDS else 0)
+        a = expeditions_points(exp0)
+        b = expeditions_points(exp1)
         if self._goals is not None:
             for c in self.claims:
                 if c == 0:
@@ -1570,8 +1532,8 @@ class PlayerView:
 
     def scores(self) -> tuple[int, int]:
         """Both players' points as the expeditions stand, goals included (public)."""
-        a = _points(self.expeditions[0])
-        b = _points(self.expeditions[1])
+        a = expeditions_points(self.expeditions[0])
+        b = expeditions_points(self.expeditions[1])
         board = self.achievements
         if board is not None:
             a += board.points(0)
@@ -1713,6 +1675,15 @@ class RoundTables(NamedTuple):
     order they were taken."""
 
 
+def _starter(view: PlayerView) -> int:
+    """Who made the first move of ``view``'s round: moves alternate, and ``to_move`` after
+    the end is the player who moved last, unless a forfeit ended the round (no move)."""
+    last_moved = view.over and (
+        view.deck_size == 0 or (view.max_turns is not None and view.ply >= view.max_turns)
+    )
+    return view.to_move ^ ((view.ply - last_moved) & 1)
+
+
 class WorldSampler:
     """Deals the hidden cards of a :class:`PlayerView` at random, as often as needed:
     the one world sampler of the project (search bots, the fast path, environments).
@@ -1763,3 +1734,100 @@ class WorldSampler:
         deck = unseen[h:]
         deck.reverse()
         return self._template._with_hidden(self.view.player ^ 1, [*self.known, *unseen[:h]], deck)
+
+    def sample_deal(self, rng: random.Random, recall: Sequence[Card] = ()) -> list[Card]:
+        """A whole deal that leads to this view, dealt at random: the ``deck`` of
+        :meth:`Round.from_deck` whose round, after the view's history, looks to the player
+        exactly as the view does. The hidden cards are the world :meth:`sample` deals with
+        the same ``rng`` state (the unseen cards shuffled first); a card a player played or
+        discarded from its hidden cards is put back into one of the deal slots it held at the
+        time, drawn at random (every choice gives as many deals, so the deals are equally
+        likely).
+
+        ``recall`` is what the player remembers beyond the view: the cards it was dealt, then
+        the card of each of its draw-pile draws, in order. Its own slots past ``recall`` are
+        dealt at random too, consistently with its hand. With the whole ``recall`` (perfect
+        recall, as OpenSpiel's information states keep it) the deal keeps the player's own
+        cards where they were: OpenSpiel's ``resample_from_infostate``
+        (:mod:`lostcities.envs.openspiel`).
+
+        >>> r = Round.deal(seed=5)
+        >>> for _ in range(6):
+        ...     r.push(r.legal_moves()[-1])
+        >>> view = r.view(0)
+        >>> deal = view.sampler().sample_deal(random.Random(1), r.deal_order[:8])
+        >>> w = Round.from_deck(deal, r.starter)
+        >>> for move in r.history:
+        ...     w.push(move)
+        >>> w.view(0) == view, deal[:8] == list(r.deal_order[:8]), deal[8:16] == list(r.deal_order[8:16])
+        (True, True, False)
+
+        :raises ValueError: if ``recall`` does not fit the view (more cards than the player
+            drew, or cards that do not lead to its hand).
+        """
+        view = self.view
+        var = view.variant
+        hs = var.hand_size
+        me = view.player
+        unseen = list(self.unseen)
+        rng.shuffle(unseen)  # first, as sample() does: the same hidden cards for the same rng
+        deal: list[Card | None] = [None] * var.deck_size
+        # each hand as tokens: a deal slot whose card is not known yet, or a known card
+        hands: list[list[Card | int]] = [list(range(hs)), list(range(hs, 2 * hs))]
+        own = iter(recall)
+
+        def recalled(slot: int) -> Card | int:
+            card = next(own, None)
+            if card is None:
+                return slot
+            deal[slot] = card
+            return card
+
+        hands[me] = [recalled(slot) for slot in range(me * hs, me * hs + hs)]
+        piles: list[list[Card]] = [[] for _ in var.colors]
+        slot = 2 * hs
+        p = _starter(view)
+        for move in view.history:
+            hand = hands[p]
+            card = move.card
+            if card in hand:
+                hand.remove(card)
+            else:
+                slots = [h for h in hand if isinstance(h, int)]
+                if not slots:
+                    raise ValueError(
+                        f"world sampler: player {p} played {card}, which the recalled cards "
+                        "do not give it"
+                    )
+                pick = slots[rng.randrange(len(slots))]
+                deal[pick] = card
+                hand.remove(pick)
+            if move.action is Action.DISCARD:
+                piles[card.color].append(card)
+            if move.draw is not None:
+                hand.append(piles[move.draw].pop())
+            else:
+                hand.append(recalled(slot) if p == me else slot)
+                slot += 1
+            p ^= 1
+        if next(own, None) is not None:
+            raise ValueError("world sampler: more recalled cards than the player drew")
+        mine = list(view.hand)
+        for h in hands[me]:
+            if not isinstance(h, int):
+                if h not in mine:
+                    raise ValueError(f"world sampler: the recalled {h} is not in the hand")
+                mine.remove(h)
+        rng.shuffle(mine)  # the hand's cards for the player's own slots not recalled
+        hidden = sorted(h for h in hands[me ^ 1] if isinstance(h, int))
+        blanks = [h for h in hands[me] if isinstance(h, int)]
+        targets = [*hidden, *range(slot, var.deck_size), *blanks]
+        cards = [*unseen, *mine]
+        if len(targets) != len(cards):
+            raise ValueError("world sampler: the recalled cards do not fit the view")
+        for i, card in zip(targets, cards, strict=True):
+            deal[i] = card
+        out = [c for c in deal if c is not None]
+        if sorted(map(_INDEX, out)) != [c.index for c in var.deck()]:
+            raise ValueError("world sampler: the recalled cards do not fit the view")
+        return out

@@ -18,7 +18,7 @@ score sheet is often filled in:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from lostcities.cards import CLASSIC, WAGER, Card, Color, Variant, get_variant, parse_cards
@@ -33,6 +33,7 @@ __all__ = [
     "ExpeditionScore",
     "check_expedition",
     "expedition_score",
+    "expeditions_points",
     "goal_points",
     "number_sum_range",
     "parse_score_sheet",
@@ -70,6 +71,41 @@ def raw_score(number_sum: int, wagers: int, num_cards: int) -> int:
     if num_cards == 0:
         return 0
     return (number_sum - COST) * (wagers + 1) + (BONUS if num_cards >= BONUS_CARDS else 0)
+
+
+# raw_score of every expedition a colour can hold, by [cards][wagers][number sum]: one
+# subscript chain per expedition costs less than the formula's arithmetic in Python.
+_SCORES: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple(raw_score(s, w, n) for s in range(55)) for w in range(4))
+    for n in range(COLOR_CARDS + 1)
+)
+
+
+def expeditions_points(expeditions: Iterable[Sequence[Card]]) -> int:
+    """One player's points for their expeditions, goals aside: :func:`raw_score` of each.
+
+    The rules' hot path (``Round.scores``, ``PlayerView.scores``); it trusts the
+    expeditions to be in play order, as the core keeps them (:func:`score_expedition`
+    checks them).
+
+    >>> expeditions_points([parse_cards("gx gx g2 g3 g4 g5 g6 g7"), [], parse_cards("y2")])
+    23
+    """
+    total = 0
+    for cards in expeditions:
+        if cards:
+            w = s = 0
+            for card in cards:
+                rank = card.rank
+                if rank:
+                    s += rank
+                else:
+                    w += 1
+            try:
+                total += _SCORES[len(cards)][w][s]
+            except IndexError:  # more cards than a colour holds: not a real expedition
+                total += raw_score(s, w, len(cards))
+    return total
 
 
 def goal_points(achievements: int) -> int:

@@ -51,7 +51,11 @@ ALLOWED: dict[str, dict[str, str]] = {
         "nn": "the net and expert bots evaluate the policy network",
         "protocol": "the cmd: bot speaks the bot protocol (lostcities.bots.external only)",
     },
-    "arena": {"bots": "the arena makes bots from their specs", "stats": "ratings and CIs"},
+    "arena": {
+        "bots": "the arena makes bots from their specs",
+        "stats": "ratings and CIs",
+        "presentation": "the progress bar its commands share with `lostcities analyse`",
+    },
     "bench": {"bots": "`lostcities bench` times the search bots", "fast": "and the fast path"},
     "envs": {"bots": "the opponent policies are bots", "fast": "batched environments"},
     "train": {
@@ -81,6 +85,7 @@ ALLOWED: dict[str, dict[str, str]] = {
 
 ONLY_IN: dict[tuple[str, str], set[str]] = {
     ("bots", "protocol"): {"lostcities.bots.external"},
+    ("arena", "presentation"): {"lostcities.arena.report"},  # the commands, not the engine
     ("tui", "fast"): {"lostcities.tui.app"},
     ("web", "fast"): {"lostcities.web.workers"},  # prepare_search: the worker pool's start-up
 }
@@ -269,25 +274,23 @@ LAZY_CYCLE_OK: dict[tuple[str, str], str] = {
 }
 """Module imports (function-level, lazy) allowed to close a circle, each with its reason."""
 
-
-def _is_type_checking(node: ast.If) -> bool:
-    return ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+KNOWN_CIRCLE_EDGES: dict[tuple[str, str], str] = {
+    # issue 38 item 1 removes this circle (games -> analysis -> live -> games, the last
+    # edge under TYPE_CHECKING: LiveGame names its owner's type); drop the entry with it
+    ("lostcities.web.live", "lostcities.web.games"): "issue 38 item 1",
+}
+"""Edges of circles known and being removed, each naming the work that removes it; unlike
+:data:`LAZY_CYCLE_OK` an entry whose edge is gone does not fail (the removal may land
+first), but it should go with that work."""
 
 
 def module_imports(tree: ast.AST, module: str, known: set[str]) -> set[str]:
-    """The project modules ``module`` imports anywhere (at the top or in a function), those
-    under ``if TYPE_CHECKING:`` aside; ``from pkg import sub`` counts as ``pkg.sub``."""
+    """The project modules ``module`` imports anywhere: at the top, inside a function
+    (lazily) or under ``if TYPE_CHECKING:`` (a circle of types is still a circle: the two
+    modules cannot be understood, tested or moved apart); ``from pkg import sub`` counts
+    as ``pkg.sub``."""
     out: set[str] = set()
-
-    def visit(node: ast.AST) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and _is_type_checking(child):
-                for x in child.orelse:
-                    visit_one(x)
-            else:
-                visit_one(child)
-
-    def visit_one(node: ast.AST) -> None:
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -297,9 +300,6 @@ def module_imports(tree: ast.AST, module: str, known: set[str]) -> set[str]:
             else:
                 mod = node.module or ""
             out.update(f"{mod}.{a.name}" if f"{mod}.{a.name}" in known else mod for a in node.names)
-        visit(node)
-
-    visit(tree)
     return {m for m in out if m in known and m != module}
 
 
@@ -348,33 +348,38 @@ def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_no_import_circles_between_modules() -> None:
-    """No module imports itself round a circle, not even lazily inside a function (the
-    allowed edges of :data:`LAZY_CYCLE_OK` aside); each allowed edge still exists."""
+    """No module imports itself round a circle, not even lazily inside a function or under
+    ``if TYPE_CHECKING:`` (the allowed edges of :data:`LAZY_CYCLE_OK` and the known ones of
+    :data:`KNOWN_CIRCLE_EDGES` aside); each allowed edge still exists."""
     graph = _module_graph()
     for (a, b), why in LAZY_CYCLE_OK.items():
         assert b in graph.get(a, set()), (
             f"LAZY_CYCLE_OK lists {a} -> {b} ({why}), which is gone: drop it"
         )
         graph[a].discard(b)
+    for a, b in KNOWN_CIRCLE_EDGES:
+        graph.get(a, set()).discard(b)
     circles = import_circles(graph)
     assert not circles, "import circles between modules:\n" + "\n".join(
         " <-> ".join(c) for c in circles
     )
 
 
-def test_the_checker_finds_a_lazy_circle() -> None:
-    """The circle check sees imports inside functions and skips TYPE_CHECKING ones."""
+def test_the_checker_finds_lazy_and_type_checking_circles() -> None:
+    """The circle check sees imports inside functions and under ``if TYPE_CHECKING:``: the
+    shape of the old ``bots.base`` <-> ``bots.analysis`` circle (a lazy import one way, a
+    typing one the other) is found."""
     known = {"p.a", "p.b", "p.c"}
-    a = ast.parse(
-        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import p.c\ndef f():\n    from p import b\n"
-    )
-    b = ast.parse("import p.a\n")
+    a = ast.parse("def f():\n    from p import b\n")
+    b = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import p.a\n")
+    c = ast.parse("import typing\nif typing.TYPE_CHECKING:\n    from p.b import X\n")
     graph = {
         "p.a": module_imports(a, "p.a", known),
         "p.b": module_imports(b, "p.b", known),
-        "p.c": set(),
+        "p.c": module_imports(c, "p.c", known),
     }
-    assert graph["p.a"] == {"p.b"} and import_circles(graph) == [["p.a", "p.b"]]
+    assert graph == {"p.a": {"p.b"}, "p.b": {"p.a"}, "p.c": {"p.b"}}
+    assert import_circles(graph) == [["p.a", "p.b"]]
 
 
 def test_nothing_imports_the_cli() -> None:

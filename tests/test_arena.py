@@ -313,6 +313,19 @@ def test_the_engine_loads_no_presentation_code() -> None:
     assert out.stdout.splitlines() == ["[]", "lostcities.arena.report lostcities.arena.report"]
 
 
+def test_one_missing_dependency_error_for_the_arena_and_training() -> None:
+    """One class in the core's error family (``lostcities.errors``), importable from the
+    arena, its report module and the training errors as before."""
+    code = (
+        "import sys, lostcities.arena as a, lostcities.errors as e, lostcities.train.errors as t\n"
+        "import lostcities.arena.report as r\n"
+        "print(a.MissingDependencyError is e.MissingDependencyError is t.MissingDependencyError"
+        " is r.MissingDependencyError, issubclass(e.MissingDependencyError, ValueError))"
+    )
+    out = subprocess.run([PY, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.split() == ["True", "True"]
+
+
 def test_cli_match_json(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(
         ["match", "random", "discard", "--deals", "2", "--seed", "3", "--jobs", "1", "--json"]

@@ -199,3 +199,27 @@ def test_purple_totals_in_the_long_game_and_negative_achievements() -> None:
     assert sheet_total(sheet) == -2 and len(sheet) == 6
     with pytest.raises(InvalidExpeditionError, match="negative"):
         goal_points(-1)
+
+
+def test_the_rules_hot_path_scores_every_expedition_as_raw_score() -> None:
+    """``expeditions_points`` (what ``Round.scores`` and ``PlayerView.scores`` add) gives
+    ``raw_score`` for all 2**9 sets of number cards with 0..3 wagers, alone and summed,
+    and still scores a pile longer than a colour (a hand-made view) by the formula."""
+    import itertools
+
+    from lostcities import Card, Color
+    from lostcities.scoring import expeditions_points
+
+    everything: list[list[Card]] = []
+    for k in range(10):
+        for ranks in itertools.combinations(range(2, 11), k):
+            for w in range(4):
+                cards = [Card(Color.RED, 0)] * w + [Card(Color.RED, r) for r in ranks]
+                assert expeditions_points([cards]) == raw_score(sum(ranks), w, w + k)
+                everything.append(cards)
+    total = sum(
+        raw_score(sum(c.rank for c in e), sum(not c.rank for c in e), len(e)) for e in everything
+    )
+    assert expeditions_points(everything) == total
+    too_long = [Card(Color.RED, 0)] * 5 + [Card(Color.RED, r) for r in range(2, 11)]
+    assert expeditions_points([too_long]) == raw_score(54, 5, 14)

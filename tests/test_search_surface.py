@@ -3,6 +3,7 @@ worlds built from a view, the world sampler, live tables, why a move is illegal.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -142,6 +143,104 @@ def test_sampled_worlds_fit_the_view(seed: int, plies: int, variant: str) -> Non
         assert sampler.deal(order).tables() == w.tables()
         if not view.over and view.to_move == p:
             assert list(w.legal_moves()) == list(view.legal_moves())
+
+
+def _recall(r: Round, p: int) -> list[Card]:
+    """What player ``p`` of ``r`` was dealt and drew from the draw pile, in order."""
+    hs = r.variant.hand_size
+    out = list(r.deal_order[p * hs : (p + 1) * hs])
+    slot, mover = 2 * hs, r.starter
+    for move in r.history:
+        if move.draw is None:
+            if mover == p:
+                out.append(r.deal_order[slot])
+            slot += 1
+        mover ^= 1
+    return out
+
+
+def _replay(r: Round, deal: list[Card]) -> Round:
+    w = Round.from_deck(deal, r.starter, r.variant, max_turns=r.max_turns)
+    for move in r.history:
+        w.push(move)
+    return w
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(0, 2**32),
+    st.integers(0, 110),
+    st.sampled_from(["classic", "long"]),
+    st.integers(0, 40),
+)
+def test_sampled_deals_lead_to_the_view(seed: int, plies: int, variant: str, cut: int) -> None:
+    """``sample_deal``: a deal whose round, after the history, the player cannot tell from
+    the real one; the recalled cards stay in their slots, the hidden ones are the world
+    ``sample`` deals from the same generator state, and however little is recalled the
+    deal still fits."""
+    r = _played(seed, plies, variant)
+    hs = r.variant.hand_size
+    for p in (0, 1):
+        view = r.view(p)
+        sampler = view.sampler()
+        recall = _recall(r, p)
+        deal = sampler.sample_deal(random.Random(seed), recall)
+        w = _replay(r, deal)
+        assert w.view(p) == view and w.is_over() == r.is_over()
+        mine = [c for i, c in enumerate(deal) if i in range(p * hs, (p + 1) * hs)]
+        assert mine == recall[:hs]
+        world = sampler.sample(random.Random(seed))
+        assert w.hands[p ^ 1] == world.hands[p ^ 1] and w.draw_pile == world.draw_pile
+        short = recall[: min(cut, len(recall))]
+        deal = sampler.sample_deal(random.Random(seed + 1), short)
+        assert _replay(r, deal).view(p) == view
+        assert deal[p * hs : p * hs + len(short[:hs])] == short[:hs]
+
+
+def test_sampled_deals_vary_where_the_view_is_silent() -> None:
+    """The opponent's played cards land in different slots of its deal, its unplayed ones
+    vary, and the player's own recalled cards never move."""
+    r = _played(3, 40)
+    view = r.view(0)
+    sampler = view.sampler()
+    recall = _recall(r, 0)
+    deals = [sampler.sample_deal(random.Random(k), recall) for k in range(30)]
+    assert len({tuple(d[8:16]) for d in deals}) > 20
+    movers = [r.starter ^ (i & 1) for i in range(r.ply)]
+    played = {m.card for m, p in zip(r.history, movers, strict=True) if p == 1}
+    slots = {i for d in deals for i in range(8, 16) if d[i] in played}
+    assert len(slots) > 3
+    assert all(d[:8] == list(r.deal_order[:8]) for d in deals)
+
+
+def test_sampled_deals_of_finished_rounds() -> None:
+    """Over by the draw pile, by the turn cap and by a forfeit: who moved first follows
+    from the view each time."""
+    ended = _played(4, 200)
+    capped = Round.deal(seed=6, max_turns=21)
+    while not capped.is_over():
+        capped.push(capped.legal_moves()[0])
+    forfeited = _played(8, 23)
+    forfeited.forfeit(forfeited.to_move, "timeout")
+    for r in (ended, capped, forfeited):
+        assert r.is_over()
+        for p in (0, 1):
+            view = r.view(p)
+            deal = view.sampler().sample_deal(random.Random(1), _recall(r, p))
+            seen = _replay(r, deal).view(p)  # a forfeit is not a move: not replayed
+            assert (seen if r is not forfeited else dataclasses.replace(seen, over=True)) == view
+
+
+def test_sample_deal_refuses_a_recall_that_does_not_fit() -> None:
+    r = _played(9, 30)
+    view = r.view(0)
+    recall = _recall(r, 0)
+    sampler = view.sampler()
+    with pytest.raises(ValueError, match="more recalled cards"):
+        sampler.sample_deal(random.Random(1), [*recall, r.draw_pile[0]])
+    wrong = [c for c in r.deal_order[8:16] if c not in recall][:1] + recall[1:]
+    with pytest.raises(ValueError, match="world sampler"):
+        sampler.sample_deal(random.Random(1), wrong)
 
 
 def test_the_real_round_is_one_of_the_worlds() -> None:

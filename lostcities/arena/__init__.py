@@ -59,10 +59,10 @@ from lostcities.arena.results import (
     TournamentResult,
     WholeMatches,
 )
+from lostcities.errors import MissingDependencyError
 
 if TYPE_CHECKING:
     from lostcities.arena.report import (
-        MissingDependencyError,
         cli_match,
         cli_tournament,
         plot_ladder,
@@ -97,7 +97,7 @@ __all__ = [
     "unique_labels",
 ]
 
-_REPORT = frozenset({"MissingDependencyError", "cli_match", "cli_tournament", "plot_ladder"})
+_REPORT = frozenset({"cli_match", "cli_tournament", "plot_ladder"})
 
 
 def __getattr__(name: str) -> Any:

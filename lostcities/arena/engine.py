@@ -15,13 +15,20 @@ import time
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TypeVar
+from typing import IO, Any, Self, TypeVar
 
 from lostcities.achievements import GoalSet, goal_pool
 from lostcities.arena.cluster import LOCAL, Backend, ray_ordered, ray_session
-from lostcities.arena.results import SPRT_MIN_DEALS, MatchResult, RoundResult, TournamentResult
+from lostcities.arena.results import (
+    SPRT_MIN_DEALS,
+    MatchGame,
+    MatchResult,
+    RoundResult,
+    TournamentResult,
+)
 from lostcities.bots import Bot, make, parse_spec
 from lostcities.bots.base import one_core_per_bot, workers_without_ctrl_c
+from lostcities.cards import get_variant
 from lostcities.referee import DEFAULT_GRACE, Referee, forfeit_reason
 from lostcities.rules import Round, Termination
 from lostcities.stats import SprtParams, fit_ladder, sprt_decision, sprt_llr
@@ -113,6 +120,77 @@ class MatchConfig:
     """Whether worker processes print the protocol's warnings (bot misbehaviour)."""
     achievements: GoalSet | None = None
     """The achievements variant's goal pool (each deal draws 5 by its seed), or ``None``."""
+
+    @classmethod
+    def checked(
+        cls,
+        a: str,
+        b: str,
+        *,
+        seed: int,
+        variant: str,
+        max_turns: int | None,
+        time_limit: float | None,
+        records: bool,
+        verbose: bool,
+        achievements: bool | str | GoalSet | None,
+        **more: Any,
+    ) -> Self:
+        """The config of a match of ``a`` against ``b`` (``more``: a subclass's fields),
+        checked before anything is played: the goal pool, the variant and both specs.
+
+        :raises InvalidGoalError: for a goal file that cannot be read.
+        :raises UnknownVariantError: for an unknown variant.
+        :raises BotSpecError: for a bad spec.
+        :raises BotError: if an external bot fails its handshake.
+        """
+        pool = goal_pool(achievements)
+        var = get_variant(variant).name
+        for spec in (a, b):
+            check_spec(spec)
+        return cls(
+            a=a,
+            b=b,
+            seed=seed,
+            variant=var,
+            max_turns=max_turns,
+            time_limit=time_limit or None,
+            records=records,
+            verbose=verbose,
+            achievements=pool,
+            **more,
+        )
+
+
+def write_records(out: IO[str] | None, played: Sequence[RoundResult | MatchGame]) -> None:
+    """Write the game record of each of ``played`` to ``out``, one after another in order,
+    and flush (nothing without ``out``)."""
+    if out is None:
+        return
+    for g in played:
+        assert g.record is not None
+        out.write(g.record)
+        out.write("\n")
+    out.flush()
+
+
+class Ticker:
+    """Calls ``progress`` with the result so far at most ten times a second, and after the
+    last unit: the arena's progress reports."""
+
+    def __init__(self, progress: Callable[[MatchResult], None] | None) -> None:
+        self.progress = progress
+        self.start = time.perf_counter()
+        self.shown = 0.0
+
+    def __call__(self, summary: Callable[[], MatchResult], last: bool) -> None:
+        """Report ``summary()`` (made only when reported), its seconds set, if it is time."""
+        now = time.perf_counter()
+        if self.progress is not None and (last or now - self.shown >= 0.1):
+            self.shown = now
+            partial = summary()
+            partial.seconds = now - self.start
+            self.progress(partial)
 
 
 class Players:
@@ -437,31 +515,24 @@ def play_match(
     :raises InvalidGoalError: for a goal file that cannot be read.
     :raises ClusterError: when the Ray cluster cannot be used or loses a deal pair.
     """
-    from lostcities.cards import get_variant
-
-    pool = goal_pool(achievements)
-
-    var = get_variant(variant).name
     if deals < 1:
         raise ValueError(f"invalid deals: {deals!r} (must be at least 1)")
     params = SprtParams.parse(sprt) if isinstance(sprt, str) else sprt
-    for spec in (a, b):
-        check_spec(spec)
-    config = MatchConfig(
-        a=a,
-        b=b,
+    config = MatchConfig.checked(
+        a,
+        b,
         seed=seed,
-        variant=var,
+        variant=variant,
         max_turns=max_turns,
-        time_limit=time_limit or None,
+        time_limit=time_limit,
         records=records is not None,
         verbose=verbose,
-        achievements=pool,
+        achievements=achievements,
     )
-    start = time.perf_counter()
+    var, pool = config.variant, config.achievements
+    ticker = Ticker(progress)
     games: list[RoundResult] = []
     pair_points: list[float] = []
-    shown = 0.0
     stopped = False
     with ray_session(backend, verbose=verbose):
         stream = _deal_results(config, deals, jobs, backend)
@@ -469,23 +540,16 @@ def play_match(
             for done, pair in enumerate(stream, 1):
                 games.extend(pair)
                 pair_points.append(sum(g.a_points for g in pair) / len(pair))
-                if records is not None:
-                    for g in pair:
-                        assert g.record is not None
-                        records.write(g.record)
-                        records.write("\n")
-                    records.flush()
+                write_records(records, pair)
                 if params is not None and done >= SPRT_MIN_DEALS:
                     llr = sprt_llr(pair_points, params.elo0, params.elo1)
                     stopped = sprt_decision(llr, params.alpha, params.beta) is not None
-                now = time.perf_counter()
-                if progress is not None and (stopped or done == deals or now - shown >= 0.1):
-                    shown = now
-                    partial = MatchResult.from_rounds(
+                ticker(
+                    lambda: MatchResult.from_rounds(
                         a, b, games, variant=var, seed=seed, sprt=params
-                    )
-                    partial.seconds = now - start
-                    progress(partial)
+                    ),
+                    stopped or done == deals,
+                )
                 if stopped:
                     break
         finally:
@@ -493,7 +557,7 @@ def play_match(
     result = MatchResult.from_rounds(a, b, games, variant=var, seed=seed, sprt=params)
     result.achievements = None if pool is None else pool.name
     result.stopped_early = stopped and result.deals < deals
-    result.seconds = time.perf_counter() - start
+    result.seconds = time.perf_counter() - ticker.start
     return result
 
 

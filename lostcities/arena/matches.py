@@ -30,15 +30,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import IO
 
-from lostcities.achievements import GoalSet, goal_pool
+from lostcities.achievements import GoalSet
 from lostcities.arena.cluster import LOCAL, Backend, ray_session
 from lostcities.arena.engine import (
     MatchConfig,
     Players,
-    check_spec,
+    Ticker,
     derive_seed,
     round_result,
     unit_results,
+    write_records,
 )
 from lostcities.arena.results import MatchGame, MatchResult, RoundResult, WholeMatches
 from lostcities.bots import Bot
@@ -190,36 +191,30 @@ def play_matches(
     :raises ValueError: for a bad variant, match or round count.
     :raises ClusterError: when the Ray cluster cannot be used or loses a match pair.
     """
-    from lostcities.cards import get_variant
-
-    pool = goal_pool(achievements)
-    var = get_variant(variant).name
     if matches < 1:
         raise ValueError(f"invalid matches: {matches!r} (must be at least 1)")
     if rounds < 1:
         raise ValueError(f"invalid rounds: {rounds!r} (must be at least 1)")
-    for spec in (a, b):
-        check_spec(spec)
-    config = MatchesConfig(
-        a=a,
-        b=b,
+    config = MatchesConfig.checked(
+        a,
+        b,
         seed=seed,
-        variant=var,
+        variant=variant,
         max_turns=max_turns,
-        time_limit=time_limit or None,
+        time_limit=time_limit,
         records=records is not None,
         verbose=verbose,
-        achievements=pool,
+        achievements=achievements,
         rounds=rounds,
     )
-    start = time.perf_counter()
+    ticker = Ticker(progress)
     games: list[RoundResult] = []
     whole: list[MatchGame] = []
-    shown = 0.0
 
     def summary() -> MatchResult:
-        res = MatchResult.from_rounds(a, b, games, variant=var, seed=seed)
+        res = MatchResult.from_rounds(a, b, games, variant=config.variant, seed=seed)
         res.whole = WholeMatches.from_games(whole, rounds)
+        pool = config.achievements
         res.achievements = None if pool is None else pool.name
         return res
 
@@ -229,20 +224,10 @@ def play_matches(
             for done, pair in enumerate(stream, 1):
                 games.extend(pair.rounds)
                 whole.extend(pair.matches)
-                if records is not None:
-                    for g in pair.matches:
-                        assert g.record is not None
-                        records.write(g.record)
-                        records.write("\n")
-                    records.flush()
-                now = time.perf_counter()
-                if progress is not None and (done == matches or now - shown >= 0.1):
-                    shown = now
-                    partial = summary()
-                    partial.seconds = now - start
-                    progress(partial)
+                write_records(records, pair.matches)
+                ticker(summary, done == matches)
         finally:
             stream.close()
     result = summary()
-    result.seconds = time.perf_counter() - start
+    result.seconds = time.perf_counter() - ticker.start
     return result

@@ -10,9 +10,10 @@ import json
 import math
 import os
 import sys
-from collections.abc import Sequence
-from typing import IO, TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import IO, TYPE_CHECKING, Any, TypedDict
 
+from lostcities.achievements import GoalSet
 from lostcities.arena.cluster import Backend
 from lostcities.arena.engine import (
     check_spec,
@@ -22,19 +23,18 @@ from lostcities.arena.engine import (
     play_tournament,
     unique_labels,
 )
-from lostcities.arena.results import MatchResult, TournamentResult
+from lostcities.arena.results import MatchResult, PairedFigures, TournamentResult
 from lostcities.bots import BotError, BotSpecError
+from lostcities.errors import MissingDependencyError
+from lostcities.presentation import progress_bar
 from lostcities.stats import SprtParams
 
 if TYPE_CHECKING:
     import argparse
 
+    from rich.console import Console
+
 __all__ = ["MissingDependencyError", "cli_match", "cli_tournament", "plot_ladder"]
-
-
-class MissingDependencyError(ValueError):
-    """An optional package the command needs is not installed (``pip install
-    'lostcities[arena]'``)."""
 
 
 def _require(module: str) -> None:
@@ -107,6 +107,20 @@ def _live(result: MatchResult) -> str:
     return f"{pts:g}-{result.rounds - pts:g}  Elo {_fmt(result.elo, 0, True)} ± {_fmt(half, 0)}"
 
 
+def _rate_rows(t: Any, figures: PairedFigures, what: str) -> None:
+    """The win rate and mean margin rows, with their intervals, of rounds or matches."""
+    t.add_row(
+        f"A {what}win rate",
+        f"{100 * figures.a_win_rate:.1f}%",
+        _fmt_ci(figures.a_win_rate_ci95, scale=100.0),
+    )
+    t.add_row(
+        f"mean {what}margin (A - B)",
+        _fmt(figures.mean_margin, 1, True),
+        _fmt_ci(figures.mean_margin_ci95, sign=True),
+    )
+
+
 def _match_table(result: MatchResult) -> Any:
     from rich.table import Table
 
@@ -116,32 +130,14 @@ def _match_table(result: MatchResult) -> Any:
     t.add_column("95% CI", justify="right")
     t.add_row("deals / rounds", f"{result.deals} / {result.rounds}", "")
     t.add_row("A wins / draws / B wins", f"{result.a_wins} / {result.draws} / {result.b_wins}", "")
-    t.add_row(
-        "A win rate",
-        f"{100 * result.a_win_rate:.1f}%",
-        _fmt_ci(result.a_win_rate_ci95, scale=100.0),
-    )
-    t.add_row(
-        "mean margin (A - B)",
-        _fmt(result.mean_margin, 1, True),
-        _fmt_ci(result.mean_margin_ci95, sign=True),
-    )
+    _rate_rows(t, result, "")
     t.add_row("Elo (A - B)", _fmt(result.elo, 1, True), _fmt_ci(result.elo_ci95, sign=True))
     t.add_row("forfeits (A / B)", f"{result.a_forfeits} / {result.b_forfeits}", "")
     whole = result.whole
     if whole is not None:
         t.add_row(f"matches of {whole.rounds} / pairs", f"{whole.matches} / {whole.pairs}", "")
         t.add_row("A / draws / B matches", f"{whole.a_wins} / {whole.draws} / {whole.b_wins}", "")
-        t.add_row(
-            "A match win rate",
-            f"{100 * whole.a_win_rate:.1f}%",
-            _fmt_ci(whole.a_win_rate_ci95, scale=100.0),
-        )
-        t.add_row(
-            "mean match margin (A - B)",
-            _fmt(whole.mean_margin, 1, True),
-            _fmt_ci(whole.mean_margin_ci95, sign=True),
-        )
+        _rate_rows(t, whole, "match ")
     if result.truncated:
         t.add_row("turn-capped rounds", str(result.truncated), "")
     if result.sprt is not None:
@@ -158,30 +154,6 @@ def _match_table(result: MatchResult) -> Any:
             f"[{s['lower']:.2f}, {s['upper']:.2f}]",
         )
     return t
-
-
-def _progress(total: int, enabled: bool) -> Any:
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    console = Console(stderr=True)
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        disable=not (enabled and console.is_terminal),
-    )
 
 
 def _open_records(path: str | None) -> contextlib.AbstractContextManager[IO[str] | None]:
@@ -205,10 +177,57 @@ def _backend(args: argparse.Namespace) -> Backend:
     return Backend.parse(getattr(args, "backend", None), getattr(args, "address", None))
 
 
-def cli_match(args: argparse.Namespace) -> int:
-    """``lostcities match A B ...``: play, show progress, print the table (or JSON)."""
+class _PlayOptions(TypedDict):
+    seed: int
+    jobs: int | None
+    variant: str
+    max_turns: int | None
+    time_limit: float | None
+    records: IO[str] | None
+    progress: Callable[[MatchResult], None]
+    verbose: bool
+    achievements: GoalSet | None
+    backend: Backend
+
+
+def _play_options(
+    args: argparse.Namespace,
+    records: IO[str] | None,
+    progress: Callable[[MatchResult], None],
+    verbose: bool,
+    pool: GoalSet | None,
+    backend: Backend,
+) -> _PlayOptions:
+    """The options ``lostcities match`` passes alike to single deals and whole matches."""
+    return {
+        "seed": args.seed,
+        "jobs": args.jobs,
+        "variant": args.variant,
+        "max_turns": args.max_turns,
+        "time_limit": args.time_limit or None,
+        "records": records,
+        "progress": progress,
+        "verbose": verbose,
+        "achievements": pool,
+        "backend": backend,
+    }
+
+
+def _show(result: MatchResult, as_json: bool) -> Console | None:
+    """Print ``result`` as one JSON line (and return ``None``) or as the table (and return
+    the console, for what follows it)."""
     from rich.console import Console
 
+    if as_json:
+        print(json.dumps(result.to_dict()))
+        return None
+    console = Console()
+    console.print(_match_table(result))
+    return console
+
+
+def cli_match(args: argparse.Namespace) -> int:
+    """``lostcities match A B ...``: play, show progress, print the table (or JSON)."""
     _require("rich")
     backend = _backend(args)
     params = SprtParams.parse(args.sprt) if args.sprt else None
@@ -223,7 +242,7 @@ def cli_match(args: argparse.Namespace) -> int:
     if getattr(args, "rounds", None) is not None:
         raise ValueError("--rounds is the length of a whole match: it needs --matches N")
     total = args.deals * 2
-    with _progress(total, True) as bar, _open_records(args.records) as records:
+    with progress_bar() as bar, _open_records(args.records) as records:
         task = bar.add_task(f"{args.a} vs {args.b}", total=total)
 
         def update(r: MatchResult) -> None:
@@ -233,23 +252,12 @@ def cli_match(args: argparse.Namespace) -> int:
             args.a,
             args.b,
             deals=args.deals,
-            seed=args.seed,
-            jobs=args.jobs,
-            variant=args.variant,
-            max_turns=args.max_turns,
-            time_limit=args.time_limit or None,
             sprt=params,
-            records=records,
-            progress=update,
-            verbose=verbose,
-            achievements=pool,
-            backend=backend,
+            **_play_options(args, records, update, verbose, pool, backend),
         )
-    if args.json:
-        print(json.dumps(result.to_dict()))
+    console = _show(result, args.json)
+    if console is None:
         return 0
-    console = Console()
-    console.print(_match_table(result))
     reasons: dict[str, int] = {}
     for g in result.games:
         if g.forfeit:
@@ -260,16 +268,17 @@ def cli_match(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cli_matches(args: argparse.Namespace, backend: Backend, verbose: bool, pool: Any) -> int:
+def _cli_matches(
+    args: argparse.Namespace, backend: Backend, verbose: bool, pool: GoalSet | None
+) -> int:
     """``lostcities match A B --matches N``: whole matches (:mod:`lostcities.arena.matches`)."""
-    from rich.console import Console
 
     from lostcities.arena.matches import play_matches
 
     if args.sprt:
         raise ValueError("--sprt stops single deals; with --matches give the number to play")
     total = args.matches * 2
-    with _progress(total, True) as bar, _open_records(args.records) as records:
+    with progress_bar() as bar, _open_records(args.records) as records:
         task = bar.add_task(f"{args.a} vs {args.b}", total=total)
 
         def update(r: MatchResult) -> None:
@@ -284,22 +293,11 @@ def _cli_matches(args: argparse.Namespace, backend: Backend, verbose: bool, pool
             args.b,
             matches=args.matches,
             rounds=args.rounds or 3,
-            seed=args.seed,
-            jobs=args.jobs,
-            variant=args.variant,
-            max_turns=args.max_turns,
-            time_limit=args.time_limit or None,
-            records=records,
-            progress=update,
-            verbose=verbose,
-            achievements=pool,
-            backend=backend,
+            **_play_options(args, records, update, verbose, pool, backend),
         )
-    if args.json:
-        print(json.dumps(result.to_dict()))
+    console = _show(result, args.json)
+    if console is None:
         return 0
-    console = Console()
-    console.print(_match_table(result))
     assert result.whole is not None
     for g in result.whole.games:
         if g.forfeit:
@@ -351,7 +349,7 @@ def cli_tournament(args: argparse.Namespace) -> int:
     n = len(args.bots)
     pairs = n * (n - 1) // 2
     total = pairs * args.deals * 2
-    with _progress(total, True) as bar, _open_records(records_path) as records:
+    with progress_bar() as bar, _open_records(records_path) as records:
         task = bar.add_task("tournament", total=total)
         labels = unique_labels(args.bots)
         names = [(labels[i], labels[j]) for i in range(n) for j in range(i + 1, n)]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from lostcities.stats import (
     SprtParams,
@@ -26,6 +26,7 @@ __all__ = [
     "SPRT_MIN_DEALS",
     "MatchGame",
     "MatchResult",
+    "PairedFigures",
     "RoundResult",
     "TournamentResult",
     "WholeMatches",
@@ -126,8 +127,36 @@ class MatchGame:
         return self.a_total - self.b_total
 
 
+@dataclass(kw_only=True)
+class PairedFigures:
+    """What :class:`MatchResult` (over rounds, paired by deal) and :class:`WholeMatches`
+    (over whole matches, paired by match) both report, from A's side: each pair is the
+    same cards played twice with the seats swapped."""
+
+    a_wins: int = 0
+    """Rounds (matches) A won."""
+    b_wins: int = 0
+    """Rounds (matches) B won."""
+    draws: int = 0
+    """Drawn rounds (matches)."""
+    a_win_rate: float = 0.5
+    """A's score per round (match), a draw counting half."""
+    a_win_rate_ci95: tuple[float, float] = (0.0, 1.0)
+    """95% confidence interval of :attr:`a_win_rate`."""
+    mean_margin: float = 0.0
+    """A's score (total) minus B's, per round (match)."""
+    mean_margin_ci95: tuple[float, float] = (-math.inf, math.inf)
+    """95% confidence interval of :attr:`mean_margin`."""
+    elo: float = 0.0
+    """The Elo difference of the win rate, A minus B."""
+    elo_ci95: tuple[float, float] = (-math.inf, math.inf)
+    """95% confidence interval of :attr:`elo`."""
+    pentanomial: list[int] = field(default_factory=lambda: [0] * 5)
+    """Pairs by A's points over the pair: 0, 1/2, 1, 3/2, 2."""
+
+
 @dataclass
-class WholeMatches:
+class WholeMatches(PairedFigures):
     """The whole matches of a :class:`MatchResult` (``--matches``): counts, A's match win
     rate and total margin with 95% confidence intervals over the seat-swapped pairs (as
     the rounds' are over the deals)."""
@@ -138,28 +167,8 @@ class WholeMatches:
     """Matches played (each pair: the same deals, seats swapped)."""
     pairs: int = 0
     """Match pairs played."""
-    a_wins: int = 0
-    """Matches A won."""
-    b_wins: int = 0
-    """Matches B won."""
-    draws: int = 0
-    """Drawn matches."""
-    a_win_rate: float = 0.5
-    """A's score per match, a draw counting half."""
-    a_win_rate_ci95: tuple[float, float] = (0.0, 1.0)
-    """95% confidence interval of :attr:`a_win_rate`."""
-    mean_margin: float = 0.0
-    """A's total minus B's, per match."""
-    mean_margin_ci95: tuple[float, float] = (-math.inf, math.inf)
-    """95% confidence interval of :attr:`mean_margin`."""
-    elo: float = 0.0
-    """The Elo difference of the match win rate, A minus B."""
-    elo_ci95: tuple[float, float] = (-math.inf, math.inf)
-    """95% confidence interval of :attr:`elo`."""
     forfeits: int = 0
     """Matches ended by a forfeit."""
-    pentanomial: list[int] = field(default_factory=lambda: [0] * 5)
-    """Match pairs by A's points over the pair: 0, 1/2, 1, 3/2, 2."""
     games: list[MatchGame] = field(default_factory=list, repr=False)
     """Every match, pair by pair."""
 
@@ -174,31 +183,8 @@ class WholeMatches:
         (4, 3, 0.75, [0, 0, 1, 0, 1])
         """
         res = cls(rounds=rounds, games=list(games), matches=len(games))
-        res.a_wins = sum(g.winner == "a" for g in games)
-        res.b_wins = sum(g.winner == "b" for g in games)
-        res.draws = res.matches - res.a_wins - res.b_wins
         res.forfeits = sum(g.forfeit is not None for g in games)
-        by_pair: dict[int, list[MatchGame]] = {}
-        for g in games:
-            by_pair.setdefault(g.match, []).append(g)
-        res.pairs = len(by_pair)
-        pair_points = [sum(g.a_points for g in gs) / len(gs) for gs in by_pair.values()]
-        pair_margins = [sum(g.margin for g in gs) / len(gs) for gs in by_pair.values()]
-        res.pentanomial = pentanomial(
-            [p for p, gs in zip(pair_points, by_pair.values(), strict=True) if len(gs) == 2]
-        )
-        if games:
-            points = sum(g.a_points for g in games)
-            res.a_win_rate = points / len(games)
-            _, (lo, hi) = mean_ci(pair_points)
-            if len(set(pair_points)) == 1:  # no spread to estimate from (e.g. a sweep)
-                lo, hi = wilson_ci(points, len(games))
-            lo, hi = max(0.0, lo), min(1.0, hi)
-            res.a_win_rate_ci95 = (lo, hi)
-            _, res.mean_margin_ci95 = mean_ci(pair_margins)
-            res.mean_margin = sum(g.margin for g in games) / len(games)
-            res.elo = score_to_elo(res.a_win_rate)
-            res.elo_ci95 = (score_to_elo(lo), score_to_elo(hi))
+        res.pairs = len(_paired(res, games, [g.match for g in games]))
         return res
 
     def to_dict(self, *, games: bool = False) -> dict[str, Any]:
@@ -207,15 +193,7 @@ class WholeMatches:
             "rounds": self.rounds,
             "matches": self.matches,
             "pairs": self.pairs,
-            "a_wins": self.a_wins,
-            "b_wins": self.b_wins,
-            "draws": self.draws,
-            "a_win_rate": self.a_win_rate,
-            "a_win_rate_ci95": _pair(*self.a_win_rate_ci95),
-            "mean_margin": self.mean_margin,
-            "mean_margin_ci95": _pair(*self.mean_margin_ci95),
-            "elo": _finite(self.elo),
-            "elo_ci95": _pair(*self.elo_ci95),
+            **_figures(self),
             "forfeits": self.forfeits,
             "pentanomial": list(self.pentanomial),
         }
@@ -232,8 +210,63 @@ def _pair(lo: float, hi: float) -> list[float | None]:
     return [_finite(lo), _finite(hi)]
 
 
+class _Scored(Protocol):
+    """A round or a whole match, from A's side."""
+
+    @property
+    def winner(self) -> str | None: ...
+    @property
+    def a_points(self) -> float: ...
+    @property
+    def margin(self) -> int: ...
+
+
+def _paired(res: PairedFigures, games: Sequence[_Scored], pairs: Sequence[int]) -> list[float]:
+    """Fill ``res``'s figures from ``games``, ``pairs[i]`` naming the pair (deal or match)
+    of ``games[i]``; return A's points per pair, in order (the SPRT's input)."""
+    res.a_wins = sum(g.winner == "a" for g in games)
+    res.b_wins = sum(g.winner == "b" for g in games)
+    res.draws = len(games) - res.a_wins - res.b_wins
+    by_pair: dict[int, list[_Scored]] = {}
+    for g, key in zip(games, pairs, strict=True):
+        by_pair.setdefault(key, []).append(g)
+    pair_points = [sum(g.a_points for g in gs) / len(gs) for gs in by_pair.values()]
+    pair_margins = [sum(g.margin for g in gs) / len(gs) for gs in by_pair.values()]
+    res.pentanomial = pentanomial(
+        [p for p, gs in zip(pair_points, by_pair.values(), strict=True) if len(gs) == 2]
+    )
+    if games:
+        points = sum(g.a_points for g in games)
+        res.a_win_rate = points / len(games)
+        _, (lo, hi) = mean_ci(pair_points)
+        if len(set(pair_points)) == 1:  # no spread to estimate from (e.g. a sweep)
+            lo, hi = wilson_ci(points, len(games))
+        lo, hi = max(0.0, lo), min(1.0, hi)
+        res.a_win_rate_ci95 = (lo, hi)
+        _, res.mean_margin_ci95 = mean_ci(pair_margins)
+        res.mean_margin = sum(g.margin for g in games) / len(games)
+        res.elo = score_to_elo(res.a_win_rate)
+        res.elo_ci95 = (score_to_elo(lo), score_to_elo(hi))
+    return pair_points
+
+
+def _figures(res: PairedFigures) -> dict[str, Any]:
+    """The shared figures of :meth:`MatchResult.to_dict` and :meth:`WholeMatches.to_dict`."""
+    return {
+        "a_wins": res.a_wins,
+        "b_wins": res.b_wins,
+        "draws": res.draws,
+        "a_win_rate": res.a_win_rate,
+        "a_win_rate_ci95": _pair(*res.a_win_rate_ci95),
+        "mean_margin": res.mean_margin,
+        "mean_margin_ci95": _pair(*res.mean_margin_ci95),
+        "elo": _finite(res.elo),
+        "elo_ci95": _pair(*res.elo_ci95),
+    }
+
+
 @dataclass
-class MatchResult:
+class MatchResult(PairedFigures):
     """The outcome of a match between bots A and B: counts, rates with 95% confidence
     intervals, the Elo difference (A minus B), forfeits and the SPRT state.
 
@@ -259,24 +292,6 @@ class MatchResult:
     """Deals played (each twice)."""
     rounds: int = 0
     """Rounds played."""
-    a_wins: int = 0
-    """Rounds A won."""
-    b_wins: int = 0
-    """Rounds B won."""
-    draws: int = 0
-    """Drawn rounds."""
-    a_win_rate: float = 0.5
-    """A's score per round, a draw counting half."""
-    a_win_rate_ci95: tuple[float, float] = (0.0, 1.0)
-    """95% confidence interval of :attr:`a_win_rate`."""
-    mean_margin: float = 0.0
-    """A's score minus B's, per round."""
-    mean_margin_ci95: tuple[float, float] = (-math.inf, math.inf)
-    """95% confidence interval of :attr:`mean_margin`."""
-    elo: float = 0.0
-    """Elo difference, A minus B."""
-    elo_ci95: tuple[float, float] = (-math.inf, math.inf)
-    """95% confidence interval of :attr:`elo`."""
     forfeits: int = 0
     """Rounds ended by a forfeit (either bot)."""
     a_forfeits: int = 0
@@ -285,8 +300,6 @@ class MatchResult:
     """Rounds B forfeited."""
     truncated: int = 0
     """Rounds cut by the turn cap."""
-    pentanomial: list[int] = field(default_factory=lambda: [0] * 5)
-    """Deals by A's total over the pair: 0, 1/2, 1, 3/2, 2 points."""
     sprt: dict[str, Any] | None = None
     """The SPRT's parameters, log-likelihood ratio, bounds and result (``H0``/``H1``/``None``)."""
     stopped_early: bool = False
@@ -313,34 +326,12 @@ class MatchResult:
         """Summarize rounds (whole deals: both rounds of each)."""
         res = cls(a=a, b=b, variant=variant, seed=seed, games=list(games))
         res.rounds = len(games)
-        res.a_wins = sum(g.winner == "a" for g in games)
-        res.b_wins = sum(g.winner == "b" for g in games)
-        res.draws = res.rounds - res.a_wins - res.b_wins
         res.a_forfeits = sum(g.forfeit == "a" for g in games)
         res.b_forfeits = sum(g.forfeit == "b" for g in games)
         res.forfeits = res.a_forfeits + res.b_forfeits
         res.truncated = sum(g.termination == "turn_limit" for g in games)
-        by_deal: dict[int, list[RoundResult]] = {}
-        for g in games:
-            by_deal.setdefault(g.deal, []).append(g)
-        res.deals = len(by_deal)
-        pair_points = [sum(g.a_points for g in gs) / len(gs) for gs in by_deal.values()]
-        pair_margins = [sum(g.margin for g in gs) / len(gs) for gs in by_deal.values()]
-        res.pentanomial = pentanomial(
-            [p for p, gs in zip(pair_points, by_deal.values(), strict=True) if len(gs) == 2]
-        )
-        if games:
-            points = sum(g.a_points for g in games)
-            res.a_win_rate = points / len(games)
-            _, (lo, hi) = mean_ci(pair_points)
-            if len(set(pair_points)) == 1:  # no spread to estimate from (e.g. a sweep)
-                lo, hi = wilson_ci(points, len(games))
-            lo, hi = max(0.0, lo), min(1.0, hi)
-            res.a_win_rate_ci95 = (lo, hi)
-            res.mean_margin, res.mean_margin_ci95 = mean_ci(pair_margins)
-            res.mean_margin = sum(g.margin for g in games) / len(games)
-            res.elo = score_to_elo(res.a_win_rate)
-            res.elo_ci95 = (score_to_elo(lo), score_to_elo(hi))
+        pair_points = _paired(res, games, [g.deal for g in games])
+        res.deals = len(pair_points)
         if sprt is not None:
             llr = sprt_llr(pair_points, sprt.elo0, sprt.elo1)
             lower, upper = sprt_bounds(sprt.alpha, sprt.beta)
@@ -369,15 +360,7 @@ class MatchResult:
             "seed": self.seed,
             "deals": self.deals,
             "rounds": self.rounds,
-            "a_wins": self.a_wins,
-            "b_wins": self.b_wins,
-            "draws": self.draws,
-            "a_win_rate": self.a_win_rate,
-            "a_win_rate_ci95": _pair(*self.a_win_rate_ci95),
-            "mean_margin": self.mean_margin,
-            "mean_margin_ci95": _pair(*self.mean_margin_ci95),
-            "elo": _finite(self.elo),
-            "elo_ci95": _pair(*self.elo_ci95),
+            **_figures(self),
             "forfeits": self.forfeits,
             "a_forfeits": self.a_forfeits,
             "b_forfeits": self.b_forfeits,

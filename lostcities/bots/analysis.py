@@ -34,15 +34,12 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from lostcities.bots.flat import check_candidates, flat_search
+from lostcities.bots.flat import SearchSetup, check_candidates, flat_search
 from lostcities.errors import BotError, IllegalMoveError
 from lostcities.rules import Move, PlayerView, Round
 from lostcities.scoring import MARGIN_SCALE
-
-if TYPE_CHECKING:
-    from lostcities.bots.base import Bot
 
 __all__ = [
     "ACCURACY_SCALE",
@@ -53,6 +50,7 @@ __all__ = [
     "MARKS",
     "MISTAKE",
     "STAKE_FULL",
+    "Analysable",
     "Analysis",
     "MoveEval",
     "MoveReview",
@@ -67,6 +65,24 @@ __all__ = [
     "review",
     "summary",
 ]
+
+
+class Analysable(Protocol):
+    """What :func:`analyse` and :func:`review` need of a bot; every
+    :class:`~lostcities.bots.Bot` has it (the analysis names no bot class, so that
+    ``Bot.analyse`` can run it without an import circle)."""
+
+    name: str
+    """The bot's name, for the errors."""
+    rng: random.Random
+    """The generator the worlds are dealt from."""
+
+    def reseed(self, seed: int | None) -> None:
+        """Start the generator afresh from ``seed``."""
+
+    def search_setup(self, view: PlayerView) -> SearchSetup | None:
+        """The candidates and settings the bot's search compares, or ``None``."""
+
 
 DEFAULT_BOT = "ismcts"
 """The analysing bot of ``lostcities analyse``, the web app and the TUI (its candidates: the
@@ -263,7 +279,7 @@ def evaluate(
 
 
 def analyse(
-    bot: Bot,
+    bot: Analysable,
     view: PlayerView,
     time_limit: float | None = None,
     *,
@@ -418,7 +434,7 @@ class MoveReview:
 
 
 def review(
-    bot: Bot,
+    bot: Analysable,
     pos: Position,
     *,
     worlds: int | None = None,

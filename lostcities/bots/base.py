@@ -13,10 +13,10 @@ import os
 import random
 import signal
 import threading
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, TypeVar
 
+from lostcities.bots.flat import SearchSetup  # its home: the flat search's settings
 from lostcities.cards import Variant
 from lostcities.errors import BotError, BotTerminatedError, BotTimeoutError
 from lostcities.rules import Move, PlayerView
@@ -37,26 +37,6 @@ __all__ = [
 
 class BotSpecError(ValueError):
     """A bot spec string that names no bot or has bad options (``'ismcts:iters=-1'``)."""
-
-
-@dataclass(frozen=True)
-class SearchSetup:
-    """What a search bot compares at the root of ``view`` and how (:meth:`Bot.search_setup`):
-    the analysis (:mod:`lostcities.bots.analysis`) plays the same candidates out the same way.
-    """
-
-    candidates: list[Move]
-    """The moves the search compares, best first by the bot's own ordering."""
-    scale: float
-    """Points of margin that give a reward of ``tanh(1)``."""
-    rollout: str
-    """The rollout policy: ``"smart"`` or ``"cheap"``."""
-    engine: str
-    """``"fast"`` (compiled) or ``"python"``."""
-    iters: int | None
-    """Playouts per move, or ``None`` for a time budget."""
-    time: float | None
-    """Seconds per move, or ``None`` with ``iters``."""
 
 
 class Bot(abc.ABC):
@@ -152,6 +132,9 @@ class Bot(abc.ABC):
         return f"<{type(self).__name__} {self.spec or self.name!r}>"
 
 
+_N = TypeVar("_N", int, float)
+
+
 class SpecOptions:
     """Typed reading of a bot's spec options, with the one-line errors of
     :class:`BotSpecError`.
@@ -176,37 +159,33 @@ class SpecOptions:
 
     def number(self, key: str, default: float, *, minimum: float | None = None) -> float:
         """A finite number (``default`` when absent), at least ``minimum`` when given."""
-        text = self.options.get(key)
-        if text is None:
-            return default
-        try:
-            value = float(text)
-        except ValueError:
-            raise BotSpecError(
-                f"invalid bot spec: {self.bot} {key}={text!r} is not a number"
-            ) from None
-        if not math.isfinite(value):
-            raise BotSpecError(f"invalid bot spec: {self.bot} {key}={text!r} is not finite")
-        if minimum is not None and value < minimum:
-            raise BotSpecError(
-                f"invalid bot spec: {self.bot} {key} must be at least {minimum:g}, not {text}"
-            )
-        return value
+        value = self._read(key, float, "a number", minimum)
+        return default if value is None else value
 
     def whole(self, key: str, default: int | None, *, minimum: int | None = None) -> int | None:
         """A whole number (``default`` when absent), at least ``minimum`` when given."""
+        value = self._read(key, int, "a whole number", minimum)
+        return default if value is None else value
+
+    def _read(
+        self, key: str, convert: Callable[[str], _N], what: str, minimum: _N | None
+    ) -> _N | None:
+        """Option ``key`` converted (``None`` when absent): finite, at least ``minimum``."""
         text = self.options.get(key)
         if text is None:
-            return default
+            return None
         try:
-            value = int(text)
+            value = convert(text)
         except ValueError:
             raise BotSpecError(
-                f"invalid bot spec: {self.bot} {key}={text!r} is not a whole number"
+                f"invalid bot spec: {self.bot} {key}={text!r} is not {what}"
             ) from None
+        if isinstance(value, float) and not math.isfinite(value):
+            raise BotSpecError(f"invalid bot spec: {self.bot} {key}={text!r} is not finite")
         if minimum is not None and value < minimum:
+            least = f"{minimum:g}" if isinstance(minimum, float) else str(minimum)
             raise BotSpecError(
-                f"invalid bot spec: {self.bot} {key} must be at least {minimum}, not {text}"
+                f"invalid bot spec: {self.bot} {key} must be at least {least}, not {text}"
             )
         return value
 

@@ -34,7 +34,8 @@ import math
 import random
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Protocol
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
 from lostcities.bots.rollout import playout, smart_playout
 from lostcities.cards import Card
@@ -49,12 +50,35 @@ __all__ = [
     "REMOVED_ROLLOUTS",
     "FlatSearcher",
     "PythonFlatSearch",
+    "SearchSetup",
     "check_candidates",
     "fast_engine_available",
     "flat_search",
     "removed_in_spec",
     "removed_rollout",
 ]
+
+
+@dataclass(frozen=True)
+class SearchSetup:
+    """What a search bot compares at the root of ``view`` and how, as this module's flat
+    search takes it (:meth:`Bot.search_setup <lostcities.bots.Bot.search_setup>`): the
+    analysis (:mod:`lostcities.bots.analysis`) plays the same candidates out the same way.
+    Also importable as ``lostcities.bots.SearchSetup``."""
+
+    candidates: list[Move]
+    """The moves the search compares, best first by the bot's own ordering."""
+    scale: float
+    """Points of margin that give a reward of ``tanh(1)``."""
+    rollout: str
+    """The rollout policy: ``"smart"`` or ``"cheap"``."""
+    engine: str
+    """``"fast"`` (compiled) or ``"python"``."""
+    iters: int | None
+    """Playouts per move, or ``None`` for a time budget."""
+    time: float | None
+    """Seconds per move, or ``None`` with ``iters``."""
+
 
 ENGINES = ("fast", "python")
 """The engines a flat search runs on (:func:`flat_search`)."""

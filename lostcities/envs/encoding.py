@@ -47,6 +47,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -55,6 +56,9 @@ from lostcities.achievements import GOALS_PER_ROUND, decide_end
 from lostcities.cards import Card, Variant, get_variant
 from lostcities.rules import NUM_MOVES, Action, LegalMoves, Move, PlayerView
 from lostcities.scoring import score_expedition
+
+if TYPE_CHECKING:
+    from gymnasium import spaces
 
 __all__ = [
     "GOAL_FEATURES",
@@ -378,6 +382,19 @@ class Encoding:
                     obs[f + 6] = float(lead == me)
                     obs[f + 7] = float(lead == me ^ 1)
         return obs
+
+    def observation_space(self) -> spaces.Dict:
+        """The Gymnasium space of one observation, as every env of this package gives it:
+        ``observation`` (a float32 box from :attr:`low` to :attr:`high`) and
+        ``action_mask`` (int8, 0 or 1 per action). Needs gymnasium (the ``rl`` extra)."""
+        from gymnasium import spaces
+
+        return spaces.Dict(
+            {
+                "observation": spaces.Box(self.low, self.high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (self.num_actions,), dtype=np.int8),
+            }
+        )
 
     def section(self, name: str) -> Section:
         """The slice called ``name``.

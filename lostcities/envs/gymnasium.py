@@ -125,12 +125,7 @@ class LostCitiesEnv(gymnasium.Env[Obs, np.int64]):
         self.encoding: Encoding = get_encoding(var, achievements=self.achievements is not None)
         enc = self.encoding
         self.action_space = spaces.Discrete(enc.num_actions)
-        self.observation_space = spaces.Dict(  # type: ignore[assignment]
-            {
-                "observation": spaces.Box(enc.low, enc.high, dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, (enc.num_actions,), dtype=np.int8),
-            }
-        )
+        self.observation_space = enc.observation_space()  # type: ignore[assignment]
         self.seat = 0
         self.round: Round | None = None
         self.bot: Bot | None = None

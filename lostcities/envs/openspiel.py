@@ -32,9 +32,9 @@ the returns; the observation then has the goal slots of docs/rl.md) and ``goal_s
 
 Actions are :mod:`lostcities.envs.encoding`'s action numbers (:attr:`lostcities.Move.index`
 packed to the variant's colours: the index itself in ``long``); the observation tensor is its
-observation vector. Resampling deals the hidden cards as :class:`lostcities.rules.WorldSampler`
-does (the view's unseen cards, shuffled: the opponent's unknown cards first, then the draw
-pile) and replays the chance history. The information-state tensor appends the player's initial hand and
+observation vector. Resampling is the core's: :meth:`lostcities.rules.WorldSampler.sample_deal`
+deals the player's view again with its own cards recalled, and the actions are replayed on
+that deal. The information-state tensor appends the player's initial hand and
 one block per move (see docs/rl.md). The rules come from :class:`lostcities.Round` only.
 """
 
@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -334,79 +334,35 @@ class LostCitiesState(pyspiel.State):
             r.push_unchecked(move)  # replaying moves that were legal when made
         self._d.round = r
 
-    def _unseen(self, me: int, outcomes: Sequence[Card | None]) -> list[Card]:
-        """The cards ``me`` has not seen: :attr:`lostcities.rules.WorldSampler.unseen` of
-        ``me``'s view (during the deal: the deck less the cards ``outcomes`` names). A
-        pending draw-pile move of the opponent is public already but not yet in the view:
-        its card is seen."""
-        if self.round is None:
-            pool = Counter(self.variant.deck())
-            pool.subtract(c for c in outcomes if c is not None)
-            return sorted(pool.elements())
-        sampler = self.round.view(me).sampler()
-        unseen = list(sampler.unseen)
-        pending = self.pending
-        if pending is not None and self.round.to_move != me and pending.card not in sampler.known:
-            # (a card the mover is known to hold is not among the unseen: the walk in
-            # _resample plays that one first, as the rules do)
-            unseen.remove(pending.card)
-        return unseen
-
     def _resample(self, me: int, rng: random.Random) -> LostCitiesState:
+        """The chance outcomes re-dealt for ``me``: the core's
+        :meth:`~lostcities.rules.WorldSampler.sample_deal` of ``me``'s view, with ``me``'s
+        own cards recalled; then the actions replayed."""
         hs = self.variant.hand_size
-        outcomes: list[Card | None] = [*self.dealt, *self.draws]
-        owner = [0 if i < hs else 1 for i in range(min(len(outcomes), 2 * hs))]
-        owner += [0] * (len(outcomes) - len(owner))
-        log = list(self.log)
-        if self.pending is not None and self.round is not None:
-            log.append((self.round.to_move, self.pending, None))
-        for p, _, idx in log:
-            if idx is not None:
-                owner[idx] = p
-        opp = me ^ 1
-        for i, o in enumerate(owner):
-            if o == opp:
-                outcomes[i] = None
-        # the opponent's hand as tokens: a chance slot (its card unknown until played) or a
-        # card taken from a discard pile (public)
-        hand: list[int | Card] = [i for i in range(min(len(self.dealt), 2 * hs)) if owner[i] == opp]
-        taken = _taken_cards([m for _, m, _ in log], self.variant.num_colors)
-        for (p, move, idx), took in zip(log, taken, strict=True):
-            if p != opp:
-                continue
-            card = move.card
-            if card in hand:
-                hand.remove(card)
-            else:
-                slots = [h for h in hand if isinstance(h, int)]
-                slot = slots[rng.randrange(len(slots))]
-                outcomes[slot] = card
-                hand.remove(slot)
-            if took is not None:
-                hand.append(took)
-            elif idx is not None:
-                hand.append(idx)
-        # the hidden cards, dealt as the world sampler deals them: shuffled, the first ones to
-        # the opponent's unknown hand cards (its chance slots still open), the rest the draw
-        # pile, next card first
-        free = self._unseen(me, outcomes)
-        rng.shuffle(free)
-        open_slots = [i for i, c in enumerate(outcomes) if c is None]
-        assert len(open_slots) <= len(free)
-        for i, hidden in zip(open_slots, free, strict=False):
-            outcomes[i] = hidden
-        free = free[len(open_slots) :]
+        r = self.round
+        if r is None:  # during the deal: the other player's cards so far, at random
+            mine = range(me * hs, me * hs + hs)
+            pool = Counter(self.variant.deck())
+            pool.subtract(c for i, c in enumerate(self.dealt) if i in mine)
+            free = sorted(pool.elements())
+            rng.shuffle(free)
+            deal = [c if i in mine else free.pop() for i, c in enumerate(self.dealt)]
+        else:
+            if self.pending is not None and r.to_move != me:
+                # the opponent's move is public, the card it draws is not: sample the view
+                # after the move (its draw's slot is dealt, and stays undrawn below)
+                r = r.copy(stack=False)
+                r.push(self.pending)
+            outcomes = [*self.dealt, *self.draws]
+            recall = self.own_dealt(me) + [
+                outcomes[i] for p, _, i in self.log if p == me and i is not None
+            ]
+            deal = r.view(me).sampler().sample_deal(rng, recall)
         state = self._d.game.new_initial_state()
-        state._d.hint = [*(c for c in outcomes[2 * hs :] if c is not None), *free]
-        k = 0
+        state._d.hint = deal[2 * hs :] or None  # the draw pile in the dealt order
+        chance = iter(deal)
         for action in self.history():
-            if state.is_chance_node():
-                c = outcomes[k]
-                assert c is not None
-                state.apply_action(c.index)
-                k += 1
-            else:
-                state.apply_action(action)
+            state.apply_action(next(chance).index if state.is_chance_node() else action)
         return state
 
 
@@ -420,18 +376,6 @@ def _put_on_top(r: Round, card: Card) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _taken_cards(moves: Sequence[Move], num_colors: int) -> list[Card | None]:
-    """For each move, the card it took from a discard pile (``None`` for a draw-pile draw).
-    Discards and discard-pile draws are public, so this follows from the moves alone."""
-    piles: list[list[Card]] = [[] for _ in range(num_colors)]
-    out: list[Card | None] = []
-    for m in moves:
-        if m.action is Action.DISCARD:
-            piles[m.card.color].append(m.card)
-        out.append(None if m.draw is None else piles[m.draw].pop())
-    return out
 
 
 class _StateData:

@@ -142,15 +142,7 @@ class raw_env(AECEnv, EzPickle):
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
         self.action_spaces = {a: spaces.Discrete(enc.num_actions) for a in AGENTS}
-        self.observation_spaces = {
-            a: spaces.Dict(
-                {
-                    "observation": spaces.Box(enc.low, enc.high, dtype=np.float32),
-                    "action_mask": spaces.Box(0, 1, (enc.num_actions,), dtype=np.int8),
-                }
-            )
-            for a in AGENTS
-        }
+        self.observation_spaces = {a: enc.observation_space() for a in AGENTS}
         self._rng = np.random.default_rng()
         self.round: Round = Round.deal(seed=0, variant=var, max_turns=max_turns)
         self._reset_bookkeeping()

@@ -192,12 +192,7 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
         self.encoding: Encoding = get_encoding(var)
         enc = self.encoding
         self.single_action_space = spaces.Discrete(enc.num_actions)
-        self.single_observation_space = spaces.Dict(
-            {
-                "observation": spaces.Box(enc.low, enc.high, dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, (enc.num_actions,), dtype=np.int8),
-            }
-        )
+        self.single_observation_space = enc.observation_space()
         self.action_space = batch_space(self.single_action_space, n)
         self.observation_space = batch_space(self.single_observation_space, n)
         # the encoding's tables and layout, handed to the kernels

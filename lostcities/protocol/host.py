@@ -22,7 +22,7 @@ import signal
 import subprocess
 import threading
 import weakref
-from collections.abc import Awaitable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from lostcities.cards import Variant
@@ -423,24 +423,37 @@ class BotProtocol:
             "%s: unexpected line %r while waiting for %s", self.name, " ".join(words), waiting_for
         )
 
+    async def _exchange(
+        self, command: str, answer: str, take: Callable[[list[str]], bool] | None = None
+    ) -> list[str]:
+        """Send ``command`` and read until a line starting with ``answer`` (returned, split);
+        ``take`` may use each line before it, and the others are logged as unexpected."""
+        self.ignored.clear()
+        await self._send(command)
+        while True:
+            words = await self._read()
+            if words[0] == answer:
+                return words
+            if take is None or not take(words):
+                self._unexpected(words, answer)
+
     async def initialize(self) -> dict[str, str]:
         """The handshake: ``lcp``, then ``id`` lines until ``lcpok``. Returns :attr:`id`.
 
         :raises BotTerminatedError: if the bot dies first.
         """
+
+        def take_id(words: list[str]) -> bool:
+            if words[0] != "id" or len(words) < 3:
+                return False
+            self.id[words[1]] = " ".join(words[2:])
+            if words[1] == "name":
+                self.name = self.id["name"]
+            return True
+
         async with self._lock:
-            self.ignored.clear()
-            await self._send("lcp")
-            while True:
-                words = await self._read()
-                if words[0] == "lcpok":
-                    return self.id
-                if words[0] == "id" and len(words) >= 3:
-                    self.id[words[1]] = " ".join(words[2:])
-                    if words[1] == "name":
-                        self.name = self.id["name"]
-                else:
-                    self._unexpected(words, "lcpok")
+            await self._exchange("lcp", "lcpok", take_id)
+        return self.id
 
     async def ping(self) -> None:
         """``isready`` -> ``readyok``: the bot has caught up with every command sent.
@@ -448,13 +461,7 @@ class BotProtocol:
         :raises BotTerminatedError: if the bot dies first.
         """
         async with self._lock:
-            self.ignored.clear()
-            await self._send("isready")
-            while True:
-                words = await self._read()
-                if words[0] == "readyok":
-                    return
-                self._unexpected(words, "readyok")
+            await self._exchange("isready", "readyok")
 
     async def newgame(self, variant: Variant | str, seat: int, seed: int | None = None) -> None:
         """``newgame <variant> <seat>`` (then ``seed <n>`` when given). No answer expected.
@@ -480,14 +487,10 @@ class BotProtocol:
         :raises BotError: for a move that is not notation or not legal in ``view``.
         :raises BotTerminatedError: if the bot dies first.
         """
-        async with self._lock:
-            self.ignored.clear()
-            await self._send("\n".join([*position_lines(view), go_line(time_limit)]))  # one write
-            while True:
-                words = await self._read()
-                if words[0] == "move":
-                    break
-                self._unexpected(words, "move")
+        async with self._lock:  # the position and go in one write
+            words = await self._exchange(
+                "\n".join([*position_lines(view), go_line(time_limit)]), "move"
+            )
         if len(words) > 2:
             LOGGER.warning("%s: ignored words after the move: %r", self.name, " ".join(words[2:]))
         try:

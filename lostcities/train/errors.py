@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from lostcities.errors import MissingDependencyError  # one home; importable from here too
+
 __all__ = ["InvalidShardError", "MissingDependencyError", "RunDirectoryError", "TrainOptionError"]
 
 
@@ -16,7 +18,3 @@ class RunDirectoryError(ValueError):
 
 class InvalidShardError(ValueError):
     """A data shard that is missing, unreadable or of another layout."""
-
-
-class MissingDependencyError(ValueError):
-    """An optional package training needs is not installed (``pip install 'lostcities[train]'``)."""

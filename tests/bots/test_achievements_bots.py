@@ -70,9 +70,16 @@ def test_the_search_bot_searches_goal_games_in_python() -> None:
 
 
 def test_the_search_values_a_free_goal() -> None:
+    """The one discard pile (the opponent's w2) is a free goal: the search plays the card it
+    plays without goals and draws from that pile, which wins the goal."""
     view = _view([GRAB])
     move = IsmctsBot(iters=120, seed=1, engine="python").choose(view)  # type: ignore[arg-type]
-    assert move.draw is not None  # it takes the goal's pile draw
+    classic = IsmctsBot(iters=120, seed=1, engine="python").choose(_view(None))  # type: ignore[arg-type]
+    assert str(classic) == "+y2." and str(move) == "+y2w"
+    r = Round.from_deck(DECK, starter=1, achievements=[GRAB])
+    r.push("-w2.")
+    r.push(move)
+    assert r.claims == (0,) and r.goal_points(0) == 10
 
 
 @pytest.mark.parametrize("spec", ["heuristic:goals=maybe", "ismcts:goals=1", "heuristic:depth=2"])

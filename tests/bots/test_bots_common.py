@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lostcities import PlayerView, Round
+from lostcities import PlayerView, Round, Termination, score_expedition
 from lostcities.bots import Bot, make
 
 SPECS = ["random", "discard", "heuristic", "ismcts:iters=24", "ismcts:iters=40,mode=flat"]
@@ -85,9 +85,28 @@ def test_decision_depends_on_the_view_only(spec: str, seed: int) -> None:
 
 @pytest.mark.parametrize("spec", SPECS)
 def test_whole_round_in_both_variants(spec: str) -> None:
+    """A whole round of the variant, to the rules' own end: the draw pile drawn out (no
+    cap, no forfeit), every card of that variant's deck still there exactly once, and the
+    result what the score sheets say."""
     for variant in ("classic", "long"):
         r = play([spec, "heuristic"], 11, variant)
-        assert r.is_over() and r.outcome() is not None
+        out = r.outcome()
+        assert out is not None and r.variant.name == variant
+        assert out.termination is Termination.DRAW_PILE_EMPTY and not r.draw_pile
+        deck_draws = sum(1 for m in r.history if m.draw is None)
+        assert deck_draws == r.variant.deck_size - 2 * r.variant.hand_size
+        cards = [*r.hands[0], *r.hands[1]]
+        for pile in [
+            *r.discard_piles.values(),
+            *r.expeditions[0].values(),
+            *r.expeditions[1].values(),
+        ]:
+            cards += pile
+        assert sorted(cards) == r.variant.deck()
+        sheets = [sum(score_expedition(e).score for e in r.expeditions[p].values()) for p in (0, 1)]
+        assert out.scores == r.scores() == tuple(sheets)
+        assert out.winner == (None if sheets[0] == sheets[1] else int(sheets[1] > sheets[0]))
+        assert len(r.expeditions[0]) == r.variant.num_colors == (5 if variant == "classic" else 6)
 
 
 @pytest.mark.parametrize("spec", ["heuristic", "ismcts:iters=10"])

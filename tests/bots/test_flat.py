@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import math
 import random
@@ -10,7 +11,7 @@ import random
 import pytest
 
 from lostcities import IllegalMoveError, MatchContext, PlayerView, Round
-from lostcities.bots.flat import PythonFlatSearch, flat_search
+from lostcities.bots.flat import FlatSearcher, PythonFlatSearch, flat_search
 from lostcities.bots.matchplay import match_reward
 
 
@@ -95,20 +96,43 @@ def test_the_twin_deals_given_hands_as_the_compiled_search() -> None:
 
 
 def test_the_factory_picks_the_engine() -> None:
+    """``flat_search`` runs the engine it names with the arguments it is given (the same
+    sums as that engine built directly), and searches a goal game in Python, goals and all,
+    even when asked for the compiled engine."""
     view = views(1, seed=11)[0]
     cands = list(view.legal_moves())[:2]
-    assert isinstance(flat_search(view, cands, engine="python"), PythonFlatSearch)
+
+    def sums(search: FlatSearcher) -> tuple[list[float], list[float]]:
+        search.run(3)
+        return [float(x) for x in search.value_sums], [float(x) for x in search.margin_sums]
+
+    kw: dict[str, object] = {"rollout": "smart", "scale": 9.0}
+    made = flat_search(view, cands, engine="python", rng=random.Random(1), **kw)  # type: ignore[arg-type]
+    assert isinstance(made, PythonFlatSearch)
+    direct = PythonFlatSearch(view, cands, rng=random.Random(1), **kw)  # type: ignore[arg-type]
+    assert sums(made) == sums(direct)
+    other_scale = flat_search(view, cands, engine="python", rng=random.Random(1), rollout="smart")
+    assert sums(other_scale)[0] != sums(direct)[0]  # the scale reached the search
     goals = Round.deal(seed=2, achievements=True).view(0)
+    gcands = list(goals.legal_moves())[:2]
     # the compiled engine knows no goals: a goal game searches in Python
-    assert isinstance(
-        flat_search(goals, list(goals.legal_moves())[:2], engine="fast"), PythonFlatSearch
+    made = flat_search(goals, gcands, engine="fast", rng=random.Random(2), rollout="smart")
+    assert isinstance(made, PythonFlatSearch)
+    direct = PythonFlatSearch(goals, gcands, rng=random.Random(2), rollout="smart")
+    blind = PythonFlatSearch(
+        dataclasses.replace(goals, achievements=None), gcands, rng=random.Random(2), rollout="smart"
     )
+    assert sums(made) == sums(direct) != sums(blind)  # the goals' points are in the margins
     with pytest.raises(ValueError, match="engine must be"):
         flat_search(view, cands, engine="gpu")
     if importlib.util.find_spec("numba") is not None:
         from lostcities.fast.search import FlatSearch
 
-        assert isinstance(flat_search(view, cands, engine="fast"), FlatSearch)
+        made = flat_search(view, cands, engine="fast", rng=random.Random(1), **kw)  # type: ignore[arg-type]
+        assert isinstance(made, FlatSearch)
+        compiled = FlatSearch(view, cands, rng=random.Random(1), **kw)  # type: ignore[arg-type]
+        twin = PythonFlatSearch(view, cands, rng=random.Random(1), **kw)  # type: ignore[arg-type]
+        assert sums(made) == sums(compiled) == sums(twin)
 
 
 def test_the_twin_checks_its_input_as_the_compiled_search() -> None:

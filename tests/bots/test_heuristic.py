@@ -106,9 +106,27 @@ def test_stall_draws_are_capped() -> None:
 
 
 def test_options() -> None:
-    assert isinstance(make("heuristic:seed=3"), HeuristicBot)
-    with pytest.raises(BotSpecError, match="takes no option"):
+    """The spec's options reach the bot: ``seed`` (over ``make``'s own, and it breaks the
+    ties: the round is the one ``HeuristicBot(seed=3)`` plays, not seed 9's), ``goals``
+    (on by default), and anything else is refused by name."""
+
+    def history(bot: Bot) -> tuple[Move, ...]:
+        r = Round.deal(seed=0)
+        bots = [bot, make("random", seed=1)]
+        while not r.is_over():
+            r.push(bots[r.to_move].choose(r.view(r.to_move)))
+        return r.history
+
+    bot = make("heuristic:seed=3", seed=9)
+    assert isinstance(bot, HeuristicBot) and bot.seed == 3 and bot.goals
+    assert bot.spec == "heuristic:seed=3"
+    assert history(bot) == history(HeuristicBot(seed=3)) != history(HeuristicBot(seed=9))
+    off = make("heuristic:goals=off")
+    assert isinstance(off, HeuristicBot) and not off.goals
+    with pytest.raises(BotSpecError, match=r"'heuristic' takes no option depth \(only goals\)"):
         make("heuristic:depth=3")
+    with pytest.raises(BotSpecError, match="goals must be on or off, not 'maybe'"):
+        make("heuristic:goals=maybe")
 
 
 def test_beats_the_floor_bots() -> None:

@@ -295,3 +295,19 @@ def test_resample_during_the_deal() -> None:
         assert t.information_state_string(q) == s.information_state_string(q)
         assert t.own_dealt(q) == s.own_dealt(q)
         assert len(t.dealt) == 11 and t.is_chance_node()
+
+
+def test_resample_at_the_end_of_the_round() -> None:
+    """The move that takes the last card has no chance node: the core's sampler deals that
+    card from the mover's hand, and both information states survive a terminal resample."""
+    game = load()
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    for seed in range(3):
+        s = _random_state(game, seed, plies=10_000)
+        assert s.is_terminal() and s.round is not None and s.round.deck_size == 0
+        for q in (0, 1):
+            t = s.resample_from_infostate(q, sampler)
+            assert t.is_terminal()
+            assert t.information_state_string(q) == s.information_state_string(q)
+            assert t.information_state_tensor(q) == s.information_state_tensor(q)
+            assert t.returns() == s.returns()
