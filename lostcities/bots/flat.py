@@ -35,7 +35,7 @@ import random
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from lostcities.bots.rollout import playout, smart_playout
 from lostcities.cards import Card
