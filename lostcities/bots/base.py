@@ -30,6 +30,7 @@ __all__ = [
     "BotSpecError",
     "BotTerminatedError",
     "BotTimeoutError",
+    "MAX_WHOLE_OPTION",
     "SearchSetup",
     "SpecOptions",
 ]
@@ -152,6 +153,11 @@ class Bot(abc.ABC):
         return f"<{type(self).__name__} {self.spec or self.name!r}>"
 
 
+MAX_WHOLE_OPTION = 10_000_000
+"""The largest whole number a bot spec's option may give (``iters``, ``top``, ...): ten
+million playouts a move is minutes of search; more would run until killed."""
+
+
 class SpecOptions:
     """Typed reading of a bot's spec options, with the one-line errors of
     :class:`BotSpecError`.
@@ -193,8 +199,23 @@ class SpecOptions:
             )
         return value
 
-    def whole(self, key: str, default: int | None, *, minimum: int | None = None) -> int | None:
-        """A whole number (``default`` when absent), at least ``minimum`` when given."""
+    def whole(
+        self,
+        key: str,
+        default: int | None,
+        *,
+        minimum: int | None = None,
+        maximum: int = MAX_WHOLE_OPTION,
+    ) -> int | None:
+        """A whole number (``default`` when absent), at least ``minimum`` when given and at
+        most ``maximum`` (:data:`MAX_WHOLE_OPTION`: ``iters=10**20`` would search until
+        killed).
+
+        >>> SpecOptions("ismcts", {"iters": "99999999999"}, ("iters",)).whole("iters", None)
+        Traceback (most recent call last):
+        ...
+        lostcities.bots.base.BotSpecError: invalid bot spec: ismcts iters must be at most 10,000,000, not 99999999999
+        """
         text = self.options.get(key)
         if text is None:
             return default
@@ -207,6 +228,10 @@ class SpecOptions:
         if minimum is not None and value < minimum:
             raise BotSpecError(
                 f"invalid bot spec: {self.bot} {key} must be at least {minimum}, not {text}"
+            )
+        if value > maximum:
+            raise BotSpecError(
+                f"invalid bot spec: {self.bot} {key} must be at most {maximum:,}, not {text}"
             )
         return value
 

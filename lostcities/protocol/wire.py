@@ -147,8 +147,10 @@ def parse_newgame(words: Sequence[str]) -> tuple[Variant, int]:
 
     :raises PositionError: for a seat other than 0 or 1, or an unknown variant.
     """
-    if len(words) != 3 or words[0] != "newgame" or words[2] not in ("0", "1"):
+    if len(words) != 3 or words[0] != "newgame":
         raise PositionError("bad newgame line: expected newgame <variant> <seat>")
+    if words[2] not in ("0", "1"):
+        raise PositionError(f"bad newgame line: the seat is 0 or 1, not {words[2]!r}")
     try:
         variant = get_variant(words[1])
     except ValueError as e:
