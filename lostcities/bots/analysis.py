@@ -2,8 +2,11 @@
 :meth:`Bot.analyse <lostcities.bots.Bot.analyse>`, ``lostcities analyse``, the web's hints
 and analysis page and the TUI's).
 
-A search bot (``ismcts``, ``expert``) proposes its candidate moves; the move actually played
-is added when it is not among them. Every candidate is then tried in the same sampled worlds
+A search bot (``ismcts``, ``expert``) proposes its candidate moves; each of their card
+actions is then tried with every legal draw (the draw pile and each discard pile's top,
+:func:`with_every_draw`: a bot's candidates pair a card action with one or two draws, and
+the draw it left out can be the best part of the move), and the move actually played is
+added when it is not among them. Every candidate is then tried in the same sampled worlds
 (the hidden cards dealt at random by :class:`~lostcities.WorldSampler`, consistently with
 the view; common random numbers) and played out to the end of the round with the bot's
 rollout policy, compiled when numba is there. Per move the analysis gives the mean final
@@ -66,6 +69,7 @@ __all__ = [
     "report",
     "review",
     "summary",
+    "with_every_draw",
 ]
 
 DEFAULT_BOT = "ismcts"
@@ -262,6 +266,29 @@ def evaluate(
     return Analysis(view.player, tuple(evals[j] for j in order), done)
 
 
+def with_every_draw(view: PlayerView, candidates: Sequence[Move]) -> list[Move]:
+    """``candidates``, then each of their card actions (play or discard which card) with
+    every other draw legal in ``view``: the draw pile and the top of each discard pile
+    (never the pile the card was just discarded onto), in the order
+    :meth:`LegalMoves.draws <lostcities.rules.LegalMoves.draws>` gives them. A bot picks
+    one draw or two for a card action; a discard pile's top it passed over (a wager for a
+    wagered expedition, a card that extends one) can be worth more than the card action.
+
+    >>> from lostcities import Round
+    >>> r = Round.deal(seed=5)
+    >>> for m in "+y7. -r9. -r6. +y10. -r7.".split():
+    ...     r.push(m)
+    >>> [str(m) for m in with_every_draw(r.view(1), [Move.parse("-g8.")])]
+    ['-g8.', '-g8r']
+    """
+    out = list(dict.fromkeys(candidates))
+    legal = view.legal_moves()
+    for m in list(out):
+        for draw in legal.draws(m.action, m.card):
+            out.append(Move(m.action, m.card, draw))
+    return list(dict.fromkeys(out))
+
+
 def analyse(
     bot: Bot,
     view: PlayerView,
@@ -291,7 +318,7 @@ def analyse(
     setup = bot.search_setup(view)
     if setup is None:
         raise BotError(f"{bot.name}: cannot analyse (only the search bots do: ismcts, expert)")
-    cands = list(setup.candidates) if len(moves) > 1 else [moves[0]]
+    cands = with_every_draw(view, setup.candidates) if len(moves) > 1 else [moves[0]]
     if played is not None and played not in cands:
         cands.append(played)
     start = time.perf_counter()
