@@ -205,7 +205,15 @@ def _add_play(p: argparse.ArgumentParser) -> None:
         "--save",
         metavar="FILE",
         default=None,
-        help="save the game record here (checked before the match starts; written when it ends or you quit)",
+        help="save the game record in this records file, after the games already in it"
+        " (checked before the match starts; written when it ends or you quit)",
+    )
+    p.add_argument(
+        "--resume",
+        metavar="FILE",
+        default=None,
+        help="go on with the last unfinished match saved in FILE (saved there again, in its"
+        " place, unless --save names another file)",
     )
     _achievements_arg(p)
 
