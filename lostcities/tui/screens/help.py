@@ -37,6 +37,7 @@ def help_text() -> str:
         "  h            a hint: the engine's move (the game is then marked assisted)\n"
         "  u            undo your move while the bot thinks; on your turn, your move\n"
         "               and the bot's reply (marked assisted); never a draw-pile draw\n"
+        "  i            the goal cards and what each requires (achievements variant)\n"
         "  q quit   ? this help   (long variant: p is purple: p7, or the p pile)\n"
         "[b]Mouse[/b]  click a card, then your expedition (play) or its pile\n"
         "(discard), then the draw pile or a discard pile.\n"
