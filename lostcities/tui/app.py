@@ -475,12 +475,17 @@ def cli_main(args: argparse.Namespace) -> int:
     cache, before the screen starts; at a first start it compiles in the background while
     the board is shown, :class:`SearchWarmUp`), then run the app.
 
-    Run without flags, the start screen chooses the match first (:class:`StartApp`).
+    Run without flags, the start screen chooses the match first (:class:`StartApp`), or a
+    saved match to resume (``r``). ``--resume FILE`` goes on with the last unfinished match
+    saved in FILE (:func:`lostcities.tui.records.resume`), saved again in its place (or
+    added to ``--save``'s file).
 
     Returns the exit code: 0; 2 with one line on stderr when the bot cannot be made,
-    ``--save`` names a file that cannot be written (checked before anything starts),
-    ``--hotseat`` comes with ``--opponent``, or stdin or stdout is not a terminal; 1 when
-    the record could not be saved at the end after all (the line says why).
+    ``--save`` names a file that cannot be written or holds something other than game
+    records (checked before anything starts), ``--hotseat`` comes with ``--opponent``,
+    ``--resume`` with a flag that shapes a new match or a file with no unfinished match,
+    or stdin or stdout is not a terminal; 1 when the record could not be saved at the end
+    after all (the line says why).
     """
 
     def refuse(why: object) -> int:

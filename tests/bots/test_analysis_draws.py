@@ -67,8 +67,8 @@ def test_every_draw_of_each_candidate_card_action_is_evaluated() -> None:
     cands = setup.candidates
     a = analyse(bot, pos.view, played=pos.move, worlds=50, seed=1)
     evaluated = {e.move for e in a.moves}
-    legal = pos.view.legal_moves()
-    for m in cands:
-        for d in legal.draws(m.action, m.card):
-            assert Move(m.action, m.card, d) in evaluated
-    assert set(with_every_draw(pos.view, cands)) <= set(legal)
+    assert {str(m) for m in cands} == {"+r9.", "+y4.", "+w8."}  # all from the draw pile
+    # the yellow wager extends the mover's wagered yellow expedition (not after +y4); the
+    # blue top b7 and the red r5 extend no expedition: taking them would only stall
+    assert evaluated == {Move.parse(m) for m in ("+r9.", "+y4.", "+w8.", "+r9y", "+w8y")}
+    assert set(with_every_draw(pos.view, cands)) <= set(pos.view.legal_moves())
