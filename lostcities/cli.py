@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import math
 import signal
 import sys
 import threading
@@ -51,6 +52,31 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _at_most(maximum: int) -> Callable[[str], int]:
+    """A positive whole number of at most ``maximum`` (an argparse type): a number that no
+    run could finish is refused at once, not run until it is killed."""
+
+    def parse(text: str) -> int:
+        value = _positive_int(text)
+        if value > maximum:
+            raise argparse.ArgumentTypeError(f"at most {maximum:,}: {text!r}")
+        return value
+
+    return parse
+
+
+MAX_DEALS = 1_000_000
+"""The most ``--deals`` (and ``--matches``) of ``match`` and ``tournament``."""
+MAX_WORLDS = 1_000_000
+"""The most ``--worlds`` of ``analyse`` (1,000 by default)."""
+MAX_JOBS = 1024
+"""The most worker processes (``--jobs``)."""
+MAX_TURNS = 100_000
+"""The most ``--max-turns``."""
+MAX_SECONDS = 86_400.0
+"""The longest time a ``--time`` or ``--time-limit`` may give one move (a day)."""
+
+
 def _non_negative_int(text: str) -> int:
     try:
         value = int(text)
@@ -66,8 +92,12 @@ def _non_negative_float(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"invalid number: {text!r}") from None
-    if not value >= 0:
+    if math.isnan(value):
+        raise argparse.ArgumentTypeError(f"invalid number: {text!r}")
+    if value < 0:
         raise argparse.ArgumentTypeError(f"must not be negative: {text!r}")
+    if value > MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_SECONDS:,.0f} seconds: {text!r}")
     return value
 
 
@@ -76,8 +106,10 @@ def _positive_float(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"invalid number: {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text!r}")
+    if not 0 < value <= MAX_SECONDS:
+        raise argparse.ArgumentTypeError(
+            f"must be a positive number of seconds, at most {MAX_SECONDS:,.0f}: {text!r}"
+        )
     return value
 
 
@@ -173,7 +205,15 @@ def _add_play(p: argparse.ArgumentParser) -> None:
         "--save",
         metavar="FILE",
         default=None,
-        help="save the game record here (checked before the match starts; written when it ends or you quit)",
+        help="save the game record in this records file, after the games already in it"
+        " (checked before the match starts; written when it ends or you quit)",
+    )
+    p.add_argument(
+        "--resume",
+        metavar="FILE",
+        default=None,
+        help="go on with the last unfinished match saved in FILE (saved there again, in its"
+        " place, unless --save names another file)",
     )
     _achievements_arg(p)
 
@@ -189,7 +229,7 @@ def _add_serve(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--workers",
-        type=_positive_int,
+        type=_at_most(MAX_JOBS),
         default=1,
         metavar="N",
         help="server processes sharing the port (1); above 1 needs PostgreSQL (docs/deploy.md)",
@@ -223,11 +263,13 @@ def _add_users(p: argparse.ArgumentParser) -> None:
 
 def _arena_args(p: argparse.ArgumentParser, deals: int, deals_help: str) -> None:
     """The options ``match`` and ``tournament`` share."""
-    p.add_argument("--deals", type=_positive_int, default=deals, help=deals_help)
+    p.add_argument("--deals", type=_at_most(MAX_DEALS), default=deals, help=deals_help)
     p.add_argument("--seed", type=int, default=0, help="seed for the deals (0)")
-    p.add_argument("--jobs", type=_positive_int, default=None, help="worker processes (all cores)")
+    p.add_argument(
+        "--jobs", type=_at_most(MAX_JOBS), default=None, help="worker processes (all cores)"
+    )
     _backend_args(p)
-    p.add_argument("--max-turns", type=_positive_int, default=None, help="turn cap per round")
+    p.add_argument("--max-turns", type=_at_most(MAX_TURNS), default=None, help="turn cap per round")
     _variant_arg(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
@@ -311,14 +353,17 @@ def _add_match(p: argparse.ArgumentParser) -> None:
     _run_args(p, "stop early by an SPRT")
     p.add_argument(
         "--matches",
-        type=_positive_int,
+        type=_at_most(MAX_DEALS),
         default=None,
         metavar="N",
         help="play N whole matches instead of single deals, each twice on the same deals"
         " with the seats swapped; reports the match win rate beside the round figures",
     )
     p.add_argument(
-        "--rounds", type=_positive_int, default=None, help="rounds per match with --matches (3)"
+        "--rounds",
+        type=_at_most(MAX_PLAY_ROUNDS),
+        default=None,
+        help="rounds per match with --matches (3)",
     )
 
 
@@ -354,7 +399,7 @@ def _add_bench(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seconds", type=_positive_float, default=3.0, help="time per measurement (3)")
     p.add_argument(
         "--repeat",
-        type=_positive_int,
+        type=_at_most(1000),
         default=3,
         help="runs of each timed figure: the median is shown with the spread (3)",
     )
@@ -370,7 +415,7 @@ def _add_analyse(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--worlds",
-        type=_positive_int,
+        type=_at_most(MAX_WORLDS),
         default=1000,
         help="sampled deals each move is played out in (1000; deterministic)",
     )
@@ -382,7 +427,7 @@ def _add_analyse(p: argparse.ArgumentParser) -> None:
         help="search each move this long instead of --worlds",
     )
     p.add_argument("--seed", type=int, default=0, help="seed for the sampled deals (0)")
-    p.add_argument("--jobs", type=_positive_int, default=1, help="worker processes (1)")
+    p.add_argument("--jobs", type=_at_most(MAX_JOBS), default=1, help="worker processes (1)")
     p.add_argument("--json", action="store_true", help="print one JSON object per game")
     p.add_argument(
         "--plot", metavar="FILE", default=None, help="win-probability curves (.svg/.png)"
@@ -652,7 +697,48 @@ def _bot(args: argparse.Namespace) -> int:
     def make_bot(seed: int | None) -> Bot:
         return make(spec, seed=args.seed if seed is None else seed)
 
-    return run_engine(make_bot, name=f"lostcities {spec}")
+    return run_engine(make_bot, name=f"lostcities {spec}", warm_up=search_warm_up(spec))
+
+
+SEARCH_BOTS = ("ismcts", "expert")
+"""The built-in bots whose first move would get their search ready (:func:`search_warm_up`)."""
+
+
+def search_warm_up(spec: str) -> Callable[[], None] | None:
+    """What ``lostcities bot SPEC`` runs at the handshake for a search bot (``None`` for
+    the others): the compiled search loaded from numba's cache, then one short move of a
+    throwaway bot of the same spec (its network and tables loaded), so that the served
+    bot's first ``go`` is as quick as the next (``expert``'s first move otherwise spends
+    0.7 s getting ready). Where the cache is cold (a first start, minutes of compiling,
+    past the handshake's 10 s) nothing is compiled: ``lostcities warmup`` does it once.
+
+    >>> search_warm_up("heuristic") is None, callable(search_warm_up("expert:time=1"))
+    (True, True)
+    """
+    from lostcities.bots import parse_spec
+
+    if parse_spec(spec)[0] not in SEARCH_BOTS:
+        return None
+
+    def warm() -> None:
+        from lostcities.bots import make
+        from lostcities.rules import Round
+
+        try:
+            from lostcities.fast.warmup import first_start, warm_up
+        except ImportError:
+            pass  # no numba: a pure-Python search, nothing to load
+        else:
+            if first_start():
+                return
+            warm_up()
+        bot = make(spec, seed=0)
+        try:
+            bot.choose(Round.deal(seed=0, starter=0).view(0), 0.05)
+        finally:
+            bot.close()
+
+    return warm
 
 
 def _warmup(args: argparse.Namespace) -> int:

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from rich.progress import Progress
 
 __all__ = [
+    "ACCURACY_NOTE",
     "assistance",
     "format_analysis",
     "format_score_table",
@@ -134,6 +135,15 @@ def round_score_table(r: Round, player: int) -> str:
 _MARK_SIGN = {None: "", "inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 
 
+ACCURACY_NOTE = (
+    "accuracy: 100 x exp(-L/2), L the mean loss per move, each move weighed by the\n"
+    "points at stake in it (best minus worst candidate, fully from 1 point up), so\n"
+    "moves where nothing was at stake do not count. loss: points below the best move."
+)
+"""The note under :func:`format_analysis`'s summary: how the accuracy is worked out
+(:func:`lostcities.bots.analysis.accuracy`), in lines of at most 80 characters."""
+
+
 def format_analysis(game: Mapping[str, Any], *, only_marked: bool = False) -> str:
     """The analysis table of one game (an object of ``lostcities analyse --json``): per
     move the round, ply, player, move played, best move, expected points lost, the mover's
@@ -159,6 +169,11 @@ def format_analysis(game: Mapping[str, Any], *, only_marked: bool = False) -> st
     ------  -----  --------  --------  ------------  --------  --------
     ann         1       0.0    100.0%             0         0         0
     bob         1       9.1     40.3%             0         1         0
+    accuracy: 100 x exp(-L/2), L the mean loss per move, each move weighed by the
+    points at stake in it (best minus worst candidate, fully from 1 point up), so
+    moves where nothing was at stake do not count. loss: points below the best move.
+
+    A player without a move of its own has no accuracy: ``-``.
     """
     names = list(game.get("players") or ["player 0", "player 1"])
     rows = [("round", "ply", "player", "move", "best", "loss", "win", "mark")]
@@ -181,18 +196,19 @@ def format_analysis(game: Mapping[str, Any], *, only_marked: bool = False) -> st
     out = _table(rows, right={0, 1, 5, 6})
     srows = [("player", "moves", "avg loss", "accuracy", "inaccuracies", "mistakes", "blunders")]
     for s in game.get("summary", []):
+        none = not s["moves"]  # no move of its own: nothing to be accurate about
         srows.append(
             (
                 str(names[s["player"]]),
                 str(s["moves"]),
-                f"{s['average_loss']:.1f}",
-                f"{s['accuracy']:.1f}%",
+                "-" if none else f"{s['average_loss']:.1f}",
+                "-" if none else f"{s['accuracy']:.1f}%",
                 str(s["inaccuracies"]),
                 str(s["mistakes"]),
                 str(s["blunders"]),
             )
         )
-    return out + "\n\n" + _table(srows, right={1, 2, 3, 4, 5, 6})
+    return out + "\n\n" + _table(srows, right={1, 2, 3, 4, 5, 6}) + "\n" + ACCURACY_NOTE
 
 
 def progress_bar(enabled: bool = True) -> Progress:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
-from lostcities.bots import Bot, BotSpecError, make, parse_spec
+from lostcities.bots import BUILTIN, Bot, BotSpecError, make, parse_spec
 from lostcities.bots.analysis import (
     DEFAULT_BOT,
     DEFAULT_WORLDS,
@@ -37,6 +37,7 @@ __all__ = [
     "DEFAULT_BOT",
     "DEFAULT_WORLDS",
     "analyse_positions",
+    "check_plot_path",
     "check_spec",
     "cli_main",
     "game_report",
@@ -207,9 +208,7 @@ def cli_main(args: argparse.Namespace) -> int:
     spec: str = args.bot
     check_spec(spec)  # a bad spec or a bot that cannot analyse fails here, at once
     if args.plot:
-        ext = os.path.splitext(args.plot)[1].lower()
-        if ext not in (".svg", ".png", ".pdf"):
-            raise ValueError(f"invalid plot file: {args.plot!r} (use .svg, .png or .pdf)")
+        check_plot_path(args.plot)  # before the analysis, not after it
     worlds = None if args.time is not None else args.worlds
     jobs = args.jobs or 1
     bad = 0
@@ -252,12 +251,36 @@ def cli_main(args: argparse.Namespace) -> int:
     return 2 if bad else 0
 
 
+def check_plot_path(path: str) -> None:
+    """Fail now if the plot cannot be written to ``path``: an extension other than
+    ``.svg``, ``.png`` or ``.pdf``, a missing folder, a folder, or no permission (checked
+    by opening it for appending; a file that did not exist is removed again).
+
+    :raises ValueError: saying why.
+    """
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in (".svg", ".png", ".pdf"):
+        raise ValueError(f"invalid plot file: {path!r} (use .svg, .png or .pdf)")
+    if os.path.isdir(path):
+        raise ValueError(f"cannot write the plot to {path!r}: it is a folder")
+    existed = os.path.exists(path)
+    try:
+        with open(path, "ab"):
+            pass
+    except OSError as e:
+        raise ValueError(f"cannot write the plot to {path!r}: {e.strerror or e}") from None
+    if not existed:
+        os.remove(path)
+
+
 def check_spec(spec: str) -> None:
     """Fail now if ``spec`` is not a bot that analyses.
 
     :raises BotSpecError: for a bad spec or a bot that does not search.
     """
     name, _ = parse_spec(spec)
+    if name not in BUILTIN and name != "cmd":
+        make(spec).close()  # raises the unknown bot's error, naming the known ones
     if name not in ("ismcts", "expert"):
         raise BotSpecError(f"invalid bot spec: {spec!r} cannot analyse (use ismcts or expert)")
     make(spec).close()

@@ -415,6 +415,21 @@ def _position(view: PlayerView, **lines: str) -> list[str]:
             "bad expeditions 0 line: invalid expedition: b3 is lower",
         ),
         ({"known_0": "known 0 NOTINHAND"}, "bad known 0 line: it names cards not in your hand"),
+        # issue 37 item 24: a moves line that contradicts ply, a ply no round reaches, a cap
+        # of 0
+        ({"ply": "ply 5"}, "bad moves line: 0 moves, where the ply line says 5"),
+        ({"ply": "ply 99999999"}, "bad moves line: 0 moves, where the ply line says 99999999"),
+        ({"moves": "moves -y2."}, "bad moves line: 1 move, where the ply line says 0"),
+        ({"maxturns": "maxturns 0"}, "bad maxturns line: 0: a round needs at least 1 move"),
+        (
+            {
+                "ply": "ply 0",
+                "expeditions_0": "expeditions 0 y2",
+                "deck": "deck 43",
+                "moves": "moves",
+            },
+            "bad ply line: 0 moves cannot have laid the 1 card on the table",
+        ),
     ],
 )
 def test_engine_side_answers_an_impossible_position_with_info_and_goes_on(
@@ -786,3 +801,46 @@ def test_a_bot_program_in_a_match_reads_the_match_line(tmp_path: Path) -> None:
         bot.close()
     rows = {tuple(int(w) for w in line.split()) for line in log.read_text().splitlines()}
     assert rows == {(i + 1, 2, *t, 1) for i, t in enumerate(started)}
+
+
+def test_the_engine_warms_up_once_before_its_first_answer() -> None:
+    # issue 37 item 24: expert's first go spent 0.7 s getting ready, past a tight limit
+    out = io.StringIO()
+    seen: list[str] = []
+
+    def warm() -> None:
+        seen.append(out.getvalue())
+
+    class First:
+        def choose(self, view: PlayerView, time_limit: float | None = None) -> Move:
+            return view.legal_moves()[0]
+
+    lines = "lcp\nisready\nisready\nquit\n"
+    run_engine(lambda seed: First(), stdin=io.StringIO(lines), stdout=out, warm_up=warm)
+    assert seen == [""]  # once, before the handshake's answer
+    assert out.getvalue().splitlines()[-2:] == ["readyok", "readyok"]
+
+
+def test_a_failed_warm_up_is_said_and_the_engine_goes_on() -> None:
+    out = io.StringIO()
+
+    def warm() -> None:
+        raise RuntimeError("no cache")
+
+    class First:
+        def choose(self, view: PlayerView, time_limit: float | None = None) -> Move:
+            return view.legal_moves()[0]
+
+    run_engine(lambda seed: First(), stdin=io.StringIO("isready\n"), stdout=out, warm_up=warm)
+    said = out.getvalue().splitlines()
+    assert said[0].startswith("info error warm-up failed (RuntimeError: no cache)")
+    assert said[1] == "readyok"
+
+
+def test_lostcities_bot_warms_up_its_search_bots_only() -> None:
+    from lostcities.cli import search_warm_up
+
+    assert search_warm_up("heuristic") is None and search_warm_up("random") is None
+    warm = search_warm_up("ismcts:iters=20")
+    assert warm is not None
+    warm()  # a short throwaway move: the served bot's generator is untouched

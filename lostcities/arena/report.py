@@ -10,7 +10,7 @@ import json
 import math
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any, TypedDict
 
 from lostcities.achievements import GoalSet
@@ -161,7 +161,31 @@ def _open_records(path: str | None) -> contextlib.AbstractContextManager[IO[str]
         return contextlib.nullcontext()
     if path == "-":
         return contextlib.nullcontext(sys.stdout)
-    return open(path, "w", encoding="utf-8")
+    return _records_file(path)
+
+
+@contextlib.contextmanager
+def _records_file(path: str) -> Iterator[IO[str]]:
+    """``--records FILE`` open for writing; a run cut short (Ctrl-C, an error) before any
+    game was written leaves no empty file behind, and one cut short after says where the
+    finished games are."""
+    stream = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed below, removed if empty
+    try:
+        yield stream
+    except BaseException:
+        stream.close()
+        with contextlib.suppress(OSError):
+            if os.path.getsize(path) == 0:
+                os.remove(path)
+            else:
+                print(
+                    f"lostcities: the games finished before the end are saved in {path}",
+                    file=sys.stderr,
+                    flush=True,
+                )
+        raise
+    finally:
+        stream.close()
 
 
 def _check_specs(specs: Sequence[str]) -> None:

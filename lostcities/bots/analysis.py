@@ -2,8 +2,12 @@
 :meth:`Bot.analyse <lostcities.bots.Bot.analyse>`, ``lostcities analyse``, the web's hints
 and analysis page and the TUI's).
 
-A search bot (``ismcts``, ``expert``) proposes its candidate moves; the move actually played
-is added when it is not among them. Every candidate is then tried in the same sampled worlds
+A search bot (``ismcts``, ``expert``) proposes its candidate moves; each of their card
+actions is then tried with every legal draw that can matter (the draw pile and each
+discard pile's top that extends an expedition on the table, :func:`with_every_draw`: a
+bot's candidates pair a card action with one or two draws, and the draw it left out can be
+the best part of the move), and the move actually played is added when it is not among
+them. Every candidate is then tried in the same sampled worlds
 (the hidden cards dealt at random by :class:`~lostcities.WorldSampler`, consistently with
 the view; common random numbers) and played out to the end of the round with the bot's
 rollout policy, compiled when numba is there. Per move the analysis gives the mean final
@@ -37,8 +41,9 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from lostcities.bots.flat import SearchSetup, check_candidates, flat_search
+from lostcities.cards import Card
 from lostcities.errors import BotError, IllegalMoveError
-from lostcities.rules import Move, PlayerView, Round
+from lostcities.rules import Action, Move, PlayerView, Round, playable
 from lostcities.scoring import MARGIN_SCALE
 
 __all__ = [
@@ -64,6 +69,7 @@ __all__ = [
     "report",
     "review",
     "summary",
+    "with_every_draw",
 ]
 
 
@@ -278,6 +284,51 @@ def evaluate(
     return Analysis(view.player, tuple(evals[j] for j in order), done)
 
 
+def with_every_draw(view: PlayerView, candidates: Sequence[Move]) -> list[Move]:
+    """``candidates``, then each of their card actions (play or discard which card) with
+    every other draw legal in ``view`` that can matter for the cards: the draw pile, and
+    each discard pile whose top extends an expedition already on the table (one of the
+    mover's, after the card action, or one of the opponent's: the card it would take), in
+    the order :meth:`LegalMoves.draws <lostcities.rules.LegalMoves.draws>` gives them. A
+    bot picks one draw or two for a card action; a top it passed over (a wager for a
+    wagered expedition, the next card of one) can be worth more than the card action.
+
+    A top that extends no expedition is left out: taking it only delays the end of the
+    round, and the rollouts, which seldom stall later, would prize stalling now far above
+    what it is worth (measured: ``benchmarks/analysis_quality.py``'s false blunders).
+
+    >>> from lostcities import Round
+    >>> r = Round.deal(seed=5)
+    >>> for m in "+y7. -r9. -r6. +y10. -r7.".split():
+    ...     r.push(m)
+    >>> [str(m) for m in with_every_draw(r.view(1), [Move.parse("-g8.")])]  # r7 extends none
+    ['-g8.']
+    >>> r = Round.deal(seed=18, starter=0)
+    >>> r.push("-yx.")  # a wager on the yellow pile, and player 1 holds one
+    >>> [str(m) for m in with_every_draw(r.view(1), [Move.parse("+yx."), Move.parse("-yx.")])]
+    ['+yx.', '-yx.', '+yxy']
+    """
+    out = list(dict.fromkeys(candidates))
+    legal = view.legal_moves()
+    me = view.player
+    for m in list(out):
+        for draw in legal.draws(m.action, m.card):
+            if draw is not None:
+                top = view.discard_piles[draw][-1]
+                mine = view.expeditions[me][draw]
+                if m.action is Action.PLAY and m.card.color == draw:
+                    mine = (*mine, m.card)
+                if not (_extends(top, mine) or _extends(top, view.expeditions[me ^ 1][draw])):
+                    continue
+            out.append(Move(m.action, m.card, draw))
+    return list(dict.fromkeys(out))
+
+
+def _extends(card: Card, expedition: Sequence[Card]) -> bool:
+    """Whether ``card`` may go onto ``expedition``, started already."""
+    return bool(expedition) and playable(card.rank, expedition[-1].rank)
+
+
 def analyse(
     bot: Analysable,
     view: PlayerView,
@@ -307,7 +358,7 @@ def analyse(
     setup = bot.search_setup(view)
     if setup is None:
         raise BotError(f"{bot.name}: cannot analyse (only the search bots do: ismcts, expert)")
-    cands = list(setup.candidates) if len(moves) > 1 else [moves[0]]
+    cands = with_every_draw(view, setup.candidates) if len(moves) > 1 else [moves[0]]
     if played is not None and played not in cands:
         cands.append(played)
     start = time.perf_counter()

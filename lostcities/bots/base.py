@@ -30,6 +30,7 @@ __all__ = [
     "BotSpecError",
     "BotTerminatedError",
     "BotTimeoutError",
+    "MAX_WHOLE_OPTION",
     "SearchSetup",
     "SpecOptions",
 ]
@@ -134,6 +135,10 @@ class Bot(abc.ABC):
 
 _N = TypeVar("_N", int, float)
 
+MAX_WHOLE_OPTION = 10_000_000
+"""The largest whole number a bot spec's option may give (``iters``, ``top``, ...): ten
+million playouts a move is minutes of search; more would run until killed."""
+
 
 class SpecOptions:
     """Typed reading of a bot's spec options, with the one-line errors of
@@ -162,9 +167,28 @@ class SpecOptions:
         value = self._read(key, float, "a number", minimum)
         return default if value is None else value
 
-    def whole(self, key: str, default: int | None, *, minimum: int | None = None) -> int | None:
-        """A whole number (``default`` when absent), at least ``minimum`` when given."""
+    def whole(
+        self,
+        key: str,
+        default: int | None,
+        *,
+        minimum: int | None = None,
+        maximum: int = MAX_WHOLE_OPTION,
+    ) -> int | None:
+        """A whole number (``default`` when absent), at least ``minimum`` when given and at
+        most ``maximum`` (:data:`MAX_WHOLE_OPTION`: ``iters=10**20`` would search until
+        killed).
+
+        >>> SpecOptions("ismcts", {"iters": "99999999999"}, ("iters",)).whole("iters", None)
+        Traceback (most recent call last):
+        ...
+        lostcities.bots.base.BotSpecError: invalid bot spec: ismcts iters must be at most 10,000,000, not 99999999999
+        """
         value = self._read(key, int, "a whole number", minimum)
+        if value is not None and value > maximum:
+            raise BotSpecError(
+                f"invalid bot spec: {self.bot} {key} must be at most {maximum:,}, not {value}"
+            )
         return default if value is None else value
 
     def _read(

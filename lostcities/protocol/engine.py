@@ -69,8 +69,14 @@ def run_engine(
     author: str | None = "the lostcities project",
     stdin: IO[str] | None = None,
     stdout: IO[str] | None = None,
+    warm_up: Callable[[], None] | None = None,
 ) -> int:
     """Serve a player over the protocol until ``quit`` or the end of input.
+
+    ``warm_up``, when given, runs once, at the first ``lcp`` or ``isready`` and before
+    its answer: what a player's first move would otherwise spend getting ready (loading
+    a compiled search, a network), so that a tight time limit does not cost move 1. A
+    warm-up that fails is said (``info error``) and the engine goes on.
 
     ``make_player(seed)`` builds the player (``None`` at first, then again with the number
     of every ``seed`` command; the old one is closed unless the same object comes back).
@@ -89,6 +95,18 @@ def run_engine(
 
     player = make_player(None)
     reader = PositionReader()
+    warm = warm_up
+
+    def ready() -> None:
+        nonlocal warm
+        if warm is None:
+            return
+        job, warm = warm, None
+        try:
+            job()
+        except Exception as e:  # a warm-up is a help, never a reason to stop
+            say(f"info error warm-up failed ({type(e).__name__}: {e}): the first move gets ready")
+
     try:
         for raw in inp:
             words = raw.split()
@@ -97,8 +115,10 @@ def run_engine(
             cmd = words[0]
             try:
                 if cmd == "lcp":
+                    ready()
                     say(*handshake_lines(name, author))
                 elif cmd == "isready":
+                    ready()
                     say("readyok")
                 elif cmd == "newgame":
                     variant, seat = parse_newgame(words)

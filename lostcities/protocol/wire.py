@@ -147,8 +147,10 @@ def parse_newgame(words: Sequence[str]) -> tuple[Variant, int]:
 
     :raises PositionError: for a seat other than 0 or 1, or an unknown variant.
     """
-    if len(words) != 3 or words[0] != "newgame" or words[2] not in ("0", "1"):
+    if len(words) != 3 or words[0] != "newgame":
         raise PositionError("bad newgame line: expected newgame <variant> <seat>")
+    if words[2] not in ("0", "1"):
+        raise PositionError(f"bad newgame line: the seat is 0 or 1, not {words[2]!r}")
     try:
         variant = get_variant(words[1])
     except ValueError as e:
@@ -401,6 +403,36 @@ def _check_cards(f: Mapping[str, Any], var: Variant, me: int) -> None:
         n = f["deck"]
         raise PositionError(
             f"bad deck line: {n} card{'s' if n != 1 else ''}, where the cards on the table leave {left}"
+        )
+    _check_ply(f, table)
+
+
+def _check_ply(f: Mapping[str, Any], table: int) -> None:
+    """That the ``ply``, ``moves`` and ``maxturns`` lines agree: the moves line (when sent)
+    holds ``ply`` moves, every card on the table took a move to lay (a draw from a discard
+    pile takes one back, so there are at least as many moves as cards on the table), and
+    a cap leaves a move to make.
+
+    :raises PositionError: naming the line that cannot be.
+    """
+    ply: int = f["ply"]
+    moves: tuple[Move, ...] | None = f.get("moves")
+    if moves is not None and len(moves) != ply:
+        n = len(moves)
+        raise PositionError(
+            f"bad moves line: {n} move{'s' if n != 1 else ''}, where the ply line says {ply}"
+        )
+    if ply < table:
+        raise PositionError(
+            f"bad ply line: {ply} moves cannot have laid the {table} card{'s' if table != 1 else ''}"
+            " on the table"
+        )
+    cap: int | None = f.get("maxturns")
+    if cap is not None and cap < 1:
+        raise PositionError(f"bad maxturns line: {cap}: a round needs at least 1 move")
+    if cap is not None and ply >= cap:
+        raise PositionError(
+            f"bad ply line: {ply} moves made, and maxturns {cap} ended the round at {cap}"
         )
 
 

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import threading
 from collections.abc import Callable, Mapping
@@ -19,6 +20,14 @@ from textual.binding import Binding
 
 from lostcities.achievements import goal_pool
 from lostcities.bots import BotSpecError, make, parse_spec
+from lostcities.tui.records import (
+    NotARecordsFileError,
+    RecordSlot,
+    ResumeError,
+    check_records_file,
+    resume,
+    save_to,
+)
 from lostcities.tui.screens.game import GameScreen
 from lostcities.tui.screens.help import ConfirmQuit, HelpScreen, TooSmallScreen, guard_size
 from lostcities.tui.screens.match_end import MatchEndScreen
@@ -54,7 +63,9 @@ class SavePathError(ValueError):
 
 def check_save_path(path: str) -> None:
     """Check, before a match starts, that the record can be written to ``path`` (``--save``):
-    the file is opened for appending, and removed again if it did not exist.
+    the file holds game records or nothing (:func:`~lostcities.tui.records.check_records_file`:
+    the save adds the match's record after them), and it is opened for appending, and
+    removed again if it did not exist.
 
     >>> check_save_path("/no/such/dir/match.txt")
     Traceback (most recent call last):
@@ -69,6 +80,12 @@ def check_save_path(path: str) -> None:
     p = Path(path)
     if p.is_dir():
         raise SavePathError(f"cannot save the record to {path!r}: it is a folder")
+    try:
+        check_records_file(p)  # a save adds its record to the games there, never over them
+    except NotARecordsFileError as e:
+        raise SavePathError(f"cannot save the record to {path!r}: {e}") from None
+    except OSError as e:
+        raise SavePathError(f"cannot save the record to {path!r}: {e.strerror or e}") from None
     existed = p.exists()
     try:
         with p.open("a", encoding="utf-8"):
@@ -79,16 +96,16 @@ def check_save_path(path: str) -> None:
         p.unlink(missing_ok=True)
 
 
-def save_record(session: Session, path: str | Path) -> None:
-    """Write the match's game record (with any undos as comments) to ``path``.
+def save_record(session: Session, path: str | Path, slot: RecordSlot | None = None) -> RecordSlot:
+    """Save the match's game record (with any undos as comments) in ``path``: added after
+    the records already there, or in place of its own earlier save at ``slot``
+    (:func:`lostcities.tui.records.save_to`); returns where it now lies.
 
     Raises:
+        NotARecordsFileError: if ``path`` holds something other than game records.
         OSError: if the file cannot be written.
     """
-    from lostcities.tui.records import build_record, write
-
-    text = write(build_record(session))
-    Path(path).write_text(text, encoding="utf-8")
+    return save_to(session, path, slot)
 
 
 class LostCitiesApp(App[int]):
@@ -113,11 +130,18 @@ class LostCitiesApp(App[int]):
     ]
 
     def __init__(
-        self, session: Session, save: str | None = None, warm_up: SearchWarmUp | None = None
+        self,
+        session: Session,
+        save: str | None = None,
+        warm_up: SearchWarmUp | None = None,
+        slot: RecordSlot | None = None,
     ) -> None:
         super().__init__()
         self.session = session
         self.save_path = save
+        self.slot = slot
+        """Where this match's record was last saved (or read from, for ``--resume``): a
+        later save to that file replaces it there instead of adding another."""
         self.warm_up = warm_up
         """A first start's compile of the search, running while the board is shown (the
         bot's first move waits for it); ``None``: nothing to wait for."""
@@ -192,15 +216,22 @@ class LostCitiesApp(App[int]):
         """Save the record to ``path``; returns a line saying what happened."""
         if not path:
             return "no file name given"
+        before = self.slot
         try:
-            save_record(self.session, path)
+            self.slot = save_record(self.session, path, self.slot)
         except (OSError, RuntimeError, ValueError) as e:
-            self.save_error = f"could not save the record to {path!r}: {e}"
+            why = e.strerror if isinstance(e, OSError) and e.strerror else e
+            self.save_error = f"could not save the record to {path!r}: {why}"
             return self.save_error
         self.saved = self.session.match.is_over()
         self.written = path
         self.save_error = None
-        return f"saved the game record to {path}"
+        kept = self.slot.start > 0 and (
+            before is None or (before.path, before.start) != (self.slot.path, self.slot.start)
+        )
+        return f"saved the game record to {path}" + (
+            " (after the games already in it)" if kept else ""
+        )
 
     # -- app-wide actions ----------------------------------------------------------------------
 
@@ -229,14 +260,16 @@ class LostCitiesApp(App[int]):
             return
         if self.save_path:
             note = f"the unfinished match will be saved to {self.save_path}"
+            save = None
         else:
-            note = "the game record is not saved (--save FILE keeps it)"
+            note = "s saves the unfinished match first: lostcities play --resume FILE goes on"
+            save = self.try_save
 
         def answer(yes: bool | None) -> None:
             if yes:
                 self.finish()
 
-        self.push_screen(ConfirmQuit(note), answer)
+        self.push_screen(ConfirmQuit(note, save=save), answer)
 
     def _quit_unsaved(self, yes: bool | None) -> None:
         if yes:
@@ -442,12 +475,17 @@ def cli_main(args: argparse.Namespace) -> int:
     cache, before the screen starts; at a first start it compiles in the background while
     the board is shown, :class:`SearchWarmUp`), then run the app.
 
-    Run without flags, the start screen chooses the match first (:class:`StartApp`).
+    Run without flags, the start screen chooses the match first (:class:`StartApp`), or a
+    saved match to resume (``r``). ``--resume FILE`` goes on with the last unfinished match
+    saved in FILE (:func:`lostcities.tui.records.resume`), saved again in its place (or
+    added to ``--save``'s file).
 
     Returns the exit code: 0; 2 with one line on stderr when the bot cannot be made,
-    ``--save`` names a file that cannot be written (checked before anything starts),
-    ``--hotseat`` comes with ``--opponent``, or stdin or stdout is not a terminal; 1 when
-    the record could not be saved at the end after all (the line says why).
+    ``--save`` names a file that cannot be written or holds something other than game
+    records (checked before anything starts), ``--hotseat`` comes with ``--opponent``,
+    ``--resume`` with a flag that shapes a new match or a file with no unfinished match,
+    or stdin or stdout is not a terminal; 1 when the record could not be saved at the end
+    after all (the line says why).
     """
 
     def refuse(why: object) -> int:
@@ -457,6 +495,11 @@ def cli_main(args: argparse.Namespace) -> int:
     words = getattr(args, "argv", None) or []
     if args.hotseat and any(w == "--opponent" or w.startswith("--opponent=") for w in words):
         return refuse("--hotseat is two people at one keyboard: it takes no --opponent")
+    resume_from: str | None = getattr(args, "resume", None)
+    if resume_from is not None:
+        shaping = [w.split("=")[0] for w in words if w.split("=")[0] in RESUME_CONFLICTS]
+        if shaping:
+            return refuse(f"--resume goes on with the saved match: it takes no {shaping[0]}")
     save: str | None = getattr(args, "save", None)
     if save is not None:
         try:
@@ -469,7 +512,12 @@ def cli_main(args: argparse.Namespace) -> int:
         setup = StartApp(levels_unavailable(), level_notes()).run()
         if setup is None:
             return 0  # quit at the start screen
-        args = with_setup(args, setup)
+        if setup.resume is not None:
+            resume_from = setup.resume
+        else:
+            args = with_setup(args, setup)
+    if resume_from is not None:
+        return _resume(resume_from, save, refuse)
     opponent: str = args.opponent
     try:
         try:
@@ -492,13 +540,46 @@ def cli_main(args: argparse.Namespace) -> int:
     if not terminal_attached():
         session.close()
         return refuse(NOT_A_TERMINAL)
+    return _run_app(session, save, None)
+
+
+RESUME_CONFLICTS = (
+    "--opponent",
+    "--variant",
+    "--rounds",
+    "--seed",
+    "--hotseat",
+    "--achievements",
+)
+"""The flags that shape a new match, which ``--resume`` (a saved match) does not take."""
+
+
+def _resume(path: str, save: str | None, refuse: Callable[[object], int]) -> int:
+    """``--resume FILE``: the saved match goes on, saved again to ``save`` or in its place."""
+    try:
+        session, slot = resume(path)
+    except (ResumeError, BotSpecError, ImportError, ValueError) as e:
+        return refuse(f"cannot resume from {path!r}: {e}")
+    except OSError as e:
+        return refuse(f"cannot resume from {path!r}: {e.strerror or e}")
+    if not terminal_attached():
+        session.close()
+        return refuse(NOT_A_TERMINAL)
+    if save is None or os.path.abspath(save) == os.path.abspath(path):
+        return _run_app(session, path, slot)
+    return _run_app(session, save, None)
+
+
+def _run_app(session: Session, save: str | None, slot: RecordSlot | None) -> int:
+    """Run the app on ``session`` (its search warmed up first), then say where the record
+    went; the exit code."""
     warm: SearchWarmUp | None = None
-    if not args.hotseat and parse_spec(opponent)[0] in SEARCH_BOTS:
+    if not session.hotseat and parse_spec(session.opponent)[0] in SEARCH_BOTS:
         if search_first_start():  # the board at once; the bot's first move waits for it
             warm = SearchWarmUp()
         else:  # from numba's cache: under a second
             prepare_search(lambda line: print(line, flush=True))
-    app = LostCitiesApp(session, save=save, warm_up=warm)
+    app = LostCitiesApp(session, save=save, warm_up=warm, slot=slot)
     try:
         code = app.run()
     finally:
@@ -509,4 +590,6 @@ def cli_main(args: argparse.Namespace) -> int:
         return 1
     if app.written is not None:
         print(f"lostcities play: saved the game record to {app.written}")
+        if not session.match.is_over():
+            print(f"lostcities play: lostcities play --resume {app.written} goes on with it")
     return code or 0

@@ -148,6 +148,43 @@ class Session:
             assert self._bot is not None
             self.names = ("you", bot_name(self._bot))
 
+    @classmethod
+    def resumed(
+        cls,
+        match: Match,
+        *,
+        opponent: str = "random",
+        hotseat: bool = False,
+        bot_factory: Callable[[str, int | None], Bot] = make,
+    ) -> Session:
+        """A session that goes on with ``match`` (replayed from a saved record, unfinished):
+        the next round is dealt from its seed as it would have been, and the bot of the
+        current round is told its moves so far.
+
+        Raises:
+            ValueError: if the match is over.
+            BotSpecError: for an opponent spec that names no bot.
+        """
+        if match.is_over():
+            raise ValueError("the match is over: nothing to resume")
+        s = cls(
+            opponent=opponent,
+            variant=match.variant.name,
+            rounds=match.num_rounds,
+            seed=match.seed,
+            hotseat=hotseat,
+            bot_factory=bot_factory,
+            tie_break=match.tie_break,
+            younger=match.younger,
+            achievements=match.achievements,
+        )
+        match.forfeit_ends_match = False  # as every terminal match (a bot forfeits a round)
+        s.match = match
+        s.tie_break_pending = False
+        s.referee = Referee(match, (None, None), undo=not hotseat)
+        s.referee.set_player(BOT_SEAT, s._bot)  # restarted and told the round's moves
+        return s
+
     # -- who is who ----------------------------------------------------------------------
 
     @property

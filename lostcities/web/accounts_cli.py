@@ -22,7 +22,14 @@ from lostcities.web.accounts import (
     op_delete_account,
     op_set_status,
 )
-from lostcities.web.store import AccountRow, GameStore, ModLogRow, PasskeyRow, ReportRow
+from lostcities.web.store import (
+    AccountRow,
+    GameStore,
+    ModLogRow,
+    PasskeyRow,
+    ReportRow,
+    require_existing_database,
+)
 
 __all__ = ["cli_main", "format_account"]
 
@@ -105,8 +112,10 @@ def cli_main(args: argparse.Namespace) -> int:
     """Run ``lostcities users``.
 
     :raises AccountNotFoundError: for an unknown username (the CLI prints one line, exit 2).
-    :raises StorageError: for a database that cannot be used.
+    :raises StorageError: for a database that cannot be used, or no database at all (a
+        SQLite file that does not exist: nothing is created).
     """
+    require_existing_database(args.db)
     store = GameStore(args.db)
     try:
         store.create_tables()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from lostcities.web.store import GameStore, op_hide_comment
+from lostcities.web.store import GameStore, op_hide_comment, require_existing_database
 
 __all__ = ["CommentNotFoundError", "cli_main", "format_comment"]
 
@@ -34,8 +34,10 @@ def cli_main(args: argparse.Namespace) -> int:
     """Run ``lostcities comments``.
 
     :raises CommentNotFoundError: for an unknown id (the CLI prints one line, exit 2).
-    :raises StorageError: for a database that cannot be used.
+    :raises StorageError: for a database that cannot be used, or no database at all (a
+        SQLite file that does not exist: nothing is created).
     """
+    require_existing_database(args.db)
     store = GameStore(args.db)
     try:
         store.create_tables()

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import datetime
 import hashlib
+import os
 import queue
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -74,6 +75,7 @@ __all__ = [
     "CHAT_NOTICE",
     "hash_token",
     "normalize_db_url",
+    "require_existing_database",
     "notify_change",
 ]
 
@@ -538,6 +540,30 @@ def normalize_db_url(url: str) -> str:
             f"unsupported database: {url!r} (expected sqlite:///FILE or postgresql://...)"
         )
     return text
+
+
+def require_existing_database(url: str) -> None:
+    """Refuse a SQLite URL whose file does not exist, before anything opens it (SQLite
+    would create an empty database): the operator commands (``lostcities users``,
+    ``lostcities comments``) read and change a database the web app made, and a typo in
+    ``--db`` must not leave a new empty one behind. Other databases (PostgreSQL, SQLite
+    in memory) pass.
+
+    >>> require_existing_database("sqlite:////no/such/typo.db")
+    Traceback (most recent call last):
+    ...
+    lostcities.web.store.StorageError: no database at '/no/such/typo.db' (lostcities serve --db sqlite:////no/such/typo.db makes one)
+
+    :raises StorageError: for a missing SQLite file (or a URL that is not SQLite or
+        PostgreSQL).
+    """
+    parsed = make_url(normalize_db_url(url))
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return
+    if not os.path.isfile(parsed.database):
+        raise StorageError(
+            f"no database at {parsed.database!r} (lostcities serve --db {url} makes one)"
+        )
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:

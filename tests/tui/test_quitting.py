@@ -16,7 +16,8 @@ from textual.widgets._footer import FooterKey
 
 from lostcities.cards import Card
 from lostcities.cli import main
-from lostcities.tui.app import NOT_A_TERMINAL, LostCitiesApp, check_save_path
+from lostcities.record import GameRecord
+from lostcities.tui.app import NOT_A_TERMINAL, LostCitiesApp, SavePathError, check_save_path
 from lostcities.tui.screens.game import GameScreen
 from lostcities.tui.screens.help import ConfirmQuit
 from lostcities.tui.screens.match_end import MatchEndScreen
@@ -59,9 +60,15 @@ def test_checking_a_new_save_file_leaves_no_file(tmp_path: Path) -> None:
     check_save_path(str(tmp_path / "new.txt"))
     assert not (tmp_path / "new.txt").exists()
     kept = tmp_path / "old.txt"
-    kept.write_text("keep", encoding="utf-8")
-    check_save_path(str(kept))
-    assert kept.read_text(encoding="utf-8") == "keep"
+    kept.write_text(str(GameRecord.from_match(finished().match)), encoding="utf-8")
+    before = kept.read_text(encoding="utf-8")
+    check_save_path(str(kept))  # a records file: the save adds its record after them
+    assert kept.read_text(encoding="utf-8") == before
+    other = tmp_path / "notes.txt"
+    other.write_text("keep", encoding="utf-8")
+    with pytest.raises(SavePathError, match="something other than game records"):
+        check_save_path(str(other))  # issue 37 item 16: it was overwritten
+    assert other.read_text(encoding="utf-8") == "keep"
 
 
 @pytest.mark.asyncio

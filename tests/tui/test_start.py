@@ -18,9 +18,11 @@ def box_text(app: StartApp) -> str:
     return str(app.screen.query_one("#start-box", Static).content)
 
 
-def test_the_levels_are_the_opponents_bot_names_expert_the_top_one() -> None:
-    assert list(LEVELS) == ["random", "heuristic", "ismcts", "expert"]
-    assert all(spec.partition(":")[0] == name for name, (spec, _) in LEVELS.items())
+def test_the_levels_are_named_as_the_readme_and_the_web_name_them() -> None:
+    # issue 37 item 25: they were named by bot (random, heuristic, ismcts, expert)
+    assert list(LEVELS) == ["easy", "medium", "hard", "expert"]
+    bots = [spec.partition(":")[0] for spec, _ in LEVELS.values()]
+    assert bots == ["random", "heuristic", "ismcts", "expert"]
     assert Setup().opponent == LEVELS["expert"][0] == DEFAULT_OPPONENT  # the default is kept
 
 
@@ -38,15 +40,15 @@ async def test_choose_everything_by_keyboard_at_80x24() -> None:
         assert (
             "same as: lostcities play --opponent expert:time=1 --variant classic --rounds 3" in text
         )
-        await pilot.press("down", "left")  # level: expert -> ismcts
-        assert "‹ ismcts ›" in box_text(app) and "Monte Carlo" in box_text(app)
+        await pilot.press("down", "left")  # level: expert -> hard
+        assert "‹ hard ›" in box_text(app) and "Monte Carlo" in box_text(app)
         await pilot.press("left")
         await pilot.press("down", "right")  # variant: long
         await pilot.press("down", "1")  # rounds: typed
         await pilot.press("down", "space")  # achievements on
         assert "--opponent heuristic --variant long --rounds 1 --achievements" in box_text(app)
         await pilot.press("enter")
-    assert app.return_value == Setup(level="heuristic", variant="long", rounds=1, achievements=True)
+    assert app.return_value == Setup(level="medium", variant="long", rounds=1, achievements=True)
 
 
 @pytest.mark.asyncio
@@ -93,7 +95,7 @@ def played(monkeypatch: pytest.MonkeyPatch) -> list[Session]:
 def test_no_flags_the_start_screen_chooses(
     played: list[Session], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    chosen = Setup(level="random", variant="long", rounds=1, achievements=True)
+    chosen = Setup(level="easy", variant="long", rounds=1, achievements=True)
     monkeypatch.setattr(StartApp, "run", lambda self: chosen)
     assert main(["play"]) == 0
     (s,) = played

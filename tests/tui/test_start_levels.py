@@ -35,7 +35,7 @@ def test_levels_unavailable_asks_the_bots(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(
         tui_app, "make", lambda spec, seed=None: (_ for _ in ()).throw(BotSpecError("bad"))
     )
-    assert set(levels_unavailable()) == {"random", "heuristic", "ismcts", "expert"}
+    assert set(levels_unavailable()) == {"easy", "medium", "hard", "expert"}
 
 
 @pytest.mark.asyncio
@@ -44,16 +44,16 @@ async def test_a_level_that_cannot_run_is_passed_over_and_named() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, StartScreen)
-        assert app.screen.setup.level == "ismcts"  # the strongest that runs here
+        assert app.screen.setup.level == "hard"  # the strongest that runs here
         text = box_text(app)
         assert "not on this machine: expert (expert cannot run: no network weights)" in text
         assert "--opponent ismcts:time=1" in text
         await pilot.press("down", "right")  # past expert: round to the weakest
-        assert "‹ random ›" in box_text(app)
+        assert "‹ easy ›" in box_text(app)
         await pilot.press("left", "left")
-        assert "‹ heuristic ›" in box_text(app)
+        assert "‹ medium ›" in box_text(app)
         await pilot.press("right", "enter")
-    assert app.return_value == Setup(level="ismcts")
+    assert app.return_value == Setup(level="hard")
 
 
 @pytest.mark.asyncio
@@ -84,7 +84,7 @@ def test_level_notes_without_numba(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(ismcts, "fast_engine_available", lambda: False)
     notes = tui_app.level_notes()
-    assert set(notes) == {"ismcts", "expert"} and "pure Python" in notes["expert"]
+    assert set(notes) == {"hard", "expert"} and "pure Python" in notes["expert"]
     monkeypatch.setattr(ismcts, "fast_engine_available", lambda: True)
     assert tui_app.level_notes() == {}
 
@@ -102,7 +102,7 @@ async def test_a_level_that_runs_worse_here_says_so_while_chosen() -> None:
             "here: numba is not installed: its search runs in pure Python, far weaker"
             in box_text(app)
         )
-        await pilot.press("left")  # ismcts: no note
+        await pilot.press("left")  # hard: no note
         assert "here:" not in box_text(app)
         await pilot.press("enter")
-    assert app.return_value == Setup(level="ismcts")
+    assert app.return_value == Setup(level="hard")

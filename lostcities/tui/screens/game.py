@@ -14,6 +14,7 @@ Keys (all work without a mouse):
   your last move and the bot's reply together (games against a bot only; a take-back marks
   the game assisted, as the bot's card goes back to its hand; never a move that drew from
   the draw pile, whose card you have seen: Esc before the draw changes a card action);
+- ``i`` the goal cards and what each requires (the achievements variant);
 - ``?`` help, ``q`` quit.
 
 In the long variant ``p`` is purple only (``p7`` picks purple 7, ``p`` in the draw step
@@ -40,6 +41,7 @@ from lostcities.bots.analysis import DEFAULT_BOT, DEFAULT_WORLDS, analyse
 from lostcities.cards import RANKS, Card, Color
 from lostcities.errors import IllegalMoveError, InvalidMoveError
 from lostcities.rules import Action, Move, PlayerView
+from lostcities.tui.screens.goals import GoalsScreen
 from lostcities.tui.session import BOT_SEAT, Session, UndoError, number_players
 from lostcities.tui.widgets.board import Board, set_text
 from lostcities.tui.widgets.cards import card_label
@@ -157,6 +159,8 @@ class GameScreen(Screen[None]):
         Binding("u", "undo", "undo"),
         Binding("h", "hint", "hint"),
         Binding("colon", "type_move", "type", key_display=":"),  # a whole move: the box says so
+        # the achievements variant only (check_action); g is the green pile and cards
+        Binding("i", "goals", "goals"),
         Binding("question_mark", "help", "help", key_display="?"),
         Binding("q", "quit_game", "quit"),
     ]
@@ -215,7 +219,7 @@ class GameScreen(Screen[None]):
                 id="move-input",
                 select_on_focus=False,
             )
-        yield Footer()
+        yield Footer(compact=True)  # every key in 80 columns, the goals key too
 
     def on_mount(self) -> None:
         self.set_interval(0.1, self._tick)
@@ -493,7 +497,10 @@ class GameScreen(Screen[None]):
         elif event.key in ("plus", "minus") and ch:
             self.action_type_move(ch)
             event.stop()
-        elif ch and ch.isprintable() and ch not in "p.d:?quh":
+        elif ch == "i" and self.session.match.achievements is None:
+            self.action_goals()  # says there are none
+            event.stop()
+        elif ch and ch.isprintable() and ch not in "p.d:?quhi":
             self.press(ch.lower())
             event.stop()
 
@@ -727,9 +734,19 @@ class GameScreen(Screen[None]):
     def action_help(self) -> None:
         self.app.action_show_help()  # type: ignore[attr-defined]
 
+    def action_goals(self) -> None:
+        """``i``: the goal cards and what each requires (the achievements variant)."""
+        s = self.session
+        if not s.match.rounds or s.view().achievements is None:
+            self.set_prompt("no goal cards: this is the classic game", error=True)
+            return
+        self.app.push_screen(GoalsScreen(s.view(), s.names))
+
     def action_quit_game(self) -> None:
         self.app.action_confirm_quit()  # type: ignore[attr-defined]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # no undo or hint in hot-seat: not in the footer (on_key says why when pressed)
+        if action == "goals":
+            return self.session.match.achievements is not None
         return not (action in ("undo", "hint") and self.session.hotseat)

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.markup import escape
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from lostcities.tui.widgets.cards import SYMBOLS
 
@@ -35,6 +37,7 @@ def help_text() -> str:
         "  h            a hint: the engine's move (the game is then marked assisted)\n"
         "  u            undo your move while the bot thinks; on your turn, your move\n"
         "               and the bot's reply (marked assisted); never a draw-pile draw\n"
+        "  i            the goal cards and what each requires (achievements variant)\n"
         "  q quit   ? this help   (long variant: p is purple: p7, or the p pile)\n"
         "[b]Mouse[/b]  click a card, then your expedition (play) or its pile\n"
         "(discard), then the draw pile or a discard pile.\n"
@@ -64,26 +67,78 @@ class HelpScreen(ModalScreen[None]):
 
 
 class ConfirmQuit(ModalScreen[bool]):
-    """Quit in the middle of a match (or without saving its record)?"""
+    """Quit in the middle of a match (or without saving its record)? With ``save`` (a
+    function that saves the record to a file name and says how it went), ``s`` asks for a
+    file name and saves before quitting (the unfinished match can then be resumed)."""
 
     BINDINGS = [
         Binding("y", "answer(True)", "yes, quit"),
         Binding("n", "answer(False)", "no"),
+        Binding("s", "save", "save and quit"),
         Binding("escape", "answer(False)", "no", show=False),
     ]
 
-    def __init__(self, note: str = "", question: str = "Quit the match?") -> None:
+    AUTO_FOCUS = ""  # nothing: y and n answer until ``s`` opens the file box
+
+    DEFAULT_FILE = "lostcities-match.txt"
+    """The file name the save box offers."""
+
+    def __init__(
+        self,
+        note: str = "",
+        question: str = "Quit the match?",
+        save: Callable[[str], str] | None = None,
+    ) -> None:
         super().__init__()
         self.note = note
         self.question = question
+        self.save = save
 
     def compose(self) -> ComposeResult:
         with Vertical(id="quit-box"):
             yield Static(
-                f"{escape(self.question)}  [b]y[/b] yes   [b]n[/b] no\n[dim]{escape(self.note)}[/dim]"
+                f"{escape(self.question)}  [b]y[/b] yes   [b]n[/b] no"
+                + ("   [b]s[/b] save first" if self.save else "")
+                + f"\n[dim]{escape(self.note)}[/dim]",
+                id="quit-text",
             )
+            yield Input(placeholder="file name for the record", id="quit-save")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.save is not None if action == "save" else True
+
+    def action_save(self) -> None:
+        """``s``: the file-name box (Enter saves and quits, Esc goes back)."""
+        if self.save is None:
+            return
+        box = self.query_one("#quit-save", Input)
+        box.add_class("-shown")
+        if not box.value:
+            box.value = self.DEFAULT_FILE
+        box.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self.save is None:
+            return
+        said = self.save(event.value.strip())
+        if said.startswith("saved"):
+            self.dismiss(True)
+            return
+        self.query_one("#quit-text", Static).update(
+            f"{escape(self.question)}  [b]y[/b] yes   [b]n[/b] no\n[b]{escape(said)}[/b]"
+        )
+
+    def on_key(self, event: events.Key) -> None:
+        box = self.query_one("#quit-save", Input)
+        if event.key == "escape" and box.has_focus:
+            box.remove_class("-shown")
+            self.set_focus(None)
+            event.stop()
 
     def action_answer(self, yes: bool) -> None:
+        if self.query_one("#quit-save", Input).has_focus:
+            return  # typing a file name: y and n are letters of it
         self.dismiss(yes)
 
 

@@ -60,6 +60,12 @@ class MatchEndScreen(Screen[None]):
         Binding("q", "done", "quit", show=False),
         Binding("s", "offer_save", "save record"),
         Binding("a", "analyse", "analysis"),
+        Binding("down", "scroll(1)", "scroll", key_display="↑↓"),
+        Binding("up", "scroll(-1)", "scroll", show=False),
+        Binding("pagedown", "scroll(10)", "scroll", show=False),
+        Binding("pageup", "scroll(-10)", "scroll", show=False),
+        Binding("home", "scroll(-100000)", "scroll", show=False),
+        Binding("end", "scroll(100000)", "scroll", show=False),
     ]
 
     class Analysed(Message):
@@ -112,7 +118,17 @@ class MatchEndScreen(Screen[None]):
         if msg.table is None:
             box.update(f"analysing… {msg.done} of {msg.total} moves")
         else:
-            box.update("The marked moves (?! inaccuracy, ? mistake, ?? blunder):\n\n" + msg.table)
+            box.update(
+                "The marked moves (?! inaccuracy, ? mistake, ?? blunder;"
+                " ↑↓ PgUp PgDn scroll):\n\n" + msg.table
+            )
+
+    def action_scroll(self, lines: int) -> None:
+        """``↑`` ``↓`` PgUp PgDn Home End: scroll the analysis (a page is the box's height)."""
+        box = self.query_one("#analysis-box", VerticalScroll)
+        if abs(lines) == 10:
+            lines = max(box.size.height - 1, 1) * (1 if lines > 0 else -1)
+        box.scroll_to(y=box.scroll_y + lines, animate=False)
 
     def action_offer_save(self) -> None:
         box = self.query_one("#save-input", Input)

@@ -37,8 +37,17 @@ def round_summary(session: Session) -> str:
     )
 
 
+SCROLL_KEYS = "↑↓ PgUp PgDn scroll"
+"""What the keys line says while the sheets are taller than the screen."""
+
+
 class RoundEndScreen(Screen[None]):
-    """The breakdown of the round just played."""
+    """The breakdown of the round just played: the round's result and the keys stay in
+    view; both score sheets scroll between them by keys (``↑`` ``↓``, PgUp, PgDn, Home,
+    End) where the screen is too small for them (an 80x24 terminal, both players holding
+    goals), and the keys line says so."""
+
+    AUTO_FOCUS = "#round-end"  # the sheets: the arrow keys scroll them
 
     BINDINGS = [
         Binding("enter", "next", "continue"),
@@ -55,16 +64,28 @@ class RoundEndScreen(Screen[None]):
         r = s.round
         a, b = s.match.totals()
         last = s.match.is_over()
+        yield Static(f"[b]{round_summary(s)}[/b]", id="round-summary")
         with VerticalScroll(id="round-end"):
-            yield Static(f"[b]{round_summary(s)}[/b]", id="round-summary")
             yield Breakdown(r, 0, f"[u]{s.names[0]}[/u]", classes="breakdown")
             yield Breakdown(r, 1, f"[u]{s.names[1]}[/u]", classes="breakdown")
-            yield Static(
-                f"Match after {len(s.match.rounds)} of {s.match.num_rounds}: "
-                f"{s.names[0]} {a} – {b} {s.names[1]}   "
-                f"[b]Enter[/b] {'the result' if last else 'next round'}  [b]q[/b] quit",
-                id="round-totals",
-            )
+        self.keys_line = (
+            f"Match after {len(s.match.rounds)} of {s.match.num_rounds}: "
+            f"{s.names[0]} {a} – {b} {s.names[1]}   "
+            f"[b]Enter[/b] {'the result' if last else 'next round'}  [b]q[/b] quit"
+        )
+        yield Static(self.keys_line, id="round-totals")
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self.say_scroll)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.say_scroll)
+
+    def say_scroll(self) -> None:
+        """Name the scroll keys on the keys line while the sheets do not fit."""
+        box = self.query_one("#round-end", VerticalScroll)
+        line = self.keys_line + (f"  [b]{SCROLL_KEYS}[/b]" if box.max_scroll_y > 0 else "")
+        self.query_one("#round-totals", Static).update(line)
 
     def action_next(self) -> None:
         self.dismiss(None)

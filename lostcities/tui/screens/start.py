@@ -18,25 +18,32 @@ from rich.markup import escape
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Center, Middle
+from textual.containers import Center, Middle, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, Input, Static
+
+from lostcities.tui.records import ResumeError, find_unfinished
 
 __all__ = ["LEVELS", "ROWS", "Setup", "StartScreen", "start_text"]
 
 LEVELS: dict[str, tuple[str, str]] = {
-    "random": ("random", "random legal moves: to learn the keys"),
-    "heuristic": ("heuristic", "sound rules of thumb, instant: a fair first opponent"),
-    "ismcts": ("ismcts:time=1", "Monte Carlo search over the hidden cards, 1 s a move"),
+    "easy": ("random", "random legal moves (the random bot): to learn the keys"),
+    "medium": ("heuristic", "sound rules of thumb, instant (the heuristic bot)"),
+    "hard": ("ismcts:time=1", "Monte Carlo search over the hidden cards, 1 s a move (ismcts)"),
     "expert": ("expert:time=1", "a trained network guiding a search, 1 s a move: the strongest"),
 }
-"""The computer's levels, weakest first: each a bot name of ``--opponent``, with the spec
-played and what it plays (``expert`` is ``lostcities play``'s default opponent)."""
+"""The computer's levels, weakest first, named as the README and the web app name them: the
+bot spec of ``--opponent`` each plays, and what it plays (``expert`` is ``lostcities
+play``'s default opponent; the web app's easy level plays the heuristic bot with random
+mistakes, the terminal's the random bot)."""
 
 VARIANTS = {"classic": "5 colours, 60 cards", "long": "6 colours, 72 cards (p is purple)"}
 OPPONENTS = ("the computer", "a friend at this keyboard (hot-seat)")
 MAX_ROUNDS = 9
 """The most rounds the screen offers (``--rounds`` takes up to 99)."""
+
+RESUME_FILE = "lostcities-match.txt"
+"""The file the resume box offers: the one a save offers."""
 
 ROWS = ("opponent", "level", "variant", "rounds", "achievements")
 """The screen's lines, top to bottom."""
@@ -56,6 +63,9 @@ class Setup:
     """Rounds in the match (``--rounds``)."""
     achievements: bool = False
     """The achievements variant with the default goal pool (``--achievements``)."""
+    resume: str | None = None
+    """A records file whose last unfinished match goes on instead (``--resume FILE``);
+    the other choices are then the saved match's."""
 
     @property
     def opponent(self) -> str:
@@ -73,9 +83,9 @@ class Setup:
         over the levels in ``unavailable`` (those that cannot run here).
 
         >>> Setup().changed("level", 1).level, Setup().changed("rounds", -1).rounds
-        ('random', 2)
-        >>> Setup(level="ismcts").changed("level", 1, {"expert": "no weights"}).level
-        'random'
+        ('easy', 2)
+        >>> Setup(level="hard").changed("level", 1, {"expert": "no weights"}).level
+        'easy'
         """
         if row == "opponent":
             return dataclasses.replace(self, hotseat=not self.hotseat)
@@ -121,7 +131,7 @@ def start_text(
 
     >>> print(start_text(Setup(hotseat=True), "opponent").splitlines()[3])
      ▸ [b]Opponent       ‹ a friend at this keyboard (hot-seat) ›[/b]
-    >>> print(start_text(Setup(level="ismcts"), "level", {"expert": "no weights"}).splitlines()[-2])
+    >>> print(start_text(Setup(level="hard"), "level", {"expert": "no weights"}).splitlines()[-2])
     [dim]not on this machine: expert (no weights)[/dim]
     """
     lines = ["[b]Lost Cities: a new match[/b]", "", ""]
@@ -154,6 +164,8 @@ def start_text(
 class StartScreen(Screen[Setup | None]):
     """Chooses the match; dismisses with the :class:`Setup` (Enter) or ``None`` (quit)."""
 
+    AUTO_FOCUS = ""  # nothing: the keys choose until ``r`` opens the file box
+
     BINDINGS = [
         Binding("up", "row(-1)", "line", key_display="↑↓"),
         Binding("down", "row(1)", "line", show=False),
@@ -162,6 +174,7 @@ class StartScreen(Screen[Setup | None]):
         Binding("right", "change(1)", "change", show=False),
         Binding("space", "change(1)", "change", show=False),
         Binding("enter", "start", "start"),
+        Binding("r", "resume", "resume a saved match"),
         Binding("q", "quit_start", "quit"),
         Binding("escape", "quit_start", "quit", show=False),
     ]
@@ -186,11 +199,37 @@ class StartScreen(Screen[Setup | None]):
         self.row = ROWS[0]
 
     def compose(self) -> ComposeResult:
-        with Middle(), Center():
+        with Middle(), Center(), Vertical(id="start-col"):
             yield Static(
-                start_text(self.setup, self.row, self.unavailable, self.notes), id="start-box"
+                start_text(self.setup, self.row, self.unavailable, self.notes),
+                id="start-box",
             )
+            yield Static("", id="resume-status")
+            yield Input(placeholder="the records file of the saved match", id="resume-input")
         yield Footer()
+
+    def action_resume(self) -> None:
+        """``r``: a box for the records file whose unfinished match goes on (Enter; Esc
+        goes back)."""
+        box = self.query_one("#resume-input", Input)
+        box.add_class("-shown")
+        if not box.value:
+            box.value = RESUME_FILE
+        box.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        path = event.value.strip()
+        try:
+            find_unfinished(path)
+        except (ResumeError, OSError) as e:
+            why = e.strerror if isinstance(e, OSError) and e.strerror else e
+            self.query_one("#resume-status", Static).update(escape(f"cannot resume: {why}"))
+            return
+        self.dismiss(dataclasses.replace(self.setup, resume=path))
+
+    def _typing(self) -> bool:
+        return self.query_one("#resume-input", Input).has_focus
 
     def _show(self) -> None:
         self.query_one("#start-box", Static).update(
@@ -198,23 +237,37 @@ class StartScreen(Screen[Setup | None]):
         )
 
     def action_row(self, step: int) -> None:
+        if self._typing():
+            return
         rows = [r for r in ROWS if not (r == "level" and self.setup.hotseat)]
         self.row = rows[(rows.index(self.row) + step) % len(rows)]
         self._show()
 
     def action_change(self, step: int) -> None:
+        if self._typing():
+            return
         self.setup = self.setup.changed(self.row, step, self.unavailable)
         self._show()
 
     def on_key(self, event: events.Key) -> None:
-        """A digit on the rounds line sets the number of rounds."""
+        """A digit on the rounds line sets the number of rounds; Esc in the file box
+        closes it."""
+        if self._typing():
+            if event.key == "escape":
+                self.query_one("#resume-input", Input).remove_class("-shown")
+                self.query_one("#resume-status", Static).update("")
+                self.set_focus(None)
+                event.stop()
+            return
         ch = event.character
         if self.row == "rounds" and ch and ch in "123456789":
             self.setup = dataclasses.replace(self.setup, rounds=int(ch))
             self._show()
 
     def action_start(self) -> None:
-        self.dismiss(self.setup)
+        if not self._typing():
+            self.dismiss(self.setup)
 
     def action_quit_start(self) -> None:
-        self.dismiss(None)
+        if not self._typing():
+            self.dismiss(None)

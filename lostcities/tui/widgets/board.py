@@ -40,6 +40,15 @@ def _signed(n: int) -> str:
     return f"{n:+d}" if n else "0"
 
 
+def total_text(total: int) -> str:
+    """A round total in the gutter: ``Σ`` and the number apart, in 6 columns.
+
+    >>> [total_text(n) for n in (0, 45, -100)]
+    ['Σ    0', 'Σ  +45', 'Σ -100']
+    """
+    return f"Σ {_signed(total):>4}"
+
+
 def set_text(widget: Static, text: str) -> None:
     """Update a fixed-size widget's text only if it changed (no layout pass: the size stays)."""
     if str(widget.content) != text:
@@ -146,8 +155,8 @@ class Board(Horizontal):
         totals = view.scores()
         set_text(self.query_one("#opp-name", Static), _short(self.names[me ^ 1], self.name_width))
         set_text(self.query_one("#my-name", Static), _short(self.names[me], self.name_width))
-        set_text(self.query_one("#opp-total", Static), f"Σ{_signed(totals[me ^ 1]):>4}")
-        set_text(self.query_one("#my-total", Static), f"Σ{_signed(totals[me]):>4}")
+        set_text(self.query_one("#opp-total", Static), total_text(totals[me ^ 1]))
+        set_text(self.query_one("#my-total", Static), total_text(totals[me]))
         for col in self.query(ExpeditionColumn):
             col.show(view)
         set_text(self.query_one("#deck", Zone), f"{view.deck_size:>3}")

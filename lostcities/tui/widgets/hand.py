@@ -38,7 +38,7 @@ class HandCard(Static):
         self.set_class(playable, "-playable")
         self.set_class(selected, "-selected")
         mark = "✓" if playable else " "
-        set_text(self, f"{card_label(card):<4}{mark}")
+        set_text(self, f"{card_label(card):<4} {mark}")
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
