@@ -44,7 +44,9 @@ ALLOWED: dict[str, dict[str, str]] = {
     "presentation": {},
     "stats": {},
     "nn": {},
-    "fast": {},
+    "fast": {
+        "nn": "network rollouts play the policy network (fast.netsearch; warmed up by fast.warmup)"
+    },
     "protocol": {},
     "bots": {
         "fast": "search bots run their inner loop compiled when numba is there",
@@ -87,7 +89,11 @@ ONLY_IN: dict[tuple[str, str], set[str]] = {
     ("bots", "protocol"): {"lostcities.bots.external"},
     ("arena", "presentation"): {"lostcities.arena.report"},  # the commands, not the engine
     ("tui", "fast"): {"lostcities.tui.app"},
-    ("web", "fast"): {"lostcities.web.workers"},  # prepare_search: the worker pool's start-up
+    ("web", "fast"): {"lostcities.web.workers"},
+    ("fast", "nn"): {
+        "lostcities.fast.netsearch",
+        "lostcities.fast.warmup",
+    },  # prepare_search: the worker pool's start-up
 }
 """Part-to-part imports allowed only in the modules named."""
 
@@ -278,6 +284,10 @@ KNOWN_CIRCLE_EDGES: dict[tuple[str, str], str] = {
     # issue 38 item 1 removes this circle (games -> analysis -> live -> games, the last
     # edge under TYPE_CHECKING: LiveGame names its owner's type); drop the entry with it
     ("lostcities.web.live", "lostcities.web.games"): "issue 38 item 1",
+    # the abandon rules (issue 37) name LiveGame and GameManager under TYPE_CHECKING: the
+    # same owner-typed circle, removed with it by narrow ports
+    ("lostcities.web.abandon", "lostcities.web.games"): "issue 38 item 1",
+    ("lostcities.web.abandon", "lostcities.web.live"): "issue 38 item 1",
 }
 """Edges of circles known and being removed, each naming the work that removes it; unlike
 :data:`LAZY_CYCLE_OK` an entry whose edge is gone does not fail (the removal may land

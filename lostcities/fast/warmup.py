@@ -7,7 +7,8 @@ through the same public entry points the bots use (so with the same argument typ
 the same compiled signatures): the compiled rollouts (:mod:`lostcities.fast.rollouts`), the
 flat search of ``ismcts`` and ``expert`` (:class:`~lostcities.fast.search.FlatSearch`) with
 the smart and the cheap rollouts, with the bots' Mersenne Twister and with the compiled
-generator, :class:`~lostcities.fast.state.FastRound`, and the batch kernels of
+generator, the network rollouts of ``expert:rollout=net``
+(:class:`~lostcities.fast.netsearch.NetRollouts`), :class:`~lostcities.fast.state.FastRound`, and the batch kernels of
 :class:`~lostcities.fast.batch.BatchGames`. The first call after an install compiles and
 fills the cache; later calls, in any process, only load it (a fraction of a second).
 
@@ -48,9 +49,11 @@ from numba.core.caching import CompileResultCacheImpl
 
 from lostcities.fast import kernels, smart
 from lostcities.fast.batch import BatchGames
+from lostcities.fast.netsearch import NetRollouts
 from lostcities.fast.rollouts import playout_round, playouts_after_round
 from lostcities.fast.search import FlatSearch
 from lostcities.fast.state import FastRound
+from lostcities.nn import Network
 from lostcities.rules import Round
 
 __all__ = [
@@ -189,6 +192,10 @@ def _bot_kernels(variant: str) -> None:
     f.push(moves[0])
     f.scores()
     f.playout()
+    # expert's rollout=net: the network's batched play (its weights do not change the code)
+    net = Network.random(hidden=(4,), seed=1)
+    for depth in (0, 1):
+        NetRollouts(net, view, moves, seed=1, depth=depth).run(1)
 
 
 def _batch_kernels(variant: str) -> None:
