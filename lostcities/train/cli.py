@@ -74,7 +74,7 @@ OPTIONS: list[tuple[str, str, str, str]] = [
         "--champion",
         "champion",
         "weights",
-        "a weights file that is the champion from the start (e.g. a PPO run's best.npz)",
+        "a weights file that is the champion from the start, e.g. a PPO run's best.npz (none)",
     ),
     ("--hidden", "hidden", "sizes", "hidden layer sizes (256,256)"),
     ("--epochs", "epochs", "int>=1", "training epochs per iteration (12)"),

@@ -108,7 +108,7 @@ def test_time_budget_and_time_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     bot.choose(view)
     assert 0 < bot.last_iterations <= 5 * k  # stopped at its 50 ms
     # a time limit from the caller cuts even an iteration budget short (0.85 x 100 ms)
-    big = make("ismcts:iters=100000000,engine=python", seed=1)
+    big = make("ismcts:iters=10000000,engine=python", seed=1)
     assert isinstance(big, IsmctsBot)
     assert big.choose(view, time_limit=0.1) in r.legal_moves()
     assert 0 < big.last_iterations <= 9 * k

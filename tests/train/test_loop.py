@@ -284,7 +284,7 @@ def test_cli_help_states_the_defaults() -> None:
                 if isinstance(value, tuple)
                 else f"{value:g}"
                 if isinstance(value, float)
-                else str(value)
+                else str(value) or "none"
             )
         assert stated.group(1) == shown, (flag, stated.group(1), shown)
 
