@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from core_helpers import deck_with, position
 
@@ -292,3 +294,20 @@ def test_sampled_round_is_consistent_with_the_view() -> None:
         assert set(sv.legal_moves()) == set(v.legal_moves()) == set()
         mover = r.view(0).sample_round(random.Random(seed))  # the player to move
         assert set(mover.legal_moves()) == set(r.legal_moves())
+
+
+@pytest.mark.parametrize("max_turns", [None, 17])
+def test_ends_round_says_what_making_the_move_would(max_turns: int | None) -> None:
+    """``ends_round`` says, without making it, whether each legal move ends the round: the
+    draw pile's last card drawn, or the last turn under ``max_turns``."""
+    rng = random.Random(4)
+    for seed in range(6):
+        r = Round.deal(seed=seed, max_turns=max_turns)
+        while not r.is_over():
+            for m in r.legal_moves():
+                r.push(m)
+                ends = r.is_over()
+                r.pop()
+                assert r.ends_round(m) == ends, (seed, r.ply, str(m))
+            legal = r.legal_moves()
+            r.push(legal[rng.randrange(len(legal))])

@@ -598,7 +598,8 @@ class LiveGame:
                 raise StaleMoveError(
                     f"stale move: round {round_index} ply {ply} was already played"
                 ) from None
-            self.referee.submit(move, player=seat, seconds=self.thinking_time())
+            # checked once above (the turn, parse_move): made once, trusting
+            self.referee.submit_unchecked(move, seconds=self.thinking_time())
             self.row.updated_at = utcnow()  # the next move's clock starts (as stored)
             if times is not None:
                 self.row.clock_left0, self.row.clock_left1 = times
@@ -616,10 +617,15 @@ class LiveGame:
     ) -> tuple[RoundRow | None, list[str] | None, str | None, str | None]:
         """What the legal ``move`` leads to, for the store: the next round's row and deck
         (if it ends a round but not the match), and the match's new status and result (if
-        it ends the match). A probe: the move is made and taken back at once (no await in
-        between, so nobody sees it); the referee makes it only once it is stored."""
+        it ends the match). A move that does not end the round leads to nothing (the
+        rules core says so without making it: :meth:`Round.ends_round
+        <lostcities.Round.ends_round>`). The last move of a round is probed: made unchecked
+        and taken back at once (no await in between, so nobody sees it), for the round's
+        scores; the referee makes it only once it is stored."""
         r = self.round
-        r.push(move)
+        if not r.ends_round(move):
+            return None, None, None, None
+        r.push_unchecked(move)
         try:
             if not r.is_over():
                 return None, None, None, None
