@@ -6,8 +6,7 @@ The game manager's parts live beside it, each with its one job: the computer lev
 rules (:mod:`~lostcities.web.clocks`), the bot worker pool (:mod:`~lostcities.web.workers`),
 the live game with its seats, moves, clock and bot turns (:mod:`~lostcities.web.live`),
 what a finished game leaves (:mod:`~lostcities.web.archive`) and the hints and analyses
-(:mod:`~lostcities.web.analysis`). The names this module had before the split are still
-importable from it.
+(:mod:`~lostcities.web.analysis`).
 """
 
 from __future__ import annotations
@@ -27,14 +26,7 @@ from lostcities.cards import get_variant
 from lostcities.match import Match
 from lostcities.web import schemas
 from lostcities.web.abandon import ABANDON_AFTER, Presence
-from lostcities.web.analysis import (
-    ANALYSIS_BOT,
-    ANALYSIS_WORLDS,
-    HINT_WORLDS,
-    Analyst,
-    bot_hint,
-    bot_review,
-)
+from lostcities.web.analysis import Analyst
 from lostcities.web.clocks import clock_choice, parse_clock
 from lostcities.web.errors import (
     GameError,
@@ -42,9 +34,8 @@ from lostcities.web.errors import (
     InvalidTokenError,
     NotFinishedError,
     SeatTakenError,
-    TimeOutError,
 )
-from lostcities.web.levels import LEVELS, Level, Levels
+from lostcities.web.levels import Level, Levels
 from lostcities.web.live import LiveGame
 from lostcities.web.peers import Peers, SingleProcess
 from lostcities.web.store import (
@@ -59,33 +50,16 @@ from lostcities.web.store import (
     op_update_game,
     utcnow,
 )
-from lostcities.web.workers import BotRunner, bot_choose, die_with_parent, prepare_search
+from lostcities.web.workers import BotRunner
 
 __all__ = [
     "GameManager",
-    "account_seat",
     "ManagerSettings",
+    "account_seat",
     "invite_matches",
     "new_id",
     "new_invite",
     "new_token",
-    # before the split these lived here; importable from here still
-    "ANALYSIS_BOT",
-    "ANALYSIS_WORLDS",
-    "HINT_WORLDS",
-    "LEVELS",
-    "BotRunner",
-    "GameError",
-    "Level",
-    "LiveGame",
-    "TimeOutError",
-    "bot_choose",
-    "bot_hint",
-    "bot_review",
-    "clock_choice",
-    "die_with_parent",
-    "parse_clock",
-    "prepare_search",
 ]
 
 log = logging.getLogger("lostcities.web")

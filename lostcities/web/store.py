@@ -946,16 +946,6 @@ class GameStore:
             row = s.get(AnalysisRow, game_id)
             return None if row is None else row.data
 
-    def summaries_sync(self, ids: Sequence[str]) -> list[GameRow]:
-        """The game rows of ``ids`` (unknown ids are left out)."""
-        if not ids:
-            return []
-        with self._sessions() as s:
-            rows = list(s.scalars(select(GameRow).where(GameRow.id.in_(list(ids)))).all())
-            for r in rows:
-                s.expunge(r)
-        return rows
-
     def resumable_sync(self) -> list[str]:
         """Ids of unfinished games with a bot seat (the bot may be to move)."""
         with self._sessions() as s:
@@ -967,11 +957,6 @@ class GameStore:
                     )
                 ).all()
             )
-
-    def count_sync(self) -> int:
-        """How many games are stored."""
-        with self._sessions() as s:
-            return len(s.scalars(select(GameRow.id)).all())
 
     # -- comments -----------------------------------------------------------------------
 

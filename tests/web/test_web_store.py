@@ -22,6 +22,7 @@ from lostcities.web.store import (
     op_move,
     utcnow,
 )
+from tests.web.web_helpers import game_row
 
 
 def _game(gid: str, seed: int = 5) -> tuple[GameRow, Round]:
@@ -109,7 +110,7 @@ def test_invite_claims_once(db_url: str) -> None:
     assert store.write_sync(op_claim_seat("g3", 1, "wrong", hash_token("x"), "c")) == 0
     assert store.write_sync(op_claim_seat("g3", 1, "inv", hash_token("x"), "c")) == 1
     assert store.write_sync(op_claim_seat("g3", 1, "inv", hash_token("y"), "d")) == 0
-    row = store.summaries_sync(["g3"])[0]
+    row = game_row(store, "g3")
     assert row.token1 == hash_token("x") and row.name1 == "c" and row.status == "active"
     store.close()
 
