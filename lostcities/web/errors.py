@@ -129,7 +129,7 @@ class WarmingUpError(BotUnavailableError):
 
 
 class ChatFullError(GameError):
-    """The game keeps no more chat (:data:`lostcities.web.live.CHAT_KEPT` phrases)."""
+    """The game keeps no more chat (:data:`lostcities.web.chatroom.CHAT_KEPT` phrases)."""
 
     code = "chat_full"
     status = 409

@@ -24,8 +24,9 @@ from dataclasses import dataclass
 
 from lostcities.cards import get_variant
 from lostcities.match import Match
+from lostcities.rules import Move, PlayerView
 from lostcities.web import schemas
-from lostcities.web.abandon import ABANDON_AFTER, Presence
+from lostcities.web.abandon import ABANDON_AFTER
 from lostcities.web.analysis import Analyst
 from lostcities.web.clocks import clock_choice, parse_clock
 from lostcities.web.errors import (
@@ -38,6 +39,7 @@ from lostcities.web.errors import (
 from lostcities.web.levels import Level, Levels
 from lostcities.web.live import LiveGame
 from lostcities.web.peers import Peers, SingleProcess
+from lostcities.web.presence import Presence
 from lostcities.web.store import (
     CHAT_NOTICE,
     GameRow,
@@ -146,7 +148,7 @@ class GameManager:
         self.clock: Callable[[], float] = time.monotonic
         self.now: Callable[[], datetime.datetime] = utcnow
         """The time as the store writes it (naive UTC): the move clock's (tests shift it)."""
-        self.analyst = Analyst(store, bots)
+        self.analyst = Analyst(store, bots, self.levels)
         """Hints and analyses (:mod:`lostcities.web.analysis`)."""
         self.presence = Presence(self, settings.abandon_after)
         """Who is at which table; aborts and claims (:mod:`lostcities.web.abandon`)."""
@@ -181,6 +183,17 @@ class GameManager:
                 hook(g)
             except Exception as e:  # a hook must not undo the move that ended the match
                 log.error("match-end hook failed for game %s: %s", g.id, e)
+
+    async def bot_move(self, spec: str, seed: int, view: PlayerView, mistakes: float) -> Move:
+        """The move of the bot ``spec`` (seeded) from ``view``, with the server's time limit,
+        once its level is ready (a first start's compile: never in a move)."""
+        await self.levels.until_ready(spec)
+        return await self.bots.choose(spec, seed, view, self.settings.bot_time_limit, mistakes)
+
+    @property
+    def bot_min_delay(self) -> float:
+        """Seconds a bot's move takes at least (:attr:`ManagerSettings.bot_min_delay`)."""
+        return self.settings.bot_min_delay
 
     # -- loading -------------------------------------------------------------------------
 
@@ -329,14 +342,14 @@ class GameManager:
         if game_id.startswith(CHAT_NOTICE):
             chatted = self.games.get(game_id.removeprefix(CHAT_NOTICE))
             if chatted is not None:
-                self.background(chatted.pull_chat())
+                self.background(chatted.chat.pull())
             return
         games = list(self.games.values()) if game_id == "*" else [self.games.get(game_id)]
         for g in games:
             if g is not None:
                 self.background(g.refresh())
                 if game_id == "*":
-                    self.background(g.pull_chat())
+                    self.background(g.chat.pull())
 
     def background(self, work: Coroutine[object, object, object]) -> None:
         """Run ``work`` in its own task, kept until it ends."""

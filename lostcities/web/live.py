@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
 import hmac
-import json
 import logging
 import random
 import time
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from sqlalchemy.exc import IntegrityError
 
@@ -29,10 +30,11 @@ from lostcities.match import Match, round_seed
 from lostcities.referee import Referee
 from lostcities.rules import Action, LegalMoves, Move, PlayerView, Round
 from lostcities.web import abandon, clocks, schemas
+from lostcities.web.chatroom import ChatRoom
+from lostcities.web.conns import Conn, send
 from lostcities.web.errors import (
     CannotAbortError,
     CannotClaimError,
-    ChatFullError,
     GameError,
     GameOverError,
     IllegalMoveRequestError,
@@ -43,47 +45,86 @@ from lostcities.web.errors import (
     TimeOutError,
     WaitingForFriendError,
 )
+from lostcities.web.peers import Peers
 from lostcities.web.store import (
     GameRow,
+    GameStore,
     RoundRow,
+    StoredGame,
     hash_token,
-    op_add_chat,
     op_forfeit,
     op_move,
     utcnow,
 )
 
-if TYPE_CHECKING:
-    from lostcities.web.games import GameManager
-
-__all__ = ["CHAT_KEPT", "CHAT_SHOWN", "BroadcastMemo", "Conn", "LiveGame", "Sender"]
-
-CHAT_KEPT = 200
-"""Quick-chat phrases a game keeps (stored with it); then its chat is full."""
-CHAT_SHOWN = 50
-"""The last phrases a connection gets again when it says hello (a reload)."""
+__all__ = ["BroadcastMemo", "GameHost", "LiveGame", "SeatPresence"]
 
 log = logging.getLogger("lostcities.web")
-CHAT_IDS = frozenset(schemas.CHAT_PHRASES)
 _MatchPart = tuple[bool, str, tuple[int, int], str]
 """Whether a match is over, its result, its totals, its ``match`` JSON."""
 
 
-class Sender(Protocol):
-    """What the referee needs of a connection: send one text message."""
+class SeatPresence(Protocol):
+    """Who is at the table (:class:`~lostcities.web.presence.Presence`), as a game's
+    state and claims read it."""
 
-    async def send_text(self, data: str) -> None: ...
+    @property
+    def after(self) -> float: ...
+    def here(self, g: LiveGame, seat: int) -> bool: ...
+    def away_for(self, g: LiveGame, seat: int) -> float | None: ...
+    def claim_after(self, g: LiveGame) -> float | None: ...
 
 
-@dataclass(eq=False)
-class Conn:
-    """A connected client of a game."""
+class GameHost(Protocol):
+    """The ports a live game is given by the server process that holds it (the
+    :class:`~lostcities.web.games.GameManager` is one), instead of its owner: the store it
+    writes its changes to, the clock, the peers and the presence it reads, the event sink
+    it reports to, and the bots' moves. A live game never imports its holder."""
 
-    sender: Sender
-    seat: int | None
-    alive: bool = True
-    chat: bool = False
-    """Whether it gets new chat phrases (it has the chat so far: :meth:`LiveGame.join_chat`)."""
+    @property
+    def store(self) -> GameStore:
+        """The store writer (the write-batching thread) and reader."""
+        ...
+
+    @property
+    def now(self) -> Callable[[], datetime.datetime]:
+        """The clock (naive UTC, as the store writes it; tests shift it)."""
+        ...
+
+    @property
+    def peers(self) -> Peers:
+        """The other server processes sharing the database."""
+        ...
+
+    @property
+    def presence(self) -> SeatPresence:
+        """Who is at which table."""
+        ...
+
+    def build(self, stored: StoredGame) -> Match:
+        """Replay a stored game (a refresh)."""
+        ...
+
+    def match_ended(self, g: LiveGame) -> None:
+        """Event: ``g``'s match ended here (its result committed)."""
+        ...
+
+    def changed_here(self, game_id: str) -> None:
+        """Event: a change of ``game_id`` committed here was broadcast."""
+        ...
+
+    def background(self, coro: Coroutine[Any, Any, Any]) -> None:
+        """Run ``coro`` as a task of its own (a refresh after a conflict)."""
+        ...
+
+    async def bot_move(self, spec: str, seed: int, view: PlayerView, mistakes: float) -> Move:
+        """The move of the bot ``spec`` (seeded) from ``view``, once its level is ready."""
+        ...
+
+    @property
+    def bot_min_delay(self) -> float:
+        """Seconds a bot's move takes at least (so that people see it come)."""
+        ...
 
 
 @dataclass
@@ -109,7 +150,8 @@ class LiveGame:
 
     row: GameRow
     match: Match
-    manager: GameManager
+    host: GameHost
+    """What the server process gives the game (its ports, :class:`GameHost`)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     conns: list[Conn] = field(default_factory=list)
     bot_task: asyncio.Task[None] | None = None
@@ -120,13 +162,8 @@ class LiveGame:
     """The round and ply :attr:`clock_task` waits on."""
     clock_due: float = 0.0
     """When (the event loop's time) :attr:`clock_task` looks again."""
-    chat_count: int | None = None
-    """Chat phrases stored for this game (counted on the first one said here)."""
-    chat_pending: int = 0
-    """Chat phrases of this process being stored."""
-    chat_seen: int = 0
-    """The number of the last stored phrase sent to this process's connections."""
-    chat_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    chat: ChatRoom = field(init=False)
+    """The game's quick chat (:mod:`~lostcities.web.chatroom`)."""
     _fixed: tuple[Any, ...] | None = field(default=None, init=False, repr=False)
     """:meth:`_static`'s row and what it read of it."""
     _match_memo: tuple[Match, tuple[int, bool, str | None], _MatchPart] | None = field(
@@ -144,6 +181,7 @@ class LiveGame:
 
     def __post_init__(self) -> None:
         self.referee = Referee(self.match, time_limit=clocks.move_limit(self.row))
+        self.chat = ChatRoom(self.row.id, self.conns, self.host)
 
     @property
     def id(self) -> str:
@@ -227,7 +265,7 @@ class LiveGame:
         for c in self.conns:
             if c.seat is not None and c.alive:
                 connected[c.seat] = True
-        presence = self.manager.presence
+        presence = self.host.presence
         players = []
         for s, name, token in ((0, name0, token0), (1, name1, token1)):
             bot = self.bot_spec(s)
@@ -419,7 +457,7 @@ class LiveGame:
     async def broadcast(self, ack_conn: Conn | None = None, ack: int | str | None = None) -> None:
         """Send every connection its own state (the submitter's carries ``ack``)."""
         self.schedule_clock()
-        self.manager.changed_here(self.id)  # ("my games" alerts)
+        self.host.changed_here(self.id)  # ("my games" alerts)
         cache: dict[int | None, str] = {}
         memo = BroadcastMemo()
         for c in list(self.conns):
@@ -433,84 +471,12 @@ class LiveGame:
 
     async def send(self, c: Conn, text: str) -> None:
         """Send to one connection; a dead connection is dropped."""
-        if not c.alive:
-            return
-        try:
-            await c.sender.send_text(text)
-        except Exception:
-            c.alive = False
-            if c in self.conns:
-                self.conns.remove(c)
+        await send(self.conns, c, text)
 
     async def send_all(self, text: str) -> None:
         """Send the same message to every connection."""
         for c in list(self.conns):
             await self.send(c, text)
-
-    # -- quick chat ----------------------------------------------------------------------
-
-    async def chat(self, seat: int, phrase: str) -> None:
-        """``seat`` says a quick-chat phrase (an id of :data:`schemas.CHAT_PHRASES`, never
-        free text): stored with the game, then sent to every connection (:meth:`pull_chat`;
-        those on other server processes get it from theirs).
-
-        :raises ChatFullError: once the game keeps :data:`CHAT_KEPT` phrases.
-        """
-        if self.chat_count is None:
-            async with self.chat_lock:
-                await self._catch_up()
-        assert self.chat_count is not None
-        if self.chat_count + self.chat_pending >= CHAT_KEPT:
-            raise ChatFullError(f"this game's chat is full ({CHAT_KEPT} messages)")
-        self.chat_pending += 1
-        try:
-            await self.manager.store.write(op_add_chat(self.id, seat, phrase))
-        except BaseException:
-            self.chat_pending -= 1
-            raise
-        async with self.chat_lock:
-            self.chat_pending -= 1
-            await self._send_chat(await self.manager.store.chat_after(self.id, self.chat_seen))
-
-    async def _send_chat(self, said: list[tuple[int, int, str]]) -> None:
-        # (the caller holds chat_lock) phrases stored after chat_seen, to every connection
-        # that has the chat so far
-        for number, seat, phrase in said:
-            self.chat_seen = max(self.chat_seen, number)
-            if phrase in CHAT_IDS:
-                text = json.dumps({"type": "chat", "seat": seat, "phrase": phrase})
-                for c in list(self.conns):
-                    if c.chat:
-                        await self.send(c, text)
-        if self.chat_count is not None:
-            self.chat_count += len(said)
-
-    async def _catch_up(self) -> list[tuple[int, int, str]]:
-        # (the caller holds chat_lock) read the whole chat: send what is new, count it
-        said = await self.manager.store.chat_after(self.id, 0)
-        self.chat_count = None
-        await self._send_chat([x for x in said if x[0] > self.chat_seen])
-        self.chat_count = len(said)
-        return said
-
-    async def pull_chat(self) -> None:
-        """Send every connection, once and in order, the phrases stored since the last one
-        sent here (said on this process, or on another: its notification,
-        :data:`~lostcities.web.store.CHAT_NOTICE`)."""
-        async with self.chat_lock:
-            if any(c.chat for c in self.conns):  # (else a hello reads the chat anyway)
-                await self._send_chat(await self.manager.store.chat_after(self.id, self.chat_seen))
-
-    async def join_chat(self, conn: Conn) -> None:
-        """``conn`` said hello: send it the ``chat_log`` (the last :data:`CHAT_SHOWN`
-        phrases, a reload), then every new phrase (:meth:`pull_chat`), none twice."""
-        async with self.chat_lock:
-            said = await self._catch_up()
-            shown = [{"seat": s, "phrase": p} for _, s, p in said if p in CHAT_IDS]
-            if shown:
-                msg = {"type": "chat_log", "messages": shown[-CHAT_SHOWN:]}
-                await self.send(conn, json.dumps(msg))
-            conn.chat = True
 
     # -- moves ---------------------------------------------------------------------------
 
@@ -548,7 +514,7 @@ class LiveGame:
         return await asyncio.shield(task)
 
     async def _submit(self, seat: int, round_index: int, ply: int, move_text: str) -> Move:
-        if self.manager.peers.shared and (
+        if self.host.peers.shared and (
             (round_index, ply) > (self.round_index, self.round.ply) or self.row.status == "waiting"
         ):
             # the move names a ply this copy has not reached (or the friend's seat may be
@@ -567,7 +533,7 @@ class LiveGame:
                 )
             if self.row.status == "waiting":
                 # (another server process may have seated the friend: look, and re-send the state)
-                self.manager.background(self.refresh())
+                self.host.background(self.refresh())
                 raise WaitingForFriendError("waiting for your friend to join: no moves until then")
             if r.to_move != seat:
                 raise NotYourTurnError("it is not your turn")
@@ -580,7 +546,7 @@ class LiveGame:
             new_round, next_deck, status, result = self._leads_to(move)
             times = self._times_after_move(seat)
             try:
-                await self.manager.store.write(
+                await self.host.store.write(
                     op_move(
                         self.id,
                         round_index,
@@ -594,7 +560,7 @@ class LiveGame:
                 )
             except IntegrityError:
                 # another server process stored this ply first: ours is stale
-                self.manager.background(self.refresh())
+                self.host.background(self.refresh())
                 raise StaleMoveError(
                     f"stale move: round {round_index} ply {ply} was already played"
                 ) from None
@@ -609,7 +575,7 @@ class LiveGame:
                 self.row.status = status
             if result is not None:
                 self.row.result = result
-                self.manager.match_ended(self)
+                self.host.match_ended(self)
             return move
 
     def _leads_to(
@@ -657,13 +623,13 @@ class LiveGame:
         if self.is_over():
             raise GameOverError("the game is over")
         result = "0-1" if seat == 0 else "1-0"
-        await self.manager.store.write(
+        await self.host.store.write(
             op_forfeit(self.id, self.round_index, seat, reason, status="finished", result=result)
         )
         self.referee.forfeit(seat, reason)
         self.row.status = "finished"
         self.row.result = result
-        self.manager.match_ended(self)
+        self.host.match_ended(self)
 
     # -- a player leaves: abort and claims (lostcities.web.abandon) ------------------------
 
@@ -685,13 +651,13 @@ class LiveGame:
             )
             if not abandon.abortable(self.match):
                 raise late
-            now = self.manager.now()
-            if not await self.manager.store.write(abandon.op_abort(self.id, now)):
-                self.manager.background(self.refresh())  # (another process moved or ended it)
+            now = self.host.now()
+            if not await self.host.store.write(abandon.op_abort(self.id, now)):
+                self.host.background(self.refresh())  # (another process moved or ended it)
                 raise late
             row = self.row
             row.status, row.result, row.ending, row.updated_at = "finished", "*", "aborted", now
-            self.manager.match_ended(self)
+            self.host.match_ended(self)
 
     async def claim(self, seat: int, claim: abandon.Claim) -> str:
         """``seat``'s opponent left the table long enough ago (:mod:`~lostcities.web.abandon`):
@@ -709,7 +675,7 @@ class LiveGame:
         return result
 
     async def _claim(self, seat: int, claim: abandon.Claim) -> str:
-        presence = self.manager.presence
+        presence = self.host.presence
         async with self.lock:
             if self.is_over():
                 raise GameOverError("the game is over")
@@ -725,13 +691,13 @@ class LiveGame:
             other = 1 - seat
             if presence.here(self, other):
                 raise OpponentPresentError("your opponent is at the table")
-            now = self.manager.now()
+            now = self.host.now()
             try:
-                result: str = await self.manager.store.write(
+                result: str = await self.host.store.write(
                     abandon.op_claim(self.id, self.round_index, other, claim, presence.after, now)
                 )
             except GameError:
-                self.manager.background(self.refresh())  # (another process saw a change)
+                self.host.background(self.refresh())  # (another process saw a change)
                 raise
             if claim == "win":
                 self.referee.forfeit(other, abandon.ABANDONED)
@@ -742,7 +708,7 @@ class LiveGame:
                 "abandoned",
                 now,
             )
-            self.manager.match_ended(self)
+            self.host.match_ended(self)
             return result
 
     async def refresh(self) -> bool:
@@ -750,10 +716,10 @@ class LiveGame:
         move, a forfeit, a seat claimed), and send every connection its state; returns
         whether anything changed."""
         async with self.lock:
-            stored = await self.manager.store.load(self.id)
+            stored = await self.host.store.load(self.id)
             if stored is None:
                 return False
-            match = self.manager.build(stored)
+            match = self.host.build(stored)
             if _signature(stored.row, match) == _signature(self.row, self.match):
                 return False
             self.row, self.match = stored.row, match
@@ -773,7 +739,7 @@ class LiveGame:
         """Refresh this copy if the database is ahead of it (another server process stored a
         change whose notification has not come yet), so that an answer made from it
         includes every write acknowledged anywhere; returns whether it changed."""
-        stored = await asyncio.to_thread(self.manager.store.version_sync, self.id)
+        stored = await asyncio.to_thread(self.host.store.version_sync, self.id)
         if stored is None or stored == self.version():
             return False
         return await self.refresh()
@@ -782,7 +748,7 @@ class LiveGame:
 
     def thinking_time(self) -> float:
         """Seconds since the move to make became due (the last stored change of the game)."""
-        return max(0.0, (self.manager.now() - self.row.updated_at).total_seconds())
+        return max(0.0, (self.host.now() - self.row.updated_at).total_seconds())
 
     def has_match_clock(self) -> bool:
         """Whether the game has a Fischer-style match clock (each player's time, plus an
@@ -858,7 +824,7 @@ class LiveGame:
         early = False
         try:
             await asyncio.sleep(delay)
-            if not await self.manager.peers.own_bots(self.id):
+            if not await self.host.peers.own_bots(self.id):
                 return  # the process running this game's bots also runs its clock
             async with self.lock:
                 if self.is_over() or (self.round_index, self.round.ply) != key:
@@ -888,9 +854,9 @@ class LiveGame:
         self.bot_task = asyncio.get_running_loop().create_task(self._bot_turn(seat, spec))
 
     async def _bot_turn(self, seat: int, spec: str) -> None:
-        mgr = self.manager
+        host = self.host
         try:
-            if not await mgr.peers.own_bots(self.id):
+            if not await host.peers.own_bots(self.id):
                 return  # another server process runs this game's bots
             if self.is_over() or self.round.to_move != seat:
                 return  # the game moved on meanwhile
@@ -901,18 +867,15 @@ class LiveGame:
                 seat
             )  # the round's view with the match's context: it plays for the match
             seed = random.Random(f"{self.match.seed}:{ri}:{ply}").randrange(2**31)
-            await mgr.levels.until_ready(spec)  # a first start's compile: never in a move
             try:
-                move = await mgr.bots.choose(
-                    spec, seed, view, mgr.settings.bot_time_limit, self.row.mistakes or 0.0
-                )
+                move = await host.bot_move(spec, seed, view, self.row.mistakes or 0.0)
             except Exception as e:
                 log.warning("bot %r failed in game %s: %s", spec, self.id, e)
                 if not self.is_over():
                     await self.forfeit_bot(seat, f"bot failed: {e}")
                     await self.broadcast()
                 return
-            wait = mgr.settings.bot_min_delay - (time.monotonic() - t0)
+            wait = host.bot_min_delay - (time.monotonic() - t0)
             if wait > 0:
                 await asyncio.sleep(wait)
             try:
