@@ -976,6 +976,8 @@ class Round:
         :raises IllegalMoveError: for a move the rules forbid, saying why.
         """
         move = Move.parse(text)
+        if self._legal(move):  # the bitmasks say yes: no reason to look for
+            return move
         reason = self._why_illegal(move)
         if reason is not None:
             raise IllegalMoveError(f"illegal move: {str(move)!r} ({reason})")

@@ -311,3 +311,25 @@ def test_ends_round_says_what_making_the_move_would(max_turns: int | None) -> No
                 assert r.ends_round(m) == ends, (seed, r.ply, str(m))
             legal = r.legal_moves()
             r.push(legal[rng.randrange(len(legal))])
+
+
+@pytest.mark.parametrize("variant", [CLASSIC, LONG])
+def test_parse_move_accepts_exactly_the_legal_moves(variant: object) -> None:
+    """``parse_move`` (the bitmasks' quick yes, else the reason) gives back every legal move
+    and refuses every other move, with its reason, through a few rounds."""
+    from lostcities.rules import NUM_MOVES
+
+    rng = random.Random(9)
+    for seed in range(2):
+        r = Round.deal(seed=seed, variant=variant)  # type: ignore[arg-type]
+        while not r.is_over():
+            legal = set(r.legal_moves())
+            for i in range(NUM_MOVES):
+                m = Move.from_index(i)
+                if m in legal:
+                    assert r.parse_move(str(m)) == m
+                else:
+                    with pytest.raises(IllegalMoveError, match="illegal move"):
+                        r.parse_move(str(m))
+            moves = sorted(legal, key=str)
+            r.push(moves[rng.randrange(len(moves))])
