@@ -25,9 +25,10 @@ from lostcities.scoring import score_expedition
 from lostcities.web import abandon, schemas
 from lostcities.web.clocks import clock_choice
 from lostcities.web.conns import Conn
-from lostcities.web.live import BroadcastMemo, LiveGame
+from lostcities.web.live import LiveGame
 from lostcities.web.peers import SingleProcess
 from lostcities.web.presence import Presence
+from lostcities.web.presenter import BroadcastMemo
 from lostcities.web.store import (
     GameRow,
     GameStore,
