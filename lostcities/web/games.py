@@ -323,7 +323,7 @@ class GameManager:
             gid
             for gid, g in self.games.items()
             if not g.conns
-            and (g.bot_task is None or g.bot_task.done())
+            and not g.bots.thinking()
             and not g.lock.locked()
             and now - g.last_active > self.settings.unload_after
         ]
@@ -565,5 +565,5 @@ class GameManager:
         await self.peers.close()
         self.analyst.close()
         for g in list(self.games.values()):
-            if g.bot_task is not None:
-                g.bot_task.cancel()
+            if g.bots.task is not None:
+                g.bots.task.cancel()

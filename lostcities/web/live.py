@@ -13,11 +13,9 @@ submission (double click, two tabs) is rejected instead of applied twice.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import datetime
 import hmac
 import logging
-import random
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
@@ -46,6 +44,7 @@ from lostcities.web.errors import (
 )
 from lostcities.web.peers import Peers
 from lostcities.web.presenter import BroadcastMemo, StatePresenter
+from lostcities.web.scheduler import BotTurns, ClockScheduler
 from lostcities.web.store import (
     GameRow,
     GameStore,
@@ -138,14 +137,12 @@ class LiveGame:
     """What the server process gives the game (its ports, :class:`GameHost`)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     conns: list[Conn] = field(default_factory=list)
-    bot_task: asyncio.Task[None] | None = None
     last_active: float = field(default_factory=time.monotonic)
     rematch_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    clock_task: asyncio.Task[None] | None = None
-    clock_key: tuple[int, int] | None = None
-    """The round and ply :attr:`clock_task` waits on."""
-    clock_due: float = 0.0
-    """When (the event loop's time) :attr:`clock_task` looks again."""
+    clock: ClockScheduler = field(init=False)
+    """Waits for the move clock's time-out (:mod:`~lostcities.web.scheduler`)."""
+    bots: BotTurns = field(init=False)
+    """Plays the computer's turns (:mod:`~lostcities.web.scheduler`)."""
     chat: ChatRoom = field(init=False)
     """The game's quick chat (:mod:`~lostcities.web.chatroom`)."""
     presenter: StatePresenter = field(init=False)
@@ -159,6 +156,8 @@ class LiveGame:
         self.referee = Referee(self.match, time_limit=clocks.move_limit(self.row))
         self.chat = ChatRoom(self.row.id, self.conns, self.host)
         self.presenter = StatePresenter(self)
+        self.clock = ClockScheduler(self, self.host)
+        self.bots = BotTurns(self, self.host)
 
     @property
     def id(self) -> str:
@@ -571,95 +570,34 @@ class LiveGame:
         """Why the player to move lost on time (the round's forfeit reason)."""
         return clocks.timeout_reason(self.row, self.referee.time_limit)
 
+    @property
+    def grace(self) -> float:
+        """Seconds a player may overrun the move clock (the referee's)."""
+        return self.referee.grace
+
+    async def time_out(self, key: tuple[int, int]) -> bool | None:
+        """The clock's wait for the move at ``key`` (round, ply) ended: if that move is
+        still to make and its time is up, the player to move loses the match on time
+        (``True``); ``False`` if its time is not up yet (wait again); ``None`` if the game
+        is over or has moved on (nothing to do)."""
+        async with self.lock:
+            if self.is_over() or (self.round_index, self.round.ply) != key:
+                return None
+            if not self.timed_out():
+                return False
+            await self._forfeit_match(self.round.to_move, self.timeout_reason())
+            return True
+
     def schedule_clock(self) -> None:
-        """Wait for the current move's time-out (one wait per round and ply, set again if
-        the time-out moved, e.g. the game's last change came from another process)."""
-        left = self.clock_left()
-        if left is None:
-            return
-        key = (self.round_index, self.round.ply)
-        loop = asyncio.get_running_loop()
-        delay = left + self.referee.grace + 0.05
-        due = loop.time() + delay
-        if key == self.clock_key and self.clock_task is not None and abs(due - self.clock_due) < 1:
-            return
-        if self.clock_task is not None:
-            self.clock_task.cancel()
-        self.clock_key, self.clock_due = key, due
-        self.clock_task = loop.create_task(self._clock(key, delay))
+        """Wait for the current move's time-out (:class:`~lostcities.web.scheduler.ClockScheduler`)."""
+        self.clock.schedule()
 
-    async def _clock(self, key: tuple[int, int], delay: float) -> None:
-        early = False
-        try:
-            await asyncio.sleep(delay)
-            if not await self.host.peers.own_bots(self.id):
-                return  # the process running this game's bots also runs its clock
-            async with self.lock:
-                if self.is_over() or (self.round_index, self.round.ply) != key:
-                    return
-                early = not self.timed_out()
-                if not early:
-                    await self._forfeit_match(self.round.to_move, self.timeout_reason())
-        finally:
-            if self.clock_key == key:
-                self.clock_task = None
-                self.clock_key = None
-        if early:  # (the wall clock and the loop's clock disagree a little)
-            self.schedule_clock()
-        else:
-            await self.broadcast()
-
-    # -- bots ----------------------------------------------------------------------------
+    # -- bots (lostcities.web.scheduler) -------------------------------------------------
 
     def schedule_bot(self) -> None:
-        """Start the bot's turn if a bot is to move and none is thinking."""
-        if self.is_over() or (self.bot_task is not None and not self.bot_task.done()):
-            return
-        seat = self.round.to_move
-        spec = self.bot_spec(seat)
-        if spec is None:
-            return
-        self.bot_task = asyncio.get_running_loop().create_task(self._bot_turn(seat, spec))
-
-    async def _bot_turn(self, seat: int, spec: str) -> None:
-        host = self.host
-        try:
-            if not await host.peers.own_bots(self.id):
-                return  # another server process runs this game's bots
-            if self.is_over() or self.round.to_move != seat:
-                return  # the game moved on meanwhile
-            t0 = time.monotonic()
-            r = self.round
-            ri, ply = self.round_index, r.ply
-            view = self.match.view(
-                seat
-            )  # the round's view with the match's context: it plays for the match
-            seed = random.Random(f"{self.match.seed}:{ri}:{ply}").randrange(2**31)
-            try:
-                move = await host.bot_move(spec, seed, view, self.row.mistakes or 0.0)
-            except Exception as e:
-                log.warning("bot %r failed in game %s: %s", spec, self.id, e)
-                if not self.is_over():
-                    await self.forfeit_bot(seat, f"bot failed: {e}")
-                    await self.broadcast()
-                return
-            wait = host.bot_min_delay - (time.monotonic() - t0)
-            if wait > 0:
-                await asyncio.sleep(wait)
-            try:
-                await self.submit(seat, ri, ply, str(move))
-            except GameError as e:
-                log.warning("bot move rejected in game %s: %s", self.id, e)
-                return
-            await self.broadcast()
-        finally:
-            self.bot_task = None
-        self.schedule_bot()
-
-    async def forfeit_bot(self, seat: int, reason: str) -> None:
-        """A bot that cannot move loses the match."""
-        with contextlib.suppress(GameOverError):
-            await self.resign(seat, reason)
+        """Start the bot's turn if a bot is to move and none is thinking
+        (:class:`~lostcities.web.scheduler.BotTurns`)."""
+        self.bots.schedule()
 
 
 def _signature(row: GameRow, match: Match) -> tuple[object, ...]:
