@@ -33,3 +33,22 @@ def test_web_modules_export_their_own_classes_and_functions() -> None:
                 continue
             if home.startswith("lostcities.web") and home != info.name:
                 assert (info.name, name) in allowed, f"{info.name}.{name} is {home}'s"
+
+
+def test_routers_run_no_sql() -> None:
+    """A router asks the modules of its area (their queries and ``op_`` writes), never the
+    database itself: no router imports SQLAlchemy, save its exceptions."""
+    import ast
+    from pathlib import Path
+
+    routers = Path(lostcities.web.__file__).parent / "routers"
+    for path in sorted(routers.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            for name in names:
+                if name.split(".")[0] == "sqlalchemy":
+                    assert name == "sqlalchemy.exc", f"{path.name} imports {name}"
