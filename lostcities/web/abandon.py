@@ -38,7 +38,8 @@ from sqlalchemy.orm import Session
 from lostcities.match import Match
 from lostcities.web import clocks
 from lostcities.web.errors import ClaimTooEarlyError, GameOverError
-from lostcities.web.store import GameRow, MoveRow, RoundRow, notify_change
+from lostcities.web.models.games import GameRow, MoveRow, RoundRow
+from lostcities.web.store import notify_change
 
 if TYPE_CHECKING:
     from collections.abc import Callable

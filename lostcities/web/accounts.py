@@ -60,23 +60,21 @@ from lostcities.bots import BUILTIN
 from lostcities.web.errors import GameError
 from lostcities.web.levels import LEVELS
 from lostcities.web.limits import RateLimitedError, client_key
-from lostcities.web.passwords import PASSWORD_MAX, PASSWORD_MIN, PasswordRuleError, check_password
-from lostcities.web.schemas import check_typed
-from lostcities.web.store import (
+from lostcities.web.models.accounts import (
     AccountRow,
     AuthFailureRow,
     BlockRow,
-    GameRow,
-    GameStore,
     ModLogRow,
     PasskeyRow,
     ReportRow,
     SecretRow,
     SessionRow,
-    hash_token,
-    notify_change,
-    utcnow,
 )
+from lostcities.web.models.base import utcnow
+from lostcities.web.models.games import GameRow
+from lostcities.web.passwords import PASSWORD_MAX, PASSWORD_MIN, PasswordRuleError, check_password
+from lostcities.web.schemas import check_typed
+from lostcities.web.store import GameStore, hash_token, notify_change
 
 __all__ = [
     "AccountDetails",

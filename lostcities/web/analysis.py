@@ -83,7 +83,7 @@ class Analyst:
     async def hint(self, g: LiveGame, seat: int) -> schemas.HintOut:
         """The engine's move for ``seat``'s position (a game against the computer, the seat
         to move); the game is marked assisted (:attr:`GameRow.hints
-        <lostcities.web.store.GameRow.hints>`, its record's ``Assisted`` tag).
+        <lostcities.web.models.games.GameRow.hints>`, its record's ``Assisted`` tag).
 
         :raises GameError: for a game without a computer seat, a rated game, or not this
             seat's turn.

@@ -46,7 +46,9 @@ from lostcities.web.accounts import (
     mod_log,
     op_create_account,
 )
-from lostcities.web.store import AccountRow, ChallengeRow, GameStore, PasskeyRow, hash_token, utcnow
+from lostcities.web.models.accounts import AccountRow, ChallengeRow, PasskeyRow
+from lostcities.web.models.base import utcnow
+from lostcities.web.store import GameStore, hash_token
 
 __all__ = [
     "op_remove_passkey",

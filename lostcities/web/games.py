@@ -38,19 +38,18 @@ from lostcities.web.errors import (
 )
 from lostcities.web.levels import Level, Levels
 from lostcities.web.live import LiveGame
+from lostcities.web.models.base import utcnow
+from lostcities.web.models.games import GameRow, RoundRow
 from lostcities.web.peers import Peers, SingleProcess
 from lostcities.web.presence import Presence
 from lostcities.web.store import (
     CHAT_NOTICE,
-    GameRow,
     GameStore,
-    RoundRow,
     StoredGame,
     hash_token,
     op_claim_seat,
     op_insert_game,
     op_update_game,
-    utcnow,
 )
 from lostcities.web.workers import BotRunner
 

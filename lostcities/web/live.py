@@ -42,19 +42,12 @@ from lostcities.web.errors import (
     TimeOutError,
     WaitingForFriendError,
 )
+from lostcities.web.models.base import utcnow
+from lostcities.web.models.games import GameRow, RoundRow
 from lostcities.web.peers import Peers
 from lostcities.web.presenter import BroadcastMemo, StatePresenter
 from lostcities.web.scheduler import BotTurns, ClockScheduler
-from lostcities.web.store import (
-    GameRow,
-    GameStore,
-    RoundRow,
-    StoredGame,
-    hash_token,
-    op_forfeit,
-    op_move,
-    utcnow,
-)
+from lostcities.web.store import GameStore, StoredGame, hash_token, op_forfeit, op_move
 
 __all__ = ["GameHost", "LiveGame", "SeatPresence"]
 

@@ -13,7 +13,7 @@ from lostcities.match import Match
 from lostcities.rules import Action, LegalMoves, PlayerView, Round
 from lostcities.web import abandon, clocks, schemas
 from lostcities.web.conns import Conn
-from lostcities.web.store import GameRow
+from lostcities.web.models.games import GameRow
 
 __all__ = ["BroadcastMemo", "PresentedGame", "StatePresenter"]
 

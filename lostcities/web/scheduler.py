@@ -15,8 +15,8 @@ from typing import Protocol
 from lostcities.match import Match
 from lostcities.rules import Move, PlayerView, Round
 from lostcities.web.errors import GameError, GameOverError
+from lostcities.web.models.games import GameRow
 from lostcities.web.peers import Peers
-from lostcities.web.store import GameRow
 
 __all__ = ["BotTurns", "ClockScheduler", "ScheduledGame", "SchedulerHost"]
 

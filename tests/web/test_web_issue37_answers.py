@@ -194,7 +194,8 @@ def test_the_rating_plot_starts_at_the_starting_rating(client: Any) -> None:
 
     from lostcities import Match
     from lostcities.web import ratings
-    from lostcities.web.store import GameRow, MoveRow, RoundRow, utcnow
+    from lostcities.web.models.base import utcnow
+    from lostcities.web.models.games import GameRow, MoveRow, RoundRow
 
     store = client.app.state.store
     a, b = webharness.new_account(store, "wanda"), webharness.new_account(store, "xena")

@@ -52,3 +52,22 @@ def test_routers_run_no_sql() -> None:
             for name in names:
                 if name.split(".")[0] == "sqlalchemy":
                     assert name == "sqlalchemy.exc", f"{path.name} imports {name}"
+
+
+def test_the_models_live_in_their_areas_modules() -> None:
+    """Every table's model is defined in ``lostcities.web.models.<area>``, none in the
+    store (its writer and queries), and importing the store registers every table."""
+    from lostcities.web import store
+    from lostcities.web.models.base import Base
+
+    homes = {m.class_.__module__ for m in Base.registry.mappers}
+    assert homes == {
+        f"lostcities.web.models.{area}"
+        for area in ("accounts", "comments", "games", "lobby", "ratings")
+    }
+    assert not [
+        v
+        for v in vars(store).values()
+        if isinstance(v, type) and v.__module__ == store.__name__ and issubclass(v, Base)
+    ]
+    assert len(Base.metadata.tables) == len(Base.registry.mappers) == 20

@@ -26,19 +26,12 @@ from lostcities.web import abandon, schemas
 from lostcities.web.clocks import clock_choice
 from lostcities.web.conns import Conn
 from lostcities.web.live import LiveGame
+from lostcities.web.models.base import utcnow
+from lostcities.web.models.games import GameRow, MoveRow, RoundRow
 from lostcities.web.peers import SingleProcess
 from lostcities.web.presence import Presence
 from lostcities.web.presenter import BroadcastMemo
-from lostcities.web.store import (
-    GameRow,
-    GameStore,
-    MoveRow,
-    RoundRow,
-    hash_token,
-    op_insert_game,
-    op_move,
-    utcnow,
-)
+from lostcities.web.store import GameStore, hash_token, op_insert_game, op_move
 
 
 def _insert(store: GameStore, gid: str) -> Round:

@@ -10,17 +10,16 @@ from sqlalchemy.exc import IntegrityError
 
 from lostcities import Match, Round
 from lostcities.web.games import GameManager
+from lostcities.web.models.base import utcnow
+from lostcities.web.models.games import GameRow, RoundRow
 from lostcities.web.store import (
-    GameRow,
     GameStore,
-    RoundRow,
     StorageError,
     hash_token,
     normalize_db_url,
     op_claim_seat,
     op_insert_game,
     op_move,
-    utcnow,
 )
 from tests.web.web_helpers import game_row
 

@@ -264,7 +264,7 @@ def game_count(store: Any) -> int:
     """How many games are stored (one ``COUNT``)."""
     from sqlalchemy import func, select
 
-    from lostcities.web.store import GameRow
+    from lostcities.web.models.games import GameRow
 
     with store.engine.connect() as conn:
         return int(conn.execute(select(func.count()).select_from(GameRow)).scalar_one())

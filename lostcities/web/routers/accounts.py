@@ -22,9 +22,10 @@ from lostcities.web.accounts import Account, current_account, require_account
 from lostcities.web.deps import get_settings, get_store
 from lostcities.web.limits import RateLimiter, client_key
 from lostcities.web.lobby import LobbyHub
+from lostcities.web.models.accounts import AccountRow
 from lostcities.web.routers.pages import templates
 from lostcities.web.schemas import check_typed
-from lostcities.web.store import AccountRow, GameStore
+from lostcities.web.store import GameStore
 
 router = APIRouter(tags=["accounts"])
 
