@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from pathlib import Path
 
 import lostcities.web
 
@@ -71,3 +72,29 @@ def test_the_models_live_in_their_areas_modules() -> None:
         if isinstance(v, type) and v.__module__ == store.__name__ and issubclass(v, Base)
     ]
     assert len(Base.metadata.tables) == len(Base.registry.mappers) == 20
+
+
+def test_the_chat_phrases_are_one_list_served_to_the_page(tmp_path: Path) -> None:
+    """The quick-chat phrases are ``schemas.ChatPhrase`` alone: ``CHAT_PHRASES`` is read
+    from it, the table's page is served the list (``data-chat-phrases``), and game.js
+    keeps no copy of it."""
+    import html
+    import re
+    import typing
+
+    from fastapi.testclient import TestClient
+
+    from lostcities.web import schemas
+    from lostcities.web.app import create_app
+    from tests.web.web_helpers import app_settings, friend_game
+
+    assert typing.get_args(schemas.ChatPhrase) == schemas.CHAT_PHRASES
+    with TestClient(create_app(app_settings(f"sqlite:///{tmp_path / 'g.db'}"))) as client:
+        gid, *_ = friend_game(client)
+        page = client.get(f"/game/{gid}").text
+    served = re.search(r'data-chat-phrases="([^"]*)"', page)
+    assert served is not None and html.unescape(served.group(1)).split() == list(
+        schemas.CHAT_PHRASES
+    )
+    js = (Path(lostcities.web.__file__).parent / "static" / "js" / "game.js").read_text()
+    assert '"good_luck"' not in js and '"well_played"' not in js

@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse, PlainTextResponse, Response
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 
-from lostcities.web import i18n
+from lostcities.web import i18n, schemas
 from lostcities.web.accounts import Account, current_account
 from lostcities.web.deps import get_manager
 from lostcities.web.games import GameManager
@@ -137,7 +137,7 @@ async def game(
 ) -> HTMLResponse:
     """The table (404 for a game that does not exist)."""
     await _existing(mgr, game_id)
-    return _page(request, "game.html", game_id=game_id)
+    return _page(request, "game.html", game_id=game_id, chat_phrases=" ".join(schemas.CHAT_PHRASES))
 
 
 @router.get("/join/{game_id}", response_class=HTMLResponse)
