@@ -98,3 +98,12 @@ def test_the_chat_phrases_are_one_list_served_to_the_page(tmp_path: Path) -> Non
     )
     js = (Path(lostcities.web.__file__).parent / "static" / "js" / "game.js").read_text()
     assert '"good_luck"' not in js and '"well_played"' not in js
+
+
+def test_one_page_renderer() -> None:
+    """Pages are rendered by ``routers.pages.render_page`` alone (the reader's language,
+    its headers): no other router renders a template itself."""
+    routers = Path(lostcities.web.__file__).parent / "routers"
+    for path in sorted(routers.glob("*.py")):
+        if path.name != "pages.py":
+            assert "TemplateResponse" not in path.read_text(encoding="utf-8"), path.name

@@ -12,7 +12,6 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import HTMLResponse
-from markupsafe import Markup
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from lostcities.web import accounts as acc
@@ -23,7 +22,7 @@ from lostcities.web.deps import get_settings, get_store
 from lostcities.web.limits import RateLimiter, client_key
 from lostcities.web.lobby import LobbyHub
 from lostcities.web.models.accounts import AccountRow
-from lostcities.web.routers.pages import templates
+from lostcities.web.routers.pages import render_page
 from lostcities.web.schemas import check_typed
 from lostcities.web.store import GameStore
 
@@ -649,23 +648,10 @@ async def report(
 
 
 def _render(request: Request, name: str) -> HTMLResponse:
-    lang = i18n.negotiate(request.headers.get("accept-language"), request.cookies.get(i18n.COOKIE))
-
-    def t(key: str, **params: object) -> str:
-        text = i18n.translate(lang, key, **params)
-        return Markup(text) if key.endswith("_html") else text
-
-    context = {
-        "page": name.removesuffix(".html"),
-        "lang": lang,
-        "languages": i18n.LANGUAGES,
-        "t": t,
-    }
-    response = templates.TemplateResponse(request, name, context)
-    response.headers["Content-Language"] = lang
-    response.headers["Vary"] = "Accept-Language, Cookie"
+    # an account page: never cached, and it sets the CSRF cookie its forms' scripts echo
+    response = render_page(request, name)
     response.headers["Cache-Control"] = "no-store"
-    acc.csrf_token(request, response)  # the forms' scripts echo it
+    acc.csrf_token(request, response)
     return response
 
 
