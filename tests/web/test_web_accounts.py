@@ -399,7 +399,7 @@ def _snapshot(store: Any) -> tuple[Any, ...]:
     from sqlalchemy import func, select
     from sqlalchemy.orm import Session
 
-    from lostcities.web import store as st_mod
+    from lostcities.web.models import accounts as st_mod
 
     with Session(store.engine) as s:
         rows = s.execute(select(st_mod.AccountRow.username, st_mod.AccountRow.password_hash)).all()
