@@ -27,13 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import webharness
 
 from lostcities.web import ratings
-from lostcities.web.store import (
-    GameRow,
-    GameStore,
-    RatingChangeRow,
-    RatingResultRow,
-    RatingRow,
-)
+from lostcities.web.models.games import GameRow
+from lostcities.web.models.ratings import RatingChangeRow, RatingResultRow, RatingRow
+from lostcities.web.store import GameStore
 
 
 def accounts(store: GameStore, names: list[str]) -> dict[str, dict[str, str]]:

@@ -31,8 +31,9 @@ import time
 from pathlib import Path
 
 from lostcities.web import schemas
+from lostcities.web.conns import Conn
 from lostcities.web.games import GameManager, ManagerSettings
-from lostcities.web.live import Conn, LiveGame
+from lostcities.web.live import LiveGame
 from lostcities.web.store import GameStore
 from lostcities.web.workers import BotRunner
 

@@ -222,7 +222,7 @@ class Server:
 def new_account(store: Any, name: str) -> int:
     """A new active account ``name`` (no password, no passkey), written into ``store`` (a
     :class:`~lostcities.web.store.GameStore` on the server's database); returns its id."""
-    from lostcities.web.store import AccountRow
+    from lostcities.web.models.accounts import AccountRow
 
     def fn(s: Any) -> int:
         row = AccountRow(

@@ -343,6 +343,20 @@ class Referee:
         self._made(r, p, m, seconds)
         return m
 
+    def submit_unchecked(self, move: Move, *, seconds: float = 0.0) -> Move:
+        """Make a move of the seat to move that was already checked where it came in
+        (:meth:`Round.parse_move <lostcities.Round.parse_move>`, the turn), without checking
+        it again: :meth:`submit` is the checked form (python-chess pairs ``push_san`` with a
+        trusting ``push`` the same way). Both players are told, as by :meth:`submit`.
+
+        Warning: an illegal move, or one made after the round ended, corrupts the round.
+        """
+        r = self.round
+        p = r.to_move
+        r.push_unchecked(move)
+        self._made(r, p, move, seconds)
+        return move
+
     def step(self) -> Move | None:
         """Let the :class:`Player` of the seat to move choose from its view and make its
         move. Any failure (an exception, no :class:`Move`, an illegal move, an overrun of

@@ -976,6 +976,8 @@ class Round:
         :raises IllegalMoveError: for a move the rules forbid, saying why.
         """
         move = Move.parse(text)
+        if self._legal(move):  # the bitmasks say yes: no reason to look for
+            return move
         reason = self._why_illegal(move)
         if reason is not None:
             raise IllegalMoveError(f"illegal move: {str(move)!r} ({reason})")
@@ -1002,6 +1004,19 @@ class Round:
         if reason is not None:
             raise IllegalMoveError(f"illegal move: {str(move)!r} ({reason})")
         self.push_unchecked(move)
+
+    def ends_round(self, move: Move) -> bool:
+        """Whether the legal ``move`` ends the round: it draws the draw pile's last card,
+        or it is the last turn under :attr:`max_turns`. Nothing is made (a server learns
+        what a move leads to before it stores it, then makes it once).
+
+        >>> r = Round.deal(seed=1)
+        >>> r.ends_round(r.legal_moves()[0])
+        False
+        """
+        if move.draw is None and len(self._deck) == 1:
+            return True
+        return self.max_turns is not None and self.ply + 1 >= self.max_turns
 
     def push_unchecked(self, move: Move) -> None:
         """Make a move known to be legal, without checking it: for search over moves taken

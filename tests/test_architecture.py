@@ -280,15 +280,7 @@ LAZY_CYCLE_OK: dict[tuple[str, str], str] = {
 }
 """Module imports (function-level, lazy) allowed to close a circle, each with its reason."""
 
-KNOWN_CIRCLE_EDGES: dict[tuple[str, str], str] = {
-    # issue 38 item 1 removes this circle (games -> analysis -> live -> games, the last
-    # edge under TYPE_CHECKING: LiveGame names its owner's type); drop the entry with it
-    ("lostcities.web.live", "lostcities.web.games"): "issue 38 item 1",
-    # the abandon rules (issue 37) name LiveGame and GameManager under TYPE_CHECKING: the
-    # same owner-typed circle, removed with it by narrow ports
-    ("lostcities.web.abandon", "lostcities.web.games"): "issue 38 item 1",
-    ("lostcities.web.abandon", "lostcities.web.live"): "issue 38 item 1",
-}
+KNOWN_CIRCLE_EDGES: dict[tuple[str, str], str] = {}
 """Edges of circles known and being removed, each naming the work that removes it; unlike
 :data:`LAZY_CYCLE_OK` an entry whose edge is gone does not fail (the removal may land
 first), but it should go with that work."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from core_helpers import deck_with, position
 
@@ -292,3 +294,42 @@ def test_sampled_round_is_consistent_with_the_view() -> None:
         assert set(sv.legal_moves()) == set(v.legal_moves()) == set()
         mover = r.view(0).sample_round(random.Random(seed))  # the player to move
         assert set(mover.legal_moves()) == set(r.legal_moves())
+
+
+@pytest.mark.parametrize("max_turns", [None, 17])
+def test_ends_round_says_what_making_the_move_would(max_turns: int | None) -> None:
+    """``ends_round`` says, without making it, whether each legal move ends the round: the
+    draw pile's last card drawn, or the last turn under ``max_turns``."""
+    rng = random.Random(4)
+    for seed in range(6):
+        r = Round.deal(seed=seed, max_turns=max_turns)
+        while not r.is_over():
+            for m in r.legal_moves():
+                r.push(m)
+                ends = r.is_over()
+                r.pop()
+                assert r.ends_round(m) == ends, (seed, r.ply, str(m))
+            legal = r.legal_moves()
+            r.push(legal[rng.randrange(len(legal))])
+
+
+@pytest.mark.parametrize("variant", [CLASSIC, LONG])
+def test_parse_move_accepts_exactly_the_legal_moves(variant: object) -> None:
+    """``parse_move`` (the bitmasks' quick yes, else the reason) gives back every legal move
+    and refuses every other move, with its reason, through a few rounds."""
+    from lostcities.rules import NUM_MOVES
+
+    rng = random.Random(9)
+    for seed in range(2):
+        r = Round.deal(seed=seed, variant=variant)  # type: ignore[arg-type]
+        while not r.is_over():
+            legal = set(r.legal_moves())
+            for i in range(NUM_MOVES):
+                m = Move.from_index(i)
+                if m in legal:
+                    assert r.parse_move(str(m)) == m
+                else:
+                    with pytest.raises(IllegalMoveError, match="illegal move"):
+                        r.parse_move(str(m))
+            moves = sorted(legal, key=str)
+            r.push(moves[rng.randrange(len(moves))])

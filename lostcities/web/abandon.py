@@ -5,8 +5,8 @@ the opponent has been gone long enough (issue 37), as lichess rules them.
 the table while one of its WebSocket connections is open, on any server process. Each game
 row keeps, per seat, when the seat was last known there (``seen0``, ``seen1``): written when
 a connection says hello, when the seat's last connection on a process closes, and every
-:attr:`Presence.beat` seconds by each process for the seats connected to it
-(:meth:`Presence.tick`). A seat with no connection on this process is *away* since its
+:attr:`Presence.beat <lostcities.web.presence.Presence.beat>` seconds by each process for the seats connected to it
+(:meth:`Presence.tick <lostcities.web.presence.Presence.tick>`). A seat with no connection on this process is *away* since its
 ``seen`` time (since the game's last change if it was never seen); with several processes
 (PostgreSQL) it counts as away only once that time is older than two beats, since another
 process holding a connection of it writes it every beat.
@@ -18,7 +18,7 @@ process holding a connection of it writes it every beat.
   and changes no rating.
 - *Claim*: in a game between two people without a correspondence clock (a correspondence
   game's clock ends it: :mod:`lostcities.web.correspondence`), once both have moved, when
-  the opponent has been away for :attr:`Presence.after` seconds (default
+  the opponent has been away for :attr:`Presence.after <lostcities.web.presence.Presence.after>` seconds (default
   :data:`ABANDON_AFTER`, two minutes; ``LOSTCITIES_ABANDON_SECONDS``), the other player may
   claim the win (the leaver forfeits the match with the reason :data:`ABANDONED`: rated as a
   win) or call it a draw (``1/2-1/2``: rated as a draw). Either way the game's ``ending``
@@ -28,8 +28,6 @@ process holding a connection of it writes it every beat.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import datetime
 import logging
 from typing import TYPE_CHECKING, Literal
@@ -40,24 +38,23 @@ from sqlalchemy.orm import Session
 from lostcities.match import Match
 from lostcities.web import clocks
 from lostcities.web.errors import ClaimTooEarlyError, GameOverError
-from lostcities.web.store import GameRow, MoveRow, RoundRow, notify_change, op_seen
+from lostcities.web.models.games import GameRow, MoveRow, RoundRow
+from lostcities.web.store import notify_change
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-
-    from lostcities.web.games import GameManager
-    from lostcities.web.live import Conn, LiveGame
 
 __all__ = [
     "ABANDONED",
     "ABANDON_AFTER",
     "BEAT",
     "Claim",
-    "Presence",
     "abortable",
+    "away_since",
     "claims_apply",
     "op_abort",
     "op_claim",
+    "seen_at",
 ]
 
 log = logging.getLogger("lostcities.web")
@@ -104,14 +101,15 @@ def claims_apply(row: GameRow) -> bool:
     return row.bot0 is None and row.bot1 is None and not clocks.is_correspondence(row)
 
 
-def _seen(row: GameRow, seat: int) -> datetime.datetime | None:
+def seen_at(row: GameRow, seat: int) -> datetime.datetime | None:
+    """When ``seat`` was last known at the table (its ``seen`` column), or ``None``."""
     return row.seen0 if seat == 0 else row.seen1
 
 
-def _away_since(row: GameRow, seat: int) -> datetime.datetime:
+def away_since(row: GameRow, seat: int) -> datetime.datetime:
     """Since when ``seat`` counts as away if it is: its last ``seen`` time, else (never
     seen) the game's last change."""
-    seen = _seen(row, seat)
+    seen = seen_at(row, seat)
     if seen is not None:
         return seen
     return row.updated_at or row.created_at
@@ -161,7 +159,7 @@ def op_claim(
         row = s.get(GameRow, game_id, with_for_update=True)
         if row is None or row.status != "active":
             raise GameOverError("the game is over")
-        gone = (now - _away_since(row, leaver)).total_seconds()
+        gone = (now - away_since(row, leaver)).total_seconds()
         if gone < after:
             raise ClaimTooEarlyError(_too_early(gone, after))
         if claim == "win":
@@ -183,141 +181,3 @@ def op_claim(
 def _too_early(gone: float, after: float) -> str:
     left = max(1, int(after - gone + 0.999))
     return f"your opponent has been away {int(gone)} s: you can claim in {left} s"
-
-
-class Presence:
-    """Who is at which table, for one server process (module docs): each seat's ``seen``
-    time kept in the database, and the claims and aborts it allows."""
-
-    def __init__(self, mgr: GameManager, after: float = ABANDON_AFTER) -> None:
-        if after <= 0:
-            raise ValueError(f"invalid abandon time: {after!r} (expected seconds above 0)")
-        self.mgr = mgr
-        self.after = float(after)
-        """Seconds a player must have been away before the opponent may claim."""
-        self.beat = min(BEAT, self.after / 4)
-        """Seconds between two writes of the seats connected here."""
-        self._task: asyncio.Task[None] | None = None
-        self._shown: dict[str, tuple[bool, bool]] = {}
-        """Per game held here, which seats were away at the last beat (several processes)."""
-
-    @property
-    def now(self) -> Callable[[], datetime.datetime]:
-        """The clock (naive UTC): the game manager's (tests shift it)."""
-        return self.mgr.now
-
-    @staticmethod
-    def here(g: LiveGame, seat: int) -> bool:
-        """Whether a connection of ``seat`` is open on this process."""
-        return any(c.alive and c.seat == seat for c in g.conns)
-
-    def away_for(self, g: LiveGame, seat: int) -> float | None:
-        """Seconds ``seat`` has been away from its table (module docs), or ``None`` while
-        it is there, or where no claim may come (:meth:`claim_after`: a bot's seat, a game
-        not running, or one that can still be aborted)."""
-        row = g.row
-        if row.status != "active" or self.here(g, seat) or self.claim_after(g) is None:
-            return None
-        gone = max(0.0, (self.now() - _away_since(row, seat)).total_seconds())
-        if self.mgr.peers.shared and gone <= 2 * self.beat:
-            return None  # (another process may hold a connection: it writes every beat)
-        return round(gone, 1)
-
-    def claim_after(self, g: LiveGame) -> float | None:
-        """The seconds of absence after which a claim is allowed in ``g``, or ``None`` where
-        there are no claims (:func:`claims_apply`), or not yet (it can still be aborted)."""
-        if not claims_apply(g.row) or abortable(g.match):
-            return None
-        return self.after
-
-    async def _mark(self, g: LiveGame, seat: int) -> None:
-        now = self.now()
-        await self.mgr.store.write(op_seen([(g.id, seat)], now))
-        if seat == 0:
-            g.row.seen0 = now
-        else:
-            g.row.seen1 = now
-
-    async def arrived(self, g: LiveGame, conn: Conn) -> None:
-        """The connection ``conn`` of a seat said hello: the seat is at the table from now
-        on. If it was away where a claim may come, the other connections get the state (the
-        opponent's page drops its countdown)."""
-        seat = conn.seat
-        if seat is None or g.is_over():
-            return
-        shown = self.claim_after(g) is not None and self.away_for(g, seat) is not None
-        others = [c for c in g.conns if c is not conn]
-        if any(c.alive and c.seat == seat for c in others):
-            shown = False  # (it was at the table already)
-        await self._mark(g, seat)
-        if shown:
-            for c in others:
-                await g.send(c, g.state(c.seat))
-
-    async def left(self, g: LiveGame, seat: int) -> None:
-        """A connection of ``seat`` closed: if it was the seat's last one here, the seat
-        was last seen now, and (where a claim may come) every connection gets the state:
-        the opponent's page shows how long until it may claim."""
-        if self.here(g, seat) or g.is_over():
-            return
-        await self._mark(g, seat)
-        if self.claim_after(g) is not None:
-            await g.broadcast()
-
-    # -- the beat --------------------------------------------------------------------------
-
-    def start(self) -> None:
-        """Write the seats connected here every :attr:`beat` seconds (and, with several
-        processes, read the others' times), until :meth:`close`."""
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run())
-
-    async def close(self) -> None:
-        """Stop the beat."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(BaseException):
-                await self._task
-            self._task = None
-
-    async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(self.beat)
-            try:
-                await self.tick()
-            except asyncio.CancelledError:
-                raise
-            except Exception as e:  # the database is away: the next beat tries again
-                log.warning("presence beat failed: %s", e)
-
-    async def tick(self) -> None:
-        """One beat: mark every seat connected here as seen now; with several processes,
-        read the stored times of the games held here (the seats connected elsewhere), and
-        send the state of each game whose absent seat changed."""
-        games = [g for g in list(self.mgr.games.values()) if g.row.status == "active"]
-        seats = sorted(
-            {(g.id, c.seat) for g in games for c in g.conns if c.alive and c.seat is not None}
-        )
-        now = self.now()
-        if seats:
-            await self.mgr.store.write(op_seen(seats, now))
-            for g in games:
-                for seat in (0, 1):
-                    if (g.id, seat) in seats:
-                        setattr(g.row, f"seen{seat}", now)
-        if not self.mgr.peers.shared:
-            return
-        held = [g for g in games if g.conns and self.claim_after(g) is not None]
-        shown, self._shown = self._shown, {}
-        if not held:
-            return
-        stored = await asyncio.to_thread(self.mgr.store.seen_sync, [g.id for g in held])
-        for g in held:
-            for seat, theirs in enumerate(stored.get(g.id, (None, None))):
-                mine = _seen(g.row, seat)
-                if theirs is not None and (mine is None or theirs > mine):
-                    setattr(g.row, f"seen{seat}", theirs)
-            away = (self.away_for(g, 0) is not None, self.away_for(g, 1) is not None)
-            self._shown[g.id] = away
-            if shown.get(g.id, (False, False)) != away:
-                await g.broadcast()

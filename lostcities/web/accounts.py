@@ -60,25 +60,26 @@ from lostcities.bots import BUILTIN
 from lostcities.web.errors import GameError
 from lostcities.web.levels import LEVELS
 from lostcities.web.limits import RateLimitedError, client_key
-from lostcities.web.passwords import PASSWORD_MAX, PASSWORD_MIN, PasswordRuleError, check_password
-from lostcities.web.schemas import check_typed
-from lostcities.web.store import (
+from lostcities.web.models.accounts import (
     AccountRow,
     AuthFailureRow,
     BlockRow,
-    GameRow,
-    GameStore,
     ModLogRow,
     PasskeyRow,
     ReportRow,
     SecretRow,
     SessionRow,
-    hash_token,
-    notify_change,
-    utcnow,
 )
+from lostcities.web.models.base import utcnow
+from lostcities.web.models.games import GameRow
+from lostcities.web.passwords import PASSWORD_MAX, PASSWORD_MIN, PasswordRuleError, check_password
+from lostcities.web.schemas import check_typed
+from lostcities.web.store import GameStore, hash_token, notify_change
 
 __all__ = [
+    "AccountDetails",
+    "PasskeyInfo",
+    "account_details_sync",
     "ACCOUNT_FAILURES",
     "ARGON2_PARAMETERS",
     "CLIENT_FAILURES",
@@ -446,6 +447,50 @@ async def find_account(store: GameStore, username: str) -> Account | None:
     banned accounts too (``status``)."""
     row = await asyncio.to_thread(find_account_sync, store, username)
     return None if row is None else Account.of(row)
+
+
+@dataclass(frozen=True)
+class PasskeyInfo:
+    """What the account page shows of one passkey."""
+
+    credential_id: str
+    name: str
+    created_at: datetime.datetime | None
+    last_used: datetime.datetime | None
+
+
+@dataclass(frozen=True)
+class AccountDetails:
+    """What the account page shows of an account beyond its name: whether it has a
+    password, its passkeys (oldest first) and the players it blocked (by name)."""
+
+    has_password: bool
+    passkeys: list[PasskeyInfo]
+    blocked: list[str]
+
+
+def account_details_sync(store: GameStore, account_id: int) -> AccountDetails:
+    """The account page's details of the account ``account_id``."""
+    with Session(store.engine) as s:
+        row = s.get(AccountRow, account_id)
+        keys = s.scalars(
+            select(PasskeyRow)
+            .where(PasskeyRow.account_id == account_id)
+            .order_by(PasskeyRow.created_at)
+        ).all()
+        blocked = s.scalars(
+            select(AccountRow.username)
+            .join(BlockRow, BlockRow.blocked_id == AccountRow.id)
+            .where(BlockRow.blocker_id == account_id)
+            .order_by(AccountRow.username_key)
+        ).all()
+        return AccountDetails(
+            has_password=row is not None and row.password_hash is not None,
+            passkeys=[
+                PasskeyInfo(k.credential_id, k.name, k.created_at, k.last_used) for k in keys
+            ],
+            blocked=list(blocked),
+        )
 
 
 def accounts_by_id_sync(store: GameStore, ids: Iterable[int]) -> dict[int, Account]:

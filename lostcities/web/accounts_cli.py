@@ -22,14 +22,8 @@ from lostcities.web.accounts import (
     op_delete_account,
     op_set_status,
 )
-from lostcities.web.store import (
-    AccountRow,
-    GameStore,
-    ModLogRow,
-    PasskeyRow,
-    ReportRow,
-    require_existing_database,
-)
+from lostcities.web.models.accounts import AccountRow, ModLogRow, PasskeyRow, ReportRow
+from lostcities.web.store import GameStore, require_existing_database
 
 __all__ = ["cli_main", "format_account"]
 

@@ -31,6 +31,7 @@ from lostcities.web.errors import (
     NotYourTurnError,
     WarmingUpError,
 )
+from lostcities.web.levels import Levels
 from lostcities.web.live import LiveGame
 from lostcities.web.store import GameStore, op_save_analysis, op_update_game
 from lostcities.web.workers import BotRunner
@@ -69,9 +70,11 @@ def bot_review(spec: str, pos: Position, worlds: int) -> MoveReview:
 class Analyst:
     """The hints and analyses of one server: run in ``bots``' workers, stored in ``store``."""
 
-    def __init__(self, store: GameStore, bots: BotRunner) -> None:
+    def __init__(self, store: GameStore, bots: BotRunner, levels: Levels) -> None:
         self.store = store
         self.bots = bots
+        self.levels = levels
+        """The computer levels (whether the search engine is ready)."""
         self.analyses: dict[str, asyncio.Task[None]] = {}
         """Analyses being computed, by game id."""
         self.analysis_progress: dict[str, tuple[int, int]] = {}
@@ -80,7 +83,7 @@ class Analyst:
     async def hint(self, g: LiveGame, seat: int) -> schemas.HintOut:
         """The engine's move for ``seat``'s position (a game against the computer, the seat
         to move); the game is marked assisted (:attr:`GameRow.hints
-        <lostcities.web.store.GameRow.hints>`, its record's ``Assisted`` tag).
+        <lostcities.web.models.games.GameRow.hints>`, its record's ``Assisted`` tag).
 
         :raises GameError: for a game without a computer seat, a rated game, or not this
             seat's turn.
@@ -97,7 +100,7 @@ class Analyst:
             raise GameOverError("the round is over")
         if g.round.to_move != seat:
             raise NotYourTurnError("it is not your turn")
-        if g.manager.levels.waits_for_search(ANALYSIS_BOT):
+        if self.levels.waits_for_search(ANALYSIS_BOT):
             raise WarmingUpError(
                 "hints are warming up: the search engine is being prepared (first start "
                 "only); try again in a few seconds"
@@ -141,7 +144,7 @@ class Analyst:
         self.analysis_progress[g.id] = (0, len(items))
         reviews: list[MoveReview] = []
         try:
-            await g.manager.levels.until_ready(ANALYSIS_BOT)  # (running, 0 done meanwhile)
+            await self.levels.until_ready(ANALYSIS_BOT)  # (running, 0 done meanwhile)
             for p in items:
                 reviews.append(await self.bots.run(bot_review, ANALYSIS_BOT, p, ANALYSIS_WORLDS))
                 self.analysis_progress[g.id] = (len(reviews), len(items))

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 from starlette.requests import HTTPConnection
 from webauthn import (
@@ -40,10 +40,20 @@ from webauthn.helpers.structs import (
     UserVerificationRequirement,
 )
 
-from lostcities.web.accounts import AccountError, mod_log
-from lostcities.web.store import AccountRow, ChallengeRow, GameStore, PasskeyRow, hash_token, utcnow
+from lostcities.web.accounts import (
+    AccountError,
+    LastCredentialError,
+    mod_log,
+    op_create_account,
+)
+from lostcities.web.models.accounts import AccountRow, ChallengeRow, PasskeyRow
+from lostcities.web.models.base import utcnow
+from lostcities.web.store import GameStore, hash_token
 
 __all__ = [
+    "op_remove_passkey",
+    "op_rename_passkey",
+    "op_signup_with_passkey",
     "CHALLENGE_SECONDS",
     "Ceremony",
     "PasskeyError",
@@ -312,3 +322,72 @@ async def passkeys_of(store: GameStore, account_id: int) -> list[PasskeyRow]:
 def _reason(e: Exception) -> str:
     text = " ".join(str(e).split()) or e.__class__.__name__
     return text[:200]
+
+
+def op_signup_with_passkey(
+    username: str,
+    recovery_hash: str,
+    handle: str,
+    cred_id: str,
+    public_key: str,
+    count: int,
+    name: str,
+) -> Callable[[Session], AccountRow]:
+    """A new account whose way to log in is a passkey (its WebAuthn user handle set), in
+    one transaction."""
+    make = op_create_account(username, None, recovery_hash)
+
+    def fn(s: Session) -> AccountRow:
+        row: AccountRow = make(s)
+        s.execute(update(AccountRow).where(AccountRow.id == row.id).values(user_handle=handle))
+        op_add_passkey(row.id, cred_id, public_key, count, name, username)(s)
+        return row
+
+    return fn
+
+
+def op_remove_passkey(
+    account_id: int, username: str, credential_id: str
+) -> Callable[[Session], None]:
+    """Remove a passkey of the account, never its last way to log in.
+
+    :raises PasskeyError: for a passkey that is not the account's.
+    :raises LastCredentialError: for the last passkey of an account without a password.
+    """
+
+    def fn(s: Session) -> None:
+        row = s.get(PasskeyRow, credential_id)
+        if row is None or row.account_id != account_id:
+            raise PasskeyError("no such passkey")
+        others = s.scalars(
+            select(PasskeyRow.credential_id).where(
+                PasskeyRow.account_id == account_id, PasskeyRow.credential_id != row.credential_id
+            )
+        ).first()
+        owner = s.get(AccountRow, account_id)
+        if others is None and (owner is None or owner.password_hash is None):
+            raise LastCredentialError(
+                "this is your only way to log in: set a password or add a passkey first"
+            )
+        s.execute(delete(PasskeyRow).where(PasskeyRow.credential_id == row.credential_id))
+        mod_log(s, username, "passkey removed")
+
+    return fn
+
+
+def op_rename_passkey(
+    account_id: int, username: str, credential_id: str, name: str
+) -> Callable[[Session], None]:
+    """Rename a passkey of the account.
+
+    :raises PasskeyError: for a passkey that is not the account's.
+    """
+
+    def fn(s: Session) -> None:
+        row = s.get(PasskeyRow, credential_id)
+        if row is None or row.account_id != account_id:
+            raise PasskeyError("no such passkey")
+        row.name = name
+        mod_log(s, username, "passkey renamed")
+
+    return fn

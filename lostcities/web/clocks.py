@@ -1,11 +1,11 @@
 """The clock rules of a stored game: a per-move clock (seconds for each move) or a
 Fischer-style match clock (each player's time, plus an increment after each move), read
-from its :class:`~lostcities.web.store.GameRow`. The live game runs them
+from its :class:`~lostcities.web.models.games.GameRow`. The live game runs them
 (:meth:`LiveGame.schedule_clock <lostcities.web.live.LiveGame.schedule_clock>`)."""
 
 from __future__ import annotations
 
-from lostcities.web.store import GameRow
+from lostcities.web.models.games import GameRow
 
 DAY = 86400
 """Seconds in a day: a correspondence clock's unit."""

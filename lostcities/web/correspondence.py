@@ -18,7 +18,8 @@ from sqlalchemy import select
 
 from lostcities.web.clocks import DAY
 from lostcities.web.games import GameManager
-from lostcities.web.store import GameRow, GameStore
+from lostcities.web.models.games import GameRow
+from lostcities.web.store import GameStore
 
 __all__ = ["SWEEP_SECONDS", "due_sync", "time_out_due"]
 

@@ -8,6 +8,8 @@ message) and its HTTP status.
 
 from __future__ import annotations
 
+from lostcities import errors as core_errors
+
 __all__ = [
     "BotUnavailableError",
     "CannotAbortError",
@@ -68,8 +70,15 @@ class InvalidTokenError(GameError):
     status = 403
 
 
-class NotYourTurnError(GameError):
-    """The seat tried to move while the other player is to move."""
+class NotYourTurnError(GameError, core_errors.NotYourTurnError):
+    """The seat tried to move while the other player is to move: the rules core's
+    :class:`lostcities.errors.NotYourTurnError` (one class: the server checks the turn
+    once, where the move comes in, and the referee trusts it), with its code and status.
+
+    >>> import lostcities.errors
+    >>> issubclass(NotYourTurnError, lostcities.errors.NotYourTurnError)
+    True
+    """
 
     code = "not_your_turn"
     status = 409
@@ -120,7 +129,7 @@ class WarmingUpError(BotUnavailableError):
 
 
 class ChatFullError(GameError):
-    """The game keeps no more chat (:data:`lostcities.web.live.CHAT_KEPT` phrases)."""
+    """The game keeps no more chat (:data:`lostcities.web.chatroom.CHAT_KEPT` phrases)."""
 
     code = "chat_full"
     status = 409

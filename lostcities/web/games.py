@@ -6,8 +6,7 @@ The game manager's parts live beside it, each with its one job: the computer lev
 rules (:mod:`~lostcities.web.clocks`), the bot worker pool (:mod:`~lostcities.web.workers`),
 the live game with its seats, moves, clock and bot turns (:mod:`~lostcities.web.live`),
 what a finished game leaves (:mod:`~lostcities.web.archive`) and the hints and analyses
-(:mod:`~lostcities.web.analysis`). The names this module had before the split are still
-importable from it.
+(:mod:`~lostcities.web.analysis`).
 """
 
 from __future__ import annotations
@@ -25,16 +24,10 @@ from dataclasses import dataclass
 
 from lostcities.cards import get_variant
 from lostcities.match import Match
+from lostcities.rules import Move, PlayerView
 from lostcities.web import schemas
-from lostcities.web.abandon import ABANDON_AFTER, Presence
-from lostcities.web.analysis import (
-    ANALYSIS_BOT,
-    ANALYSIS_WORLDS,
-    HINT_WORLDS,
-    Analyst,
-    bot_hint,
-    bot_review,
-)
+from lostcities.web.abandon import ABANDON_AFTER
+from lostcities.web.analysis import Analyst
 from lostcities.web.clocks import clock_choice, parse_clock
 from lostcities.web.errors import (
     GameError,
@@ -42,50 +35,32 @@ from lostcities.web.errors import (
     InvalidTokenError,
     NotFinishedError,
     SeatTakenError,
-    TimeOutError,
 )
-from lostcities.web.levels import LEVELS, Level, Levels
+from lostcities.web.levels import Level, Levels
 from lostcities.web.live import LiveGame
+from lostcities.web.models.base import utcnow
+from lostcities.web.models.games import GameRow, RoundRow
 from lostcities.web.peers import Peers, SingleProcess
+from lostcities.web.presence import Presence
 from lostcities.web.store import (
     CHAT_NOTICE,
-    GameRow,
     GameStore,
-    RoundRow,
     StoredGame,
     hash_token,
     op_claim_seat,
     op_insert_game,
     op_update_game,
-    utcnow,
 )
-from lostcities.web.workers import BotRunner, bot_choose, die_with_parent, prepare_search
+from lostcities.web.workers import BotRunner
 
 __all__ = [
     "GameManager",
-    "account_seat",
     "ManagerSettings",
+    "account_seat",
     "invite_matches",
     "new_id",
     "new_invite",
     "new_token",
-    # before the split these lived here; importable from here still
-    "ANALYSIS_BOT",
-    "ANALYSIS_WORLDS",
-    "HINT_WORLDS",
-    "LEVELS",
-    "BotRunner",
-    "GameError",
-    "Level",
-    "LiveGame",
-    "TimeOutError",
-    "bot_choose",
-    "bot_hint",
-    "bot_review",
-    "clock_choice",
-    "die_with_parent",
-    "parse_clock",
-    "prepare_search",
 ]
 
 log = logging.getLogger("lostcities.web")
@@ -172,7 +147,7 @@ class GameManager:
         self.clock: Callable[[], float] = time.monotonic
         self.now: Callable[[], datetime.datetime] = utcnow
         """The time as the store writes it (naive UTC): the move clock's (tests shift it)."""
-        self.analyst = Analyst(store, bots)
+        self.analyst = Analyst(store, bots, self.levels)
         """Hints and analyses (:mod:`lostcities.web.analysis`)."""
         self.presence = Presence(self, settings.abandon_after)
         """Who is at which table; aborts and claims (:mod:`lostcities.web.abandon`)."""
@@ -207,6 +182,17 @@ class GameManager:
                 hook(g)
             except Exception as e:  # a hook must not undo the move that ended the match
                 log.error("match-end hook failed for game %s: %s", g.id, e)
+
+    async def bot_move(self, spec: str, seed: int, view: PlayerView, mistakes: float) -> Move:
+        """The move of the bot ``spec`` (seeded) from ``view``, with the server's time limit,
+        once its level is ready (a first start's compile: never in a move)."""
+        await self.levels.until_ready(spec)
+        return await self.bots.choose(spec, seed, view, self.settings.bot_time_limit, mistakes)
+
+    @property
+    def bot_min_delay(self) -> float:
+        """Seconds a bot's move takes at least (:attr:`ManagerSettings.bot_min_delay`)."""
+        return self.settings.bot_min_delay
 
     # -- loading -------------------------------------------------------------------------
 
@@ -336,7 +322,7 @@ class GameManager:
             gid
             for gid, g in self.games.items()
             if not g.conns
-            and (g.bot_task is None or g.bot_task.done())
+            and not g.bots.thinking()
             and not g.lock.locked()
             and now - g.last_active > self.settings.unload_after
         ]
@@ -355,14 +341,14 @@ class GameManager:
         if game_id.startswith(CHAT_NOTICE):
             chatted = self.games.get(game_id.removeprefix(CHAT_NOTICE))
             if chatted is not None:
-                self.background(chatted.pull_chat())
+                self.background(chatted.chat.pull())
             return
         games = list(self.games.values()) if game_id == "*" else [self.games.get(game_id)]
         for g in games:
             if g is not None:
                 self.background(g.refresh())
                 if game_id == "*":
-                    self.background(g.pull_chat())
+                    self.background(g.chat.pull())
 
     def background(self, work: Coroutine[object, object, object]) -> None:
         """Run ``work`` in its own task, kept until it ends."""
@@ -578,5 +564,5 @@ class GameManager:
         await self.peers.close()
         self.analyst.close()
         for g in list(self.games.values()):
-            if g.bot_task is not None:
-                g.bot_task.cancel()
+            if g.bots.task is not None:
+                g.bots.task.cancel()

@@ -13,26 +13,25 @@ submission (double click, two tabs) is rejected instead of applied twice.
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import datetime
 import hmac
-import json
 import logging
-import random
 import time
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from sqlalchemy.exc import IntegrityError
 
-from lostcities.cards import Card
 from lostcities.match import Match, round_seed
 from lostcities.referee import Referee
-from lostcities.rules import Action, LegalMoves, Move, PlayerView, Round
+from lostcities.rules import Move, PlayerView, Round
 from lostcities.web import abandon, clocks, schemas
+from lostcities.web.chatroom import ChatRoom
+from lostcities.web.conns import Conn, send
 from lostcities.web.errors import (
     CannotAbortError,
     CannotClaimError,
-    ChatFullError,
     GameError,
     GameOverError,
     IllegalMoveRequestError,
@@ -43,61 +42,79 @@ from lostcities.web.errors import (
     TimeOutError,
     WaitingForFriendError,
 )
-from lostcities.web.store import (
-    GameRow,
-    RoundRow,
-    hash_token,
-    op_add_chat,
-    op_forfeit,
-    op_move,
-    utcnow,
-)
+from lostcities.web.models.base import utcnow
+from lostcities.web.models.games import GameRow, RoundRow
+from lostcities.web.peers import Peers
+from lostcities.web.presenter import BroadcastMemo, StatePresenter
+from lostcities.web.scheduler import BotTurns, ClockScheduler
+from lostcities.web.store import GameStore, StoredGame, hash_token, op_forfeit, op_move
 
-if TYPE_CHECKING:
-    from lostcities.web.games import GameManager
-
-__all__ = ["CHAT_KEPT", "CHAT_SHOWN", "BroadcastMemo", "Conn", "LiveGame", "Sender"]
-
-CHAT_KEPT = 200
-"""Quick-chat phrases a game keeps (stored with it); then its chat is full."""
-CHAT_SHOWN = 50
-"""The last phrases a connection gets again when it says hello (a reload)."""
+__all__ = ["GameHost", "LiveGame", "SeatPresence"]
 
 log = logging.getLogger("lostcities.web")
-CHAT_IDS = frozenset(schemas.CHAT_PHRASES)
-_MatchPart = tuple[bool, str, tuple[int, int], str]
-"""Whether a match is over, its result, its totals, its ``match`` JSON."""
 
 
-class Sender(Protocol):
-    """What the referee needs of a connection: send one text message."""
+class SeatPresence(Protocol):
+    """Who is at the table (:class:`~lostcities.web.presence.Presence`), as a game's
+    state and claims read it."""
 
-    async def send_text(self, data: str) -> None: ...
-
-
-@dataclass(eq=False)
-class Conn:
-    """A connected client of a game."""
-
-    sender: Sender
-    seat: int | None
-    alive: bool = True
-    chat: bool = False
-    """Whether it gets new chat phrases (it has the chat so far: :meth:`LiveGame.join_chat`)."""
+    @property
+    def after(self) -> float: ...
+    def here(self, g: LiveGame, seat: int) -> bool: ...
+    def away_for(self, g: LiveGame, seat: int) -> float | None: ...
+    def claim_after(self, g: LiveGame) -> float | None: ...
 
 
-@dataclass
-class BroadcastMemo:
-    """What the state messages of one broadcast share, made once for every seat
-    (:meth:`LiveGame.state`'s ``memo``): the view's public part, and the summary's fields
-    that are the same for every seat, each with the key it was made under (made again when
-    the game changed meanwhile)."""
+class GameHost(Protocol):
+    """The ports a live game is given by the server process that holds it (the
+    :class:`~lostcities.web.games.GameManager` is one), instead of its owner: the store it
+    writes its changes to, the clock, the peers and the presence it reads, the event sink
+    it reports to, and the bots' moves. A live game never imports its holder."""
 
-    view: tuple[Round, tuple[int, bool, bool, int], schemas.ViewParts] | None = None
-    """The round, its position's key and the public part's JSON."""
-    summary: tuple[tuple[Any, ...], str, str, int | None, str] | None = None
-    """The key, the JSON before ``seat`` and after ``your_turn``, who is to move, the
-    status."""
+    @property
+    def store(self) -> GameStore:
+        """The store writer (the write-batching thread) and reader."""
+        ...
+
+    @property
+    def now(self) -> Callable[[], datetime.datetime]:
+        """The clock (naive UTC, as the store writes it; tests shift it)."""
+        ...
+
+    @property
+    def peers(self) -> Peers:
+        """The other server processes sharing the database."""
+        ...
+
+    @property
+    def presence(self) -> SeatPresence:
+        """Who is at which table."""
+        ...
+
+    def build(self, stored: StoredGame) -> Match:
+        """Replay a stored game (a refresh)."""
+        ...
+
+    def match_ended(self, g: LiveGame) -> None:
+        """Event: ``g``'s match ended here (its result committed)."""
+        ...
+
+    def changed_here(self, game_id: str) -> None:
+        """Event: a change of ``game_id`` committed here was broadcast."""
+        ...
+
+    def background(self, coro: Coroutine[Any, Any, Any]) -> None:
+        """Run ``coro`` as a task of its own (a refresh after a conflict)."""
+        ...
+
+    async def bot_move(self, spec: str, seed: int, view: PlayerView, mistakes: float) -> Move:
+        """The move of the bot ``spec`` (seeded) from ``view``, once its level is ready."""
+        ...
+
+    @property
+    def bot_min_delay(self) -> float:
+        """Seconds a bot's move takes at least (so that people see it come)."""
+        ...
 
 
 # -- the live game -----------------------------------------------------------------------------
@@ -109,34 +126,20 @@ class LiveGame:
 
     row: GameRow
     match: Match
-    manager: GameManager
+    host: GameHost
+    """What the server process gives the game (its ports, :class:`GameHost`)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     conns: list[Conn] = field(default_factory=list)
-    bot_task: asyncio.Task[None] | None = None
     last_active: float = field(default_factory=time.monotonic)
     rematch_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    clock_task: asyncio.Task[None] | None = None
-    clock_key: tuple[int, int] | None = None
-    """The round and ply :attr:`clock_task` waits on."""
-    clock_due: float = 0.0
-    """When (the event loop's time) :attr:`clock_task` looks again."""
-    chat_count: int | None = None
-    """Chat phrases stored for this game (counted on the first one said here)."""
-    chat_pending: int = 0
-    """Chat phrases of this process being stored."""
-    chat_seen: int = 0
-    """The number of the last stored phrase sent to this process's connections."""
-    chat_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    _fixed: tuple[Any, ...] | None = field(default=None, init=False, repr=False)
-    """:meth:`_static`'s row and what it read of it."""
-    _match_memo: tuple[Match, tuple[int, bool, str | None], _MatchPart] | None = field(
-        default=None, init=False, repr=False
-    )
-    """The match, its rounds' count and the last one's end that :meth:`_match_part` is of."""
-    _reasons: list[tuple[tuple[int, ...], dict[Card, str]]] = field(
-        default_factory=lambda: [((), {}), ((), {})], init=False, repr=False
-    )
-    """Each seat's expedition tops and the reasons :meth:`_illegal` found under them."""
+    clock: ClockScheduler = field(init=False)
+    """Waits for the move clock's time-out (:mod:`~lostcities.web.scheduler`)."""
+    bots: BotTurns = field(init=False)
+    """Plays the computer's turns (:mod:`~lostcities.web.scheduler`)."""
+    chat: ChatRoom = field(init=False)
+    """The game's quick chat (:mod:`~lostcities.web.chatroom`)."""
+    presenter: StatePresenter = field(init=False)
+    """Writes the game's state for clients (:mod:`~lostcities.web.presenter`)."""
     referee: Referee = field(init=False)
     """Applies the stored moves, forfeits and new rounds to :attr:`match` (both seats
     submit: the bots' moves come from the :class:`BotRunner`); its
@@ -144,6 +147,10 @@ class LiveGame:
 
     def __post_init__(self) -> None:
         self.referee = Referee(self.match, time_limit=clocks.move_limit(self.row))
+        self.chat = ChatRoom(self.row.id, self.conns, self.host)
+        self.presenter = StatePresenter(self)
+        self.clock = ClockScheduler(self, self.host)
+        self.bots = BotTurns(self, self.host)
 
     @property
     def id(self) -> str:
@@ -166,7 +173,7 @@ class LiveGame:
 
     def is_over(self) -> bool:
         """Whether the match is over."""
-        return self._match_part()[0]
+        return self.presenter.match_part()[0]
 
     def seat_for(self, token: str | None) -> int | None:
         """The seat bound to ``token``; ``None`` for no token.
@@ -181,218 +188,11 @@ class LiveGame:
                 return seat
         raise InvalidTokenError("invalid token for this game")
 
-    # -- state for clients ---------------------------------------------------------------
+    # -- state for clients (lostcities.web.presenter) --------------------------------------
 
     def summary(self, seat: int | None = None) -> schemas.GameSummary:
         """Public facts (no cards)."""
-        return schemas.GameSummary(**self._summary(seat))
-
-    def _static(self) -> tuple[Any, ...]:
-        """What a game never changes, read once (a refresh brings a new row): its row, the
-        colours, the clock as chosen, whether it is a match clock, the id, variant,
-        number of rounds and computer level."""
-        row = self.row
-        fixed = self._fixed
-        if fixed is None or fixed[0] is not row:
-            fixed = self._fixed = (
-                row,
-                schemas.colors_of(self.match.variant),
-                clocks.clock_choice(row),
-                clocks.has_match_clock(row),
-                *_columns(row, ("id", "variant", "num_rounds", "level")),
-            )
-        return fixed
-
-    def _summary(self, seat: int | None) -> dict[str, Any]:
-        """:meth:`summary`'s fields as plain values."""
-        head, tail, to_move, status = self._summary_shared()
-        return {
-            **head,
-            "seat": seat,
-            # a game still waiting for the friend is nobody's turn yet
-            "your_turn": seat is not None and to_move == seat and status != "waiting",
-            **tail,
-        }
-
-    def _summary_shared(self) -> tuple[dict[str, Any], dict[str, Any], int | None, str]:
-        """The summary's fields that are the same for every seat: those before ``seat``
-        and those after ``your_turn``; who is to move and the status."""
-        row = self.row
-        colors, clock, _, game_id, variant, num_rounds, level = self._static()[1:]
-        name0, name1, token0, token1, status, updated_at, rematch_id, hints = _columns(
-            row,
-            ("name0", "name1", "token0", "token1", "status", "updated_at", "rematch_id", "hints"),
-        )
-        connected = [False, False]
-        for c in self.conns:
-            if c.seat is not None and c.alive:
-                connected[c.seat] = True
-        presence = self.manager.presence
-        players = []
-        for s, name, token in ((0, name0, token0), (1, name1, token1)):
-            bot = self.bot_spec(s)
-            players.append(
-                {
-                    "name": name,
-                    "kind": "bot" if bot else "human",
-                    "level": level if bot else None,
-                    "joined": bool(bot) or token is not None,
-                    "connected": True if bot else connected[s],
-                    "account": bot is None and (row.account0, row.account1)[s] is not None,
-                    "away": presence.away_for(self, s),
-                }
-            )
-        over, result, totals, _ = self._match_part()
-        to_move = None if over else self.round.to_move
-        left, times = self.clock_left(), self.clock_times()
-        head = {
-            "id": game_id,
-            "variant": variant,
-            "colors": list(colors),
-            "num_rounds": num_rounds,
-            "status": status,
-            "result": result,
-            "players": players,
-            "round": self.round_index,
-            "totals": list(totals),
-            "to_move": to_move,
-        }
-        tail = {
-            "updated_at": updated_at.isoformat() + "Z" if updated_at else None,
-            "rematch_id": rematch_id,
-            "assisted": bool(hints),
-            "hints": hints or 0,
-            "rated": bool(row.rated),
-            "clock": clock,
-            "clock_left": None if left is None else float(left),
-            "clock_times": None if times is None else [float(t) for t in times],
-            "abortable": not over and abandon.abortable(self.match),
-            "claim_after": None if over else presence.claim_after(self),
-            "ending": row.ending,
-        }
-        return head, tail, to_move, status
-
-    def _summary_json(self, seat: int | None, memo: BroadcastMemo | None) -> str:
-        """The JSON text of :meth:`summary` (written without the model; a test checks that
-        the text is the model's). The part every seat shares is made once per broadcast
-        (``memo``), again if anything it reads changed meanwhile."""
-        row, r = self.row, self.round
-        key = (
-            row,
-            r,
-            r.ply,
-            r.is_over(),
-            self.round_index,
-            len(self.match.rounds),
-            tuple((c.seat, c.alive) for c in self.conns),
-            *_columns(
-                row,
-                ("name0", "name1", "token0", "token1", "status", "updated_at", "rematch_id",
-                 "hints", "rated", "clock_left0", "clock_left1", "seen0", "seen1", "ending",
-                 "account0", "account1"),
-            ),
-        )  # fmt: skip
-        shared = None if memo is None else memo.summary
-        if shared is None or shared[0] != key:
-            head, tail, to_move, status = self._summary_shared()
-            shared = (
-                key,
-                schemas.json_text(head)[:-1],
-                schemas.json_text(tail)[1:],
-                to_move,
-                status,
-            )
-            if memo is not None:
-                memo.summary = shared
-        _, head_json, tail_json, to_move, status = shared
-        your_turn = seat is not None and to_move == seat and status != "waiting"
-        return (
-            f'{head_json},"seat":{schemas.json_text(seat)},'
-            f'"your_turn":{"true" if your_turn else "false"},{tail_json}'
-        )
-
-    def _illegal(self, seat: int, legal: LegalMoves) -> dict[str, str]:
-        """Why each card of ``seat``'s hand cannot be played now, drawing from the draw pile
-        (the core's message, :meth:`Round.parse_move <lostcities.Round.parse_move>`'s),
-        given ``legal``, the round's legal moves when it is ``seat``'s turn: a card played
-        by one of them has none. Memoised: the core checks such a play against the card and
-        the player's expedition tops (:meth:`Round.tables <lostcities.Round.tables>`)
-        only, since the card is in the hand and no discard pile is drawn from, so a card's
-        reason is kept while the seat's tops stay as they are (a discard, the other seat's
-        turn)."""
-        r = self.round
-        if r.is_over() or r.to_move != seat:
-            return {}
-        tops = tuple(r.tables().tops[seat])
-        memo = self._reasons[seat]
-        if memo[0] != tops:
-            memo = self._reasons[seat] = (tops, {})
-        known = memo[1]
-        playable = legal.cards(Action.PLAY)
-        out: dict[str, str] = {}
-        for card in r.hands[seat]:
-            if card in playable:
-                continue
-            msg = known.get(card)
-            if msg is None:
-                try:
-                    r.parse_move(f"+{card}.")  # (raises: the play is not among ``legal``)
-                except ValueError as e:
-                    msg = str(e)
-                    if "(" in msg and msg.endswith(")"):
-                        msg = msg[msg.index("(") + 1 : -1]
-                    known[card] = msg
-                else:  # pragma: no cover - a legal play is in ``legal``
-                    continue
-            out[str(card)] = msg
-        return out
-
-    def _public(self, memo: BroadcastMemo | None, view: PlayerView | None) -> schemas.ViewParts:
-        """The JSON of the view's public part (a spectator's view), which every seat
-        shares, from ``view`` (any seat's view of the position; ``None``: seat 0's). Made
-        once per position for a broadcast (``memo``)."""
-        r, m = self.round, self.match
-        key = (r.ply, r.is_over(), m.is_over(), len(m.rounds))
-        if memo is not None and memo.view is not None:
-            had, had_key, parts = memo.view
-            if had is r and had_key == key:
-                return parts
-        parts = schemas.view_parts(r.view(0) if view is None else view)
-        if memo is not None:
-            memo.view = (r, key, parts)
-        return parts
-
-    def _match_part(self) -> _MatchPart:
-        """Whether the game is over, its result, its totals and its ``match`` JSON: made
-        again only when a round ends or begins (a match changes only then), or the game
-        ended off the board (``row.ending``, :mod:`~lostcities.web.abandon`: aborted, or
-        abandoned and claimed: then its result is the row's and the reason the ending)."""
-        m = self.match
-        rounds = m.rounds
-        ending = self.row.ending
-        key = (len(rounds), bool(rounds) and rounds[-1].is_over(), ending)
-        cached = self._match_memo
-        if cached is not None and cached[0] is m and cached[1] == key:
-            return cached[2]
-        over, totals = m.is_over(), m.totals()
-        result, winner, reason = m.result(), m.winner(), m.reason()
-        if ending is not None:
-            over, result, reason = True, self.row.result, ending
-            winner = {"1-0": 0, "0-1": 1}.get(result)
-        match = schemas.MatchOut(
-            totals=list(totals),
-            rounds=[schemas.round_summary(i, x) for i, x in enumerate(rounds) if x.is_over()],
-            over=over,
-            result=result,
-            winner=winner,
-            reason=reason,
-            tie_break=m.tie_break,
-            younger=m.younger,
-            achievements=m.achievements is not None,
-        )
-        part = (over, match.result, totals, match.model_dump_json())
-        self._match_memo = (m, key, part)
-        return part
+        return self.presenter.summary(seat)
 
     def state(
         self,
@@ -401,25 +201,23 @@ class LiveGame:
         *,
         memo: BroadcastMemo | None = None,
     ) -> str:
-        """The ``state`` message (:class:`~lostcities.web.schemas.StateOut`) for ``seat``
-        (``None``: a spectator), as JSON text (``memo``: :meth:`broadcast`'s, for the parts
-        every seat shares)."""
-        r = self.round
-        if seat is None:
-            view = schemas.view_json(self._public(memo, None), None, {})
-        else:
-            v = r.view(seat)
-            legal = r.legal_moves()  # (the seat's own on its turn: all that reads them)
-            illegal = self._illegal(seat, legal)
-            view = schemas.view_json(self._public(memo, v), v, illegal, legal)
-        game = self._summary_json(seat, memo)
-        match = self._match_part()[3]
-        return schemas.state_json(game, seat, self.round_index, r.starter, view, match, ack)
+        """The ``state`` message for ``seat`` (``None``: a spectator), as JSON text
+        (:meth:`StatePresenter.state <lostcities.web.presenter.StatePresenter.state>`)."""
+        return self.presenter.state(seat, ack, memo=memo)
+
+    def away_for(self, seat: int) -> float | None:
+        """Seconds ``seat`` has been away from the table where a claim may come, else
+        ``None`` (:meth:`Presence.away_for <lostcities.web.presence.Presence.away_for>`)."""
+        return self.host.presence.away_for(self, seat)
+
+    def claim_after(self) -> float | None:
+        """Seconds of absence after which a claim is allowed here, or ``None``."""
+        return self.host.presence.claim_after(self)
 
     async def broadcast(self, ack_conn: Conn | None = None, ack: int | str | None = None) -> None:
         """Send every connection its own state (the submitter's carries ``ack``)."""
         self.schedule_clock()
-        self.manager.changed_here(self.id)  # ("my games" alerts)
+        self.host.changed_here(self.id)  # ("my games" alerts)
         cache: dict[int | None, str] = {}
         memo = BroadcastMemo()
         for c in list(self.conns):
@@ -433,84 +231,12 @@ class LiveGame:
 
     async def send(self, c: Conn, text: str) -> None:
         """Send to one connection; a dead connection is dropped."""
-        if not c.alive:
-            return
-        try:
-            await c.sender.send_text(text)
-        except Exception:
-            c.alive = False
-            if c in self.conns:
-                self.conns.remove(c)
+        await send(self.conns, c, text)
 
     async def send_all(self, text: str) -> None:
         """Send the same message to every connection."""
         for c in list(self.conns):
             await self.send(c, text)
-
-    # -- quick chat ----------------------------------------------------------------------
-
-    async def chat(self, seat: int, phrase: str) -> None:
-        """``seat`` says a quick-chat phrase (an id of :data:`schemas.CHAT_PHRASES`, never
-        free text): stored with the game, then sent to every connection (:meth:`pull_chat`;
-        those on other server processes get it from theirs).
-
-        :raises ChatFullError: once the game keeps :data:`CHAT_KEPT` phrases.
-        """
-        if self.chat_count is None:
-            async with self.chat_lock:
-                await self._catch_up()
-        assert self.chat_count is not None
-        if self.chat_count + self.chat_pending >= CHAT_KEPT:
-            raise ChatFullError(f"this game's chat is full ({CHAT_KEPT} messages)")
-        self.chat_pending += 1
-        try:
-            await self.manager.store.write(op_add_chat(self.id, seat, phrase))
-        except BaseException:
-            self.chat_pending -= 1
-            raise
-        async with self.chat_lock:
-            self.chat_pending -= 1
-            await self._send_chat(await self.manager.store.chat_after(self.id, self.chat_seen))
-
-    async def _send_chat(self, said: list[tuple[int, int, str]]) -> None:
-        # (the caller holds chat_lock) phrases stored after chat_seen, to every connection
-        # that has the chat so far
-        for number, seat, phrase in said:
-            self.chat_seen = max(self.chat_seen, number)
-            if phrase in CHAT_IDS:
-                text = json.dumps({"type": "chat", "seat": seat, "phrase": phrase})
-                for c in list(self.conns):
-                    if c.chat:
-                        await self.send(c, text)
-        if self.chat_count is not None:
-            self.chat_count += len(said)
-
-    async def _catch_up(self) -> list[tuple[int, int, str]]:
-        # (the caller holds chat_lock) read the whole chat: send what is new, count it
-        said = await self.manager.store.chat_after(self.id, 0)
-        self.chat_count = None
-        await self._send_chat([x for x in said if x[0] > self.chat_seen])
-        self.chat_count = len(said)
-        return said
-
-    async def pull_chat(self) -> None:
-        """Send every connection, once and in order, the phrases stored since the last one
-        sent here (said on this process, or on another: its notification,
-        :data:`~lostcities.web.store.CHAT_NOTICE`)."""
-        async with self.chat_lock:
-            if any(c.chat for c in self.conns):  # (else a hello reads the chat anyway)
-                await self._send_chat(await self.manager.store.chat_after(self.id, self.chat_seen))
-
-    async def join_chat(self, conn: Conn) -> None:
-        """``conn`` said hello: send it the ``chat_log`` (the last :data:`CHAT_SHOWN`
-        phrases, a reload), then every new phrase (:meth:`pull_chat`), none twice."""
-        async with self.chat_lock:
-            said = await self._catch_up()
-            shown = [{"seat": s, "phrase": p} for _, s, p in said if p in CHAT_IDS]
-            if shown:
-                msg = {"type": "chat_log", "messages": shown[-CHAT_SHOWN:]}
-                await self.send(conn, json.dumps(msg))
-            conn.chat = True
 
     # -- moves ---------------------------------------------------------------------------
 
@@ -548,7 +274,7 @@ class LiveGame:
         return await asyncio.shield(task)
 
     async def _submit(self, seat: int, round_index: int, ply: int, move_text: str) -> Move:
-        if self.manager.peers.shared and (
+        if self.host.peers.shared and (
             (round_index, ply) > (self.round_index, self.round.ply) or self.row.status == "waiting"
         ):
             # the move names a ply this copy has not reached (or the friend's seat may be
@@ -567,7 +293,7 @@ class LiveGame:
                 )
             if self.row.status == "waiting":
                 # (another server process may have seated the friend: look, and re-send the state)
-                self.manager.background(self.refresh())
+                self.host.background(self.refresh())
                 raise WaitingForFriendError("waiting for your friend to join: no moves until then")
             if r.to_move != seat:
                 raise NotYourTurnError("it is not your turn")
@@ -580,7 +306,7 @@ class LiveGame:
             new_round, next_deck, status, result = self._leads_to(move)
             times = self._times_after_move(seat)
             try:
-                await self.manager.store.write(
+                await self.host.store.write(
                     op_move(
                         self.id,
                         round_index,
@@ -594,11 +320,12 @@ class LiveGame:
                 )
             except IntegrityError:
                 # another server process stored this ply first: ours is stale
-                self.manager.background(self.refresh())
+                self.host.background(self.refresh())
                 raise StaleMoveError(
                     f"stale move: round {round_index} ply {ply} was already played"
                 ) from None
-            self.referee.submit(move, player=seat, seconds=self.thinking_time())
+            # checked once above (the turn, parse_move): made once, trusting
+            self.referee.submit_unchecked(move, seconds=self.thinking_time())
             self.row.updated_at = utcnow()  # the next move's clock starts (as stored)
             if times is not None:
                 self.row.clock_left0, self.row.clock_left1 = times
@@ -608,7 +335,7 @@ class LiveGame:
                 self.row.status = status
             if result is not None:
                 self.row.result = result
-                self.manager.match_ended(self)
+                self.host.match_ended(self)
             return move
 
     def _leads_to(
@@ -616,10 +343,15 @@ class LiveGame:
     ) -> tuple[RoundRow | None, list[str] | None, str | None, str | None]:
         """What the legal ``move`` leads to, for the store: the next round's row and deck
         (if it ends a round but not the match), and the match's new status and result (if
-        it ends the match). A probe: the move is made and taken back at once (no await in
-        between, so nobody sees it); the referee makes it only once it is stored."""
+        it ends the match). A move that does not end the round leads to nothing (the
+        rules core says so without making it: :meth:`Round.ends_round
+        <lostcities.Round.ends_round>`). The last move of a round is probed: made unchecked
+        and taken back at once (no await in between, so nobody sees it), for the round's
+        scores; the referee makes it only once it is stored."""
         r = self.round
-        r.push(move)
+        if not r.ends_round(move):
+            return None, None, None, None
+        r.push_unchecked(move)
         try:
             if not r.is_over():
                 return None, None, None, None
@@ -651,13 +383,13 @@ class LiveGame:
         if self.is_over():
             raise GameOverError("the game is over")
         result = "0-1" if seat == 0 else "1-0"
-        await self.manager.store.write(
+        await self.host.store.write(
             op_forfeit(self.id, self.round_index, seat, reason, status="finished", result=result)
         )
         self.referee.forfeit(seat, reason)
         self.row.status = "finished"
         self.row.result = result
-        self.manager.match_ended(self)
+        self.host.match_ended(self)
 
     # -- a player leaves: abort and claims (lostcities.web.abandon) ------------------------
 
@@ -679,13 +411,13 @@ class LiveGame:
             )
             if not abandon.abortable(self.match):
                 raise late
-            now = self.manager.now()
-            if not await self.manager.store.write(abandon.op_abort(self.id, now)):
-                self.manager.background(self.refresh())  # (another process moved or ended it)
+            now = self.host.now()
+            if not await self.host.store.write(abandon.op_abort(self.id, now)):
+                self.host.background(self.refresh())  # (another process moved or ended it)
                 raise late
             row = self.row
             row.status, row.result, row.ending, row.updated_at = "finished", "*", "aborted", now
-            self.manager.match_ended(self)
+            self.host.match_ended(self)
 
     async def claim(self, seat: int, claim: abandon.Claim) -> str:
         """``seat``'s opponent left the table long enough ago (:mod:`~lostcities.web.abandon`):
@@ -703,7 +435,7 @@ class LiveGame:
         return result
 
     async def _claim(self, seat: int, claim: abandon.Claim) -> str:
-        presence = self.manager.presence
+        presence = self.host.presence
         async with self.lock:
             if self.is_over():
                 raise GameOverError("the game is over")
@@ -719,13 +451,13 @@ class LiveGame:
             other = 1 - seat
             if presence.here(self, other):
                 raise OpponentPresentError("your opponent is at the table")
-            now = self.manager.now()
+            now = self.host.now()
             try:
-                result: str = await self.manager.store.write(
+                result: str = await self.host.store.write(
                     abandon.op_claim(self.id, self.round_index, other, claim, presence.after, now)
                 )
             except GameError:
-                self.manager.background(self.refresh())  # (another process saw a change)
+                self.host.background(self.refresh())  # (another process saw a change)
                 raise
             if claim == "win":
                 self.referee.forfeit(other, abandon.ABANDONED)
@@ -736,7 +468,7 @@ class LiveGame:
                 "abandoned",
                 now,
             )
-            self.manager.match_ended(self)
+            self.host.match_ended(self)
             return result
 
     async def refresh(self) -> bool:
@@ -744,10 +476,10 @@ class LiveGame:
         move, a forfeit, a seat claimed), and send every connection its state; returns
         whether anything changed."""
         async with self.lock:
-            stored = await self.manager.store.load(self.id)
+            stored = await self.host.store.load(self.id)
             if stored is None:
                 return False
-            match = self.manager.build(stored)
+            match = self.host.build(stored)
             if _signature(stored.row, match) == _signature(self.row, self.match):
                 return False
             self.row, self.match = stored.row, match
@@ -767,7 +499,7 @@ class LiveGame:
         """Refresh this copy if the database is ahead of it (another server process stored a
         change whose notification has not come yet), so that an answer made from it
         includes every write acknowledged anywhere; returns whether it changed."""
-        stored = await asyncio.to_thread(self.manager.store.version_sync, self.id)
+        stored = await asyncio.to_thread(self.host.store.version_sync, self.id)
         if stored is None or stored == self.version():
             return False
         return await self.refresh()
@@ -776,12 +508,12 @@ class LiveGame:
 
     def thinking_time(self) -> float:
         """Seconds since the move to make became due (the last stored change of the game)."""
-        return max(0.0, (self.manager.now() - self.row.updated_at).total_seconds())
+        return max(0.0, (self.host.now() - self.row.updated_at).total_seconds())
 
     def has_match_clock(self) -> bool:
         """Whether the game has a Fischer-style match clock (each player's time, plus an
         increment after each move) rather than a per-move clock or none."""
-        return bool(self._static()[3])
+        return bool(self.presenter.fixed()[3])
 
     def _running(self) -> bool:
         return self.row.status == "active" and not self.is_over()
@@ -831,106 +563,34 @@ class LiveGame:
         """Why the player to move lost on time (the round's forfeit reason)."""
         return clocks.timeout_reason(self.row, self.referee.time_limit)
 
+    @property
+    def grace(self) -> float:
+        """Seconds a player may overrun the move clock (the referee's)."""
+        return self.referee.grace
+
+    async def time_out(self, key: tuple[int, int]) -> bool | None:
+        """The clock's wait for the move at ``key`` (round, ply) ended: if that move is
+        still to make and its time is up, the player to move loses the match on time
+        (``True``); ``False`` if its time is not up yet (wait again); ``None`` if the game
+        is over or has moved on (nothing to do)."""
+        async with self.lock:
+            if self.is_over() or (self.round_index, self.round.ply) != key:
+                return None
+            if not self.timed_out():
+                return False
+            await self._forfeit_match(self.round.to_move, self.timeout_reason())
+            return True
+
     def schedule_clock(self) -> None:
-        """Wait for the current move's time-out (one wait per round and ply, set again if
-        the time-out moved, e.g. the game's last change came from another process)."""
-        left = self.clock_left()
-        if left is None:
-            return
-        key = (self.round_index, self.round.ply)
-        loop = asyncio.get_running_loop()
-        delay = left + self.referee.grace + 0.05
-        due = loop.time() + delay
-        if key == self.clock_key and self.clock_task is not None and abs(due - self.clock_due) < 1:
-            return
-        if self.clock_task is not None:
-            self.clock_task.cancel()
-        self.clock_key, self.clock_due = key, due
-        self.clock_task = loop.create_task(self._clock(key, delay))
+        """Wait for the current move's time-out (:class:`~lostcities.web.scheduler.ClockScheduler`)."""
+        self.clock.schedule()
 
-    async def _clock(self, key: tuple[int, int], delay: float) -> None:
-        early = False
-        try:
-            await asyncio.sleep(delay)
-            if not await self.manager.peers.own_bots(self.id):
-                return  # the process running this game's bots also runs its clock
-            async with self.lock:
-                if self.is_over() or (self.round_index, self.round.ply) != key:
-                    return
-                early = not self.timed_out()
-                if not early:
-                    await self._forfeit_match(self.round.to_move, self.timeout_reason())
-        finally:
-            if self.clock_key == key:
-                self.clock_task = None
-                self.clock_key = None
-        if early:  # (the wall clock and the loop's clock disagree a little)
-            self.schedule_clock()
-        else:
-            await self.broadcast()
-
-    # -- bots ----------------------------------------------------------------------------
+    # -- bots (lostcities.web.scheduler) -------------------------------------------------
 
     def schedule_bot(self) -> None:
-        """Start the bot's turn if a bot is to move and none is thinking."""
-        if self.is_over() or (self.bot_task is not None and not self.bot_task.done()):
-            return
-        seat = self.round.to_move
-        spec = self.bot_spec(seat)
-        if spec is None:
-            return
-        self.bot_task = asyncio.get_running_loop().create_task(self._bot_turn(seat, spec))
-
-    async def _bot_turn(self, seat: int, spec: str) -> None:
-        mgr = self.manager
-        try:
-            if not await mgr.peers.own_bots(self.id):
-                return  # another server process runs this game's bots
-            if self.is_over() or self.round.to_move != seat:
-                return  # the game moved on meanwhile
-            t0 = time.monotonic()
-            r = self.round
-            ri, ply = self.round_index, r.ply
-            view = self.match.view(
-                seat
-            )  # the round's view with the match's context: it plays for the match
-            seed = random.Random(f"{self.match.seed}:{ri}:{ply}").randrange(2**31)
-            await mgr.levels.until_ready(spec)  # a first start's compile: never in a move
-            try:
-                move = await mgr.bots.choose(
-                    spec, seed, view, mgr.settings.bot_time_limit, self.row.mistakes or 0.0
-                )
-            except Exception as e:
-                log.warning("bot %r failed in game %s: %s", spec, self.id, e)
-                if not self.is_over():
-                    await self.forfeit_bot(seat, f"bot failed: {e}")
-                    await self.broadcast()
-                return
-            wait = mgr.settings.bot_min_delay - (time.monotonic() - t0)
-            if wait > 0:
-                await asyncio.sleep(wait)
-            try:
-                await self.submit(seat, ri, ply, str(move))
-            except GameError as e:
-                log.warning("bot move rejected in game %s: %s", self.id, e)
-                return
-            await self.broadcast()
-        finally:
-            self.bot_task = None
-        self.schedule_bot()
-
-    async def forfeit_bot(self, seat: int, reason: str) -> None:
-        """A bot that cannot move loses the match."""
-        with contextlib.suppress(GameOverError):
-            await self.resign(seat, reason)
-
-
-def _columns(row: GameRow, names: tuple[str, ...]) -> list[Any]:
-    """The values of the row's columns ``names``: those loaded from the dict the ORM keeps
-    them in (``InstanceState.dict``, the instance's ``__dict__``), as its attribute would
-    return them but without the descriptor's cost; any other through the attribute."""
-    d = vars(row)
-    return [d[k] if k in d else getattr(row, k) for k in names]
+        """Start the bot's turn if a bot is to move and none is thinking
+        (:class:`~lostcities.web.scheduler.BotTurns`)."""
+        self.bots.schedule()
 
 
 def _signature(row: GameRow, match: Match) -> tuple[object, ...]:

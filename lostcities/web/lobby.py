@@ -53,17 +53,12 @@ from lostcities.web.accounts import blocked_between
 from lostcities.web.clocks import parse_clock
 from lostcities.web.errors import GameError
 from lostcities.web.games import GameManager, new_token
-from lostcities.web.store import (
-    BlockRow,
-    GameRow,
-    GameStore,
-    LobbyRow,
-    PresenceRow,
-    RatingRow,
-    hash_token,
-    notify_change,
-    utcnow,
-)
+from lostcities.web.models.accounts import BlockRow
+from lostcities.web.models.base import utcnow
+from lostcities.web.models.games import GameRow
+from lostcities.web.models.lobby import LobbyRow, PresenceRow
+from lostcities.web.models.ratings import RatingRow
+from lostcities.web.store import GameStore, hash_token, notify_change
 
 __all__ = [
     "LOBBY_CHANNEL",

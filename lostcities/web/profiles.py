@@ -16,14 +16,11 @@ from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from lostcities.web import ratings
-from lostcities.web.store import (
-    AccountRow,
-    GameRow,
-    GameStore,
-    RatingChangeRow,
-    RatingRow,
-    utcnow,
-)
+from lostcities.web.models.accounts import AccountRow
+from lostcities.web.models.base import utcnow
+from lostcities.web.models.games import GameRow
+from lostcities.web.models.ratings import RatingChangeRow, RatingRow
+from lostcities.web.store import GameStore
 
 __all__ = [
     "PLOT_WORDS",

@@ -53,15 +53,10 @@ import glicko2
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from lostcities.web.store import (
-    GameRow,
-    GameStore,
-    MoveRow,
-    RatingChangeRow,
-    RatingResultRow,
-    RatingRow,
-    utcnow,
-)
+from lostcities.web.models.base import utcnow
+from lostcities.web.models.games import GameRow, MoveRow
+from lostcities.web.models.ratings import RatingChangeRow, RatingResultRow, RatingRow
+from lostcities.web.store import GameStore
 
 if TYPE_CHECKING:
     from lostcities.web.games import GameManager

@@ -788,27 +788,6 @@ class ClaimMsg(_In):
     claim: Literal["win", "draw"]
 
 
-CHAT_PHRASES = (
-    "hello",
-    "good_luck",
-    "have_fun",
-    "well_played",
-    "thanks",
-    "sorry",
-    "oops",
-    "wow",
-    "thinking",
-    "good_game",
-    "emote_smile",
-    "emote_laugh",
-    "emote_surprised",
-    "emote_thumbs_up",
-    "emote_sad",
-)
-"""The quick-chat phrase ids (the client shows each in the reader's language, an ``emote_``
-one as its emoji, named in the reader's language; no free text, so nothing needs
-moderating)."""
-
 ChatPhrase = Literal[
     "hello",
     "good_luck",
@@ -826,6 +805,12 @@ ChatPhrase = Literal[
     "emote_thumbs_up",
     "emote_sad",
 ]
+"""A quick-chat phrase id: the one list of them (the page gets it from the server)."""
+
+CHAT_PHRASES: tuple[str, ...] = get_args(ChatPhrase)
+"""The quick-chat phrase ids (the client shows each in the reader's language, an ``emote_``
+one as its emoji, named in the reader's language; no free text, so nothing needs
+moderating)."""
 
 
 class Chat(_In):

@@ -33,8 +33,9 @@ from sqlalchemy.orm import Session
 
 from lostcities.web.errors import GameError
 from lostcities.web.games import GameManager
+from lostcities.web.models.games import GameRow
 from lostcities.web.profiles import my_games_sync
-from lostcities.web.store import GameRow, GameStore
+from lostcities.web.store import GameStore
 
 __all__ = ["HEARTBEAT", "MAX_GAMES", "BadGameIdsError", "TurnHub", "parse_game_ids"]
 

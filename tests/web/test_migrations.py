@@ -23,14 +23,9 @@ from alembic.runtime.migration import MigrationContext
 from lostcities import Match
 from lostcities.web import migrations
 from lostcities.web.games import GameManager
-from lostcities.web.store import (
-    Base,
-    GameStore,
-    StorageError,
-    comment_digest,
-    hash_token,
-    op_move,
-)
+from lostcities.web.models.base import Base
+from lostcities.web.models.comments import comment_digest
+from lostcities.web.store import GameStore, StorageError, hash_token, op_move
 
 LAYOUTS = [
     "24ae348",

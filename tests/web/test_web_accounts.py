@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from lostcities.web import accounts as acc
-from tests.web.web_helpers import csrf
+from tests.web.web_helpers import csrf, game_row
 
 pytest.importorskip("argon2")
 
@@ -291,7 +291,7 @@ def test_a_guest_claims_their_games_at_sign_up(web: Any) -> None:
     bad = {"id": g["id"], "token": "not-the-token"}
     r = signup(web, "gina", games=[{"id": g["id"], "token": g["token"]}, bad])
     assert r.json()["claimed"] == [g["id"]]
-    row = web.app.state.store.summaries_sync([g["id"]])[0]
+    row = game_row(web.app.state.store, g["id"])
     account = acc.find_account_sync(web.app.state.store, "gina")
     assert account is not None and row.account0 == account.id and row.account1 is None
 
@@ -313,7 +313,7 @@ def test_delete_the_account(web: Any) -> None:
     assert r.status_code == 200 and me(web) is None
     store = web.app.state.store
     assert acc.find_account_sync(store, "hank") is None
-    row = store.summaries_sync([g["id"]])[0]
+    row = game_row(store, g["id"])
     assert row.name0 == acc.DELETED_PLAYER and row.account0 is None
     summary = web.get(f"/api/games/{g['id']}").json()
     assert summary["players"][0]["name"] == acc.DELETED_PLAYER
@@ -399,7 +399,7 @@ def _snapshot(store: Any) -> tuple[Any, ...]:
     from sqlalchemy import func, select
     from sqlalchemy.orm import Session
 
-    from lostcities.web import store as st_mod
+    from lostcities.web.models import accounts as st_mod
 
     with Session(store.engine) as s:
         rows = s.execute(select(st_mod.AccountRow.username, st_mod.AccountRow.password_hash)).all()
@@ -460,7 +460,7 @@ def test_signed_in_games_are_the_accounts_and_blocks_stop_chat(web: Any) -> None
     ).json()
     store = web.app.state.store
     k, lou = (acc.find_account_sync(store, n) for n in ("kim", "lou"))
-    row = store.summaries_sync([g["id"]])[0]
+    row = game_row(store, g["id"])
     assert k and lou and (row.account0, row.account1) == (k.id, lou.id)
     assert (row.name0, row.name1) == ("kim", "lou")  # the usernames, never a typed name
 

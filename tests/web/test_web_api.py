@@ -268,7 +268,7 @@ def test_lookup_lists_remembered_games(client: Any) -> None:
 
 def test_easy_level_blunders_on_purpose() -> None:
     from lostcities import Round
-    from lostcities.web.games import bot_choose
+    from lostcities.web.workers import bot_choose
 
     r = Round.deal(seed=11)
     view = r.view(r.to_move)
@@ -297,7 +297,7 @@ def test_bot_pool_recovers_from_a_dead_worker(caplog: pytest.LogCaptureFixture) 
     import signal
 
     from lostcities import Round
-    from lostcities.web.games import BotRunner
+    from lostcities.web.workers import BotRunner
 
     runner = BotRunner("process", 1)
     r = Round.deal(seed=4)
@@ -355,7 +355,7 @@ def test_a_missing_bot_is_a_clear_error(tmp_path: Any) -> None:
 
     from lostcities.web.app import create_app
     from lostcities.web.deps import Settings
-    from lostcities.web.games import LEVELS, Level
+    from lostcities.web.levels import LEVELS, Level
 
     levels = {
         **LEVELS,

@@ -13,7 +13,8 @@ import pytest
 from sqlalchemy import select
 
 from lostcities.web.limits import RateLimiter
-from lostcities.web.store import CommentRow, GameStore, op_add_comment, op_hide_comment
+from lostcities.web.models.comments import CommentRow
+from lostcities.web.store import GameStore, op_add_comment, op_hide_comment
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

@@ -94,7 +94,7 @@ def app_client(tmp_path: Path) -> Iterator[Any]:
 
     from lostcities.web.app import create_app
     from lostcities.web.deps import Settings
-    from lostcities.web.games import LEVELS, Level
+    from lostcities.web.levels import LEVELS, Level
     from lostcities.web.limits import Limits
 
     settings_ = Settings(

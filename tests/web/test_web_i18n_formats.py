@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("fastapi")
 
 from lostcities.web import i18n
-from lostcities.web.games import LEVELS, Level
+from lostcities.web.levels import LEVELS, Level
 from tests.web.web_helpers import make_client
 
 # what Intl.PluralRules(lang).select(n) gives in Chromium (and Node) for these numbers

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from lostcities.achievements import DEFAULT_GOALS
-from lostcities.web import games, i18n
+from lostcities.web import errors, games, i18n
 
 WEB = Path(games.__file__).resolve().parent
 PASS_THROUGH = {"invalid"}
@@ -38,7 +38,7 @@ def _import_the_web_modules() -> None:
 def server_error_codes() -> set[str]:
     """Every code of an error the server answers over HTTP or the WebSocket."""
     _import_the_web_modules()
-    codes = {c.code for c in _subclasses(games.GameError)} | {games.GameError.code}
+    codes = {c.code for c in _subclasses(errors.GameError)} | {errors.GameError.code}
     patterns = (
         r'_error\(\s*\d+,\s*"([a-z_]+)"',  # app.py's HTTP errors
         r'error_message\(\s*"([a-z_]+)"',  # the WebSocket's
@@ -94,7 +94,7 @@ def test_every_reason_of_a_refusal_has_a_text_in_every_language() -> None:
     from lostcities.web import schemas
 
     _import_the_web_modules()
-    keys = {f"error.code.{c.code}.{r}" for c in _subclasses(games.GameError) for r in c.reasons}
+    keys = {f"error.code.{c.code}.{r}" for c in _subclasses(errors.GameError) for r in c.reasons}
     keys |= {f"error.field.{r}" for r in schemas.VALIDATION_REASONS}
     assert "error.code.invalid_password.common" in keys
     for lang in i18n.LANGUAGES:

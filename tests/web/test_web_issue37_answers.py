@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.web_helpers import csrf
+from tests.web.web_helpers import csrf, game_row
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -165,7 +165,7 @@ def test_a_claimed_guest_game_shows_the_accounts_name(client: Any) -> None:
     r = _signup(client, "ulla", games=[{"id": g["id"], "token": g["token"]}])
     assert r.status_code == 201 and r.json()["claimed"] == [g["id"]]
     assert client.get(f"/api/games/{g['id']}").json()["players"][0]["name"] == "ulla"
-    row = client.app.state.store.summaries_sync([g["id"]])[0]
+    row = game_row(client.app.state.store, g["id"])
     assert row.name0 == "ulla" and row.name1 != "ulla"
 
 
@@ -194,7 +194,8 @@ def test_the_rating_plot_starts_at_the_starting_rating(client: Any) -> None:
 
     from lostcities import Match
     from lostcities.web import ratings
-    from lostcities.web.store import GameRow, MoveRow, RoundRow, utcnow
+    from lostcities.web.models.base import utcnow
+    from lostcities.web.models.games import GameRow, MoveRow, RoundRow
 
     store = client.app.state.store
     a, b = webharness.new_account(store, "wanda"), webharness.new_account(store, "xena")

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from lostcities.web.games import LEVELS
+from lostcities.web.levels import LEVELS
 from tests.web.web_helpers import make_client
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -119,7 +119,7 @@ def test_the_expert_level_from_the_environment(monkeypatch: pytest.MonkeyPatch) 
 
 def test_bot_workers_warm_up_before_the_first_move() -> None:
     from lostcities import Round
-    from lostcities.web.games import BotRunner
+    from lostcities.web.workers import BotRunner
 
     runner = BotRunner("process", 1, ["expert:iters=30"])
     r = Round.deal(seed=4)

@@ -24,7 +24,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from lostcities.web.lobby import RANGE_START, RANGE_WIDEN
-from lostcities.web.store import AccountRow, RatingRow, utcnow
+from lostcities.web.models.accounts import AccountRow
+from lostcities.web.models.base import utcnow
+from lostcities.web.models.ratings import RatingRow
 from tests.web.web_helpers import Server, Stream, ok
 
 

@@ -153,12 +153,12 @@ def test_a_games_chat_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     bounds what a game stores); a reload shows the last CHAT_SHOWN."""
     from fastapi.testclient import TestClient
 
-    from lostcities.web import live
+    from lostcities.web import chatroom
     from lostcities.web.app import create_app
     from tests.web.web_helpers import friend_game
 
-    monkeypatch.setattr(live, "CHAT_KEPT", 5)
-    monkeypatch.setattr(live, "CHAT_SHOWN", 3)
+    monkeypatch.setattr(chatroom, "CHAT_KEPT", 5)
+    monkeypatch.setattr(chatroom, "CHAT_SHOWN", 3)
     url = f"sqlite:///{tmp_path / 'chat.db'}"
     with TestClient(create_app(app_settings(url))) as client:
         gid, *tokens = friend_game(client)

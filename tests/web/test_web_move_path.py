@@ -24,18 +24,14 @@ from lostcities import Match, Round
 from lostcities.scoring import score_expedition
 from lostcities.web import abandon, schemas
 from lostcities.web.clocks import clock_choice
-from lostcities.web.live import BroadcastMemo, Conn, LiveGame
+from lostcities.web.conns import Conn
+from lostcities.web.live import LiveGame
+from lostcities.web.models.base import utcnow
+from lostcities.web.models.games import GameRow, MoveRow, RoundRow
 from lostcities.web.peers import SingleProcess
-from lostcities.web.store import (
-    GameRow,
-    GameStore,
-    MoveRow,
-    RoundRow,
-    hash_token,
-    op_insert_game,
-    op_move,
-    utcnow,
-)
+from lostcities.web.presence import Presence
+from lostcities.web.presenter import BroadcastMemo
+from lostcities.web.store import GameStore, hash_token, op_insert_game, op_move
 
 
 def _insert(store: GameStore, gid: str) -> Round:
@@ -190,7 +186,7 @@ def _summary_reference(g: LiveGame, seat: int | None) -> schemas.GameSummary:
                 joined=bool(bot) or (row.token0 if s == 0 else row.token1) is not None,
                 connected=True if bot else connected[s],
                 account=bot is None and (row.account0, row.account1)[s] is not None,
-                away=g.manager.presence.away_for(g, s),
+                away=g.host.presence.away_for(g, s),
             )
         )
     over = g.match.is_over()
@@ -216,7 +212,7 @@ def _summary_reference(g: LiveGame, seat: int | None) -> schemas.GameSummary:
         clock_left=g.clock_left(),
         clock_times=g.clock_times(),
         abortable=not over and abandon.abortable(g.match),
-        claim_after=None if over else g.manager.presence.claim_after(g),
+        claim_after=None if over else g.host.presence.claim_after(g),
         ending=row.ending,
     )
 
@@ -308,7 +304,7 @@ class _Clockless:
     def __init__(self, now: datetime.datetime) -> None:
         self.now = lambda: now
         self.peers = SingleProcess()
-        self.presence = abandon.Presence(self)  # type: ignore[arg-type]
+        self.presence = Presence(self)  # type: ignore[arg-type]
 
 
 _TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)

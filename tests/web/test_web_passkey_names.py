@@ -29,7 +29,7 @@ def add_key(c: Any, username: str, cred: str, name: str, used: bool = False) -> 
     """A passkey of ``username`` stored as a registration would store it."""
     from sqlalchemy.orm import Session
 
-    from lostcities.web.store import AccountRow, PasskeyRow
+    from lostcities.web.models.accounts import AccountRow, PasskeyRow
 
     store = c.app.state.store
     with Session(store.engine) as s, s.begin():
@@ -135,7 +135,7 @@ def _drop_password(c: Any, username: str) -> None:
     from sqlalchemy import update
     from sqlalchemy.orm import Session
 
-    from lostcities.web.store import AccountRow
+    from lostcities.web.models.accounts import AccountRow
 
     with Session(c.app.state.store.engine) as s, s.begin():
         s.execute(

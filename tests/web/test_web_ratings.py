@@ -24,16 +24,10 @@ from sqlalchemy.orm import Session
 
 from lostcities import Match
 from lostcities.web import ratings
-from lostcities.web.store import (
-    GameRow,
-    GameStore,
-    MoveRow,
-    RatingChangeRow,
-    RatingResultRow,
-    RatingRow,
-    RoundRow,
-    utcnow,
-)
+from lostcities.web.models.base import utcnow
+from lostcities.web.models.games import GameRow, MoveRow, RoundRow
+from lostcities.web.models.ratings import RatingChangeRow, RatingResultRow, RatingRow
+from lostcities.web.store import GameStore
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -10,18 +10,18 @@ from sqlalchemy.exc import IntegrityError
 
 from lostcities import Match, Round
 from lostcities.web.games import GameManager
+from lostcities.web.models.base import utcnow
+from lostcities.web.models.games import GameRow, RoundRow
 from lostcities.web.store import (
-    GameRow,
     GameStore,
-    RoundRow,
     StorageError,
     hash_token,
     normalize_db_url,
     op_claim_seat,
     op_insert_game,
     op_move,
-    utcnow,
 )
+from tests.web.web_helpers import game_row
 
 
 def _game(gid: str, seed: int = 5) -> tuple[GameRow, Round]:
@@ -109,7 +109,7 @@ def test_invite_claims_once(db_url: str) -> None:
     assert store.write_sync(op_claim_seat("g3", 1, "wrong", hash_token("x"), "c")) == 0
     assert store.write_sync(op_claim_seat("g3", 1, "inv", hash_token("x"), "c")) == 1
     assert store.write_sync(op_claim_seat("g3", 1, "inv", hash_token("y"), "d")) == 0
-    row = store.summaries_sync(["g3"])[0]
+    row = game_row(store, "g3")
     assert row.token1 == hash_token("x") and row.name1 == "c" and row.status == "active"
     store.close()
 

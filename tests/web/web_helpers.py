@@ -31,7 +31,7 @@ import webharness  # noqa: E402  (benchmarks/webharness.py: the one server harne
 if TYPE_CHECKING:
     from wsclient import Client
 
-    from lostcities.web.games import Level
+    from lostcities.web.levels import Level
 
 TEST_DEAL_SEED = 25
 """The deal seed of every test server (``LOSTCITIES_TEST_DEAL_SEED``): the games a test
@@ -63,7 +63,7 @@ def app_settings(db_url: str, **overrides: Any) -> Any:
     server's): bots in threads, no delay, the random bot for "easy", no per-client limits
     (scripted play is fast; the limits: test_web_limits.py), deals from :data:`TEST_DEAL_SEED`."""
     from lostcities.web.deps import Settings
-    from lostcities.web.games import LEVELS, Level
+    from lostcities.web.levels import LEVELS, Level
     from lostcities.web.limits import Limits
 
     kw: dict[str, Any] = {
@@ -251,3 +251,20 @@ class Stream:
         with contextlib.suppress(OSError):
             self.sock.shutdown(socket.SHUT_RDWR)
         self.sock.close()
+
+
+def game_row(store: Any, game_id: str) -> Any:
+    """The stored row of the game ``game_id`` (:meth:`GameStore.load_sync`)."""
+    stored = store.load_sync(game_id)
+    assert stored is not None, f"no game {game_id!r} stored"
+    return stored.row
+
+
+def game_count(store: Any) -> int:
+    """How many games are stored (one ``COUNT``)."""
+    from sqlalchemy import func, select
+
+    from lostcities.web.models.games import GameRow
+
+    with store.engine.connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(GameRow)).scalar_one())

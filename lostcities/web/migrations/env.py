@@ -8,7 +8,7 @@ from alembic import context
 from alembic.util import CommandError
 
 from lostcities.web.migrations import default_schema
-from lostcities.web.store import Base
+from lostcities.web.models.base import Base
 
 
 def run() -> None:

@@ -12,10 +12,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import HTMLResponse
-from markupsafe import Markup
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-from sqlalchemy import delete, select, update
-from sqlalchemy.orm import Session
 
 from lostcities.web import accounts as acc
 from lostcities.web import auth_passkeys as pk
@@ -24,9 +21,10 @@ from lostcities.web.accounts import Account, current_account, require_account
 from lostcities.web.deps import get_settings, get_store
 from lostcities.web.limits import RateLimiter, client_key
 from lostcities.web.lobby import LobbyHub
-from lostcities.web.routers.pages import templates
+from lostcities.web.models.accounts import AccountRow
+from lostcities.web.routers.pages import render_page
 from lostcities.web.schemas import check_typed
-from lostcities.web.store import AccountRow, BlockRow, GameStore, PasskeyRow
+from lostcities.web.store import GameStore
 
 router = APIRouter(tags=["accounts"])
 
@@ -270,34 +268,22 @@ async def _claim(request: Request, account_id: int, games: list[RememberedSeat])
 
 
 def _account_out(store: GameStore, account: Account) -> AccountOut:
-    with Session(store.engine) as s:
-        row = s.get(AccountRow, account.id)
-        keys = s.scalars(
-            select(PasskeyRow)
-            .where(PasskeyRow.account_id == account.id)
-            .order_by(PasskeyRow.created_at)
-        ).all()
-        blocked = s.scalars(
-            select(AccountRow.username)
-            .join(BlockRow, BlockRow.blocked_id == AccountRow.id)
-            .where(BlockRow.blocker_id == account.id)
-            .order_by(AccountRow.username_key)
-        ).all()
-        return AccountOut(
-            username=account.username,
-            created_at=_iso(account.created_at) or "",
-            has_password=row is not None and row.password_hash is not None,
-            passkeys=[
-                PasskeyOut(
-                    id=k.credential_id,
-                    name=k.name,
-                    created_at=_iso(k.created_at) or "",
-                    last_used=_iso(k.last_used),
-                )
-                for k in keys
-            ],
-            blocked=list(blocked),
-        )
+    details = acc.account_details_sync(store, account.id)
+    return AccountOut(
+        username=account.username,
+        created_at=_iso(account.created_at) or "",
+        has_password=details.has_password,
+        passkeys=[
+            PasskeyOut(
+                id=k.credential_id,
+                name=k.name,
+                created_at=_iso(k.created_at) or "",
+                last_used=_iso(k.last_used),
+            )
+            for k in details.passkeys
+        ],
+        blocked=details.blocked,
+    )
 
 
 async def _new_account(
@@ -522,7 +508,7 @@ async def passkey_register(
         code = acc.new_recovery_code()
         recovery_hash = await asyncio.to_thread(acc.hash_secret, acc.normalize_recovery_code(code))
         row: AccountRow = await store.write(
-            _op_signup_with_passkey(
+            pk.op_signup_with_passkey(
                 username, recovery_hash, pk.signup_handle(req.challenge_id),
                 cred_id, public_key, count, name,
             )
@@ -547,26 +533,6 @@ async def default_passkey_name(request: Request, account: Account | None) -> str
         n += len(await pk.passkeys_of(get_store(request), account.id))
     lang = i18n.negotiate(request.headers.get("accept-language"), request.cookies.get(i18n.COOKIE))
     return i18n.translate(lang, "account.passkey_n", n=n)[:40]
-
-
-def _op_signup_with_passkey(
-    username: str,
-    recovery_hash: str,
-    handle: str,
-    cred_id: str,
-    public_key: str,
-    count: int,
-    name: str,
-) -> Any:
-    make = acc.op_create_account(username, None, recovery_hash)
-
-    def fn(s: Session) -> AccountRow:
-        row = make(s)
-        s.execute(update(AccountRow).where(AccountRow.id == row.id).values(user_handle=handle))
-        pk.op_add_passkey(row.id, cred_id, public_key, count, name, username)(s)
-        return row
-
-    return fn
 
 
 @router.post("/api/accounts/passkeys/login/options", response_model=OptionsOut)
@@ -600,25 +566,9 @@ async def passkey_delete(
     credential_id: str, request: Request, account: Account = Depends(require_account)
 ) -> OkOut:
     """Remove a passkey of the account (never the last way to log in)."""
-
-    def fn(s: Session) -> None:
-        row = s.get(PasskeyRow, credential_id[:400])
-        if row is None or row.account_id != account.id:
-            raise pk.PasskeyError("no such passkey")
-        others = s.scalars(
-            select(PasskeyRow.credential_id).where(
-                PasskeyRow.account_id == account.id, PasskeyRow.credential_id != row.credential_id
-            )
-        ).first()
-        owner = s.get(AccountRow, account.id)
-        if others is None and (owner is None or owner.password_hash is None):
-            raise acc.LastCredentialError(
-                "this is your only way to log in: set a password or add a passkey first"
-            )
-        s.execute(delete(PasskeyRow).where(PasskeyRow.credential_id == row.credential_id))
-        acc.mod_log(s, account.username, "passkey removed")
-
-    await get_store(request).write(fn)
+    await get_store(request).write(
+        pk.op_remove_passkey(account.id, account.username, credential_id[:400])
+    )
     return OkOut()
 
 
@@ -630,15 +580,9 @@ async def passkey_rename(
     account: Account = Depends(require_account),
 ) -> OkOut:
     """Rename a passkey of the account."""
-
-    def fn(s: Session) -> None:
-        row = s.get(PasskeyRow, credential_id[:400])
-        if row is None or row.account_id != account.id:
-            raise pk.PasskeyError("no such passkey")
-        row.name = req.name
-        acc.mod_log(s, account.username, "passkey renamed")
-
-    await get_store(request).write(fn)
+    await get_store(request).write(
+        pk.op_rename_passkey(account.id, account.username, credential_id[:400], req.name)
+    )
     return OkOut()
 
 
@@ -704,23 +648,10 @@ async def report(
 
 
 def _render(request: Request, name: str) -> HTMLResponse:
-    lang = i18n.negotiate(request.headers.get("accept-language"), request.cookies.get(i18n.COOKIE))
-
-    def t(key: str, **params: object) -> str:
-        text = i18n.translate(lang, key, **params)
-        return Markup(text) if key.endswith("_html") else text
-
-    context = {
-        "page": name.removesuffix(".html"),
-        "lang": lang,
-        "languages": i18n.LANGUAGES,
-        "t": t,
-    }
-    response = templates.TemplateResponse(request, name, context)
-    response.headers["Content-Language"] = lang
-    response.headers["Vary"] = "Accept-Language, Cookie"
+    # an account page: never cached, and it sets the CSRF cookie its forms' scripts echo
+    response = render_page(request, name)
     response.headers["Cache-Control"] = "no-store"
-    acc.csrf_token(request, response)  # the forms' scripts echo it
+    acc.csrf_token(request, response)
     return response
 
 

@@ -18,7 +18,8 @@ from sqlalchemy.exc import IntegrityError
 from lostcities.web import schemas
 from lostcities.web.deps import Settings, comment_limiter, get_settings, get_store
 from lostcities.web.limits import RateLimitedError, RateLimiter, client_key, retry_after_header
-from lostcities.web.store import CommentRow, GameStore, comment_digest, op_add_comment
+from lostcities.web.models.comments import CommentRow, comment_digest
+from lostcities.web.store import GameStore, op_add_comment
 
 router = APIRouter(prefix="/api/comments", tags=["comments"])
 

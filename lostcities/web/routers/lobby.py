@@ -29,7 +29,7 @@ from lostcities.web.lobby import (
     Player,
     seen_by,
 )
-from lostcities.web.routers.pages import templates
+from lostcities.web.routers.pages import render_page
 from lostcities.web.turns import MAX_GAMES, TurnHub, parse_game_ids
 
 router = APIRouter(tags=["lobby"])
@@ -284,32 +284,12 @@ async def my_games_events(
 # -- pages -----------------------------------------------------------------------------------
 
 
-def _render(request: Request, name: str, **ctx: object) -> HTMLResponse:
-    lang = i18n.negotiate(request.headers.get("accept-language"), request.cookies.get(i18n.COOKIE))
-
-    def t(key: str, **params: object) -> str:
-        text = i18n.translate(lang, key, **params)
-        return Markup(text) if key.endswith("_html") else text
-
-    context = {
-        "page": name.removesuffix(".html"),
-        "lang": lang,
-        "languages": i18n.LANGUAGES,
-        "t": t,
-        **ctx,
-    }
-    response = templates.TemplateResponse(request, name, context)
-    response.headers["Content-Language"] = lang
-    response.headers["Vary"] = "Accept-Language, Cookie"
-    return response
-
-
 @router.get("/lobby", response_class=HTMLResponse, include_in_schema=False)
 async def lobby_page(
     request: Request, account: Account | None = Depends(current_account)
 ) -> HTMLResponse:
     """Open tables, "play now", who is online, a rated game against the computer."""
-    return _render(request, "lobby.html", account=account)
+    return render_page(request, "lobby.html", account=account)
 
 
 @router.get("/leaderboard", response_class=HTMLResponse, include_in_schema=False)
@@ -322,7 +302,7 @@ async def leaderboard_page(
     rows = await asyncio.to_thread(
         profiles.leaderboard_sync, request.app.state.store, variant, speed
     )
-    return _render(
+    return render_page(
         request,
         "leaderboard.html",
         rows=rows,
@@ -356,7 +336,7 @@ async def player_page(
             "desc": i18n.translate(lang, "profile.plot_desc", n=len(pts) - 1),
         }
         plots.append((key, Markup(profiles.history_svg(pts, title, words=words))))
-    return _render(request, "player.html", profile=p, plots=plots, account=account)
+    return render_page(request, "player.html", profile=p, plots=plots, account=account)
 
 
 @router.get("/my-games", response_class=HTMLResponse, include_in_schema=False)
@@ -364,4 +344,4 @@ async def my_games_page(
     request: Request, account: Account | None = Depends(current_account)
 ) -> HTMLResponse:
     """Every game of yours and whose turn it is."""
-    return _render(request, "my_games.html", account=account)
+    return render_page(request, "my_games.html", account=account)

@@ -10,13 +10,20 @@ from fastapi.responses import HTMLResponse, PlainTextResponse, Response
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 
-from lostcities.web import i18n
+from lostcities.web import i18n, schemas
 from lostcities.web.accounts import Account, current_account
 from lostcities.web.deps import get_manager
 from lostcities.web.games import GameManager
 from lostcities.web.levels import LEVELS
 
-__all__ = ["API_PREFIXES", "is_page", "not_found_page", "router", "templates"]
+__all__ = [
+    "API_PREFIXES",
+    "is_page",
+    "not_found_page",
+    "render_page",
+    "router",
+    "templates",
+]
 
 router = APIRouter(tags=["pages"], include_in_schema=False)
 templates = Jinja2Templates(directory=str(Path(__file__).resolve().parent.parent / "templates"))
@@ -26,7 +33,9 @@ API_PREFIXES = ("/api/", "/static/", "/i18n/", "/ws", "/healthz")
 is a page, and a page that is not there is an HTML page saying so."""
 
 
-def _page(request: Request, name: str, **ctx: object) -> HTMLResponse:
+def render_page(request: Request, name: str, **ctx: object) -> HTMLResponse:
+    """The page ``name`` (a template) in the reader's language (``t`` translates in the
+    template), with ``ctx``: the one page renderer of the app's routers."""
     lang = i18n.negotiate(request.headers.get("accept-language"), request.cookies.get(i18n.COOKIE))
 
     def t(key: str, **params: object) -> str:
@@ -58,7 +67,7 @@ def not_found_page(request: Request, what: str = "page", name: str = "") -> HTML
     ``page``, with the ways on (home, lobby, leaderboard)."""
     lang = i18n.negotiate(request.headers.get("accept-language"), request.cookies.get(i18n.COOKIE))
     key = what if what in ("game", "player") else "page"
-    response = _page(
+    response = render_page(
         request, "not_found.html", message=i18n.translate(lang, f"not_found.{key}", name=name)
     )
     response.status_code = 404
@@ -128,7 +137,7 @@ async def home(
             else ""
         )
         levels.append((name, label, about, unavailable, warming))
-    return _page(request, "home.html", levels=levels, account=account)
+    return render_page(request, "home.html", levels=levels, account=account)
 
 
 @router.get("/game/{game_id}", response_class=HTMLResponse)
@@ -137,7 +146,9 @@ async def game(
 ) -> HTMLResponse:
     """The table (404 for a game that does not exist)."""
     await _existing(mgr, game_id)
-    return _page(request, "game.html", game_id=game_id)
+    return render_page(
+        request, "game.html", game_id=game_id, chat_phrases=" ".join(schemas.CHAT_PHRASES)
+    )
 
 
 @router.get("/join/{game_id}", response_class=HTMLResponse)
@@ -146,7 +157,7 @@ async def join(
 ) -> HTMLResponse:
     """Accept an invite (the code is in the URL fragment) (404 for a game that does not exist)."""
     await _existing(mgr, game_id)
-    return _page(request, "join.html", game_id=game_id)
+    return render_page(request, "join.html", game_id=game_id)
 
 
 @router.get("/replay/{game_id}", response_class=HTMLResponse)
@@ -155,7 +166,7 @@ async def replay(
 ) -> HTMLResponse:
     """Step through a finished game (404 for a game that does not exist)."""
     await _existing(mgr, game_id)
-    return _page(request, "replay.html", game_id=game_id)
+    return render_page(request, "replay.html", game_id=game_id)
 
 
 @router.get("/analysis/{game_id}", response_class=HTMLResponse)
@@ -165,19 +176,19 @@ async def analysis(
     """A finished game's analysis: the win-probability curve, the marked moves, each
     position with the better move (404 for a game that does not exist)."""
     await _existing(mgr, game_id)
-    return _page(request, "replay.html", game_id=game_id, analysis=True)
+    return render_page(request, "replay.html", game_id=game_id, analysis=True)
 
 
 @router.get("/calculator", response_class=HTMLResponse)
 async def calculator(request: Request) -> HTMLResponse:
     """The score calculator."""
-    return _page(request, "calculator.html")
+    return render_page(request, "calculator.html")
 
 
 @router.get("/rules", response_class=HTMLResponse)
 async def rules(request: Request) -> HTMLResponse:
     """The rules in short."""
-    return _page(request, "rules.html")
+    return render_page(request, "rules.html")
 
 
 @router.get("/healthz", response_class=PlainTextResponse)

@@ -30,6 +30,7 @@ from lostcities.web.accounts import (
     blocked_between,
     session_account_sync,
 )
+from lostcities.web.conns import Conn
 from lostcities.web.deps import get_limits, ws_manager
 from lostcities.web.errors import GameError, InvalidTokenError, StaleMoveError
 from lostcities.web.games import GameManager
@@ -39,7 +40,7 @@ from lostcities.web.limits import (
     RateLimitedError,
     client_key,
 )
-from lostcities.web.live import Conn, LiveGame
+from lostcities.web.live import LiveGame
 
 router = APIRouter(tags=["ws"])
 log = logging.getLogger("lostcities.web")
@@ -176,7 +177,7 @@ async def _serve(
                 conn = Conn(ws, seat)
                 g.conns.append(conn)
                 await g.send(conn, g.state(seat))
-                await g.join_chat(conn)  # the chat so far (a reload), then each new phrase
+                await g.chat.join(conn)  # the chat so far (a reload), then each new phrase
                 await _presence(g)
                 await mgr.presence.arrived(g, conn)  # (the seat is at its table again)
                 g.schedule_bot()
@@ -208,7 +209,7 @@ async def _serve(
                 # a phrase id, never free text: every client shows it in its own language;
                 # kept with the game, so that a reload shows it again
                 try:
-                    await g.chat(conn.seat, msg.phrase)
+                    await g.chat.say(conn.seat, msg.phrase)
                 except GameError as e:
                     await ws.send_text(error_message(e.code, str(e)))
             elif isinstance(msg, schemas.Resign | schemas.Abort | schemas.ClaimMsg):

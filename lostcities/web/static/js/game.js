@@ -1020,7 +1020,8 @@
   }
   $("block-opp").addEventListener("click", () => { if (S) LCPlayers.block(S.game.players[opp()].name); });
   $("report-opp").addEventListener("click", () => { if (S) LCPlayers.report(S.game.players[opp()].name, gameId); });
-  const PHRASES = ["hello", "good_luck", "have_fun", "well_played", "thanks", "sorry", "oops", "wow", "thinking", "good_game"];
+  // the phrase ids, as the server has them (schemas.ChatPhrase, served with the page)
+  const PHRASES = ($("game").dataset.chatPhrases || "").split(" ").filter(Boolean);
   // emotes: the same picture in every language, named in the reader's (chat.emote_*)
   const EMOTES = { emote_smile: "🙂", emote_laugh: "😄", emote_surprised: "😮", emote_thumbs_up: "👍", emote_sad: "😢" };
   const phraseKey = (id) => `chat.${id}`; // every phrase id has a key in each catalogue
@@ -1033,7 +1034,7 @@
     const box = $("chat-buttons");
     box.classList.toggle("hidden", S.seat === null || chatMuted);
     if (!box.childElementCount) {
-      for (const id of [...PHRASES, ...Object.keys(EMOTES)]) {
+      for (const id of PHRASES) {
         const b = document.createElement("button");
         b.type = "button";
         b.className = id in EMOTES ? "btn small emote" : "btn small";
