@@ -176,10 +176,12 @@ async def _serve(
                     return
                 conn = Conn(ws, seat)
                 g.conns.append(conn)
+                # the seat is at its table again, recorded before its first state (which then
+                # says so, and a claim made after the hello is answered knows it)
+                await mgr.presence.arrived(g, conn)
                 await g.send(conn, g.state(seat))
                 await g.chat.join(conn)  # the chat so far (a reload), then each new phrase
                 await _presence(g)
-                await mgr.presence.arrived(g, conn)  # (the seat is at its table again)
                 g.schedule_bot()
                 g.schedule_clock()
                 continue
