@@ -513,6 +513,12 @@ class LobbyHub:
         """A player blocked or unblocked another: every process reads its lobby again (the
         tables each page may see changed, :func:`seen_by`)."""
         await self.store.write(notify_lobby)
+        loop = self._loop
+        if loop is not None and loop is not asyncio.get_running_loop():
+            # called from another event loop than the hub's (a test client's second
+            # portal): the hub's lock and pages live on its own loop, so read there
+            asyncio.run_coroutine_threadsafe(self._changed(), loop)
+            return
         await self._changed()
 
     async def _changed(self) -> None:
