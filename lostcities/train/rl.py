@@ -247,8 +247,7 @@ def advantages(ro: Rollout, lam: float) -> tuple[npt.NDArray[np.float32], npt.ND
     games = ro.margins.shape[0]
     outcome = np.tanh(ro.margins / VALUE_SCALE)
     final = np.where(ro.player == 0, outcome[ro.game], -outcome[ro.game]).astype(np.float32)
-    nxt = np.stack([np.tanh(ro.margins / VALUE_SCALE), -np.tanh(ro.margins / VALUE_SCALE)], 1)
-    nxt = nxt.astype(np.float64).reshape(games, 2)
+    nxt = np.stack([outcome, -outcome], 1)  # (the value after each player's last decision)
     run = np.zeros((games, 2))
     adv = np.empty(len(ro), np.float32)
     game, player, value = ro.game, ro.player, ro.value
