@@ -42,7 +42,7 @@ from leakcheck import Positions, check_message  # noqa: E402
 from loopback import on_loopback  # noqa: E402
 from webharness import Server, cpu_seconds  # noqa: E402
 
-from lostcities.web.games import GameManager  # noqa: E402
+from lostcities.web.game_manager import GameManager  # noqa: E402
 from lostcities.web.store import GameStore  # noqa: E402
 
 

@@ -1,7 +1,7 @@
 """The server's own work per move, in-process: no uvicorn, no WebSocket framing, no TCP.
 
 Plays ``--moves`` moves in ``--games`` friend games of 3 rounds at once (random legal
-moves, seeded), each move through :meth:`LiveGame.play <lostcities.web.live.LiveGame.play>`
+moves, seeded), each move through :meth:`LiveGame.play <lostcities.web.live_game.LiveGame.play>`
 with two fake connections per game: the checks, the commit through the writer thread (a
 temp SQLite file, ``synchronous=FULL``), the referee, both players' states, the clock. It
 prints the CPU time per move (this process, every thread) and the bytes of state sent.
@@ -32,8 +32,8 @@ from pathlib import Path
 
 from lostcities.web import schemas
 from lostcities.web.conns import Conn
-from lostcities.web.games import GameManager, ManagerSettings
-from lostcities.web.live import LiveGame
+from lostcities.web.game_manager import GameManager, ManagerSettings
+from lostcities.web.live_game import LiveGame
 from lostcities.web.store import GameStore
 from lostcities.web.workers import BotRunner
 

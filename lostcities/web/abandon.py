@@ -17,7 +17,7 @@ process holding a connection of it writes it every beat.
   player may abort the game. It ends with no result (``ending`` ``aborted``, result ``*``)
   and changes no rating.
 - *Claim*: in a game between two people without a correspondence clock (a correspondence
-  game's clock ends it: :mod:`lostcities.web.correspondence`), once both have moved, when
+  game's clock ends it: :mod:`lostcities.web.correspondence_timeouts`), once both have moved, when
   the opponent has been away for :attr:`Presence.after <lostcities.web.presence.Presence.after>` seconds (default
   :data:`ABANDON_AFTER`, two minutes; ``LOSTCITIES_ABANDON_SECONDS``), the other player may
   claim the win (the leaver forfeits the match with the reason :data:`ABANDONED`: rated as a

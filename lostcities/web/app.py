@@ -30,14 +30,14 @@ from lostcities.web import schemas
 from lostcities.web.accounts import AccountNotFoundError, CsrfGuard
 from lostcities.web.deps import Settings
 from lostcities.web.errors import GameError, GameNotFoundError
-from lostcities.web.games import GameManager, ManagerSettings
+from lostcities.web.game_manager import GameManager, ManagerSettings
 from lostcities.web.limits import ClientLimits, RateLimitedError, retry_after_header
 from lostcities.web.lobby import LobbyHub
 from lostcities.web.peers import SWEEP_SECONDS, peers_for
 from lostcities.web.routers import accounts as accounts_router
 from lostcities.web.routers import bots, calculator, comments, games, lobby, pages, ws
 from lostcities.web.store import GameStore, normalize_db_url
-from lostcities.web.turns import TurnHub
+from lostcities.web.turn_alerts import TurnHub
 from lostcities.web.workers import (
     BackgroundWarmUp,
     BotRunner,

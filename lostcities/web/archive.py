@@ -7,7 +7,7 @@ from __future__ import annotations
 from lostcities.presentation import assistance
 from lostcities.web import schemas
 from lostcities.web.errors import NotFinishedError, PositionNotFoundError
-from lostcities.web.live import LiveGame
+from lostcities.web.live_game import LiveGame
 
 __all__ = ["position_svg", "record_text", "replay"]
 

@@ -1,7 +1,7 @@
 """The clock rules of a stored game: a per-move clock (seconds for each move) or a
 Fischer-style match clock (each player's time, plus an increment after each move), read
 from its :class:`~lostcities.web.models.games.GameRow`. The live game runs them
-(:meth:`LiveGame.schedule_clock <lostcities.web.live.LiveGame.schedule_clock>`)."""
+(:meth:`LiveGame.schedule_clock <lostcities.web.live_game.LiveGame.schedule_clock>`)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from fastapi import Request, WebSocket
 
 from lostcities.bots import parse_spec
-from lostcities.web.games import GameManager
+from lostcities.web.game_manager import GameManager
 from lostcities.web.levels import LEVELS, Level
 from lostcities.web.limits import ClientLimits, Limits, RateLimiter, client_key, new_salt
 from lostcities.web.store import GameStore

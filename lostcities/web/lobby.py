@@ -48,11 +48,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
-from lostcities.web import correspondence, ratings, schemas
+from lostcities.web import correspondence_timeouts as correspondence
+from lostcities.web import ratings, schemas
 from lostcities.web.accounts import blocked_between
 from lostcities.web.clocks import parse_clock
 from lostcities.web.errors import GameError
-from lostcities.web.games import GameManager, new_token
+from lostcities.web.game_manager import GameManager, new_token
 from lostcities.web.models.accounts import BlockRow
 from lostcities.web.models.base import utcnow
 from lostcities.web.models.games import GameRow

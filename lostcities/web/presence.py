@@ -25,7 +25,7 @@ from lostcities.web.store import GameStore, op_seen
 
 if TYPE_CHECKING:
     from lostcities.web.conns import Conn
-    from lostcities.web.live import LiveGame
+    from lostcities.web.live_game import LiveGame
 
 __all__ = ["Presence", "PresenceHost"]
 

@@ -22,7 +22,7 @@ _MatchPart = tuple[bool, str, tuple[int, int], str]
 
 
 class PresentedGame(Protocol):
-    """What the presenter reads of a live game (:class:`~lostcities.web.live.LiveGame`)."""
+    """What the presenter reads of a live game (:class:`~lostcities.web.live_game.LiveGame`)."""
 
     @property
     def row(self) -> GameRow: ...

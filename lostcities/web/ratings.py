@@ -59,8 +59,8 @@ from lostcities.web.models.ratings import RatingChangeRow, RatingResultRow, Rati
 from lostcities.web.store import GameStore
 
 if TYPE_CHECKING:
-    from lostcities.web.games import GameManager
-    from lostcities.web.live import LiveGame
+    from lostcities.web.game_manager import GameManager
+    from lostcities.web.live_game import LiveGame
 
 __all__ = [
     "DEFAULT",

@@ -36,7 +36,7 @@ class SchedulerHost(Protocol):
 
 class ScheduledGame(Protocol):
     """What the timed work reads of a live game and the entry points it acts through
-    (:class:`~lostcities.web.live.LiveGame`)."""
+    (:class:`~lostcities.web.live_game.LiveGame`)."""
 
     @property
     def id(self) -> str: ...

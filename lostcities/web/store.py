@@ -497,7 +497,7 @@ class GameStore:
     def version_sync(self, game_id: str) -> tuple[object, ...] | None:
         """What other server processes can change of a game, as stored (one small query):
         its moves and rounds counted, status, result, seats and names; ``None``: no such
-        game. :meth:`LiveGame.version <lostcities.web.live.LiveGame.version>` is the same
+        game. :meth:`LiveGame.version <lostcities.web.live_game.LiveGame.version>` is the same
         of a copy in memory: when the two differ, the copy is behind."""
         moves = select(func.count()).select_from(MoveRow).where(MoveRow.game_id == game_id)
         rounds = select(func.count()).select_from(RoundRow).where(RoundRow.game_id == game_id)

@@ -22,7 +22,7 @@ from alembic.runtime.migration import MigrationContext
 
 from lostcities import Match
 from lostcities.web import migrations
-from lostcities.web.games import GameManager
+from lostcities.web.game_manager import GameManager
 from lostcities.web.models.base import Base
 from lostcities.web.models.comments import comment_digest
 from lostcities.web.store import GameStore, StorageError, hash_token, op_move

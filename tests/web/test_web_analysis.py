@@ -87,7 +87,7 @@ def test_hints_mark_the_game_assisted_and_the_analysis_is_computed_once(client: 
 def test_a_hint_searches_the_match_view(client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """The hint's search gets the player's view with the match's context (the round, the
     totals), as the computer's moves do, not the round alone."""
-    from lostcities.web import analysis
+    from lostcities.web import hints as analysis
 
     seen: list[Any] = []
     real = analysis.bot_hint

@@ -20,7 +20,7 @@ from wsclient import Client
 
 from lostcities.web import schemas
 from lostcities.web.errors import InvalidTokenError
-from lostcities.web.games import GameManager, ManagerSettings
+from lostcities.web.game_manager import GameManager, ManagerSettings
 from lostcities.web.peers import Peers
 from lostcities.web.store import GameStore
 from lostcities.web.workers import BotRunner

@@ -11,7 +11,8 @@ import re
 from pathlib import Path
 
 from lostcities.achievements import DEFAULT_GOALS
-from lostcities.web import errors, games, i18n
+from lostcities.web import errors, i18n
+from lostcities.web import game_manager as games
 
 WEB = Path(games.__file__).resolve().parent
 PASS_THROUGH = {"invalid"}

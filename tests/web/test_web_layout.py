@@ -11,9 +11,9 @@ import lostcities.web
 
 
 def test_the_game_manager_module_exports_only_its_own_names() -> None:
-    """``lostcities.web.games`` re-exports nothing "from before the split": each name of its
+    """``lostcities.web.game_manager`` re-exports nothing "from before the split": each name of its
     ``__all__`` is defined there, and the store has no test-only queries."""
-    from lostcities.web import games
+    from lostcities.web import game_manager as games
     from lostcities.web.store import GameStore
 
     for name in games.__all__:

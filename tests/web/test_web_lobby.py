@@ -18,7 +18,8 @@ pytest.importorskip("glicko2")
 import webharness  # benchmarks/ (on sys.path: web_helpers.py)
 from fastapi.testclient import TestClient
 
-from lostcities.web import correspondence, ratings
+from lostcities.web import correspondence_timeouts as correspondence
+from lostcities.web import ratings
 from lostcities.web.app import create_app
 from lostcities.web.lobby import RANGE_START, rating_range
 

@@ -17,7 +17,7 @@ import pytest
 import lostcities.errors
 from lostcities import Round
 from lostcities.web import errors, schemas
-from lostcities.web.games import GameManager, ManagerSettings
+from lostcities.web.game_manager import GameManager, ManagerSettings
 from lostcities.web.store import GameStore
 from lostcities.web.workers import BotRunner
 

@@ -25,7 +25,7 @@ from lostcities.scoring import score_expedition
 from lostcities.web import abandon, schemas
 from lostcities.web.clocks import clock_choice
 from lostcities.web.conns import Conn
-from lostcities.web.live import LiveGame
+from lostcities.web.live_game import LiveGame
 from lostcities.web.models.base import utcnow
 from lostcities.web.models.games import GameRow, MoveRow, RoundRow
 from lostcities.web.peers import SingleProcess
@@ -254,7 +254,7 @@ def _state_reference(g: LiveGame, seat: int | None, ack: int | str | None = None
 def test_states_sharing_their_public_part_are_the_full_ones(tmp_path: Path) -> None:
     """Through a whole match (3 rounds, goals, a forfeit at the end) every seat's and a
     spectator's state, made with one broadcast's shared parts, is the state made alone."""
-    from lostcities.web.games import GameManager, ManagerSettings
+    from lostcities.web.game_manager import GameManager, ManagerSettings
     from lostcities.web.workers import BotRunner
 
     async def play() -> None:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from wsclient import Client
 
-from lostcities.web import games
+from lostcities.web import game_manager as games
 from lostcities.web.app import CSP
 from lostcities.web.store import hash_token
 from tests.web.web_helpers import play_friend_game

@@ -53,7 +53,7 @@ def test_no_client_receives_a_card_it_may_not_know(server: Any) -> None:
     loaded = store.load_sync(gid)
     store.close()
     assert loaded is not None
-    from lostcities.web.games import GameManager
+    from lostcities.web.game_manager import GameManager
 
     match = GameManager.build(loaded)
     checked = 0

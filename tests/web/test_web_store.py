@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy.exc import IntegrityError
 
 from lostcities import Match, Round
-from lostcities.web.games import GameManager
+from lostcities.web.game_manager import GameManager
 from lostcities.web.models.base import utcnow
 from lostcities.web.models.games import GameRow, RoundRow
 from lostcities.web.store import (

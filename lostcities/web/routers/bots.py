@@ -6,7 +6,7 @@ from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict
 
 from lostcities.web.deps import get_manager
-from lostcities.web.games import GameManager
+from lostcities.web.game_manager import GameManager
 
 router = APIRouter(prefix="/api", tags=["bots"])
 

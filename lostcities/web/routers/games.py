@@ -12,8 +12,8 @@ from lostcities.web import archive, schemas
 from lostcities.web.accounts import Account, account_of, current_account
 from lostcities.web.deps import get_manager, rate_limit
 from lostcities.web.errors import InvalidTokenError
-from lostcities.web.games import GameManager
-from lostcities.web.live import LiveGame
+from lostcities.web.game_manager import GameManager
+from lostcities.web.live_game import LiveGame
 from lostcities.web.lobby import NeedsAccountError
 
 router = APIRouter(prefix="/api/games", tags=["games"])

@@ -16,7 +16,7 @@ from lostcities.web import i18n, profiles, ratings, schemas
 from lostcities.web.accounts import Account, AccountNotFoundError, current_account, find_account
 from lostcities.web.deps import get_manager, rate_limit
 from lostcities.web.errors import GameError
-from lostcities.web.games import GameManager
+from lostcities.web.game_manager import GameManager
 from lostcities.web.lobby import (
     RANGE_MAX,
     RANGE_START,
@@ -30,7 +30,7 @@ from lostcities.web.lobby import (
     seen_by,
 )
 from lostcities.web.routers.pages import render_page
-from lostcities.web.turns import MAX_GAMES, TurnHub, parse_game_ids
+from lostcities.web.turn_alerts import MAX_GAMES, TurnHub, parse_game_ids
 
 router = APIRouter(tags=["lobby"])
 

@@ -13,7 +13,7 @@ from markupsafe import Markup
 from lostcities.web import i18n, schemas
 from lostcities.web.accounts import Account, current_account
 from lostcities.web.deps import get_manager
-from lostcities.web.games import GameManager
+from lostcities.web.game_manager import GameManager
 from lostcities.web.levels import LEVELS
 
 __all__ = [

@@ -67,7 +67,7 @@ class SeatPresence(Protocol):
 
 class GameHost(Protocol):
     """The ports a live game is given by the server process that holds it (the
-    :class:`~lostcities.web.games.GameManager` is one), instead of its owner: the store it
+    :class:`~lostcities.web.game_manager.GameManager` is one), instead of its owner: the store it
     writes its changes to, the clock, the peers and the presence it reads, the event sink
     it reports to, and the bots' moves. A live game never imports its holder."""
 

@@ -32,7 +32,7 @@ from lostcities.web.errors import (
     WarmingUpError,
 )
 from lostcities.web.levels import Levels
-from lostcities.web.live import LiveGame
+from lostcities.web.live_game import LiveGame
 from lostcities.web.store import GameStore, op_save_analysis, op_update_game
 from lostcities.web.workers import BotRunner
 

@@ -2,7 +2,7 @@
 out is timed out even if nobody opened it since the server started.
 
 A live game runs its own clock (:meth:`LiveGame.schedule_clock
-<lostcities.web.live.LiveGame.schedule_clock>`) once it is in memory; a correspondence game
+<lostcities.web.live_game.LiveGame.schedule_clock>`) once it is in memory; a correspondence game
 may sit in the database only, across restarts, for days. :func:`time_out_due` (run by the
 lobby's tick every :data:`SWEEP_SECONDS`) loads each such game that is past its time: the
 live game's clock then forfeits the player to move, on the process that runs the game's
@@ -17,7 +17,7 @@ import datetime
 from sqlalchemy import select
 
 from lostcities.web.clocks import DAY
-from lostcities.web.games import GameManager
+from lostcities.web.game_manager import GameManager
 from lostcities.web.models.games import GameRow
 from lostcities.web.store import GameStore
 

@@ -4,9 +4,9 @@ and the requests that make, join and find games.
 The game manager's parts live beside it, each with its one job: the computer levels
 (:mod:`~lostcities.web.levels`), the errors (:mod:`~lostcities.web.errors`), the clock
 rules (:mod:`~lostcities.web.clocks`), the bot worker pool (:mod:`~lostcities.web.workers`),
-the live game with its seats, moves, clock and bot turns (:mod:`~lostcities.web.live`),
+the live game with its seats, moves, clock and bot turns (:mod:`~lostcities.web.live_game`),
 what a finished game leaves (:mod:`~lostcities.web.archive`) and the hints and analyses
-(:mod:`~lostcities.web.analysis`).
+(:mod:`~lostcities.web.hints`).
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from lostcities.match import Match
 from lostcities.rules import Move, PlayerView
 from lostcities.web import schemas
 from lostcities.web.abandon import ABANDON_AFTER
-from lostcities.web.analysis import Analyst
 from lostcities.web.clocks import clock_choice, parse_clock
 from lostcities.web.errors import (
     GameError,
@@ -36,8 +35,9 @@ from lostcities.web.errors import (
     NotFinishedError,
     SeatTakenError,
 )
+from lostcities.web.hints import Analyst
 from lostcities.web.levels import Level, Levels
-from lostcities.web.live import LiveGame
+from lostcities.web.live_game import LiveGame
 from lostcities.web.models.base import utcnow
 from lostcities.web.models.games import GameRow, RoundRow
 from lostcities.web.peers import Peers, SingleProcess
@@ -148,7 +148,7 @@ class GameManager:
         self.now: Callable[[], datetime.datetime] = utcnow
         """The time as the store writes it (naive UTC): the move clock's (tests shift it)."""
         self.analyst = Analyst(store, bots, self.levels)
-        """Hints and analyses (:mod:`lostcities.web.analysis`)."""
+        """Hints and analyses (:mod:`lostcities.web.hints`)."""
         self.presence = Presence(self, settings.abandon_after)
         """Who is at which table; aborts and claims (:mod:`lostcities.web.abandon`)."""
         self._deals = 0
@@ -158,7 +158,7 @@ class GameManager:
         self.on_game_change: list[Callable[[str], None]] = []
         """Called (in this event loop) with the id of every game whose change was committed,
         on any process (``"*"``: any game may have changed): the pushed turn alerts of "my
-        games" (:mod:`lostcities.web.turns`)."""
+        games" (:mod:`lostcities.web.turn_alerts`)."""
 
     def game_changed(self, game_id: str) -> None:
         """Tell :attr:`on_game_change` that ``game_id`` changed."""

@@ -5,7 +5,7 @@ server process it was made (no polling).
 A stream watches the games its page names (the ids a browser remembers; ids are not
 secrets, a seat token never travels here) and, for a signed-in player, every game of the
 account, a new one included. The changes come from the game manager's hook
-(:attr:`GameManager.on_game_change <lostcities.web.games.GameManager.on_game_change>`):
+(:attr:`GameManager.on_game_change <lostcities.web.game_manager.GameManager.on_game_change>`):
 on PostgreSQL the ``lostcities_games`` notification every process receives for every
 committed write (the one the game copies already follow), on SQLite (one process) each
 change made here. Changes are gathered for one turn of the event loop, and each stream
@@ -32,7 +32,7 @@ from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from lostcities.web.errors import GameError
-from lostcities.web.games import GameManager
+from lostcities.web.game_manager import GameManager
 from lostcities.web.models.games import GameRow
 from lostcities.web.profiles import my_games_sync
 from lostcities.web.store import GameStore
@@ -69,7 +69,7 @@ def parse_game_ids(text: str) -> list[str]:
     >>> parse_game_ids("a b")
     Traceback (most recent call last):
     ...
-    lostcities.web.turns.BadGameIdsError: invalid game id 'a b' (letters, digits, - and _; at most 32)
+    lostcities.web.turn_alerts.BadGameIdsError: invalid game id 'a b' (letters, digits, - and _; at most 32)
 
     :raises BadGameIdsError: for a malformed id or more than :data:`MAX_GAMES`.
     """
