@@ -27,8 +27,11 @@ evaluation with the highest mean margin).
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
 import json
 import math
+import multiprocessing
 import os
 import platform
 import sys
@@ -45,6 +48,8 @@ import torch
 from torch import nn
 
 from lostcities.arena import derive_seed, play_match
+from lostcities.arena.cluster import LOCAL, Backend, ray_ordered, ray_session
+from lostcities.bots.base import one_core_per_bot, workers_without_ctrl_c
 from lostcities.fast.kernels import OVER, PLY, STATE_SIZE, TURN, batch_scores
 from lostcities.fast.netplay import (
     HIDDEN_FEATURES,
@@ -62,9 +67,22 @@ from lostcities.train.data import atomic_path, atomic_write_text
 from lostcities.train.errors import RunDirectoryError, TrainOptionError
 from lostcities.train.model import TorchNetwork
 
-__all__ = ["PPOConfig", "Rollout", "collect", "run_ppo"]
+__all__ = [
+    "SHARD_GAMES",
+    "CollectJob",
+    "PPOConfig",
+    "Rollout",
+    "collect",
+    "collect_shard",
+    "run_ppo",
+]
 
 _NCOL = {"classic": 5, "long": 6}
+
+SHARD_GAMES = 64
+"""Rounds per self-play shard: the unit of work a worker plays (the rounds of an update are
+cut into shards of this size whatever the number of workers, each with its own seeded
+sampler, so the data is the same bit for bit on one core, many, or a Ray cluster)."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +110,7 @@ class PPOConfig:
     eval_every: int = 10
     eval_deals: int = 100
     threads: int = 1
+    device: str = "cpu"
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -112,6 +131,8 @@ class PPOConfig:
             bad("clip must be in (0, 1) and lam in [0, 1]")
         if self.eval_every < 0 or self.eval_deals < 0 or self.force_ply < 0:
             bad("eval_every, eval_deals and force_ply must be >= 0")
+        if self.device not in ("cpu", "cuda"):
+            bad(f"device must be cpu or cuda, not {self.device!r}")
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -241,6 +262,127 @@ def collect(
     )
 
 
+@dataclass(frozen=True)
+class CollectJob:
+    """What every shard of one update shares: the networks' weights (as NumPy arrays, so
+    the job pickles small and loads anywhere) and the update's seeds."""
+
+    model: dict[str, npt.NDArray[np.float32]]
+    hidden: tuple[int, ...]
+    critic: dict[str, npt.NDArray[np.float32]] | None
+    ncols: npt.NDArray[np.int64]
+    seed: int
+    update: int
+    force_ply: int
+
+    @classmethod
+    def of(
+        cls,
+        model: TorchNetwork,
+        critic: Critic | None,
+        ncols: npt.NDArray[np.int64],
+        cfg: PPOConfig,
+        update: int,
+    ) -> CollectJob:
+        def arrays(m: nn.Module) -> dict[str, npt.NDArray[np.float32]]:
+            return {k: v.detach().cpu().float().numpy().copy() for k, v in m.state_dict().items()}
+
+        return cls(
+            model=arrays(model),
+            hidden=model.hidden,
+            critic=arrays(critic) if critic is not None else None,
+            ncols=ncols,
+            seed=cfg.seed,
+            update=update,
+            force_ply=cfg.force_ply,
+        )
+
+    def shards(self) -> list[int]:
+        """The shard numbers of this update."""
+        return list(range(-(-self.ncols.shape[0] // SHARD_GAMES)))
+
+
+def collect_shard(job: CollectJob, shard: int) -> Rollout:
+    """Play shard ``shard`` of an update's rounds (``SHARD_GAMES`` of them; module docs):
+    a pure function of the job and the shard number, run in-process, by a local worker or
+    on a Ray cluster. Its ``game`` numbers are the rounds' numbers in the whole update."""
+    torch.set_num_threads(1)
+    model = TorchNetwork(job.hidden)
+    model.load_state_dict({k: torch.from_numpy(v) for k, v in job.model.items()})
+    model.eval()
+    critic: Critic | None = None
+    if job.critic is not None:
+        critic = Critic()
+        critic.load_state_dict({k: torch.from_numpy(v) for k, v in job.critic.items()})
+        critic.eval()
+    lo = shard * SHARD_GAMES
+    hi = min(lo + SHARD_GAMES, job.ncols.shape[0])
+    rngs = np.stack(
+        [xorshift_state(derive_seed(job.seed, "ppo", job.update, g)) for g in range(lo, hi)]
+    )
+    gen = torch.Generator().manual_seed(derive_seed(job.seed, "ppo-sample", job.update, shard))
+    ro = collect(model, critic, hi - lo, job.ncols[lo:hi], rngs, job.force_ply, gen)
+    ro.game += lo
+    return ro
+
+
+def merge_rollouts(parts: list[Rollout]) -> Rollout:
+    """The shards of an update as one rollout (shards in order, so each round's decisions
+    stay in the order they were made)."""
+    return Rollout(
+        x=np.concatenate([r.x for r in parts]),
+        hidden=np.concatenate([r.hidden for r in parts]),
+        mask=np.concatenate([r.mask for r in parts]),
+        action=np.concatenate([r.action for r in parts]),
+        logp=np.concatenate([r.logp for r in parts]),
+        value=np.concatenate([r.value for r in parts]),
+        game=np.concatenate([r.game for r in parts]),
+        player=np.concatenate([r.player for r in parts]),
+        margins=np.concatenate([r.margins for r in parts]),
+        plies=np.concatenate([r.plies for r in parts]),
+        forced=sum(r.forced for r in parts),
+    )
+
+
+class Collector:
+    """Plays an update's shards: in this process (``jobs`` 1), in local worker processes
+    kept for the whole run, or on a Ray cluster (``backend``)."""
+
+    def __init__(self, jobs: int, backend: Backend) -> None:
+        self.jobs = max(1, jobs)
+        self.backend = backend
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+
+    def __call__(self, job: CollectJob) -> Rollout:
+        shards = job.shards()
+        if self.backend.kind == "ray":
+            parts = list(
+                ray_ordered(
+                    collect_shard,
+                    job,
+                    shards,
+                    jobs=self.jobs if self.jobs > 1 else None,
+                    describe=lambda i: f"PPO shard {i} of update {job.update + 1}",
+                )
+            )
+        elif self.jobs == 1 or len(shards) == 1:
+            parts = [collect_shard(job, i) for i in shards]
+        else:
+            if self._pool is None:
+                one_core_per_bot()
+                with workers_without_ctrl_c():
+                    self._pool = concurrent.futures.ProcessPoolExecutor(
+                        self.jobs, mp_context=multiprocessing.get_context("spawn")
+                    )
+            parts = list(self._pool.map(collect_shard, [job] * len(shards), shards))
+        return merge_rollouts(parts)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+
 def advantages(ro: Rollout, lam: float) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
     """GAE(lambda, gamma 1) over each player's own decisions, and the outcome of each
     decision's round for its mover (``tanh(margin / VALUE_SCALE)``)."""
@@ -289,7 +431,9 @@ def machine() -> dict[str, Any]:
     }
 
 
-def evaluate(weights: Path, cfg: PPOConfig, jobs: int = 1) -> dict[str, Any]:
+def evaluate(
+    weights: Path, cfg: PPOConfig, jobs: int = 1, backend: Backend = LOCAL
+) -> dict[str, Any]:
     """The greedy policy in ``weights`` against ``heuristic`` on the run's fixed deals."""
     out: dict[str, Any] = {"rounds": 0, "by_variant": {}}
     wins = 0.0
@@ -302,6 +446,7 @@ def evaluate(weights: Path, cfg: PPOConfig, jobs: int = 1) -> dict[str, Any]:
             seed=derive_seed(cfg.seed, "ppo-eval", variant),
             jobs=jobs,
             variant=variant,
+            backend=backend,
         )
         d = res.to_dict()
         out["by_variant"][variant] = {
@@ -365,20 +510,23 @@ def run_ppo(
     resume: bool = False,
     progress: bool = True,
     echo: Callable[[str], None] | None = None,
+    jobs: int = 1,
+    backend: Backend = LOCAL,
 ) -> dict[str, Any]:
-    """Run (or resume) a PPO run in ``out``; returns the last evaluation (or ``{}``)."""
+    """Run (or resume) a PPO run in ``out``; returns the last evaluation (or ``{}``).
+
+    ``jobs`` and ``backend``: where the self-play shards are played (:class:`Collector`) and
+    the evaluations' matches; the data is the same whichever. The learner runs on
+    ``cfg.device``."""
     say = echo or (lambda s: print(s, file=sys.stderr, flush=True))
     ckpt_path = out / "checkpoint.pt"
     if resume:
         if not (out / "config.json").is_file():
             raise RunDirectoryError(f"no PPO run to resume in {out}")
         saved = PPOConfig.from_dict(json.loads((out / "config.json").read_text()))
-        if {**saved.to_dict(), "updates": 0, "extra": {}} != {
-            **cfg.to_dict(),
-            "updates": 0,
-            "extra": {},
-        }:
-            cfg = PPOConfig.from_dict({**saved.to_dict(), "updates": cfg.updates})
+        # a resumed run keeps its settings; only the length and where it runs may change
+        run_only = {"updates": cfg.updates, "device": cfg.device, "threads": cfg.threads}
+        cfg = PPOConfig.from_dict({**saved.to_dict(), **run_only})
     else:
         if out.exists() and (not out.is_dir() or any(out.iterdir())):
             raise RunDirectoryError(f"{out} is not an empty directory (use --resume to continue)")
@@ -386,8 +534,11 @@ def run_ppo(
     _write_json(out / "config.json", cfg.to_dict())
     torch.set_num_threads(cfg.threads)
     numba.set_num_threads(min(cfg.threads, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
-    model = _initial(cfg)
-    critic = Critic() if cfg.critic == "full" else None
+    if cfg.device == "cuda" and not torch.cuda.is_available():
+        raise TrainOptionError("device cuda is not available (use --device cpu)")
+    device = torch.device(cfg.device)
+    model = _initial(cfg).float().to(device)
+    critic = Critic().to(device) if cfg.critic == "full" else None
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     copt = torch.optim.Adam(critic.parameters(), lr=cfg.critic_lr) if critic is not None else None
     gen = torch.Generator().manual_seed(cfg.seed)
@@ -395,7 +546,7 @@ def run_ppo(
     best = -math.inf
     spent = 0.0
     if ckpt_path.is_file():
-        ck = torch.load(ckpt_path, weights_only=False)
+        ck = torch.load(ckpt_path, weights_only=False, map_location=device)
         model.load_state_dict(ck["model"])
         opt.load_state_dict(ck["opt"])
         if critic is not None and copt is not None:
@@ -413,14 +564,13 @@ def run_ppo(
     )
     last_eval: dict[str, Any] = {}
     bar = _Bar(cfg.updates, start_update, progress)
+    collector = Collector(jobs, backend)
+    session = contextlib.ExitStack()
+    session.enter_context(ray_session(backend))
     try:
         for u in range(start_update, cfg.updates):
             t0 = time.perf_counter()
-            rngs = np.stack(
-                [xorshift_state(derive_seed(cfg.seed, "ppo", u, g)) for g in range(cfg.games)]
-            )
-            model.eval()
-            ro = collect(model, critic, cfg.games, ncols, rngs, cfg.force_ply, gen)
+            ro = collector(CollectJob.of(model, critic, ncols, cfg, u))
             t_collect = time.perf_counter() - t0
             stats = _learn(model, critic, opt, copt, ro, cfg, u, gen)
             spent += time.perf_counter() - t0
@@ -454,7 +604,7 @@ def run_ppo(
             with atomic_path(out / "net.npz") as tmp:
                 model.to_network(meta).save(tmp)
             if cfg.eval_every and ((u + 1) % cfg.eval_every == 0 or u + 1 == cfg.updates):
-                ev = evaluate(out / "net.npz", cfg)
+                ev = evaluate(out / "net.npz", cfg, jobs, backend)
                 ev.update(
                     {
                         "update": u + 1,
@@ -479,6 +629,8 @@ def run_ppo(
                 torch.save(state, tmp)
             bar.advance(rec)
     finally:
+        collector.close()
+        session.close()
         bar.close()
     return last_eval
 
@@ -496,14 +648,15 @@ def _learn(
     adv_np, final_np = advantages(ro, cfg.lam)
     ret_np = adv_np + ro.value
     model.train()
-    x = torch.from_numpy(ro.x)
-    h = torch.from_numpy(ro.hidden)
-    mask = torch.from_numpy(ro.mask)
-    act = torch.from_numpy(ro.action)
-    old_lp = torch.from_numpy(ro.logp)
-    adv = torch.from_numpy(adv_np)
-    ret = torch.from_numpy(ret_np)
-    final = torch.from_numpy(final_np)
+    dev = next(model.parameters()).device
+    x = torch.from_numpy(ro.x).to(dev)
+    h = torch.from_numpy(ro.hidden).to(dev)
+    mask = torch.from_numpy(ro.mask).to(dev)
+    act = torch.from_numpy(ro.action).to(dev)
+    old_lp = torch.from_numpy(ro.logp).to(dev)
+    adv = torch.from_numpy(adv_np).to(dev)
+    ret = torch.from_numpy(ret_np).to(dev)
+    final = torch.from_numpy(final_np).to(dev)
     n = len(ro)
     learn_policy = update >= cfg.critic_warmup or critic is None
     kls: list[float] = []
@@ -514,7 +667,7 @@ def _learn(
     clipped: list[float] = []
     stop = False
     for _ in range(cfg.epochs):
-        perm = torch.randperm(n, generator=gen)
+        perm = torch.randperm(n, generator=gen).to(dev)
         for lo in range(0, n, cfg.minibatch):
             idx = perm[lo : lo + cfg.minibatch]
             logits, v = model(x[idx])

@@ -33,6 +33,7 @@ SHARED = {
     "--hidden": "hidden",
     "--threads": "threads",
     "--value-weight": "value_weight",
+    "--device": "device",
 }
 
 
@@ -94,14 +95,18 @@ def ppo_main(
         text = getattr(args, flag[2:].replace("-", "_"))
         if text is not None:
             kw[name] = _read(kind, flag, text, reader)
-    for flag in ("jobs", "backend", "address", "stop_after"):
-        if getattr(args, flag) is not None:
-            raise TrainOptionError(f"--{flag.replace('_', '-')} is not an option of --method ppo")
+    if args.stop_after is not None:
+        raise TrainOptionError("--stop-after is not an option of --method ppo")
+    from lostcities.arena.cluster import Backend
     from lostcities.train.rl import PPOConfig, run_ppo
 
+    backend = Backend.parse(args.backend, args.address)
+    jobs = reader("int>=1", "--jobs")(args.jobs) if args.jobs is not None else 1
     cfg = PPOConfig(**kw)
     out = Path(args.out)
-    ev = run_ppo(cfg, out, resume=args.resume, progress=not args.no_progress)
+    ev = run_ppo(
+        cfg, out, resume=args.resume, progress=not args.no_progress, jobs=jobs, backend=backend
+    )
     if ev:
         print(
             f"{out}: update {ev['update']}; greedy policy vs heuristic"

@@ -16,7 +16,16 @@ from lostcities.fast.rng import xorshift_state  # noqa: E402
 from lostcities.nn import VALUE_SCALE, Network  # noqa: E402
 from lostcities.train.errors import TrainOptionError  # noqa: E402
 from lostcities.train.model import TorchNetwork  # noqa: E402
-from lostcities.train.rl import PPOConfig, Rollout, advantages, collect, run_ppo  # noqa: E402
+from lostcities.train.rl import (  # noqa: E402
+    SHARD_GAMES,
+    CollectJob,
+    PPOConfig,
+    Rollout,
+    advantages,
+    collect,
+    collect_shard,
+    run_ppo,
+)
 
 
 def _tiny() -> TorchNetwork:
@@ -82,6 +91,42 @@ def test_a_run_resumes_exactly_where_it_stopped(tmp_path: Path) -> None:
         run_ppo(cfg, tmp_path / "once", progress=False)
 
 
+def test_the_data_is_the_same_on_one_worker_or_several(tmp_path: Path) -> None:
+    """The rounds of an update are cut into shards of SHARD_GAMES, each with its own seeded
+    sampler: one process or a pool of workers learn the same network bit for bit."""
+    cfg = PPOConfig(
+        updates=1,
+        games=SHARD_GAMES + 6,  # two shards, the second short
+        seed=5,
+        init="fresh",
+        hidden=(16,),
+        eval_every=0,
+        critic_warmup=0,
+        minibatch=256,
+    )
+    run_ppo(cfg, tmp_path / "one", progress=False, jobs=1)
+    run_ppo(cfg, tmp_path / "two", progress=False, jobs=2)
+    a = Network.load(tmp_path / "one" / "net.npz").arrays()
+    b = Network.load(tmp_path / "two" / "net.npz").arrays()
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    one, two = ((tmp_path / d / "log.jsonl").read_text() for d in ("one", "two"))
+    keep = ("decisions", "mean_plies", "abs_margin", "policy_loss", "kl")
+    assert [json.loads(one)[k] for k in keep] == [json.loads(two)[k] for k in keep]
+    assert json.loads(one)["decisions"] > 0
+
+
+def test_a_shard_is_a_pure_function_of_the_job() -> None:
+    model = _tiny()
+    ncols = np.array([5, 6] * (SHARD_GAMES // 2 + 2), np.int64)
+    job = CollectJob.of(model, None, ncols, PPOConfig(seed=9, hidden=(16,)), update=4)
+    assert job.shards() == [0, 1]
+    a, b = collect_shard(job, 1), collect_shard(job, 1)
+    assert np.array_equal(a.action, b.action) and np.array_equal(a.margins, b.margins)
+    assert set(np.unique(a.game)) == set(range(SHARD_GAMES, ncols.shape[0]))  # the update's numbers
+    c = collect_shard(CollectJob.of(model, None, ncols, PPOConfig(seed=9, hidden=(16,)), 5), 1)
+    assert not np.array_equal(a.margins, c.margins)  # another update, other deals
+
+
 def test_bad_settings_are_refused() -> None:
     with pytest.raises(TrainOptionError, match="critic"):
         PPOConfig(critic="oracle")
@@ -102,6 +147,12 @@ def test_the_command_line_refuses_options_of_the_other_method(tmp_path: Path) ->
     assert p.returncode == 2 and "--worlds is an option of --method exit" in p.stderr
     p = run("--games", "3")
     assert p.returncode == 2 and "--games is an option of --method ppo" in p.stderr
+    p = run("--method", "ppo", "--stop-after", "train")
+    assert p.returncode == 2 and "--stop-after is not an option of --method ppo" in p.stderr
+    p = run("--method", "ppo", "--device", "tpu")
+    assert p.returncode == 2 and "invalid --device: 'tpu' (cpu or cuda)" in p.stderr
+    p = run("--method", "ppo", "--backend", "spark")
+    assert p.returncode == 2 and "invalid backend" in p.stderr
     p = run("--method", "dqn")
     assert p.returncode == 2 and "invalid --method" in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1
