@@ -36,7 +36,7 @@ import os
 import platform
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -111,6 +111,9 @@ class PPOConfig:
     eval_deals: int = 100
     threads: int = 1
     device: str = "cpu"
+    pool: float = 0.0
+    pool_size: int = 8
+    pool_every: int = 10
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -131,6 +134,8 @@ class PPOConfig:
             bad("clip must be in (0, 1) and lam in [0, 1]")
         if self.eval_every < 0 or self.eval_deals < 0 or self.force_ply < 0:
             bad("eval_every, eval_deals and force_ply must be >= 0")
+        if not 0 <= self.pool < 1 or self.pool_size < 1 or self.pool_every < 1:
+            bad("pool must be in [0, 1), pool_size and pool_every >= 1")
         if self.device not in ("cpu", "cuda"):
             bad(f"device must be cpu or cuda, not {self.device!r}")
 
@@ -198,9 +203,17 @@ def collect(
     rngs: npt.NDArray[np.uint64],
     force_ply: int,
     generator: torch.Generator,
+    opponent: TorchNetwork | None = None,
+    opponent_seat: npt.NDArray[np.int64] | None = None,
 ) -> Rollout:
     """Play ``games`` rounds to their end with ``model`` on both seats, sampling its
-    moves; the critic (or the value head) values every decision."""
+    moves; the critic (or the value head) values every decision.
+
+    With ``opponent``, the seat ``opponent_seat[g]`` of round ``g`` (``-1``: none) is played
+    by that frozen network instead (sampling its moves too), and only ``model``'s decisions
+    are recorded."""
+    if opponent is None or opponent_seat is None:
+        opponent_seat = np.full(games, -1, np.int64)
     states = np.zeros((games, STATE_SIZE), np.int32)
     deal_rows(states, np.arange(games, dtype=np.int64), ncols, rngs, 0)
     running = np.arange(games, dtype=np.int64)
@@ -224,25 +237,29 @@ def collect(
             if critic is not None:
                 batch_hidden(states, running, h)
             tx = torch.from_numpy(x)
+            players = states[running, TURN].astype(np.int64)
+            mine = players != opponent_seat[running]
             logits, v = model(tx)
             if critic is not None:
                 v = critic(torch.cat([tx, torch.from_numpy(h)], dim=1))
+            if opponent is not None and not mine.all():
+                theirs = torch.from_numpy(~mine)
+                logits[theirs] = opponent(tx[theirs])[0]
             logits = _masked_logits(logits, torch.from_numpy(mask))
             logp_all = torch.log_softmax(logits, dim=1)
             a = torch.multinomial(logp_all.exp(), 1, generator=generator)[:, 0]
             lp = logp_all.gather(1, a[:, None])[:, 0]
             actions = a.numpy().astype(np.int64)
-            players = states[running, TURN].astype(np.int64)
             if force_ply:
                 forced += int((states[running, PLY] >= force_ply).sum())
-            xs.append(x)
-            hs.append(h)
-            ms.append(mask)
-            acts.append(actions)
-            logps.append(lp.numpy())
-            vals.append(v.numpy().astype(np.float32))
-            gs.append(running.copy())
-            ps.append(players)
+            xs.append(x[mine])
+            hs.append(h[mine])
+            ms.append(mask[mine])
+            acts.append(actions[mine])
+            logps.append(lp.numpy()[mine])
+            vals.append(v.numpy().astype(np.float32)[mine])
+            gs.append(running[mine])
+            ps.append(players[mine])
             apply_rows(states, running, actions)
             running = running[states[running, OVER] == 0]
     sc = np.empty((games, 2), np.int64)
@@ -274,6 +291,9 @@ class CollectJob:
     seed: int
     update: int
     force_ply: int
+    pool: tuple[dict[str, npt.NDArray[np.float32]], ...] = ()
+    pool_hidden: tuple[tuple[int, ...], ...] = ()
+    pool_share: float = 0.0
 
     @classmethod
     def of(
@@ -283,6 +303,7 @@ class CollectJob:
         ncols: npt.NDArray[np.int64],
         cfg: PPOConfig,
         update: int,
+        pool: Sequence[Network] = (),
     ) -> CollectJob:
         def arrays(m: nn.Module) -> dict[str, npt.NDArray[np.float32]]:
             return {k: v.detach().cpu().float().numpy().copy() for k, v in m.state_dict().items()}
@@ -295,6 +316,11 @@ class CollectJob:
             seed=cfg.seed,
             update=update,
             force_ply=cfg.force_ply,
+            pool=tuple(
+                {k: np.asarray(v, np.float32) for k, v in net.arrays().items()} for net in pool
+            ),
+            pool_hidden=tuple(tuple(w.shape[0] for w, _ in net.trunk) for net in pool),
+            pool_share=cfg.pool if pool else 0.0,
         )
 
     def shards(self) -> list[int]:
@@ -321,7 +347,21 @@ def collect_shard(job: CollectJob, shard: int) -> Rollout:
         [xorshift_state(derive_seed(job.seed, "ppo", job.update, g)) for g in range(lo, hi)]
     )
     gen = torch.Generator().manual_seed(derive_seed(job.seed, "ppo-sample", job.update, shard))
-    ro = collect(model, critic, hi - lo, job.ncols[lo:hi], rngs, job.force_ply, gen)
+    opponent: TorchNetwork | None = None
+    seats: npt.NDArray[np.int64] | None = None
+    if job.pool and job.pool_share > 0:
+        # one past network per shard; each round of the shard meets it with probability
+        # pool_share, on a seat drawn for that round
+        pick = np.random.default_rng(derive_seed(job.seed, "ppo-pool", job.update, shard))
+        k = int(pick.integers(len(job.pool)))
+        opponent = TorchNetwork(job.pool_hidden[k])
+        opponent.load_state_dict({n: torch.from_numpy(v) for n, v in job.pool[k].items()})
+        opponent.eval()
+        meets = pick.random(hi - lo) < job.pool_share
+        seats = np.where(meets, pick.integers(2, size=hi - lo), -1).astype(np.int64)
+    ro = collect(
+        model, critic, hi - lo, job.ncols[lo:hi], rngs, job.force_ply, gen, opponent, seats
+    )
     ro.game += lo
     return ro
 
@@ -342,6 +382,36 @@ def merge_rollouts(parts: list[Rollout]) -> Rollout:
         plies=np.concatenate([r.plies for r in parts]),
         forced=sum(r.forced for r in parts),
     )
+
+
+class Pool:
+    """The past networks self-play may meet (``--pool``): a snapshot every ``pool_every``
+    updates, the latest ``size`` kept in ``RUNDIR/pool/`` (so a resumed run meets the same
+    ones); ``size`` 0 keeps none."""
+
+    def __init__(self, directory: Path, size: int) -> None:
+        self.directory = directory
+        self.size = size
+        self._loaded: dict[str, Network] = {}
+
+    def add(self, update: int, model: TorchNetwork) -> None:
+        if self.size == 0:
+            return
+        self.directory.mkdir(exist_ok=True)
+        with atomic_path(self.directory / f"update-{update:05d}.npz") as tmp:
+            model.to_network({"update": update}).save(tmp)
+        for old in self._files()[: -self.size]:
+            old.unlink()
+
+    def _files(self) -> list[Path]:
+        return sorted(self.directory.glob("update-*.npz")) if self.directory.is_dir() else []
+
+    def networks(self) -> list[Network]:
+        if self.size == 0:
+            return []
+        files = self._files()
+        self._loaded = {f.name: self._loaded.get(f.name) or Network.load(f) for f in files}
+        return list(self._loaded.values())
 
 
 class Collector:
@@ -563,6 +633,9 @@ def run_ppo(
         [_NCOL[cfg.variants[g % len(cfg.variants)]] for g in range(cfg.games)], np.int64
     )
     last_eval: dict[str, Any] = {}
+    pool = Pool(out / "pool", cfg.pool_size if cfg.pool > 0 else 0)
+    if start_update == 0:
+        pool.add(0, model)
     bar = _Bar(cfg.updates, start_update, progress)
     collector = Collector(jobs, backend)
     session = contextlib.ExitStack()
@@ -570,7 +643,7 @@ def run_ppo(
     try:
         for u in range(start_update, cfg.updates):
             t0 = time.perf_counter()
-            ro = collector(CollectJob.of(model, critic, ncols, cfg, u))
+            ro = collector(CollectJob.of(model, critic, ncols, cfg, u, pool.networks()))
             t_collect = time.perf_counter() - t0
             stats = _learn(model, critic, opt, copt, ro, cfg, u, gen)
             spent += time.perf_counter() - t0
@@ -603,6 +676,8 @@ def run_ppo(
             }
             with atomic_path(out / "net.npz") as tmp:
                 model.to_network(meta).save(tmp)
+            if (u + 1) % cfg.pool_every == 0:
+                pool.add(u + 1, model)
             if cfg.eval_every and ((u + 1) % cfg.eval_every == 0 or u + 1 == cfg.updates):
                 ev = evaluate(out / "net.npz", cfg, jobs, backend)
                 ev.update(

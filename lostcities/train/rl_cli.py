@@ -21,6 +21,14 @@ PPO_OPTIONS: list[tuple[str, str, str, str]] = [
     ("--eval-deals", "eval_deals", "int>=0", "PPO: deals per variant of each evaluation (100)"),
     ("--force-ply", "force_ply", "int>=0", "PPO: from this ply on only draw-pile draws (140)"),
     ("--entropy", "entropy", "float>=0", "PPO: entropy bonus (0.003)"),
+    (
+        "--pool",
+        "pool",
+        "float>=0",
+        "PPO: share of rounds in which one seat is a past network of the run (0)",
+    ),
+    ("--pool-size", "pool_size", "int>=1", "PPO: past networks kept for --pool (8)"),
+    ("--pool-every", "pool_every", "int>=1", "PPO: updates between the pool's snapshots (10)"),
 ]
 
 # shared options of `lostcities train` that PPO reads too (flag -> PPOConfig field)

@@ -45,6 +45,41 @@ def test_collect_plays_every_round_to_its_end_with_legal_moves() -> None:
     assert ro.forced == int(np.maximum(ro.plies - 140, 0).sum())  # draw-pile draws only then
 
 
+def test_a_pool_opponent_plays_its_seat_and_only_the_learner_is_recorded() -> None:
+    games = 6
+    rngs = np.stack([xorshift_state(g) for g in range(games)])
+    seats = np.array([-1, 0, 1, -1, 1, 0])
+    other = TorchNetwork.from_network(Network.random(hidden=(8,), seed=7)).float()
+    ro = collect(
+        _tiny(), None, games, np.array([5, 6] * 3), rngs, 140, torch.Generator(), other, seats
+    )
+    assert ro.mask[np.arange(len(ro)), ro.action].all()
+    for g in range(games):
+        players = ro.player[ro.game == g]
+        if seats[g] < 0:
+            assert len(players) == ro.plies[g]  # self-play: both seats recorded
+        else:
+            assert (players != seats[g]).all()  # the past network's moves are not learned from
+            assert abs(len(players) - ro.plies[g] / 2) <= 0.5
+
+
+def test_a_run_with_a_pool_resumes_exactly(tmp_path: Path) -> None:
+    cfg = PPOConfig(
+        updates=3, games=6, seed=4, init="fresh", hidden=(16,), eval_every=0, critic_warmup=0,
+        minibatch=64, pool=0.5, pool_size=2, pool_every=1,
+    )  # fmt: skip
+    run_ppo(cfg, tmp_path / "once", progress=False)
+    run_ppo(PPOConfig(**{**cfg.to_dict(), "updates": 2}), tmp_path / "twice", progress=False)
+    run_ppo(cfg, tmp_path / "twice", resume=True, progress=False)
+    a = Network.load(tmp_path / "once" / "net.npz").arrays()
+    b = Network.load(tmp_path / "twice" / "net.npz").arrays()
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    kept = sorted(p.name for p in (tmp_path / "once" / "pool").iterdir())
+    assert kept == ["update-00002.npz", "update-00003.npz"]  # the latest pool_size snapshots
+    log = [json.loads(x) for x in (tmp_path / "once" / "log.jsonl").read_text().splitlines()]
+    assert log[0]["decisions"] < log[0]["mean_plies"] * 6  # some rounds met a past network
+
+
 def test_advantages_follow_each_players_own_decisions() -> None:
     # one round, player 0 moves at t=0 and t=2, player 1 at t=1 and t=3; player 0 wins by 30
     ro = Rollout(
@@ -132,6 +167,8 @@ def test_bad_settings_are_refused() -> None:
         PPOConfig(critic="oracle")
     with pytest.raises(TrainOptionError, match="variants"):
         PPOConfig(variants=("short",))
+    with pytest.raises(TrainOptionError, match="pool"):
+        PPOConfig(pool=1.0)
 
 
 def test_the_command_line_refuses_options_of_the_other_method(tmp_path: Path) -> None:
