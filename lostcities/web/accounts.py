@@ -57,9 +57,16 @@ from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from lostcities.bots import BUILTIN
-from lostcities.web.errors import GameError
+from lostcities.web.errors import (
+    AccountNotFoundError,
+    CsrfError,
+    NotSignedInError,
+    RateLimitedError,
+    UsernameRuleError,
+    UsernameTakenError,
+)
 from lostcities.web.levels import LEVELS
-from lostcities.web.limits import RateLimitedError, client_key
+from lostcities.web.limits import client_key
 from lostcities.web.models.accounts import (
     AccountRow,
     AuthFailureRow,
@@ -72,7 +79,7 @@ from lostcities.web.models.accounts import (
 )
 from lostcities.web.models.base import utcnow
 from lostcities.web.models.games import GameRow
-from lostcities.web.passwords import PASSWORD_MAX, PASSWORD_MIN, PasswordRuleError, check_password
+from lostcities.web.passwords import PASSWORD_MAX, PASSWORD_MIN, check_password
 from lostcities.web.schemas import check_typed
 from lostcities.web.store import GameStore, hash_token, notify_change
 
@@ -92,23 +99,9 @@ __all__ = [
     "SESSION_DAYS",
     "THROTTLE_SALT",
     "Account",
-    "AccountBannedError",
-    "AccountError",
-    "AccountNotFoundError",
-    "ConfirmationError",
-    "LastCredentialError",
-    "SelfError",
-    "CsrfError",
     "CsrfGuard",
-    "LoginFailedError",
-    "NotSignedInError",
     "PASSWORD_MAX",
     "PASSWORD_MIN",
-    "PasswordRuleError",
-    "RecoveryFailedError",
-    "UsernameRuleError",
-    "UsernameTakenError",
-    "WrongPasswordError",
     "account_of",
     "blocked_between",
     "check_password_rule",
@@ -198,101 +191,6 @@ RESERVED = frozenset(
 site's, its roles', the computer levels' and the built-in bots'."""
 
 
-# -- errors ---------------------------------------------------------------------------------
-
-
-class AccountError(GameError):
-    """An account request refused (answered with ``code`` and ``status``, as game errors are)."""
-
-    code = "account_error"
-    status = 400
-
-
-class UsernameRuleError(AccountError):
-    """A username that breaks the rule; ``reason``: ``length``, ``characters``, ``first``
-    (how it starts) or ``reserved``."""
-
-    code = "invalid_username"
-    status = 422
-    reasons = ("length", "characters", "first", "reserved")
-
-
-class UsernameTakenError(AccountError):
-    """Sign-up with a name someone has (or one that looks the same)."""
-
-    code = "username_taken"
-    status = 409
-
-
-class LoginFailedError(AccountError):
-    """Wrong username or password (the same words whichever was wrong)."""
-
-    code = "login_failed"
-    status = 401
-
-
-class RecoveryFailedError(LoginFailedError):
-    """A recovery with a wrong username or recovery code (the same words whichever)."""
-
-    code = "recovery_failed"
-
-
-class WrongPasswordError(LoginFailedError):
-    """The signed-in account's password, asked again (to change it, to delete the
-    account), is wrong."""
-
-    code = "wrong_password"
-
-
-class NotSignedInError(AccountError):
-    """A request that needs an account, without a valid session."""
-
-    code = "not_signed_in"
-    status = 401
-
-
-class CsrfError(AccountError):
-    """A state-changing request without the CSRF token (or from another site)."""
-
-    code = "csrf"
-    status = 403
-
-
-class AccountBannedError(AccountError):
-    """A log-in to a banned account (said only once the password was right)."""
-
-    code = "banned"
-    status = 403
-
-
-class ConfirmationError(AccountError):
-    """A destructive request without its confirmation (the username typed again)."""
-
-    code = "confirm"
-    status = 422
-
-
-class LastCredentialError(AccountError):
-    """Removing the account's only way to log in."""
-
-    code = "last_credential"
-    status = 409
-
-
-class SelfError(AccountError):
-    """Blocking or reporting oneself."""
-
-    code = "self"
-    status = 422
-
-
-class AccountNotFoundError(AccountError):
-    """No player with that username."""
-
-    code = "no_such_player"
-    status = 404
-
-
 # -- the account ----------------------------------------------------------------------------
 
 
@@ -339,11 +237,11 @@ def check_username(name: str) -> str:
     >>> check_username("Ad")
     Traceback (most recent call last):
     ...
-    lostcities.web.accounts.UsernameRuleError: a username has 3 to 20 characters
+    lostcities.web.errors.UsernameRuleError: a username has 3 to 20 characters
     >>> check_username("adm1n")
     Traceback (most recent call last):
     ...
-    lostcities.web.accounts.UsernameRuleError: that username is reserved
+    lostcities.web.errors.UsernameRuleError: that username is reserved
 
     :raises UsernameRuleError: saying what is wrong.
     """
@@ -659,7 +557,7 @@ class CsrfGuard:
             if why is not None:
                 from fastapi.responses import JSONResponse
 
-                await JSONResponse({"error": "csrf", "message": why}, status_code=403)(
+                await JSONResponse(CsrfError(why).body(), status_code=CsrfError.status)(
                     scope, receive, send
                 )
                 return

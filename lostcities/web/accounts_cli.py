@@ -16,12 +16,8 @@ import argparse
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, aliased
 
-from lostcities.web.accounts import (
-    AccountNotFoundError,
-    find_account_sync,
-    op_delete_account,
-    op_set_status,
-)
+from lostcities.web.accounts import find_account_sync, op_delete_account, op_set_status
+from lostcities.web.errors import AccountNotFoundError
 from lostcities.web.models.accounts import AccountRow, ModLogRow, PasskeyRow, ReportRow
 from lostcities.web.store import GameStore, require_existing_database
 

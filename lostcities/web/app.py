@@ -27,11 +27,16 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lostcities.web import schemas
-from lostcities.web.accounts import AccountNotFoundError, CsrfGuard
+from lostcities.web.accounts import CsrfGuard
 from lostcities.web.deps import Settings
-from lostcities.web.errors import GameError, GameNotFoundError
+from lostcities.web.errors import (
+    ERRORS,
+    AccountNotFoundError,
+    GameError,
+    GameNotFoundError,
+)
 from lostcities.web.game_manager import GameManager, ManagerSettings
-from lostcities.web.limits import ClientLimits, RateLimitedError, retry_after_header
+from lostcities.web.limits import ClientLimits
 from lostcities.web.lobby import LobbyHub
 from lostcities.web.peers import SWEEP_SECONDS, peers_for
 from lostcities.web.routers import accounts as accounts_router
@@ -70,10 +75,19 @@ socket stays open; over it the transport closes the socket with 1009, which the 
 shows as "message too large"."""
 
 
-def _error(status: int, code: str, message: str, **detail: object) -> JSONResponse:
+def _error(
+    code: str, message: str, detail: dict[str, object] | None = None, status: int | None = None
+) -> JSONResponse:
+    """The JSON answer of the error ``code``: its status from :data:`ERRORS` (or ``status``),
+    the ``detail`` that is not ``None`` added to the body."""
     body: dict[str, object] = {"error": code, "message": message}
-    body.update({k: v for k, v in detail.items() if v is not None})
-    return JSONResponse(body, status_code=status)
+    body.update({k: v for k, v in (detail or {}).items() if v is not None})
+    return JSONResponse(body, status_code=ERRORS[code].status if status is None else status)
+
+
+def _answer(exc: GameError) -> JSONResponse:
+    """The JSON answer of a refusal (its body and headers: :meth:`GameError.body`)."""
+    return JSONResponse(exc.body(), status_code=exc.status, headers=exc.headers() or None)
 
 
 CSP = (
@@ -169,10 +183,10 @@ class BodyLimit:
                 try:
                     too_big = int(value) > self.limit
                 except ValueError:
-                    await _error(400, "bad_request", "invalid Content-Length")(scope, receive, send)
+                    await _error("bad_request", "invalid Content-Length")(scope, receive, send)
                     return
                 if too_big:
-                    await _error(413, "too_large", message)(scope, receive, send)
+                    await _error("too_large", message)(scope, receive, send)
                     return
         read = 0
         started = False
@@ -197,7 +211,7 @@ class BodyLimit:
         except _BodyTooLarge:  # read outside a route (the routes' handler answers inside)
             if started:  # pragma: no cover - a route that answers before reading its body
                 raise
-            response = _error(413, "too_large", message)
+            response = _error("too_large", message)
             response.headers["connection"] = "close"
             await response(scope, receive, send)
 
@@ -326,12 +340,6 @@ def create_app(
     app.add_middleware(BodyLimit, limit=MAX_BODY)
     app.add_middleware(SecurityHeaders)  # outermost: on the body limit's answers too
 
-    @app.exception_handler(RateLimitedError)
-    async def rate_limited(_request: Request, exc: RateLimitedError) -> JSONResponse:
-        wait = retry_after_header(exc.retry_after)
-        body = {"error": "rate_limited", "message": str(exc), "retry_after": int(wait)}
-        return JSONResponse(body, status_code=429, headers={"Retry-After": wait})
-
     @app.exception_handler(GameError)
     async def game_error(request: Request, exc: GameError) -> Response:
         # a page of a game or a player that is not there: a page saying so, not JSON
@@ -340,20 +348,19 @@ def create_app(
         if isinstance(exc, AccountNotFoundError) and pages.is_page(request):
             name = str(request.path_params.get("username", ""))[:40]
             return pages.not_found_page(request, "player", name)
-        return _error(exc.status, exc.code, str(exc), reason=exc.reason)
+        return _answer(exc)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
         return _error(
-            422,
             "invalid_request",
             schemas.validation_message(exc),
-            **schemas.validation_detail(exc),
+            schemas.validation_detail(exc),
         )
 
     @app.exception_handler(ValueError)
     async def value_error(_request: Request, exc: ValueError) -> JSONResponse:
-        return _error(400, "invalid", str(exc))
+        return _error("invalid", str(exc))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
@@ -362,7 +369,7 @@ def create_app(
         code = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}.get(
             exc.status_code, "http_error"
         )
-        response = _error(exc.status_code, code, str(exc.detail).lower())
+        response = _error(code, str(exc.detail).lower(), status=exc.status_code)
         if exc.headers:
             response.headers.update(exc.headers)
         return response

@@ -11,10 +11,9 @@ from fastapi.responses import PlainTextResponse, Response
 from lostcities.web import archive, schemas
 from lostcities.web.accounts import Account, account_of, current_account
 from lostcities.web.deps import get_manager, rate_limit
-from lostcities.web.errors import InvalidTokenError
+from lostcities.web.errors import InvalidTokenError, NeedsAccountError
 from lostcities.web.game_manager import GameManager
 from lostcities.web.live_game import LiveGame
-from lostcities.web.lobby import NeedsAccountError
 
 router = APIRouter(prefix="/api/games", tags=["games"])
 

@@ -13,9 +13,9 @@ from markupsafe import Markup
 from pydantic import BaseModel, ConfigDict, Field
 
 from lostcities.web import i18n, profiles, ratings, schemas
-from lostcities.web.accounts import Account, AccountNotFoundError, current_account, find_account
+from lostcities.web.accounts import Account, current_account, find_account
 from lostcities.web.deps import get_manager, rate_limit
-from lostcities.web.errors import GameError
+from lostcities.web.errors import AccountNotFoundError, GameError, NeedsAccountError
 from lostcities.web.game_manager import GameManager
 from lostcities.web.lobby import (
     RANGE_MAX,
@@ -23,7 +23,6 @@ from lostcities.web.lobby import (
     RANGE_WIDEN,
     EntryToken,
     LobbyHub,
-    NeedsAccountError,
     NewEntry,
     Opened,
     Player,
