@@ -372,6 +372,7 @@ class BotHub:
         self._streams: set[_Stream] = set()
         self._touched: dict[int, datetime.datetime] = {}
         self._task: asyncio.Task[None] | None = None
+        self._pending: set[asyncio.Task[None]] = set()
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -388,6 +389,7 @@ class BotHub:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
+        await self.settle()
         for st in list(self._streams):
             st.close()
 
@@ -754,10 +756,17 @@ class BotHub:
 
     def _log(self, auth: TokenAuth, action: str, game_id: str, detail: str = "") -> None:
         """A bot action in the moderation log (written with the next batch; the action is
-        not held up by it)."""
+        not held up by it: :meth:`settle` waits for it)."""
         name = auth.account.username
         op = repo.op_mod_log(name, action, name, f"game {game_id} {detail}".strip())
-        self.mgr.background(self._safe_write(op))
+        task = asyncio.get_running_loop().create_task(self._safe_write(op))
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    async def settle(self) -> None:
+        """Wait for the moderation log's lines of the actions made so far."""
+        while self._pending:
+            await asyncio.gather(*list(self._pending))
 
     async def _safe_write(self, op: Callable[..., Any]) -> None:
         try:
