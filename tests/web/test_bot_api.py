@@ -163,8 +163,13 @@ def test_a_token_needs_its_scope_and_a_well_formed_header(api: Any) -> None:
         403,
         "missing_scope",
     )
-    for header in ({}, {"Authorization": "Bearer"}, {"Authorization": "Basic abc"},
-                   bearer("lct_" + "x" * 43), bearer(new_api_token())):  # fmt: skip
+    for header in (
+        {},
+        {"Authorization": "Bearer"},
+        {"Authorization": "Basic abc"},
+        bearer("lct_" + "x" * 43),
+        bearer(new_api_token()),
+    ):
         refused(api.post("/api/bot/account/upgrade", headers=header), 401, "bad_token")
 
 
@@ -187,7 +192,7 @@ def test_the_upgrade_is_refused_after_a_rated_game_and_bots_stay_out_of_the_lobb
                 account0=ann_id,
                 rated=True,
             )
-        )  # fmt: skip
+        )
     )
     refused(api.post("/api/bot/account/upgrade", headers=t), 409, "upgrade_refused")
     # a bot account: marked, described, logged; no lobby
@@ -235,9 +240,15 @@ def test_the_event_stream_tells_challenges_and_games_and_resumes(api: Any) -> No
         gid = api.post(f"/api/bot/challenge/{ch['id']}/accept", headers=b).json()["game_id"]
         ev = s.until(lambda x: x != "")
         assert ev["type"] == "gameStart" and ev["event_id"] > first
-        assert ev["game"] == {"id": gid, "variant": "classic", "rounds": 1, "rated": False,
-                              "clock": None, "seat": 1,
-                              "opponent": {"name": "alpha", "bot": True, "rating": 1500}}  # fmt: skip
+        assert ev["game"] == {
+            "id": gid,
+            "variant": "classic",
+            "rounds": 1,
+            "rated": False,
+            "clock": None,
+            "seat": 1,
+            "opponent": {"name": "alpha", "bot": True, "rating": 1500},
+        }
     finally:
         s.close()
     # resumed after the first event: the gameStart again, then the snapshot (its game)
@@ -574,9 +585,11 @@ def test_fuzzed_move_and_challenge_bodies_change_nothing(api: Any) -> None:
     )
     move_bodies = st.one_of(
         values,
-        st.fixed_dictionaries({"move": st.text(alphabet="+-.ybwgrpx0123456789 ", max_size=8)},
-                              optional={"round": values, "ply": values, "extra": values}),
-    )  # fmt: skip
+        st.fixed_dictionaries(
+            {"move": st.text(alphabet="+-.ybwgrpx0123456789 ", max_size=8)},
+            optional={"round": values, "ply": values, "extra": values},
+        ),
+    )
     challenges_before = count(api, BotChallengeRow)
 
     @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
