@@ -402,19 +402,23 @@ class BotHub:
                 log.warning("bot API sweep failed: %s", e)
 
     async def sweep(self) -> int:
-        """Expire the challenges past their time (each challenger and dest gets a
-        ``challengeCanceled``... the dest one) and drop events older than :data:`EVENTS_KEPT`;
-        returns how many challenges expired."""
+        """Expire the challenges past their time (the challenged gets
+        ``challengeCanceled``) and drop events older than :data:`EVENTS_KEPT`; returns how
+        many challenges this process expired (of several, one expires each)."""
         now = self.now()
-        n: int = await self.store.write(repo.op_expire_challenges(now, self._expired_events))
+        n = 0
+        for row in await asyncio.to_thread(repo.expired_challenges_sync, self.store, now):
+            ch = await self.challenge_json(row)
+            ch["status"] = "expired"
+            events = [(row.dest_id, {"type": "challengeCanceled", "challenge": ch})]
+            done = await self.store.write(
+                repo.op_end_challenge(row.id, "expired", None, now, events, "server")
+            )
+            if done is not None:
+                n += 1
+                self._told([f"{repo.EVENT_NOTICE}{row.dest_id}"])
         await self.store.write(repo.op_prune_events(now - datetime.timedelta(seconds=EVENTS_KEPT)))
-        if n and not self.mgr.peers.shared:
-            self.notice("*")
         return n
-
-    def _expired_events(self, row: BotChallengeRow) -> list[tuple[int, dict[str, Any]]]:
-        ch = self._challenge_json_bare(row)
-        return [(row.dest_id, {"type": "challengeCanceled", "challenge": ch})]
 
     def notice(self, payload: str) -> None:
         """A bot notification (``ev:<account>``: new events; ``tok:<token>``: revoked;
@@ -862,20 +866,6 @@ class BotHub:
             "rating": await self._rating(account_id if acc else None, is_bot, variant, clock),
         }
 
-    def _challenge_json_bare(self, row: BotChallengeRow) -> dict[str, Any]:
-        """A challenge's JSON without the players' ratings and bot marks (inside a write)."""
-        out: dict[str, Any] = {
-            "id": row.id,
-            "challenger": {"name": row.challenger_name, "bot": False, "rating": None},
-            "dest": {"name": "", "bot": True, "rating": None},
-            "variant": row.variant,
-            "rounds": row.rounds,
-            "clock": row.clock,
-            "rated": bool(row.rated),
-            "status": row.status,
-        }
-        return out
-
     async def challenge_json(self, row: BotChallengeRow) -> dict[str, Any]:
         """A challenge as the API shows it (docs/bot-api.md); an unanswered one past its
         time says ``expired``."""
@@ -1092,7 +1082,7 @@ class BotHub:
         else:
             events = [(row.dest_id, {"type": "challengeCanceled", "challenge": ch})]
         done = await self.store.write(
-            repo.op_end_challenge(row.id, status, reason, now, lambda _r: events, caller.name)
+            repo.op_end_challenge(row.id, status, reason, now, events, caller.name)
         )
         if done is None:
             raise ChallengeClosedError("this challenge is no longer open")

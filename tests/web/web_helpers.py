@@ -369,3 +369,50 @@ class AsgiStream:
             self._closed = True
             self.client.portal.call(self._gone.set)
         self.ended.wait(10)
+
+
+class NdjsonStream:
+    """A newline-delimited JSON stream of a real server (the bot API's), read by a thread:
+    each line in a queue (JSON decoded; a keep-alive as ``""``; ``None`` once it ended)."""
+
+    def __init__(self, port: int, path: str, headers: dict[str, str] | None = None) -> None:
+        import http.client
+
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        self.conn.request("GET", path, headers=headers or {})
+        self.resp = self.conn.getresponse()
+        self.status = self.resp.status
+        self.items: queue.Queue[Any] = queue.Queue()
+        self.ended = threading.Event()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        try:
+            while line := self.resp.readline():
+                self.items.put(json.loads(line) if line.strip() else "")
+        except (OSError, ValueError):
+            pass
+        finally:
+            self.ended.set()
+            self.items.put(None)
+
+    def until(self, pred: Callable[[Any], bool], timeout: float = 20.0) -> Any:
+        """The first line for which ``pred`` holds (fails if the stream ends first)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                item = self.items.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(f"no such line within {timeout} s") from None
+            if item is None:
+                raise AssertionError("the stream ended")
+            if pred(item):
+                return item
+
+    def close(self) -> None:
+        """Close the connection."""
+        with contextlib.suppress(OSError):
+            if self.conn.sock is not None:
+                self.conn.sock.shutdown(socket.SHUT_RDWR)
+        self.conn.close()

@@ -39,6 +39,7 @@ __all__ = [
     "add_events",
     "challenge_sync",
     "events_after_sync",
+    "expired_challenges_sync",
     "last_event_id_sync",
     "notify_bots",
     "op_accept_challenge",
@@ -47,7 +48,6 @@ __all__ = [
     "op_create_token",
     "op_drop_game",
     "op_end_challenge",
-    "op_expire_challenges",
     "op_mod_log",
     "op_prune_events",
     "op_revoke_account_tokens",
@@ -399,11 +399,11 @@ def op_end_challenge(
     status: str,
     reason: str | None,
     now: datetime.datetime,
-    events: Callable[[BotChallengeRow], Sequence[tuple[int, dict[str, Any]]]],
+    events: Sequence[tuple[int, dict[str, Any]]],
     actor: str,
 ) -> Callable[[Session], BotChallengeRow | None]:
-    """Decline, cancel or expire a waiting challenge, with the events ``events(row)`` makes
-    of it once changed; returns it, or ``None`` if it was no longer waiting."""
+    """Decline, cancel or expire a waiting challenge, with its ``events``; returns it, or
+    ``None`` if it was no longer waiting (nothing is written then)."""
 
     def fn(s: Session) -> BotChallengeRow | None:
         res = s.execute(
@@ -416,7 +416,7 @@ def op_end_challenge(
         row = s.get(BotChallengeRow, challenge_id)
         assert row is not None
         s.refresh(row)
-        add_events(s, events(row), now)
+        add_events(s, events, now)
         mod_log(
             s, actor, f"challenge_{status}"[:32], "", f"challenge {challenge_id} {reason or ''}"
         )
@@ -426,30 +426,21 @@ def op_end_challenge(
     return fn
 
 
-def op_expire_challenges(
-    now: datetime.datetime, event: Callable[[BotChallengeRow], Sequence[tuple[int, dict[str, Any]]]]
-) -> Callable[[Session], int]:
-    """Mark the waiting challenges past their time ``expired`` (with ``event(row)``'s
-    events); returns how many."""
-
-    def fn(s: Session) -> int:
+def expired_challenges_sync(
+    store: GameStore, now: datetime.datetime, limit: int = 200
+) -> list[BotChallengeRow]:
+    """Challenges still waiting past their time (:func:`op_end_challenge` expires each)."""
+    with Session(store.engine) as s:
         rows = list(
             s.scalars(
                 select(BotChallengeRow)
                 .where(BotChallengeRow.status == "created", BotChallengeRow.expires_at <= now)
-                .with_for_update(skip_locked=True)
-                .limit(500)
+                .order_by(BotChallengeRow.expires_at)
+                .limit(limit)
             ).all()
         )
-        out: list[tuple[int, dict[str, Any]]] = []
-        for r in rows:
-            r.status = "expired"
-            out += event(r)
-        s.flush()
-        add_events(s, out, now)
-        return len(rows)
-
-    return fn
+        s.expunge_all()
+        return rows
 
 
 def op_accept_challenge(
