@@ -51,5 +51,11 @@ def test_events_moves_and_revocations_cross_processes(server_factory: Any, pg_ur
         assert events.ended.wait(10) and game.ended.wait(10)
         status, out = two.request("GET", "/api/account/tokens", None, auth_b)
         assert status == 401 and out["code"] == "bad_token"
+        # no token in either server's log (uvicorn's access log is off)
+        for srv in (one, two):
+            text = srv.log_tail(10**7)
+            assert "Lost Cities" in text  # (the log is read)
+            for h in (a, b):
+                assert h["Authorization"].removeprefix("Bearer lct_") not in text
     finally:
         events.close()
