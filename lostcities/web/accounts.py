@@ -203,11 +203,20 @@ class Account:
     created_at: datetime.datetime
     has_password: bool
     status: str = "active"
+    is_bot: bool = False
+    """A bot account (:mod:`lostcities.web.bot_api`): no lobby pairing; marked BOT."""
 
     @classmethod
     def of(cls, row: AccountRow) -> Account:
         """The account of a stored row."""
-        return cls(row.id, row.username, row.created_at, row.password_hash is not None, row.status)
+        return cls(
+            row.id,
+            row.username,
+            row.created_at,
+            row.password_hash is not None,
+            row.status,
+            bool(row.is_bot),
+        )
 
 
 # -- usernames and passwords --------------------------------------------------------------------

@@ -27,6 +27,18 @@ __all__ = [
     "BadGameIdsError",
     "BadMessageError",
     "BlockedError",
+    "BadBotRequestError",
+    "BadTokenError",
+    "BotBannedError",
+    "BotInLobbyError",
+    "ChallengeClosedError",
+    "ChallengeNotFoundError",
+    "MissingScopeError",
+    "NotABotError",
+    "NotYourGameError",
+    "TokenNotFoundError",
+    "TooManyTokensError",
+    "UpgradeRefusedError",
     "BotUnavailableError",
     "CannotAbortError",
     "CannotClaimError",
@@ -509,6 +521,88 @@ class TooManyEntriesError(GameError):
 
     code = "too_many"
     status = 429
+
+
+# -- the bot API (lostcities.web.bot_api, docs/bot-api.md) ------------------------------------
+
+
+class BadBotRequestError(InvalidRequestError):
+    """A bot API request that cannot be done as asked (an unknown scope or chat phrase,
+    challenging oneself...): ``invalid_request``, which the bot API calls ``bad_request``."""
+
+
+class BadTokenError(GameError):
+    """No API token, or one that is malformed, unknown or revoked."""
+
+    code = "bad_token"
+    status = 401
+
+
+class MissingScopeError(GameError):
+    """An API token without the scope the request needs."""
+
+    code = "missing_scope"
+    status = 403
+
+
+class BotBannedError(AccountBannedError):
+    """An API token of a banned account."""
+
+
+class NotABotError(GameError):
+    """A bot API request that only a bot account may make (or only a bot may receive)."""
+
+    code = "not_a_bot"
+    status = 403
+
+
+class NotYourGameError(GameError):
+    """A bot's request about a game its account does not play in."""
+
+    code = "not_your_game"
+    status = 403
+
+
+class TokenNotFoundError(GameError):
+    """No such working API token of the account."""
+
+    code = "no_such_token"
+    status = 404
+
+
+class TooManyTokensError(GameError):
+    """An account with as many API tokens as it may have."""
+
+    code = "too_many_tokens"
+    status = 409
+
+
+class UpgradeRefusedError(GameError):
+    """Turning into a bot an account that played a rated game as a person."""
+
+    code = "upgrade_refused"
+    status = 409
+
+
+class ChallengeNotFoundError(GameError):
+    """No such challenge (of the caller's)."""
+
+    code = "no_such_challenge"
+    status = 404
+
+
+class ChallengeClosedError(GameError):
+    """A challenge answered, cancelled or expired already."""
+
+    code = "challenge_closed"
+    status = 409
+
+
+class BotInLobbyError(GameError):
+    """A bot account asking for the lobby's tables or play-now pairing: people challenge it."""
+
+    code = "not_for_bots"
+    status = 403
 
 
 # -- the table ------------------------------------------------------------------------------

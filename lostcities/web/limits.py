@@ -166,11 +166,14 @@ class Limits:
     """WebSocket messages of any kind, across all of a client's sockets."""
     sockets: int | None = 32
     """WebSockets open at once."""
+    bot: Rate | None = (300, 60.0)
+    """Bot API requests (``/api/bot/``, with an API token), per token and, apart, per
+    client: 300 at once, then 5 a second."""
 
     @classmethod
     def off(cls) -> Limits:
         """No limits at all (load benchmarks that play many clients from one address)."""
-        return cls(None, None, None, None, None)
+        return cls(None, None, None, None, None, None)
 
     @classmethod
     def parse(cls, text: str) -> Limits:
@@ -221,6 +224,7 @@ class ClientLimits:
         self.join = make(limits.join)
         self.moves = make(limits.moves)
         self.messages = make(limits.messages)
+        self.bot = make(limits.bot)
         self._sockets: dict[str, int] = {}
         self._lock = threading.Lock()
 

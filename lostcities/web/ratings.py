@@ -45,7 +45,7 @@ import collections
 import datetime
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -53,6 +53,7 @@ import glicko2
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from lostcities.web.models.accounts import AccountRow
 from lostcities.web.models.base import utcnow
 from lostcities.web.models.games import GameRow, MoveRow
 from lostcities.web.models.ratings import RatingChangeRow, RatingResultRow, RatingRow
@@ -69,6 +70,7 @@ __all__ = [
     "SPEEDS",
     "Rating",
     "Settler",
+    "account_key",
     "bot_key",
     "idle",
     "idle_periods",
@@ -214,9 +216,22 @@ def bot_key(level: str) -> str:
     return f"bot:{level}"
 
 
-def player_keys(row: GameRow) -> tuple[str | None, str | None]:
-    """Each seat's rating key: ``a:<account id>`` for a signed-in player, ``bot:<level>``
-    for the computer, ``None`` for a guest."""
+def account_key(account_id: int, is_bot: bool = False) -> str:
+    """The rating key of an account: ``a:<id>`` for a person, ``b:<id>`` for a bot account
+    (:mod:`lostcities.web.bot_api`): bot accounts are rated in a pool of their own, as
+    lichess keeps bots apart (a person's rated game against one changes the person's
+    rating in theirs).
+
+    >>> account_key(7), account_key(7, True)
+    ('a:7', 'b:7')
+    """
+    return f"{'b' if is_bot else 'a'}:{account_id}"
+
+
+def player_keys(row: GameRow, bot_accounts: Collection[int] = ()) -> tuple[str | None, str | None]:
+    """Each seat's rating key: ``a:<account id>`` for a signed-in player, ``b:<account
+    id>`` for a bot account (its id in ``bot_accounts``), ``bot:<level>`` for the computer,
+    ``None`` for a guest."""
     keys: list[str | None] = []
     for seat in (0, 1):
         account = row.account0 if seat == 0 else row.account1
@@ -224,14 +239,14 @@ def player_keys(row: GameRow) -> tuple[str | None, str | None]:
         if bot is not None:
             keys.append(bot_key(row.level or bot))
         elif account is not None:
-            keys.append(f"a:{account}")
+            keys.append(account_key(account, account in bot_accounts))
         else:
             keys.append(None)
     return keys[0], keys[1]
 
 
 def _account_of(key: str) -> int | None:
-    return int(key[2:]) if key.startswith("a:") else None
+    return int(key[2:]) if key.startswith(("a:", "b:")) else None
 
 
 def op_rate_game(
@@ -271,7 +286,15 @@ def op_rate_game(
             return "pending"
         settled_at = now or utcnow()
         at_time = min(settled_at, g.updated_at or settled_at)  # the match's end
-        keys = player_keys(g)
+        seated = [a for a in (g.account0, g.account1) if a is not None]
+        bots = set(
+            s.scalars(
+                select(AccountRow.id).where(AccountRow.id.in_(seated), AccountRow.is_bot.is_(True))
+            ).all()
+            if seated
+            else ()
+        )
+        keys = player_keys(g, bots)
         moves = s.scalar(select(func.count()).select_from(MoveRow).where(MoveRow.game_id == g.id))
         if not g.rated:
             state = "casual"

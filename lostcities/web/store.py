@@ -45,6 +45,7 @@ __all__ = [
     "StoredGame",
     "StorageError",
     "NOTIFY_CHANNEL",
+    "BOT_NOTICE",
     "CHAT_NOTICE",
     "hash_token",
     "normalize_db_url",
@@ -844,6 +845,12 @@ def op_add_comment(
 CHAT_NOTICE = "chat:"
 """The prefix of a :data:`NOTIFY_CHANNEL` payload that announces new chat of a game (the
 game id follows): the processes holding it send the new phrases to their connections."""
+
+
+BOT_NOTICE = "bot:"
+"""The prefix of a :data:`NOTIFY_CHANNEL` payload about the bot API (new events of an
+account, a revoked token: :mod:`lostcities.web.repositories.bots`), which the game manager
+hands to its bot hooks instead of refreshing a game."""
 
 
 def _chat_lock_key(game_id: str) -> int:

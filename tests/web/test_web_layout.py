@@ -63,14 +63,14 @@ def test_the_models_live_in_their_areas_modules() -> None:
     homes = {m.class_.__module__ for m in Base.registry.mappers}
     assert homes == {
         f"lostcities.web.models.{area}"
-        for area in ("accounts", "comments", "games", "lobby", "ratings")
+        for area in ("accounts", "bots", "comments", "games", "lobby", "ratings")
     }
     assert not [
         v
         for v in vars(store).values()
         if isinstance(v, type) and v.__module__ == store.__name__ and issubclass(v, Base)
     ]
-    assert len(Base.metadata.tables) == len(Base.registry.mappers) == 20
+    assert len(Base.metadata.tables) == len(Base.registry.mappers) == 23
 
 
 def test_the_chat_phrases_are_one_list_served_to_the_page(tmp_path: Path) -> None:
