@@ -79,7 +79,9 @@ def check_server_url(url: str) -> str:
 
     :raises ServerUrlError: for anything else.
     """
-    bad = ServerUrlError(f"invalid server URL: {url!r} (expected http://HOST or https://HOST)")
+    bad = ServerUrlError(
+        f"invalid server URL: {url[:200]!r} (expected http://HOST or https://HOST)"
+    )
     try:
         parts = urlsplit(url.strip())
         port = parts.port  # ValueError for a port that is no number
@@ -89,9 +91,11 @@ def check_server_url(url: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise bad
     if parts.query or parts.fragment or parts.username or parts.password:
+        # not echoed whole: what follows the host may be a secret pasted by mistake
+        shown = f"{parts.scheme}://{parts.hostname}"
         raise ServerUrlError(
-            f"invalid server URL: {url!r} (no query, fragment or user name; the token goes"
-            " in --token-file)"
+            f"invalid server URL: {shown}... has a query, fragment or user name (the token"
+            " goes in --token-file)"
         )
     return url.strip().rstrip("/")
 
