@@ -399,6 +399,19 @@ async def test_a_second_interrupt_resigns_what_the_first_was_finishing(
     assert fake.game(game_id).ending == "resign"
 
 
+@pytest.mark.asyncio
+async def test_a_resignation_that_cannot_be_delivered_leaves_the_game(
+    fake: FakeBotServer,
+) -> None:
+    connector, task, game_id, reporter = await _start_and_wait_for_play(fake, rounds=3)
+    await asyncio.to_thread(fake.stop)  # the server is gone for good
+    connector.stop(resign=True)
+    summary = await asyncio.wait_for(task, TIMEOUT)
+    assert [r.outcome for r in summary.results] == ["left"]
+    assert fake.game(game_id).status == "started"
+    assert any("resigning again" in r["text"] for r in events(reporter, "reconnect"))
+
+
 # -- bot against bot ---------------------------------------------------------------------------
 
 

@@ -141,7 +141,6 @@ class Connector:
         self._done_ids: set[str] = set()
         self._seen_challenges: set[str] = set()
         self._sent_challenges: set[str] = set()
-        self._challenge_game: str | None = None
         self._since: int | None = None
         self._fatal: BaseException | None = None
         self._done = asyncio.Event()
@@ -293,6 +292,15 @@ class Connector:
         cid = str(challenge.get("id"))
         if cid in self._seen_challenges or cid in self._sent_challenges:
             return
+        request = self.config.challenge
+        dest = challenge.get("dest")
+        if (
+            request is not None
+            and isinstance(dest, Mapping)
+            and str(dest.get("name", "")).lower() == request.username.lower()
+        ):
+            return  # the one this bot sent, seen before the answer to its POST came
+
         if challenge.get("status") not in (None, "created"):
             return
         self._seen_challenges.add(cid)
@@ -375,6 +383,7 @@ class Connector:
             self._resign(runner)
 
     async def _play(self, runner: GameRunner) -> None:
+        result = GameResult(runner.id, runner.opponent, "left", (0, 0))
         try:
             result = await runner.run()
         except asyncio.CancelledError:
@@ -383,13 +392,14 @@ class Connector:
             self.reporter.report(
                 "game", f"game {runner.id}: failed: {type(e).__name__}: {e}", "error"
             )
-            result = GameResult(runner.id, runner.opponent, "left", (0, 0))
         finally:
+            if runner.result is None:
+                self.reporter.game_line(runner.summary(), "left (not seen to its end)", "error")
             self.games.pop(runner.id, None)
             self._tasks.pop(runner.id, None)
             self._done_ids.add(runner.id)
-        self.summary.results.append(result)
-        self._check_done()
+            self.summary.results.append(runner.result or result)
+            self._check_done()
 
     def _resign(self, runner: GameRunner) -> None:
         task = self._tasks.get(runner.id)
@@ -403,7 +413,7 @@ class Connector:
     def _check_done(self) -> None:
         if self.games:
             return
-        if self.stopping or (self._quota_reached() and self._challenge_game is None):
+        if self.stopping or self._quota_reached():
             self._done.set()
 
     def _fail(self, error: BaseException) -> None:
@@ -476,7 +486,8 @@ class Connector:
         self._challenge_error(text)
 
     def _challenge_error(self, text: str) -> None:
-        self.reporter.report("challenge", text, "error", decision="failed")
+        # the command prints it as its error line; reported here for --log-json and callers
+        self.reporter.report("challenge", text, "debug", decision="failed")
         if self._fatal is None:
             self._fatal = ChallengeRefusedError(text)
         self.stop()
