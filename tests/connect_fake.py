@@ -93,6 +93,11 @@ class FakeBotServer:
         """Refuse the next this many moves as illegal (422), legal or not."""
         self.stall = False
         """Streams stay open but send nothing, not even keep-alives."""
+        self.hold = False
+        """The house players do not move (until :meth:`release`)."""
+        self.hold_after: int | None = None
+        """The house players do not move once a round has this many moves (a game parked
+        mid-round at the house's turn, until :meth:`release`)."""
         self.generation = 0
         self._ids = itertools.count(1)
         self._event_ids = itertools.count(1)
@@ -195,6 +200,20 @@ class FakeBotServer:
         with self.lock:
             return self._new_game(players, variant, rounds, rated, clock, seed).id
 
+    def release(self) -> None:
+        """Let the house players move again, and make the moves they owe."""
+        with self.lock:
+            self.hold, self.hold_after = False, None
+            for game in self.games.values():
+                self._house_moves(game)
+
+    def parked(self, game_id: str) -> bool:
+        """Whether the game waits on a held house player."""
+        with self.lock:
+            game = self.games[game_id]
+            r = game.match.current
+            return r is not None and not game.over() and game.players[r.to_move] in self.house
+
     def game(self, game_id: str) -> FakeGame:
         with self.lock:
             return self.games[game_id]
@@ -263,12 +282,12 @@ class FakeBotServer:
         return game
 
     def _house_moves(self, game: FakeGame) -> None:
-        while not game.over():
+        while not game.over() and not self.hold:
             r = game.match.current
             if r is None:
                 break
             name = game.players[r.to_move]
-            if name not in self.house:
+            if name not in self.house or (self.hold_after is not None and r.ply >= self.hold_after):
                 break
             r.push(game.rng.choice(list(r.legal_moves())))
             self._after_move(game)

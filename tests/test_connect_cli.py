@@ -165,32 +165,65 @@ def test_a_game_to_its_end_with_json_progress(fake: FakeBotServer, token_file: P
     assert games[-1]["status"].split()[0] in ("won", "lost", "draw")
 
 
-def test_ctrl_c_with_on_exit_resign_resigns_and_exits_130(
-    fake: FakeBotServer, token_file: Path
-) -> None:
-    fake.offer("ana", "bot1", rounds=3)
+def start_and_signal(
+    fake: FakeBotServer, token_file: Path, sig: int, *options: str
+) -> tuple[int, list[dict[str, object]], str]:
+    """Run a connector (``--log-json``) with the house held until the bot's game stream
+    is open, send ``sig``, let the house play once the connector says it is stopping, and
+    wait for the end: its exit code, its JSON records, its stderr."""
+    fake.hold = True
     proc = subprocess.Popen(
-        command(fake.url, "--token-file", str(token_file), "--on-exit", "resign", "heuristic"),
+        command(fake.url, "--token-file", str(token_file), "--log-json", *options, "heuristic"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env=env(),
         cwd=ROOT,
     )
+    records: list[dict[str, object]] = []
     try:
         deadline = time.monotonic() + 60
-        while not fake.posted("/move"):
-            assert time.monotonic() < deadline and proc.poll() is None, "no move was made"
+        while not any("/game/stream/" in path for _, path, _ in fake.stream_opens):
+            assert time.monotonic() < deadline and proc.poll() is None, "no game was played"
             time.sleep(0.02)
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            records.append(json.loads(line))
+            if records[-1]["event"] == "stopping":
+                break
+        fake.release()
         out, err = proc.communicate(timeout=60)
+        records += [json.loads(line) for line in out.splitlines()]
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
-    assert proc.returncode == 130, err
-    assert "Traceback" not in err and TOKEN not in out + err
-    assert "stopping: no more challenges; resigning 1 game" in err
+    assert "Traceback" not in err and TOKEN not in json.dumps(records) + err
+    return proc.returncode, records, err
+
+
+def test_ctrl_c_with_on_exit_resign_resigns_and_exits_130(
+    fake: FakeBotServer, token_file: Path
+) -> None:
+    fake.offer("ana", "bot1", rounds=3)
+    code, records, err = start_and_signal(fake, token_file, signal.SIGINT, "--on-exit", "resign")
+    assert code == 130, err
+    stopping = [r for r in records if r["event"] == "stopping"]
+    assert stopping[0]["mode"] == "resigning" and stopping[0]["running"] == 1
     (game,) = fake.games.values()
     assert game.status == "finished" and game.ending == "resign"
     assert len(fake.posted("/resign")) == 1
+    assert records[-1]["event"] == "stopped" and records[-1]["interrupted"] is True
+
+
+def test_sigterm_finishes_the_game_being_played(fake: FakeBotServer, token_file: Path) -> None:
+    fake.offer("ana", "bot1", rounds=1)
+    code, records, err = start_and_signal(fake, token_file, signal.SIGTERM)
+    assert code == 130, err
+    stopping = [r for r in records if r["event"] == "stopping"]
+    assert stopping[0]["mode"] == "finishing" and stopping[0]["running"] == 1
+    (game,) = fake.games.values()
+    assert game.status == "finished" and game.ending == "normal"
+    assert not fake.posted("/resign")
+    assert records[-1]["event"] == "stopped" and records[-1]["games"] == 1

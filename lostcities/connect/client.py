@@ -171,6 +171,8 @@ class BotApiClient:
             base_url=self.url,
             headers={"Authorization": f"Bearer {token}", "User-Agent": USER_AGENT},
             timeout=httpx.Timeout(request_timeout),
+            # a stream per game plus the event stream: no cap below --max-games
+            limits=httpx.Limits(max_connections=None, max_keepalive_connections=32),
             transport=transport,
             follow_redirects=False,
         )

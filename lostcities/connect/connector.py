@@ -230,7 +230,10 @@ class Connector:
                 ):
                     event_id = event.get("event_id")
                     if isinstance(event_id, int):
-                        self._since = max(self._since or 0, event_id)
+                        # the last one seen, not the highest: a server whose numbering
+                        # started again is followed (its first lines name every game and
+                        # challenge still open in any case)
+                        self._since = event_id
                     await self._on_event(client, event)
                 raise ConnectionLost("the event stream ended")
             except ConnectionLost as e:

@@ -190,7 +190,6 @@ class GameRunner:
         self.moves_sent = 0
         self.illegal_refusals = 0
         self.engine: Bot | None = None
-        self._engine_failed = False
         self._engine_round: int | None = None
         self._engine_lock = threading.Lock()
         self._turn: tuple[int, int] | None = None
@@ -227,7 +226,6 @@ class GameRunner:
         try:
             self.engine = await asyncio.to_thread(self.make_engine)
         except (BotError, ValueError, OSError) as e:
-            self._engine_failed = True
             self.reporter.report(
                 "engine",
                 f"game {self.id}: the engine did not start ({e}); legal moves are played for it",
@@ -260,6 +258,11 @@ class GameRunner:
                         await self._wait("retrying", str(e), e.retry_after)
         finally:
             await self._stop_thinking()
+            resigning = self._resigning
+            if resigning is not None and not resigning.done():
+                resigning.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await resigning
             engine, self.engine = self.engine, None
             if engine is not None:
                 with contextlib.suppress(Exception):
@@ -418,7 +421,7 @@ class GameRunner:
     async def _ask_engine(self, view: PlayerView, time_limit: float, round_: int) -> str | None:
         try:
             move = await asyncio.to_thread(self._engine_move, view, time_limit, round_)
-        except (BotError, ValueError) as e:
+        except Exception as e:  # whatever the engine's fault, the turn is played
             self.reporter.report(
                 "engine",
                 f"game {self.id}: the engine gave no move ({e}); a legal move is sent for it",
