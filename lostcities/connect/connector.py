@@ -309,16 +309,15 @@ class Connector:
         self._seen_challenges.add(cid)
         challenger = challenge.get("challenger")
         who = _player(challenger)
+        rounds = challenge.get("rounds")
         what = (
-            f"{challenge.get('variant')}, {challenge.get('rounds')} rounds,"
+            f"{challenge.get('variant')}, {rounds} round{'' if rounds == 1 else 's'},"
             f" {'rated' if challenge.get('rated') else 'casual'},"
             f" clock {challenge.get('clock') if challenge.get('clock') is not None else 'none'}"
         )
-        reason: str | None
-        if self.stopping or self._quota_reached():
+        reason = self.config.policy.decline_reason(challenge, len(self.games))
+        if reason is None and (self.stopping or self._quota_reached()):
             reason = "later"
-        else:
-            reason = self.config.policy.decline_reason(challenge, len(self.games))
         try:
             if reason is not None:
                 await client.decline(cid, reason)
@@ -448,7 +447,8 @@ class Connector:
         self._sent_challenges.add(cid)
         self.reporter.report(
             "challenge",
-            f"challenged {request.username} ({request.variant}, {request.rounds} rounds,"
+            f"challenged {request.username} ({request.variant}, {request.rounds}"
+            f" round{'' if request.rounds == 1 else 's'},"
             f" {'rated' if request.rated else 'casual'}, clock {request.clock or 'none'})",
             challenge=cid,
             dest=request.username,

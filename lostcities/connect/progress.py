@@ -76,7 +76,7 @@ class Reporter:
         score = game.get("score") or (0, 0)
         text = (
             f"game {game.get('id')} vs {opponent} ({', '.join(desc)}): round"
-            f" {game.get('round') or 1}, {score[0]}-{score[1]}, {status}"
+            f" {game.get('round') or 1}, score {score[0]} : {score[1]}, {status}"
         )
         self.report(
             "game",
