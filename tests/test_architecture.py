@@ -77,6 +77,10 @@ ALLOWED: dict[str, dict[str, str]] = {
         "presentation": "the score table",
         "fast": "the compiled search is warmed up before the first move (fast.warmup only)",
     },
+    "connect": {
+        "bots": "`lostcities connect` plays an engine made from its spec",
+        "protocol": "the server's position lines rebuild the engine's view (PositionReader)",
+    },
     "web": {
         "bots": "the computer levels",
         "presentation": "the score table",
