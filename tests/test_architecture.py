@@ -131,6 +131,8 @@ def _modules() -> Iterator[tuple[str, Path]]:
 
 def _part(module: str) -> str:
     parts = module.split(".")
+    if parts[1:] == ["__main__"]:
+        return "cli"  # ``python -m lostcities``: the command line's other door
     return parts[1] if len(parts) > 1 else "__init__"
 
 

@@ -33,6 +33,20 @@ def test_help_lists_every_command() -> None:
         assert f"\n    {cmd}" in out.stdout
 
 
+def test_python_m_lostcities_is_the_same_command() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "lostcities", "score", "y:2,4"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0 and out.stdout == run("score", "y:2,4").stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "lostcities", "score", "q:1"], capture_output=True, text=True
+    )
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
 def test_score_table() -> None:
     out = run("score", *EXAMPLE)
     assert out.returncode == 0, out.stderr
