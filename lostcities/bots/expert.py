@@ -327,14 +327,33 @@ class ExpertBot(SearchBot):
         compiled = engine == "fast" and view.achievements is None
         if self.rollout == "net" and compiled:
             worlds, sums = self._net_search(view, cands, reward, deadline, max_worlds)
-            self.last_iterations = worlds * k
-            w = max(worlds, 1)
-            means = [x / w for x in sums]
-            if values is not None:
-                means = [
-                    (1 - self.mix) * m + self.mix * v for m, v in zip(means, values, strict=True)
-                ]
-            return self._best(cands, probs, means)
+        else:
+            worlds, sums = self._flat_search(
+                view, cands, probs, reward, engine, start, (deadline, hard), max_worlds
+            )
+        self.last_iterations = worlds * k
+        w = max(worlds, 1)
+        means = [x / w for x in sums]
+        if values is not None:
+            means = [(1 - self.mix) * m + self.mix * v for m, v in zip(means, values, strict=True)]
+        return self._best(cands, probs, means)
+
+    def _flat_search(
+        self,
+        view: PlayerView,
+        cands: list[Move],
+        probs: list[float],
+        reward: Callable[[int], float] | None,
+        engine: str,
+        start: float,
+        deadlines: tuple[float, float],
+        max_worlds: int | None,
+    ) -> tuple[int, list[float]]:
+        """Rollouts by the flat search on ``engine`` (with inference about the opponent's
+        hand on the compiled one, and search-time control when on): worlds played and each
+        candidate's summed rewards, within the soft and hard ``deadlines``."""
+        deadline, hard = deadlines
+        compiled = engine == "fast" and view.achievements is None
         search = flat_search(
             view,
             cands,
@@ -346,20 +365,12 @@ class ExpertBot(SearchBot):
             reward=reward,
         )
         if self.control > 0:
-            worlds, sums = self._controlled(probs, search, start, hard, max_worlds)
+            return self._controlled(probs, search, start, hard, max_worlds)
+        if deadline == math.inf:
+            search.run(max_worlds or 1)
         else:
-            if deadline == math.inf:
-                search.run(max_worlds or 1)
-            else:
-                search.run_until(deadline, max_worlds)
-            worlds = search.worlds
-            sums = [float(x) for x in search.value_sums]
-        self.last_iterations = worlds * k
-        w = max(worlds, 1)
-        means = [x / w for x in sums]
-        if values is not None:
-            means = [(1 - self.mix) * m + self.mix * v for m, v in zip(means, values, strict=True)]
-        return self._best(cands, probs, means)
+            search.run_until(deadline, max_worlds)
+        return search.worlds, [float(x) for x in search.value_sums]
 
     def _net_search(
         self,
