@@ -16,8 +16,11 @@ import sys
 import threading
 import warnings
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 __all__ = ["main"]
+
+_N = TypeVar("_N", int, float)
 
 EXIT_USAGE = 2
 
@@ -42,11 +45,17 @@ def __getattr__(name: str) -> Callable[..., str]:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _positive_int(text: str) -> int:
+def _number(text: str, convert: Callable[[str], _N]) -> _N:
+    """``text`` read by ``convert`` (``int`` or ``float``), refused as an invalid number
+    when it is not one."""
     try:
-        value = int(text)
+        return convert(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"invalid number: {text!r}") from None
+
+
+def _positive_int(text: str) -> int:
+    value = _number(text, int)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
     return value
@@ -78,20 +87,14 @@ MAX_SECONDS = 86_400.0
 
 
 def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid number: {text!r}") from None
+    value = _number(text, int)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must not be negative: {text!r}")
     return value
 
 
 def _non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid number: {text!r}") from None
+    value = _number(text, float)
     if math.isnan(value):
         raise argparse.ArgumentTypeError(f"invalid number: {text!r}")
     if value < 0:
@@ -102,10 +105,7 @@ def _non_negative_float(text: str) -> float:
 
 
 def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid number: {text!r}") from None
+    value = _number(text, float)
     if not 0 < value <= MAX_SECONDS:
         raise argparse.ArgumentTypeError(
             f"must be a positive number of seconds, at most {MAX_SECONDS:,.0f}: {text!r}"
@@ -218,15 +218,17 @@ def _add_play(p: argparse.ArgumentParser) -> None:
     _achievements_arg(p)
 
 
+def _db_arg(
+    p: argparse.ArgumentParser,
+    what: str = "the web app's database URL (default sqlite:///lostcities.db)",
+) -> None:
+    p.add_argument("--db", default="sqlite:///lostcities.db", metavar="URL", help=what)
+
+
 def _add_serve(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (8000)")
-    p.add_argument(
-        "--db",
-        default="sqlite:///lostcities.db",
-        metavar="URL",
-        help="database URL: sqlite:///FILE (default sqlite:///lostcities.db) or postgresql://...",
-    )
+    _db_arg(p, "database URL: sqlite:///FILE (default sqlite:///lostcities.db) or postgresql://...")
     p.add_argument(
         "--workers",
         type=_at_most(MAX_JOBS),
@@ -239,12 +241,7 @@ def _add_serve(p: argparse.ArgumentParser) -> None:
 def _add_comments(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=["list", "hide", "unhide"], help="what to do")
     p.add_argument("id", nargs="?", type=int, default=None, metavar="ID", help="comment id")
-    p.add_argument(
-        "--db",
-        default="sqlite:///lostcities.db",
-        metavar="URL",
-        help="the web app's database URL (default sqlite:///lostcities.db)",
-    )
+    _db_arg(p)
 
 
 def _add_users(p: argparse.ArgumentParser) -> None:
@@ -253,12 +250,7 @@ def _add_users(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("name", nargs="?", default=None, metavar="NAME", help="a username")
     p.add_argument("--reason", default="", help="why (kept with a ban and in the log)")
-    p.add_argument(
-        "--db",
-        default="sqlite:///lostcities.db",
-        metavar="URL",
-        help="the web app's database URL (default sqlite:///lostcities.db)",
-    )
+    _db_arg(p)
 
 
 def _arena_args(p: argparse.ArgumentParser, deals: int, deals_help: str) -> None:

@@ -12,7 +12,7 @@ import multiprocessing.pool
 import os
 import signal
 import time
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Self, TypeVar
@@ -29,6 +29,7 @@ from lostcities.arena.results import (
 from lostcities.bots import Bot, make, parse_spec
 from lostcities.bots.base import one_core_per_bot, workers_without_ctrl_c
 from lostcities.cards import get_variant
+from lostcities.match import Match
 from lostcities.referee import DEFAULT_GRACE, Referee, forfeit_reason
 from lostcities.rules import Round, Termination
 from lostcities.stats import SprtParams, fit_ladder, sprt_decision, sprt_llr
@@ -36,6 +37,7 @@ from lostcities.stats import SprtParams, fit_ladder, sprt_decision, sprt_llr
 __all__ = [
     "MatchConfig",
     "Players",
+    "arena_record",
     "check_spec",
     "configure_logging",
     "deal_pair",
@@ -46,6 +48,7 @@ __all__ = [
     "play_round",
     "play_tournament",
     "round_result",
+    "seat_sides",
     "unit_results",
     "unique_labels",
 ]
@@ -218,6 +221,27 @@ class Players:
         if bot not in self.external.values():
             bot.close()
 
+    def seat(self, sides: tuple[str, str], *key: object) -> tuple[list[Bot], Exception | None]:
+        """The bots of ``sides`` in seat order, each seeded ``derive_seed(config seed, *key,
+        seat)``, and ``None``; or, when one cannot be made (an external one died), those
+        made before it (their number is its seat) and the error."""
+        seats: list[Bot] = []
+        try:
+            for seat, side in enumerate(sides):
+                seats.append(self.get(side, derive_seed(self.config.seed, *key, seat)))
+        except Exception as e:  # a bot that cannot even be made
+            return seats, e
+        return seats, None
+
+    @contextlib.contextmanager
+    def released(self, seats: list[Bot]) -> Iterator[list[Bot]]:
+        """``seats``, each :meth:`release`-d when the block ends, however it ends."""
+        try:
+            yield seats
+        finally:
+            for bot in seats:
+                self.release(bot)
+
     def close(self) -> None:
         """Close the external bots."""
         for bot in self.external.values():
@@ -238,31 +262,47 @@ def _play_deal(players: Players, deal: int) -> list[RoundResult]:
     seed, starter = deal_seed(cfg.seed, deal)
     out = []
     for a_seat in (0, 1):
-        seats: list[Bot] = []
-        sides = ("a", "b") if a_seat == 0 else ("b", "a")
-        thinking = [0.0, 0.0]
-        try:
-            for seat, side in enumerate(sides):
-                seats.append(players.get(side, derive_seed(cfg.seed, "bot", deal, seat)))
-        except Exception as e:  # a bot that cannot even be made (an external one died)
-            rnd = Round.deal(
-                seed, cfg.variant, starter, max_turns=cfg.max_turns, achievements=cfg.achievements
-            )
-            bad = len(seats)
-            rnd.forfeit(bad, forfeit_reason(e))
+        sides = seat_sides(a_seat)
+        thinking: Sequence[float] = [0.0, 0.0]
+        rnd = Round.deal(
+            seed, cfg.variant, starter, max_turns=cfg.max_turns, achievements=cfg.achievements
+        )
+        seats, error = players.seat(sides, "bot", deal)
+        if error is not None:
+            rnd.forfeit(len(seats), forfeit_reason(error))
         else:
-            rnd = Round.deal(
-                seed, cfg.variant, starter, max_turns=cfg.max_turns, achievements=cfg.achievements
-            )
-            try:
+            with players.released(seats):
                 referee = Referee(rnd, seats, time_limit=cfg.time_limit)
                 referee.play()
                 thinking = referee.thinking
-            finally:
-                for bot in seats:
-                    players.release(bot)
         out.append(round_result(cfg, rnd, deal, a_seat, sides, thinking))
     return out
+
+
+def seat_sides(a_seat: int) -> tuple[str, str]:
+    """Which bot sits in each seat when A sits in ``a_seat``.
+
+    >>> seat_sides(0), seat_sides(1)
+    (('a', 'b'), ('b', 'a'))
+    """
+    return ("a", "b") if a_seat == 0 else ("b", "a")
+
+
+def arena_record(
+    cfg: MatchConfig, game: Round | Match, sides: tuple[str, str], **tags: str
+) -> str | None:
+    """The game record of ``game``, a round or a whole match played with ``sides`` in
+    the seats, when ``cfg.records`` (else ``None``): the bots' specs as the players, the
+    tags ``Event``, then ``tags``, then ``Swapped`` (whether A sat second)."""
+    if not cfg.records:
+        return None
+    from lostcities.record import GameRecord
+
+    names = tuple(cfg.a if s == "a" else cfg.b for s in sides)
+    tags = {"Event": "lostcities match", **tags, "Swapped": "no" if sides[0] == "a" else "yes"}
+    if isinstance(game, Match):
+        return str(GameRecord.from_match(game, players=names, **tags))
+    return str(GameRecord.from_round(game, players=names, **tags))
 
 
 def round_result(
@@ -284,21 +324,14 @@ def round_result(
     if outcome.termination is Termination.FORFEIT:
         assert outcome.winner is not None
         forfeit = sides[outcome.winner ^ 1]
-    record = None
-    if cfg.records:
-        from lostcities.record import GameRecord
-
-        names = tuple(cfg.a if s == "a" else cfg.b for s in sides)
-        rec = GameRecord.from_round(
-            rnd,
-            players=names,
-            Event="lostcities match",
-            Seed=str(cfg.seed),  # the match seed (docs/records.md); DealSeed the shuffle's
-            Deal=str(deal + 1),
-            DealSeed=str(rnd.seed if rnd.seed is not None else "?"),
-            Swapped="no" if a_seat == 0 else "yes",
-        )
-        record = str(rec)
+    record = arena_record(
+        cfg,
+        rnd,
+        sides,
+        Seed=str(cfg.seed),  # the match seed (docs/records.md); DealSeed the shuffle's
+        Deal=str(deal + 1),
+        DealSeed=str(rnd.seed if rnd.seed is not None else "?"),
+    )
     return RoundResult(
         deal=deal,
         a_seat=a_seat,

@@ -36,13 +36,14 @@ from lostcities.arena.engine import (
     MatchConfig,
     Players,
     Ticker,
+    arena_record,
     derive_seed,
     round_result,
+    seat_sides,
     unit_results,
     write_records,
 )
 from lostcities.arena.results import MatchGame, MatchResult, RoundResult, WholeMatches
-from lostcities.bots import Bot
 from lostcities.match import Match
 from lostcities.referee import Referee, forfeit_reason
 
@@ -81,7 +82,7 @@ def _one_match(
     players: Players, cfg: MatchesConfig, index: int, a_seat: int
 ) -> tuple[MatchGame, list[RoundResult]]:
     seed, starter = match_seed(cfg.seed, index)
-    sides = ("a", "b") if a_seat == 0 else ("b", "a")
+    sides = seat_sides(a_seat)
     m = Match(
         cfg.rounds,
         variant=cfg.variant,
@@ -100,41 +101,21 @@ def _one_match(
         res = round_result(no_records, rnd, index * cfg.rounds + r, a_seat, sides, thinking)
         out.append(replace(res, match=index, match_round=r))
 
-    seats: list[Bot] = []
-    try:
-        for seat, side in enumerate(sides):
-            seats.append(players.get(side, derive_seed(cfg.seed, "match bot", index, seat)))
-    except Exception as e:  # a bot that cannot even be made (an external one died)
-        m.new_round().forfeit(len(seats), forfeit_reason(e))
+    seats, error = players.seat(sides, "match bot", index)
+    if error is not None:
+        m.new_round().forfeit(len(seats), forfeit_reason(error))
         add(None)
     else:
-        try:
+        with players.released(seats):
             ref = Referee(m, seats, time_limit=cfg.time_limit)
             while not m.is_over():
                 ref.start_round()
                 ref.play()
                 add(ref)
-        finally:
-            for bot in seats:
-                players.release(bot)
     a, b = m.totals()[a_seat], m.totals()[a_seat ^ 1]
     w = m.winner()
     f = m.forfeited_by()
-    record = None
-    if cfg.records:
-        from lostcities.record import GameRecord
-
-        names = tuple(cfg.a if s == "a" else cfg.b for s in sides)
-        record = str(
-            GameRecord.from_match(
-                m,
-                players=names,
-                Event="lostcities match",
-                Match=str(index + 1),
-                ArenaSeed=str(cfg.seed),
-                Swapped="no" if a_seat == 0 else "yes",
-            )
-        )
+    record = arena_record(cfg, m, sides, Match=str(index + 1), ArenaSeed=str(cfg.seed))
     game = MatchGame(
         match=index,
         a_seat=a_seat,

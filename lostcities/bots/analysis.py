@@ -76,7 +76,7 @@ __all__ = [
 class Analysable(Protocol):
     """What :func:`analyse` and :func:`review` need of a bot; every
     :class:`~lostcities.bots.Bot` has it (the analysis names no bot class, so that
-    ``Bot.analyse`` can run it without an import circle)."""
+    ``Bot.analyse`` is this module's :func:`analyse` without an import circle)."""
 
     name: str
     """The bot's name, for the errors."""
@@ -338,14 +338,25 @@ def analyse(
     worlds: int | None = None,
     seed: int | None = None,
 ) -> Analysis:
-    """:meth:`Bot.analyse <lostcities.bots.Bot.analyse>`: evaluate ``bot``'s candidates for
-    ``view`` (plus ``played``, when given and not among them). The budget: ``worlds`` when
-    given (capped by ``time_limit`` seconds when both are), else ``time_limit`` seconds, else
-    the bot's own (``iters`` playouts spread over the moves, or ``time`` seconds). With a
-    ``seed`` the bot is reseeded first (its candidates' tie-breaks and the worlds then depend
-    on the view and the seed alone), else its generator goes on.
+    """Evaluate the position for the player to move, from ``view`` alone: each of ``bot``'s
+    search candidates (plus ``played``, when given and not among them) with its expected
+    final margin and win probability of the round, best first. Also every bot's method,
+    :meth:`Bot.analyse <lostcities.bots.Bot.analyse>` ``(view, ...)``; search bots
+    (``ismcts``, ``expert``) analyse. The budget: ``worlds`` sampled deals when given
+    (capped by ``time_limit`` seconds when both are), else ``time_limit`` seconds, else the
+    bot's own (``iters`` playouts spread over the moves, or ``time`` seconds). With a
+    ``seed`` the bot is reseeded first (its candidates' tie-breaks and the worlds then
+    depend on the view and the seed alone: the figures are a function of the two), else
+    its generator goes on.
 
-    :raises BotError: for a bot that does not search, or a view with no legal move.
+    >>> from lostcities import Round
+    >>> from lostcities.bots import make
+    >>> a = make("ismcts", seed=1).analyse(Round.deal(seed=4).view(0), worlds=100)
+    >>> a.worlds, a.best == a.moves[0].move, 0 <= a.win <= 1
+    (100, True, True)
+
+    :raises BotError: for a bot that does not search, or a view with no legal move (not
+        the viewer's turn).
     :raises IllegalMoveError: if ``played`` is not legal in ``view``.
     """
     moves = view.legal_moves()

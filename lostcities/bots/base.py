@@ -14,15 +14,13 @@ import random
 import signal
 import threading
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
+from lostcities.bots.analysis import analyse
 from lostcities.bots.flat import SearchSetup  # its home: the flat search's settings
 from lostcities.cards import Variant
 from lostcities.errors import BotError, BotTerminatedError, BotTimeoutError
 from lostcities.rules import Move, PlayerView
-
-if TYPE_CHECKING:
-    from lostcities.bots.analysis import Analysis
 
 __all__ = [
     "Bot",
@@ -81,36 +79,10 @@ class Bot(abc.ABC):
         :raises BotError: if the bot cannot give a legal move.
         """
 
-    def analyse(
-        self,
-        view: PlayerView,
-        time_limit: float | None = None,
-        *,
-        played: Move | None = None,
-        worlds: int | None = None,
-        seed: int | None = None,
-    ) -> Analysis:
-        """Evaluate the position for the player to move, from ``view`` alone: each of the
-        search's candidate moves (plus ``played`` when given) with its expected final margin
-        and win probability of the round, best first (:mod:`lostcities.bots.analysis`).
-        Search bots (``ismcts``, ``expert``) analyse; the budget is ``worlds`` sampled
-        deals, else ``time_limit`` seconds, else the bot's own ``iters`` or ``time``. With a
-        ``seed`` the bot is :meth:`reseed`-ed first (the figures are then a function of the
-        view and the seed); else its generator goes on. The same as the free function
-        :func:`lostcities.bots.analysis.analyse` ``(bot, view, ...)``.
-
-        >>> from lostcities import Round
-        >>> from lostcities.bots import make
-        >>> a = make("ismcts", seed=1).analyse(Round.deal(seed=4).view(0), worlds=100)
-        >>> a.worlds, a.best == a.moves[0].move, 0 <= a.win <= 1
-        (100, True, True)
-
-        :raises BotError: for a bot that does not search, or when it is not the viewer's turn.
-        :raises IllegalMoveError: if ``played`` is not legal in ``view``.
-        """
-        from lostcities.bots.analysis import analyse  # lazy: it builds on the search bots
-
-        return analyse(self, view, time_limit, played=played, worlds=worlds, seed=seed)
+    analyse = analyse
+    """:func:`lostcities.bots.analysis.analyse` as a method: ``bot.analyse(view, time_limit,
+    *, played, worlds, seed)`` evaluates the position for the player to move, from ``view``
+    alone (search bots analyse: ``ismcts``, ``expert``)."""
 
     def search_setup(self, view: PlayerView) -> SearchSetup | None:
         """The candidates and settings this bot's search compares at ``view``, for

@@ -78,17 +78,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from lostcities.bots.base import Bot, BotError, BotSpecError, SearchSetup, SpecOptions
+from lostcities.bots.base import Bot, BotError, BotSpecError, SearchSetup
 from lostcities.bots.flat import (
     FlatSearcher,
     fast_engine_available,
     flat_search,
-    removed_in_spec,
-    removed_rollout,
 )
 from lostcities.bots.ismcts import IsmctsBot
 from lostcities.bots.matchplay import ROUND_MARGIN_SD, match_reward
 from lostcities.bots.net import load_network
+from lostcities.bots.searchbot import SearchBot, check_rollout, search_spec
 from lostcities.cards import Card, Variant
 from lostcities.nn import Network
 from lostcities.nn.features import NUM_FEATURES, features
@@ -102,7 +101,7 @@ if TYPE_CHECKING:
 __all__ = ["ExpertBot", "clear_lead"]
 
 
-class ExpertBot(Bot):
+class ExpertBot(SearchBot):
     """Network-guided flat search over sampled worlds (see the module docs)."""
 
     name = "expert"
@@ -133,18 +132,8 @@ class ExpertBot(Bot):
         depth: int = 0,
         draws: bool = True,
     ) -> None:
-        super().__init__(seed)
-        if iters is None and time is None:
-            time = 1.0
-        if iters is not None and iters < 1:
-            raise BotSpecError(f"invalid bot spec: expert iters must be positive, not {iters}")
-        why = removed_rollout(rollout)
-        if why is not None:
-            raise BotSpecError(f"invalid bot spec: expert {why}")
-        if rollout not in ("smart", "net"):
-            raise BotSpecError(
-                f"invalid bot spec: expert rollout must be smart or net, not {rollout!r}"
-            )
+        super().__init__(seed, time, iters, match=match, msd=msd)
+        check_rollout("expert", rollout, ("smart", "net"))
         if depth < 0:
             raise BotSpecError(f"invalid bot spec: expert depth must be >= 0, not {depth}")
         self.rollout = rollout
@@ -156,8 +145,6 @@ class ExpertBot(Bot):
         """With ``rollout=net``: each candidate that draws from a discard pile is also
         searched with a draw from the draw pile."""
         self._packed: PackedNetwork | None = None
-        if time is not None and not time > 0:
-            raise BotSpecError(f"invalid bot spec: expert time must be positive, not {time}")
         if top < 1 or prior < 0 or not scale > 0:
             raise BotSpecError("invalid bot spec: expert needs top >= 1, prior >= 0, scale > 0")
         if infer < 0 or guesses < 1 or not 0 <= power <= 1:
@@ -166,8 +153,6 @@ class ExpertBot(Bot):
             )
         if control < 0 or spend < 0:
             raise BotSpecError("invalid bot spec: expert needs control >= 0 and spend >= 0")
-        self.time = time
-        self.iters = iters
         if not 0 <= mix <= 1 or vworlds < 1:
             raise BotSpecError("invalid bot spec: expert needs 0 <= mix <= 1 and vworlds >= 1")
         self.control = control
@@ -175,12 +160,6 @@ class ExpertBot(Bot):
         self.vworlds = vworlds
         self.endgame = endgame
         self.union = union
-        if not msd > 0:
-            raise BotSpecError(f"invalid bot spec: expert msd must be positive, not {msd}")
-        self.match = match
-        """Whether a round of a match is searched for the match's value (``match=1``)."""
-        self.msd = msd
-        """The spread of a later round's margin that match value assumes (points)."""
         self.spend = spend
         self.bank = 0.0
         """Budget saved by search-time control this round (seconds, or worlds with ``iters``)."""
@@ -203,10 +182,7 @@ class ExpertBot(Bot):
         :raises BotSpecError: for an unknown option or a bad value, or a removed rollout
             policy or option (:func:`lostcities.bots.flat.removed_in_spec`).
         """
-        why = removed_in_spec(options)
-        if why is not None:
-            raise BotSpecError(f"invalid bot spec: expert {why}")
-        o = SpecOptions(
+        o = search_spec(
             "expert",
             options,
             (
@@ -235,6 +211,7 @@ class ExpertBot(Bot):
         t = o.number("time", math.nan)
         top = o.whole("top", 5, minimum=1)
         assert top is not None
+        match, msd = cls.match_options(o)
         return cls(
             time=None if math.isnan(t) else t,
             iters=o.whole("iters", None),
@@ -252,8 +229,8 @@ class ExpertBot(Bot):
             mix=o.number("mix", 0.0, minimum=0),
             vworlds=o.whole("vworlds", 16, minimum=1) or 16,
             union=bool(o.whole("union", 0, minimum=0)),
-            match=bool(o.whole("match", 1, minimum=0)),
-            msd=o.number("msd", ROUND_MARGIN_SD),
+            match=match,
+            msd=msd,
             rollout=options.get("rollout", "smart").lower(),
             depth=o.whole("depth", 0, minimum=0) or 0,
             draws=bool(o.whole("draws", 1, minimum=0)),
@@ -350,14 +327,33 @@ class ExpertBot(Bot):
         compiled = engine == "fast" and view.achievements is None
         if self.rollout == "net" and compiled:
             worlds, sums = self._net_search(view, cands, reward, deadline, max_worlds)
-            self.last_iterations = worlds * k
-            w = max(worlds, 1)
-            means = [x / w for x in sums]
-            if values is not None:
-                means = [
-                    (1 - self.mix) * m + self.mix * v for m, v in zip(means, values, strict=True)
-                ]
-            return self._best(cands, probs, means)
+        else:
+            worlds, sums = self._flat_search(
+                view, cands, probs, reward, engine, start, (deadline, hard), max_worlds
+            )
+        self.last_iterations = worlds * k
+        w = max(worlds, 1)
+        means = [x / w for x in sums]
+        if values is not None:
+            means = [(1 - self.mix) * m + self.mix * v for m, v in zip(means, values, strict=True)]
+        return self._best(cands, probs, means)
+
+    def _flat_search(
+        self,
+        view: PlayerView,
+        cands: list[Move],
+        probs: list[float],
+        reward: Callable[[int], float] | None,
+        engine: str,
+        start: float,
+        deadlines: tuple[float, float],
+        max_worlds: int | None,
+    ) -> tuple[int, list[float]]:
+        """Rollouts by the flat search on ``engine`` (with inference about the opponent's
+        hand on the compiled one, and search-time control when on): worlds played and each
+        candidate's summed rewards, within the soft and hard ``deadlines``."""
+        deadline, hard = deadlines
+        compiled = engine == "fast" and view.achievements is None
         search = flat_search(
             view,
             cands,
@@ -369,20 +365,12 @@ class ExpertBot(Bot):
             reward=reward,
         )
         if self.control > 0:
-            worlds, sums = self._controlled(probs, search, start, hard, max_worlds)
+            return self._controlled(probs, search, start, hard, max_worlds)
+        if deadline == math.inf:
+            search.run(max_worlds or 1)
         else:
-            if deadline == math.inf:
-                search.run(max_worlds or 1)
-            else:
-                search.run_until(deadline, max_worlds)
-            worlds = search.worlds
-            sums = [float(x) for x in search.value_sums]
-        self.last_iterations = worlds * k
-        w = max(worlds, 1)
-        means = [x / w for x in sums]
-        if values is not None:
-            means = [(1 - self.mix) * m + self.mix * v for m, v in zip(means, values, strict=True)]
-        return self._best(cands, probs, means)
+            search.run_until(deadline, max_worlds)
+        return search.worlds, [float(x) for x in search.value_sums]
 
     def _net_search(
         self,

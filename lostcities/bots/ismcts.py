@@ -80,17 +80,16 @@ import time
 import warnings
 from collections.abc import Callable
 
-from lostcities.bots.base import Bot, BotError, BotSpecError, SearchSetup, SpecOptions
+from lostcities.bots.base import Bot, BotError, BotSpecError, SearchSetup
 from lostcities.bots.flat import (
     PythonFlatSearch,
     fast_engine_available,
     flat_search,
-    removed_in_spec,
-    removed_rollout,
 )
 from lostcities.bots.heuristic import HeuristicBot, goals_option
 from lostcities.bots.matchplay import ROUND_MARGIN_SD, match_reward
 from lostcities.bots.rollout import DISCARD_KEY_BASE, MOVES, playout, smart_playout
+from lostcities.bots.searchbot import SearchBot, check_rollout, search_spec
 from lostcities.cards import ALL_CARDS
 from lostcities.rules import Action, Move, PlayerView, Round, playable
 from lostcities.scoring import MARGIN_SCALE
@@ -170,7 +169,7 @@ def flat_totals(
     return search.value_sums
 
 
-class IsmctsBot(Bot):
+class IsmctsBot(SearchBot):
     """Information-set MCTS with rollouts; see the module docstring for the options.
 
     :param time: seconds per move (used when ``iters`` is ``None``; default 1).
@@ -198,19 +197,11 @@ class IsmctsBot(Bot):
         match: bool = True,
         msd: float = ROUND_MARGIN_SD,
     ) -> None:
-        super().__init__(seed)
-        if iters is None and time is None:
-            time = 1.0
-        if iters is not None and iters < 1:
-            raise BotSpecError(f"invalid bot spec: ismcts iters must be positive, not {iters}")
-        if time is not None and not time > 0:
-            raise BotSpecError(f"invalid bot spec: ismcts time must be positive, not {time}")
+        super().__init__(seed, time, iters, match=match, msd=msd)
         if c < 0 or depth < 1 or widen < 0 or scale <= 0:
             raise BotSpecError(
                 "invalid bot spec: ismcts needs c >= 0, depth >= 1, widen >= 0, scale > 0"
             )
-        self.time = time
-        self.iters = iters
         self.c = c
         self.depth = depth
         self.widen = widen
@@ -223,13 +214,7 @@ class IsmctsBot(Bot):
                 stacklevel=2,
             )
             rollout = "cheap"
-        why = removed_rollout(rollout)
-        if why is not None:
-            raise BotSpecError(f"invalid bot spec: ismcts {why}")
-        if rollout not in ROLLOUTS:
-            raise BotSpecError(
-                f"invalid bot spec: ismcts rollout must be smart or cheap, not {rollout!r}"
-            )
+        check_rollout("ismcts", rollout, ROLLOUTS)
         self.rollout = rollout
         """The rollout policy: ``smart`` or ``cheap`` (``fast`` given is stored as ``cheap``)."""
         if top < 0:
@@ -251,12 +236,6 @@ class IsmctsBot(Bot):
         self.engine = engine
         self.goals = goals
         """Whether the search values the achievements variant's goals (``goals=off``: not)."""
-        if not msd > 0:
-            raise BotSpecError(f"invalid bot spec: ismcts msd must be positive, not {msd}")
-        self.match = match
-        """Whether a round of a match is searched for the match's value (``match=1``)."""
-        self.msd = msd
-        """The spread of a later round's margin that match value assumes (points)."""
         self._reward: Callable[[int], float] | None = None
         self._playout = smart_playout if rollout == "smart" else playout
         self._heuristic = HeuristicBot(seed=seed)
@@ -270,10 +249,7 @@ class IsmctsBot(Bot):
         :raises BotSpecError: for an unknown option or a bad value, or a removed rollout
             policy or option (:func:`lostcities.bots.flat.removed_in_spec`).
         """
-        why = removed_in_spec(options)
-        if why is not None:
-            raise BotSpecError(f"invalid bot spec: ismcts {why}")
-        o = SpecOptions(
+        o = search_spec(
             "ismcts",
             options,
             (
@@ -296,6 +272,7 @@ class IsmctsBot(Bot):
         depth = o.whole("depth", 8)
         top = o.whole("top", 3)
         assert depth is not None and top is not None
+        match, msd = cls.match_options(o)
         return cls(
             time=None if math.isnan(time_) else time_,
             iters=o.whole("iters", None),
@@ -309,8 +286,8 @@ class IsmctsBot(Bot):
             mode=options.get("mode", "flat").lower(),
             engine=options["engine"].lower() if "engine" in options else None,
             goals=goals_option("ismcts", options),
-            match=bool(o.whole("match", 1, minimum=0)),
-            msd=o.number("msd", ROUND_MARGIN_SD),
+            match=match,
+            msd=msd,
         )
 
     def reseed(self, seed: int | None) -> None:

@@ -54,6 +54,7 @@ from lostcities.achievements import GoalSet
 from lostcities.bots import Bot, make
 from lostcities.cards import Card, Variant, get_variant
 from lostcities.envs.encoding import Encoding, get_encoding
+from lostcities.envs.options import check_agent_options, check_render_mode, deal_round
 from lostcities.errors import IllegalMoveError
 from lostcities.referee import Referee
 from lostcities.rules import Round
@@ -100,18 +101,8 @@ class LostCitiesEnv(gymnasium.Env[Obs, np.int64]):
         achievements: bool | GoalSet = False,
     ) -> None:
         var = get_variant(variant)
-        if seat not in (None, 0, 1):
-            raise ValueError(f"invalid seat: {seat!r} (expected 0, 1 or None)")
-        if max_turns is not None and (not isinstance(max_turns, int) or max_turns < 1):
-            raise ValueError(f"invalid max_turns: {max_turns!r} (expected a positive number)")
-        if reward not in ("result", "margin"):
-            raise ValueError(f"invalid reward: {reward!r} (expected 'result' or 'margin')")
-        if illegal not in ("forfeit", "raise"):
-            raise ValueError(f"invalid illegal: {illegal!r} (expected 'forfeit' or 'raise')")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"invalid render_mode: {render_mode!r} (expected 'ansi', 'human' or None)"
-            )
+        check_agent_options(seat=seat, max_turns=max_turns, reward=reward, illegal=illegal)
+        check_render_mode(render_mode, self.metadata["render_modes"])
         make(opponent, seed=0).close()  # fail now on a bad spec, not at the first reset
         self.opponent_spec = opponent
         self.variant = var
@@ -158,22 +149,14 @@ class LostCitiesEnv(gymnasium.Env[Obs, np.int64]):
         deal_seed = int(rng.integers(2**63))
         bot_seed = int(rng.integers(2**63))
         deck: Sequence[Card | str] | None = options.get("deck")
-        if deck is None:
-            r = Round.deal(
-                seed=deal_seed,
-                variant=self.variant,
-                starter=starter,
-                max_turns=self.max_turns,
-                achievements=self.achievements,
-            )
-        else:
-            r = Round.from_deck(
-                deck,
-                starter,
-                self.variant,
-                max_turns=self.max_turns,
-                achievements=self.achievements,
-            )
+        r = deal_round(
+            self.variant,
+            starter,
+            seed=deal_seed,
+            deck=deck,
+            max_turns=self.max_turns,
+            achievements=self.achievements,
+        )
         if self.bot is not None:
             self.bot.close()
         self.bot = make(self.opponent_spec, seed=bot_seed)

@@ -52,6 +52,7 @@ import pyspiel
 from lostcities.achievements import DEFAULT_GOALS, GOAL_POINTS, GOALS_PER_ROUND, Goal
 from lostcities.cards import ALL_CARDS, Card, Variant, get_variant
 from lostcities.envs.encoding import Encoding, get_encoding
+from lostcities.envs.options import check_max_turns
 from lostcities.rules import Action, Move, PlayerView, Round
 
 __all__ = ["GAME_NAME", "LostCitiesGame", "LostCitiesObserver", "LostCitiesState"]
@@ -120,8 +121,7 @@ class LostCitiesGame(pyspiel.Game):
         self.variant: Variant = get_variant(str(p["variant"]))
         max_turns = int(p["max_turns"])
         starter = int(p["starter"])
-        if max_turns < 1:
-            raise ValueError(f"invalid max_turns: {max_turns!r} (expected a positive number)")
+        check_max_turns(max_turns)
         if starter not in (0, 1):
             raise ValueError(f"invalid starter: {starter!r} (expected 0 or 1)")
         self.max_turns = max_turns

@@ -80,6 +80,7 @@ from pettingzoo.utils import wrappers
 from lostcities.achievements import GoalSet
 from lostcities.cards import Variant, get_variant
 from lostcities.envs.encoding import Encoding, get_encoding
+from lostcities.envs.options import check_max_turns, check_render_mode, deal_round
 from lostcities.rules import Round
 
 __all__ = ["env", "raw_env"]
@@ -123,14 +124,10 @@ class raw_env(AECEnv, EzPickle):
         var = get_variant(variant)
         EzPickle.__init__(self, var.name, max_turns, starter, render_mode, achievements)
         super().__init__()
-        if max_turns is not None and (not isinstance(max_turns, int) or max_turns < 1):
-            raise ValueError(f"invalid max_turns: {max_turns!r} (expected a positive number)")
+        check_max_turns(max_turns)
         if starter not in (None, 0, 1):
             raise ValueError(f"invalid starter: {starter!r} (expected 0, 1 or None)")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"invalid render_mode: {render_mode!r} (expected 'ansi', 'human' or None)"
-            )
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.variant = var
         self.max_turns = max_turns
         self.starter = starter
@@ -174,23 +171,14 @@ class raw_env(AECEnv, EzPickle):
             starter = int(self._rng.integers(2))
         if starter not in (0, 1):
             raise ValueError(f"invalid starter: {starter!r} (expected 0 or 1)")
-        deck = options.get("deck")
-        if deck is None:
-            self.round = Round.deal(
-                seed=deal_seed,
-                variant=self.variant,
-                starter=starter,
-                max_turns=self.max_turns,
-                achievements=self.achievements,
-            )
-        else:
-            self.round = Round.from_deck(
-                deck,
-                starter,
-                self.variant,
-                max_turns=self.max_turns,
-                achievements=self.achievements,
-            )
+        self.round = deal_round(
+            self.variant,
+            starter,
+            seed=deal_seed,
+            deck=options.get("deck"),
+            max_turns=self.max_turns,
+            achievements=self.achievements,
+        )
         self._reset_bookkeeping()
 
     def _reset_bookkeeping(self) -> None:

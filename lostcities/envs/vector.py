@@ -83,6 +83,7 @@ from gymnasium.vector.utils import batch_space
 
 from lostcities.cards import Variant, get_variant
 from lostcities.envs.encoding import Encoding, InvalidActionError, get_encoding
+from lostcities.envs.options import check_agent_options
 from lostcities.errors import IllegalMoveError
 from lostcities.fast import kernels as K
 from lostcities.fast import vector as V
@@ -153,16 +154,7 @@ class LostCitiesVectorEnv(gymnasium.vector.VectorEnv[Obs, npt.NDArray[np.int64],
         var = get_variant(variant)
         if var.name not in ("classic", "long"):
             raise ValueError(f"invalid variant for the vector env: {var.name!r} (classic or long)")
-        if seat not in (None, 0, 1):
-            raise ValueError(f"invalid seat: {seat!r} (expected 0, 1 or None)")
-        if max_turns is not None and (
-            isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1
-        ):
-            raise ValueError(f"invalid max_turns: {max_turns!r} (expected a positive number)")
-        if reward not in ("result", "margin"):
-            raise ValueError(f"invalid reward: {reward!r} (expected 'result' or 'margin')")
-        if illegal not in ("forfeit", "raise"):
-            raise ValueError(f"invalid illegal: {illegal!r} (expected 'forfeit' or 'raise')")
+        check_agent_options(seat=seat, max_turns=max_turns, reward=reward, illegal=illegal)
         names = {"next_step": "NextStep", "same_step": "SameStep", "disabled": "Disabled"}
         try:
             if isinstance(autoreset_mode, str):

@@ -42,8 +42,8 @@ import numpy.typing as npt
 from lostcities.cards import Card
 from lostcities.errors import IllegalMoveError
 from lostcities.fast import kernels as K
-from lostcities.fast.rng import xorshift_state
-from lostcities.fast.smart import MersenneState, flat_hands_kernel, flat_kernel, flat_smart_kernel
+from lostcities.fast.rng import MersenneState, xorshift_state
+from lostcities.fast.smart import flat_hands_kernel, flat_kernel, flat_smart_kernel
 from lostcities.fast.state import state_from_round
 from lostcities.rules import Move, PlayerView
 from lostcities.scoring import MARGIN_SCALE

@@ -68,17 +68,7 @@ from lostcities.fast.kernels import (
     playable,
     score,
 )
-from lostcities.fast.rng import (  # the Mersenne Twister's replay lives in fast.rng
-    MersenneState,
-    mt_next,
-    mt_next32,
-    mt_randbelow,
-    mt_seed,
-    mt_seed2,
-    mt_shuffle,
-    mt_untwisted,
-    xorshift_below,
-)
+from lostcities.fast.rng import mt_shuffle, xorshift_below
 
 __all__ = [
     "NUM_THRESHOLDS",
@@ -91,20 +81,12 @@ __all__ = [
     "TH_WAGER_SLACK",
     "TH_WAGER_SUM",
     "TH_WINDOW",
-    "MersenneState",
     "deal_hand",
     "deal_unseen",
     "flat_hands_kernel",
     "flat_kernel",
     "flat_smart_kernel",
     "flat_worlds",
-    "mt_next",
-    "mt_next32",
-    "mt_randbelow",
-    "mt_seed",
-    "mt_seed2",
-    "mt_shuffle",
-    "mt_untwisted",
     "smart_action",
     "smart_card_action",
     "smart_draw",

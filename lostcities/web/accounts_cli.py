@@ -21,8 +21,9 @@ from lostcities.web.accounts import find_account_sync, op_delete_account, op_set
 from lostcities.web.errors import AccountNotFoundError
 from lostcities.web.models.accounts import AccountRow, ModLogRow, PasskeyRow, ReportRow
 from lostcities.web.models.base import utcnow
+from lostcities.web.operator import operator_store
 from lostcities.web.repositories.bots import op_revoke_account_tokens
-from lostcities.web.store import GameStore, require_existing_database
+from lostcities.web.store import GameStore
 
 __all__ = ["cli_main", "format_account"]
 
@@ -105,13 +106,10 @@ def cli_main(args: argparse.Namespace) -> int:
     """Run ``lostcities users``.
 
     :raises AccountNotFoundError: for an unknown username (the CLI prints one line, exit 2).
-    :raises StorageError: for a database that cannot be used, or no database at all (a
-        SQLite file that does not exist: nothing is created).
+    :raises StorageError: for a database that cannot be used, or none
+        (:func:`~lostcities.web.operator.operator_store`).
     """
-    require_existing_database(args.db)
-    store = GameStore(args.db)
-    try:
-        store.create_tables()
+    with operator_store(args.db) as store:
         if args.action == "list":
             _list(store)
             return 0
@@ -143,5 +141,3 @@ def cli_main(args: argparse.Namespace) -> int:
             + (tokens if revoked else "")
         )
         return 0
-    finally:
-        store.close()

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import argparse
 
-from lostcities.web.store import GameStore, op_hide_comment, require_existing_database
+from lostcities.web.operator import operator_store
+from lostcities.web.store import op_hide_comment
 
 __all__ = ["CommentNotFoundError", "cli_main", "format_comment"]
 
@@ -34,13 +35,10 @@ def cli_main(args: argparse.Namespace) -> int:
     """Run ``lostcities comments``.
 
     :raises CommentNotFoundError: for an unknown id (the CLI prints one line, exit 2).
-    :raises StorageError: for a database that cannot be used, or no database at all (a
-        SQLite file that does not exist: nothing is created).
+    :raises StorageError: for a database that cannot be used, or none
+        (:func:`~lostcities.web.operator.operator_store`).
     """
-    require_existing_database(args.db)
-    store = GameStore(args.db)
-    try:
-        store.create_tables()
+    with operator_store(args.db) as store:
         if args.action == "list":
             rows, total = store.comments_page_sync(1, 1_000_000, hidden=True)
             for r in rows:
@@ -60,5 +58,3 @@ def cli_main(args: argparse.Namespace) -> int:
             raise CommentNotFoundError(f"no comment {args.id}")
         print(f"comment {args.id} {'hidden' if args.action == 'hide' else 'shown again'}")
         return 0
-    finally:
-        store.close()

@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
-from fastapi import Request, WebSocket
+from fastapi import Request
+from starlette.requests import HTTPConnection
 
 from lostcities.bots import parse_spec
 from lostcities.web.game_manager import GameManager
@@ -23,6 +25,8 @@ __all__ = [
     "get_store",
     "rate_limit",
 ]
+
+_T = TypeVar("_T")
 
 
 def _env_float(name: str, default: float | None) -> float | None:
@@ -141,28 +145,25 @@ class Settings:
         return s
 
 
+def _state(conn: HTTPConnection, name: str, kind: type[_T]) -> _T:
+    """The app's ``name``, a ``kind`` its start-up put on ``app.state``."""
+    value: _T = getattr(conn.app.state, name)
+    return value
+
+
 def get_settings(request: Request) -> Settings:
     """The app's settings (override with ``app.dependency_overrides`` in tests)."""
-    settings: Settings = request.app.state.settings
-    return settings
+    return _state(request, "settings", Settings)
 
 
-def get_manager(request: Request) -> GameManager:
-    """The game manager of the app."""
-    mgr: GameManager = request.app.state.manager
-    return mgr
-
-
-def ws_manager(ws: WebSocket) -> GameManager:
-    """The game manager, from a WebSocket."""
-    mgr: GameManager = ws.app.state.manager
-    return mgr
+def get_manager(conn: HTTPConnection) -> GameManager:
+    """The game manager of the app (of a request or a WebSocket)."""
+    return _state(conn, "manager", GameManager)
 
 
 def get_store(request: Request) -> GameStore:
     """The app's database."""
-    store: GameStore = request.app.state.store
-    return store
+    return _state(request, "store", GameStore)
 
 
 def comment_limiter(request: Request) -> RateLimiter:
@@ -175,10 +176,9 @@ def comment_limiter(request: Request) -> RateLimiter:
     return lim
 
 
-def get_limits(conn: Request | WebSocket) -> ClientLimits:
+def get_limits(conn: HTTPConnection) -> ClientLimits:
     """The app's per-client limiters."""
-    limits: ClientLimits = conn.app.state.limits
-    return limits
+    return _state(conn, "limits", ClientLimits)
 
 
 _WHAT = {"create": "new games", "join": "joins", "moves": "moves"}

@@ -194,17 +194,6 @@ class LiveGame:
         """Public facts (no cards)."""
         return self.presenter.summary(seat)
 
-    def state(
-        self,
-        seat: int | None,
-        ack: int | str | None = None,
-        *,
-        memo: BroadcastMemo | None = None,
-    ) -> str:
-        """The ``state`` message for ``seat`` (``None``: a spectator), as JSON text
-        (:meth:`StatePresenter.state <lostcities.web.presenter.StatePresenter.state>`)."""
-        return self.presenter.state(seat, ack, memo=memo)
-
     def away_for(self, seat: int) -> float | None:
         """Seconds ``seat`` has been away from the table where a claim may come, else
         ``None`` (:meth:`Presence.away_for <lostcities.web.presence.Presence.away_for>`)."""
@@ -222,10 +211,10 @@ class LiveGame:
         memo = BroadcastMemo()
         for c in list(self.conns):
             if c is ack_conn:
-                text = self.state(c.seat, ack, memo=memo)
+                text = self.presenter.state(c.seat, ack, memo=memo)
             else:
                 if c.seat not in cache:
-                    cache[c.seat] = self.state(c.seat, memo=memo)
+                    cache[c.seat] = self.presenter.state(c.seat, memo=memo)
                 text = cache[c.seat]
             await self.send(c, text)
 

@@ -113,7 +113,7 @@ class Presence:
         await self._mark(g, seat)
         if shown:
             for c in others:
-                await g.send(c, g.state(c.seat))
+                await g.send(c, g.presenter.state(c.seat))
 
     async def left(self, g: LiveGame, seat: int) -> None:
         """A connection of ``seat`` closed: if it was the seat's last one here, the seat

@@ -136,15 +136,20 @@ def test_bad_arguments() -> None:
         LostCitiesEnv(opponent="nosuchbot")
     with pytest.raises(lc.UnknownVariantError):
         LostCitiesEnv(variant="short")
-    for kwargs in (
-        {"seat": 2},
-        {"max_turns": 0},
-        {"reward": "x"},
-        {"illegal": "x"},
-        {"render_mode": "rgb_array"},
+    for kwargs, words in (
+        ({"seat": 2}, "invalid seat: 2 (expected 0, 1 or None)"),
+        ({"max_turns": 0}, "invalid max_turns: 0 (expected a positive number)"),
+        ({"max_turns": True}, "invalid max_turns: True (expected a positive number)"),
+        ({"reward": "x"}, "invalid reward: 'x' (expected 'result' or 'margin')"),
+        ({"illegal": "x"}, "invalid illegal: 'x' (expected 'forfeit' or 'raise')"),
+        (
+            {"render_mode": "rgb_array"},
+            "invalid render_mode: 'rgb_array' (expected 'ansi', 'human' or None)",
+        ),
     ):
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError) as err:
             LostCitiesEnv(**kwargs)  # type: ignore[arg-type]
+        assert str(err.value) == words
 
 
 def test_render_hides_the_bot_hand() -> None:

@@ -137,10 +137,11 @@ def test_render_ansi_and_pickle() -> None:
     e2 = pickle.loads(pickle.dumps(e))
     e2.reset(seed=4)
     assert e2.round.deal_order == e.round.deal_order
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^invalid render_mode: 'rgb_array' \(expected 'ansi'"):
         raw_env(render_mode="rgb_array")
-    with pytest.raises(ValueError):
-        raw_env(max_turns=0)
+    for bad in (0, True):
+        with pytest.raises(ValueError, match=f"^invalid max_turns: {bad} "):
+            raw_env(max_turns=bad)
 
 
 def test_hidden_cards_never_change_observations(worlds) -> None:  # type: ignore[no-untyped-def]

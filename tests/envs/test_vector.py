@@ -16,7 +16,8 @@ from lostcities.envs.encoding import InvalidActionError, get_encoding
 from lostcities.envs.gymnasium import ENV_ID, LostCitiesEnv
 from lostcities.envs.vector import LostCitiesVectorEnv
 from lostcities.fast import kernels as K
-from lostcities.fast.smart import mt_next, smart_action
+from lostcities.fast.rng import mt_next
+from lostcities.fast.smart import smart_action
 from lostcities.fast.state import state_from_round
 from lostcities.fast.vector import (
     NET_FEATURES,

@@ -18,13 +18,9 @@ np = pytest.importorskip("numpy")
 pytest.importorskip("numba")
 
 from lostcities.fast import kernels as K  # noqa: E402
+from lostcities.fast.rng import MersenneState, mt_shuffle  # noqa: E402
 from lostcities.fast.search import FlatSearch, flat_values  # noqa: E402
-from lostcities.fast.smart import (  # noqa: E402
-    MersenneState,
-    mt_shuffle,
-    smart_action,
-    smart_playout_scores,
-)
+from lostcities.fast.smart import smart_action, smart_playout_scores  # noqa: E402
 from lostcities.fast.state import state_from_round  # noqa: E402
 
 

@@ -63,7 +63,10 @@ def test_a_process_behind_the_database_consults_it(tmp_path: Path) -> None:
             await ga.play(mover, ga.round_index, ga.round.ply, rng.choice(legal))
             gb = await b.current(g.id)
             assert gb.round.ply == ga.round.ply
-            assert json.loads(gb.state(mover))["view"] == json.loads(ga.state(mover))["view"]
+            assert (
+                json.loads(gb.presenter.state(mover))["view"]
+                == json.loads(ga.presenter.state(mover))["view"]
+            )
             legal = [str(m) for m in gb.round.legal_moves()]
             # and the other way round: b moves, a is behind and is asked for the next ply
             await gb.play(gb.round.to_move, gb.round_index, gb.round.ply, rng.choice(legal))

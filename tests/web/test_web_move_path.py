@@ -273,10 +273,10 @@ def test_states_sharing_their_public_part_are_the_full_ones(tmp_path: Path) -> N
             memo = BroadcastMemo()
             for seat in (None, 0, 1, 1, 0):
                 want = _state_reference(g, seat, 5 if seat == 0 else None)
-                assert g.state(seat, 5 if seat == 0 else None, memo=memo) == want
-            assert g.state(1) == _state_reference(g, 1)
+                assert g.presenter.state(seat, 5 if seat == 0 else None, memo=memo) == want
+            assert g.presenter.state(1) == _state_reference(g, 1)
             for seat in (0, 1):  # the hand's reasons, the core's card by card
-                got = json.loads(g.state(seat))["view"]["illegal"]
+                got = json.loads(g.presenter.state(seat))["view"]["illegal"]
                 assert got == _illegal_reference(g.round, seat)
                 assert (
                     got
@@ -291,7 +291,7 @@ def test_states_sharing_their_public_part_are_the_full_ones(tmp_path: Path) -> N
             move = legal[rng.randrange(len(legal))]
             await g.play(r.to_move, g.round_index, r.ply, str(move))
         for seat in (None, 0, 1):
-            assert g.state(seat, memo=BroadcastMemo()) == _state_reference(g, seat)
+            assert g.presenter.state(seat, memo=BroadcastMemo()) == _state_reference(g, seat)
         store.close()
 
     asyncio.run(play())
@@ -388,6 +388,6 @@ def test_state_json_is_the_models(
     memo = BroadcastMemo()
     for i, seat in enumerate([None, 0, 1, *seats]):
         ack = acks[i % len(acks)]
-        assert g.state(seat, ack, memo=memo) == _state_reference(g, seat, ack)
+        assert g.presenter.state(seat, ack, memo=memo) == _state_reference(g, seat, ack)
         assert g.summary(seat) == _summary_reference(g, seat)
         assert g.is_over() == m.is_over()

@@ -51,7 +51,7 @@ async def _player(
 
 def _state(g: LiveGame, seat: int | None) -> Response:
     """The answer of a move or an ending: the game's ``state`` for ``seat``."""
-    return Response(g.state(seat), media_type="application/json")
+    return Response(g.presenter.state(seat), media_type="application/json")
 
 
 def _token_ok(mgr: GameManager, game_id: str, token: str | None) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, Response
@@ -74,12 +75,17 @@ def not_found_page(request: Request, what: str = "page", name: str = "") -> HTML
     return response
 
 
-async def _existing(mgr: GameManager, game_id: str) -> None:
-    """Nothing, if there is a game ``game_id``.
+async def _existing(game_id: str, mgr: GameManager = Depends(get_manager)) -> str:
+    """The path's ``game_id``, if there is such a game (a dependency of the game pages).
 
     :raises GameNotFoundError: if there is none (the page is answered 404).
     """
     await mgr.get(game_id)
+    return game_id
+
+
+GameId = Annotated[str, Depends(_existing)]
+"""The ``{game_id}`` of a page's path, of a game that exists."""
 
 
 @router.get("/i18n/{lang}.js")
@@ -141,41 +147,29 @@ async def home(
 
 
 @router.get("/game/{game_id}", response_class=HTMLResponse)
-async def game(
-    request: Request, game_id: str, mgr: GameManager = Depends(get_manager)
-) -> HTMLResponse:
+async def game(request: Request, game_id: GameId) -> HTMLResponse:
     """The table (404 for a game that does not exist)."""
-    await _existing(mgr, game_id)
     return render_page(
         request, "game.html", game_id=game_id, chat_phrases=" ".join(schemas.CHAT_PHRASES)
     )
 
 
 @router.get("/join/{game_id}", response_class=HTMLResponse)
-async def join(
-    request: Request, game_id: str, mgr: GameManager = Depends(get_manager)
-) -> HTMLResponse:
+async def join(request: Request, game_id: GameId) -> HTMLResponse:
     """Accept an invite (the code is in the URL fragment) (404 for a game that does not exist)."""
-    await _existing(mgr, game_id)
     return render_page(request, "join.html", game_id=game_id)
 
 
 @router.get("/replay/{game_id}", response_class=HTMLResponse)
-async def replay(
-    request: Request, game_id: str, mgr: GameManager = Depends(get_manager)
-) -> HTMLResponse:
+async def replay(request: Request, game_id: GameId) -> HTMLResponse:
     """Step through a finished game (404 for a game that does not exist)."""
-    await _existing(mgr, game_id)
     return render_page(request, "replay.html", game_id=game_id)
 
 
 @router.get("/analysis/{game_id}", response_class=HTMLResponse)
-async def analysis(
-    request: Request, game_id: str, mgr: GameManager = Depends(get_manager)
-) -> HTMLResponse:
+async def analysis(request: Request, game_id: GameId) -> HTMLResponse:
     """A finished game's analysis: the win-probability curve, the marked moves, each
     position with the better move (404 for a game that does not exist)."""
-    await _existing(mgr, game_id)
     return render_page(request, "replay.html", game_id=game_id, analysis=True)
 
 

@@ -31,7 +31,7 @@ from lostcities.web.accounts import (
     session_account_sync,
 )
 from lostcities.web.conns import Conn
-from lostcities.web.deps import get_limits, ws_manager
+from lostcities.web.deps import get_limits, get_manager
 from lostcities.web.errors import GameError, InvalidTokenError, RateLimitedError, StaleMoveError
 from lostcities.web.game_manager import GameManager
 from lostcities.web.limits import CLOSE_RATE_LIMITED, ClientLimits, client_key
@@ -89,7 +89,7 @@ async def _presence(g: LiveGame) -> None:
 @router.websocket("/ws/games/{game_id}")
 async def game_socket(ws: WebSocket, game_id: str) -> None:
     """One client of one game."""
-    mgr = ws_manager(ws)
+    mgr = get_manager(ws)
     limit: int = ws.app.state.settings.max_message_bytes
     limits = get_limits(ws)
     key = client_key(ws, ws.app.state.settings.client_salt)
@@ -174,7 +174,7 @@ async def _serve(
                 # the seat is at its table again, recorded before its first state (which then
                 # says so, and a claim made after the hello is answered knows it)
                 await mgr.presence.arrived(g, conn)
-                await g.send(conn, g.state(seat))
+                await g.send(conn, g.presenter.state(seat))
                 await g.chat.join(conn)  # the chat so far (a reload), then each new phrase
                 await _presence(g)
                 g.schedule_bot()
@@ -193,7 +193,7 @@ async def _serve(
             elif isinstance(msg, schemas.Ping):
                 await ws.send_text('{"type":"pong"}')
             elif isinstance(msg, schemas.Sync):
-                await g.send(conn, g.state(conn.seat))
+                await g.send(conn, g.presenter.state(conn.seat))
             elif isinstance(msg, schemas.Chat):
                 if conn.seat is None:
                     await ws.send_text(error_message("spectator", "spectators cannot chat"))
@@ -240,7 +240,7 @@ async def _serve(
                     continue
                 except StaleMoveError as e:
                     await ws.send_text(error_message(e.code, str(e), msg.id))
-                    await g.send(conn, g.state(conn.seat))
+                    await g.send(conn, g.presenter.state(conn.seat))
                     continue
                 except GameError as e:
                     await ws.send_text(error_message(e.code, str(e), msg.id))

@@ -94,6 +94,28 @@
   function busy(form, on) {
     for (const b of form.querySelectorAll("button")) b.disabled = on;
   }
+  // run `work` with the error line cleared and `form`'s buttons off until it ends; what it
+  // throws goes to `failed` (default: the error line)
+  async function guarded(form, work, failed = showError) {
+    showError(null);
+    busy(form, true);
+    try {
+      await work();
+    } catch (e) {
+      failed(e);
+    } finally {
+      busy(form, false);
+    }
+  }
+  // a passkey prompt the person dismissed is no error
+  const passkeyFailed = (e) => showError(e.name === "NotAllowedError" ? null : e);
+  // `form`'s submit, kept on this page, runs `work` guarded
+  function onSubmit(form, work, failed) {
+    form.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      guarded(form, work, failed);
+    });
+  }
 
   // -- /signup -------------------------------------------------------------------------------
   if (page === "signup") {
@@ -103,36 +125,19 @@
       pkButton.disabled = true;
       document.getElementById("passkey-intro").textContent = t("account.passkey_unsupported");
     }
-    form.addEventListener("submit", async (ev) => {
-      ev.preventDefault();
-      showError(null);
-      busy(form, true);
-      try {
-        const res = await LC.api("POST", "/api/accounts/signup", {
-          username: form.elements.username.value.trim(),
-          password: form.elements.password.value,
-          games: seats(),
-        });
-        showRecovery(res.recovery_code, res.claimed);
-      } catch (e) {
-        showError(e);
-      } finally {
-        busy(form, false);
-      }
+    onSubmit(form, async () => {
+      const res = await LC.api("POST", "/api/accounts/signup", {
+        username: form.elements.username.value.trim(),
+        password: form.elements.password.value,
+        games: seats(),
+      });
+      showRecovery(res.recovery_code, res.claimed);
     });
-    pkButton.addEventListener("click", async () => {
-      showError(null);
-      busy(form, true);
-      try {
-        const made = await makePasskey(form.elements.username.value.trim());
-        const res = await LC.api("POST", "/api/accounts/passkeys/register", { ...made, name: defaultPasskeyName(1), games: seats() });
-        showRecovery(res.recovery_code, res.claimed);
-      } catch (e) {
-        showError(e.name === "NotAllowedError" ? null : e);
-      } finally {
-        busy(form, false);
-      }
-    });
+    pkButton.addEventListener("click", () => guarded(form, async () => {
+      const made = await makePasskey(form.elements.username.value.trim());
+      const res = await LC.api("POST", "/api/accounts/passkeys/register", { ...made, name: defaultPasskeyName(1), games: seats() });
+      showRecovery(res.recovery_code, res.claimed);
+    }, passkeyFailed));
   }
 
   // -- /login --------------------------------------------------------------------------------
@@ -141,55 +146,31 @@
     const pkButton = document.getElementById("login-passkey");
     const next = () => location.assign("/account");
     if (!passkeys()) pkButton.disabled = true;
-    form.addEventListener("submit", async (ev) => {
-      ev.preventDefault();
-      showError(null);
-      busy(form, true);
-      try {
-        await LC.api("POST", "/api/accounts/login", {
-          username: form.elements.username.value.trim(),
-          password: form.elements.password.value,
-        });
-        next();
-      } catch (e) {
-        showError(e);
-        form.elements.password.select();
-      } finally {
-        busy(form, false);
-      }
+    onSubmit(form, async () => {
+      await LC.api("POST", "/api/accounts/login", {
+        username: form.elements.username.value.trim(),
+        password: form.elements.password.value,
+      });
+      next();
+    }, (e) => {
+      showError(e);
+      form.elements.password.select();
     });
-    pkButton.addEventListener("click", async () => {
-      showError(null);
-      busy(form, true);
-      try {
-        if (ipHost()) throw hostError();
-        const { challenge_id, options } = await LC.api("POST", "/api/accounts/passkeys/login/options", {});
-        const cred = await navigator.credentials.get({ publicKey: requestOptions(options) });
-        await LC.api("POST", "/api/accounts/passkeys/login", { challenge_id, credential: credentialJSON(cred) });
-        next();
-      } catch (e) {
-        showError(e.name === "NotAllowedError" ? null : e);
-      } finally {
-        busy(form, false);
-      }
-    });
+    pkButton.addEventListener("click", () => guarded(form, async () => {
+      if (ipHost()) throw hostError();
+      const { challenge_id, options } = await LC.api("POST", "/api/accounts/passkeys/login/options", {});
+      const cred = await navigator.credentials.get({ publicKey: requestOptions(options) });
+      await LC.api("POST", "/api/accounts/passkeys/login", { challenge_id, credential: credentialJSON(cred) });
+      next();
+    }, passkeyFailed));
     const rec = document.getElementById("recover-form");
-    rec.addEventListener("submit", async (ev) => {
-      ev.preventDefault();
-      showError(null);
-      busy(rec, true);
-      try {
-        const res = await LC.api("POST", "/api/accounts/recover", {
-          username: rec.elements.username.value.trim(),
-          recovery_code: rec.elements.recovery_code.value,
-          new_password: rec.elements.new_password.value,
-        });
-        showRecovery(res.recovery_code, []);
-      } catch (e) {
-        showError(e);
-      } finally {
-        busy(rec, false);
-      }
+    onSubmit(rec, async () => {
+      const res = await LC.api("POST", "/api/accounts/recover", {
+        username: rec.elements.username.value.trim(),
+        recovery_code: rec.elements.recovery_code.value,
+        new_password: rec.elements.new_password.value,
+      });
+      showRecovery(res.recovery_code, []);
     });
   }
 
@@ -293,6 +274,19 @@
       input.select();
     }
 
+    // the list `id` emptied, saying `none` when `items` is empty
+    function emptied(id, items, none) {
+      const list = document.getElementById(id);
+      list.replaceChildren();
+      if (!items.length) {
+        const li = document.createElement("li");
+        li.className = "muted";
+        li.textContent = none;
+        list.append(li);
+      }
+      return list;
+    }
+
     function render(a) {
       if (!a) {
         status.textContent = t("account.signed_out");
@@ -305,25 +299,11 @@
       document.getElementById("pw-title").textContent = t(a.has_password ? "account.change_password" : "account.set_password");
       document.getElementById("current-field").classList.toggle("hidden", !a.has_password);
       document.getElementById("delete-password-field").classList.toggle("hidden", !a.has_password);
-      const keys = document.getElementById("passkeys");
-      keys.replaceChildren();
-      if (!a.passkeys.length) {
-        const li = document.createElement("li");
-        li.className = "muted";
-        li.textContent = t("account.no_passkeys");
-        keys.append(li);
-      }
+      const keys = emptied("passkeys", a.passkeys, t("account.no_passkeys"));
       for (const k of a.passkeys) keys.append(passkeyItem(k));
       document.getElementById("passkey-name").value = defaultPasskeyName(a.passkeys.length + 1);
       document.getElementById("add-passkey").disabled = !passkeys();
-      const blocked = document.getElementById("blocked");
-      blocked.replaceChildren();
-      if (!a.blocked.length) {
-        const li = document.createElement("li");
-        li.className = "muted";
-        li.textContent = t("account.no_blocked");
-        blocked.append(li);
-      }
+      const blocked = emptied("blocked", a.blocked, t("account.no_blocked"));
       for (const name of a.blocked) {
         blocked.append(item(name, t("account.unblock"), async () => {
           try {

@@ -559,6 +559,20 @@
     return b;
   }
 
+  function link(label, cls, href) {
+    const a = document.createElement("a");
+    a.className = `btn ${cls}`.trim();
+    a.href = href;
+    a.textContent = label;
+    return a;
+  }
+
+  // a finished game's replay and analysis, as links styled `btn ${cls}`
+  const afterGame = (cls) => [
+    link(t("btn.replay"), cls, `/replay/${gameId}`),
+    link(t("title.analysis"), cls, `/analysis/${gameId}`),
+  ];
+
   function togglePile(el, pile) {
     const open = el.querySelector(".pile-list");
     if (open) { open.remove(); return; }
@@ -645,48 +659,25 @@
       rb.title = t("btn.last_round_title");
       box.appendChild(rb);
     }
-    if (S.game.rated) {
-      const tag = document.createElement("span");
-      tag.className = "pill";
-      tag.id = "rated";
-      tag.textContent = t("lobby.rated");
-      box.appendChild(tag);
-    }
-    if (S.game.assisted) {
-      const tag = document.createElement("span");
-      tag.className = "muted small";
-      tag.id = "assisted";
-      tag.textContent = t("game.assisted", { n: S.game.hints });
-      box.appendChild(tag);
-    }
+    const tag = (cls, id, text) => {
+      const el = document.createElement("span");
+      el.className = cls;
+      el.id = id;
+      el.textContent = text;
+      box.appendChild(el);
+    };
+    if (S.game.rated) tag("pill", "rated", t("lobby.rated"));
+    if (S.game.assisted) tag("muted small", "assisted", t("game.assisted", { n: S.game.hints }));
     if (S.match.over) {
       if (S.seat !== null) box.appendChild(button(t(rematchOffer || S.game.rematch_id ? "btn.join_rematch" : "btn.rematch"), "small primary", rematch));
-      const a = document.createElement("a");
-      a.className = "btn small";
-      a.href = `/replay/${gameId}`;
-      a.textContent = t("btn.replay");
-      box.appendChild(a);
-      const an = document.createElement("a");
-      an.className = "btn small";
-      an.href = `/analysis/${gameId}`;
-      an.textContent = t("title.analysis");
-      box.appendChild(an);
-      const d = document.createElement("a");
-      d.className = "btn small";
-      d.href = `/api/games/${gameId}/record`;
-      d.textContent = t("btn.download_record");
-      box.appendChild(d);
+      box.append(...afterGame("small"), link(t("btn.download_record"), "small", `/api/games/${gameId}/record`));
       const b = document.createElement("button");
       b.className = "btn small";
       b.textContent = t("btn.scores");
       b.addEventListener("click", () => showModal(true));
       box.appendChild(b);
     }
-    const h = document.createElement("a");
-    h.className = "btn small";
-    h.href = "/";
-    h.textContent = t("btn.home");
-    box.appendChild(h);
+    box.appendChild(link(t("btn.home"), "small", "/"));
   }
 
   // the final board of a finished round: both players' expeditions and the discard piles
@@ -771,16 +762,7 @@
       btns.appendChild(button(t(S.match.over || !latest ? "btn.close" : "btn.next_round"), "primary", hideModal));
     } else {
       if (S.seat !== null) btns.appendChild(button(t(rematchOffer || S.game.rematch_id ? "btn.join_rematch" : "btn.rematch"), "primary", rematch));
-      const a = document.createElement("a");
-      a.className = "btn";
-      a.href = `/replay/${gameId}`;
-      a.textContent = t("btn.replay");
-      btns.appendChild(a);
-      const an = document.createElement("a");
-      an.className = "btn";
-      an.href = `/analysis/${gameId}`;
-      an.textContent = t("title.analysis");
-      btns.appendChild(an);
+      btns.append(...afterGame(""));
       btns.appendChild(button(t("btn.close"), "", hideModal));
     }
     $("modal").classList.remove("hidden");
