@@ -39,7 +39,7 @@ from lostcities.match import Match
 from lostcities.web import clocks
 from lostcities.web.errors import ClaimTooEarlyError, GameOverError
 from lostcities.web.models.games import GameRow, MoveRow, RoundRow
-from lostcities.web.store import notify_change
+from lostcities.web.repositories.games import notify_change
 
 if TYPE_CHECKING:
     from collections.abc import Callable

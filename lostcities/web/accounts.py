@@ -73,8 +73,9 @@ from lostcities.web.models.accounts import (
 from lostcities.web.models.base import utcnow
 from lostcities.web.models.games import GameRow
 from lostcities.web.passwords import PASSWORD_MAX, PASSWORD_MIN, PasswordRuleError, check_password
+from lostcities.web.repositories.games import notify_change
 from lostcities.web.schemas import check_typed
-from lostcities.web.store import GameStore, hash_token, notify_change
+from lostcities.web.store import GameStore, hash_token
 
 __all__ = [
     "AccountDetails",

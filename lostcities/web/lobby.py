@@ -59,7 +59,8 @@ from lostcities.web.models.base import utcnow
 from lostcities.web.models.games import GameRow
 from lostcities.web.models.lobby import LobbyRow, PresenceRow
 from lostcities.web.models.ratings import RatingRow
-from lostcities.web.store import GameStore, hash_token, notify_change
+from lostcities.web.repositories.games import notify_change
+from lostcities.web.store import GameStore, hash_token
 
 __all__ = [
     "LOBBY_CHANNEL",

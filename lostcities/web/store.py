@@ -11,26 +11,21 @@ The schema is made and upgraded by the Alembic migrations of :mod:`lostcities.we
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import datetime
 import hashlib
 import os
-import queue
-import threading
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import Any
 
 from sqlalchemy import (
     create_engine,
     event,
     func,
-    insert,
     select,
     update,
 )
-from sqlalchemy.engine import URL, Connection, Engine, make_url
+from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
@@ -39,17 +34,17 @@ from lostcities.web import migrations
 from lostcities.web.models.base import utcnow
 from lostcities.web.models.comments import CommentRow, comment_digest
 from lostcities.web.models.games import AnalysisRow, ChatRow, GameRow, MoveRow, RoundRow
+from lostcities.web.repositories.games import NOTIFY_CHANNEL, MoveWrite, notify_change
+from lostcities.web.writer import BatchWriter, WalCheckpointer
 
 __all__ = [
     "GameStore",
     "StoredGame",
     "StorageError",
-    "NOTIFY_CHANNEL",
     "CHAT_NOTICE",
     "hash_token",
     "normalize_db_url",
     "require_existing_database",
-    "notify_change",
 ]
 
 
@@ -144,50 +139,6 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur.close()
 
 
-_STOP = object()
-
-Waiter: TypeAlias = Future[Any] | asyncio.Future[Any]
-"""Who waits for a write's commit: a thread (:meth:`GameStore.write_sync`) or a coroutine
-(:meth:`GameStore.write`)."""
-
-
-def _start(w: Waiter) -> bool:
-    """Whether the write of ``w`` is still wanted (its waiter not cancelled); a thread's
-    waiter can no longer be cancelled from here on."""
-    if isinstance(w, Future):
-        return w.set_running_or_notify_cancel()
-    return not w.cancelled()
-
-
-def _settle(outcomes: list[tuple[Waiter, bool, Any]]) -> None:
-    """Give each waiter its write's result (``True``) or exception (``False``), from the
-    writer thread once the batch committed: threads at once, coroutines through one call
-    into each event loop for the whole batch."""
-    loops: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], bool, Any]]] = {}
-    for w, ok, value in outcomes:
-        if isinstance(w, Future):
-            if ok:
-                w.set_result(value)
-            else:
-                w.set_exception(value)
-        else:
-            loops.setdefault(w.get_loop(), []).append((w, ok, value))
-    for loop, items in loops.items():
-        with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits any more
-            loop.call_soon_threadsafe(_resolve, items)
-
-
-def _resolve(items: list[tuple[asyncio.Future[Any], bool, Any]]) -> None:
-    """(in the waiters' event loop) Resolve the futures of a committed batch."""
-    for fut, ok, value in items:
-        if fut.done():  # cancelled meanwhile: the write stands, nobody waits for it
-            continue
-        if ok:
-            fut.set_result(value)
-        else:
-            fut.set_exception(value)
-
-
 class GameStore:
     """The database: synchronous SQLAlchemy 2 used from worker threads.
 
@@ -218,16 +169,8 @@ class GameStore:
             engine = engine.execution_options(schema_translate_map={None: schema})
         self.engine = engine
         self._sessions = sessionmaker(engine, expire_on_commit=False)
-        self._move_sql: tuple[str, str, Callable[[Any], Any]] | None = None
-        """The writer's move insert and ``updated_at`` update, and how a time is bound."""
-        self._move_conn: Connection | None = None
-        """The writer thread's own connection for batches of plain moves."""
-        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self._writer: threading.Thread | None = None
-        self._checkpointer: threading.Thread | None = None
-        self._stop_checkpoints = threading.Event()
-        self.batches = 0
-        self.writes = 0
+        self._writer = BatchWriter(engine, self._sessions)
+        self._checkpointer = WalCheckpointer(engine) if self.is_sqlite else None
 
     @property
     def safe_url(self) -> str:
@@ -264,198 +207,49 @@ class GameStore:
 
     def start(self) -> None:
         """Start the writer thread (and, for SQLite, the WAL checkpointer)."""
-        if self._writer is None:
-            self._writer = threading.Thread(
-                target=self._write_loop, name="lostcities-db-writer", daemon=True
-            )
-            self._writer.start()
-        if self.is_sqlite and self._checkpointer is None:
-            self._stop_checkpoints.clear()
-            self._checkpointer = threading.Thread(
-                target=self._checkpoint_loop, name="lostcities-db-checkpoint", daemon=True
-            )
+        self._writer.start()
+        if self._checkpointer is not None:
             self._checkpointer.start()
 
     def checkpoint(self, mode: str = "PASSIVE") -> None:
         """Copy the SQLite write-ahead log into the database file (no-op elsewhere)."""
-        if not self.is_sqlite:
-            return
-        assert mode in ("PASSIVE", "TRUNCATE")
-        with self.engine.connect() as conn:
-            conn.exec_driver_sql(f"PRAGMA wal_checkpoint({mode})")
-
-    def _checkpoint_loop(self) -> None:
-        while not self._stop_checkpoints.wait(1.0):
-            with contextlib.suppress(SQLAlchemyError):  # busy or locked: next time
-                self.checkpoint()
+        if self._checkpointer is not None:
+            self._checkpointer.checkpoint(mode)
 
     def close(self) -> None:
         """Finish pending writes, stop the writer and close the connections."""
-        if self._writer is not None:
-            self._queue.put(_STOP)
-            self._writer.join(timeout=30)
-            self._writer = None
+        self._writer.stop()
         if self._checkpointer is not None:
-            self._stop_checkpoints.set()
-            self._checkpointer.join(timeout=30)
-            self._checkpointer = None
-            with contextlib.suppress(SQLAlchemyError):
-                self.checkpoint("TRUNCATE")
+            self._checkpointer.stop()
         self.engine.dispose()
+
+    @property
+    def batches(self) -> int:
+        """Transactions the writer committed (or tried)."""
+        return self._writer.batches
+
+    @property
+    def writes(self) -> int:
+        """Writes the writer ran."""
+        return self._writer.writes
 
     # -- writes -----------------------------------------------------------------------
 
-    def _write_loop(self) -> None:
-        try:
-            self._write_batches()
-        finally:
-            self._drop_move_conn()
-
-    def _write_batches(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is _STOP:
-                return
-            batch = [item]
-            stop = False
-            while len(batch) < 256:
-                try:
-                    nxt = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if nxt is _STOP:
-                    stop = True
-                    break
-                batch.append(nxt)
-            self._commit_batch(batch)
-            if stop:
-                return
-
-    def _commit_batch(self, batch: list[tuple[Callable[[Session], Any], Waiter]]) -> None:
-        # Moves go first (one insert), then other writes in order; a move and a write that
-        # depends on it never share a batch, because a game's next write waits for the
-        # previous one's commit.
-        # A write whose waiter was cancelled before it started is dropped (nobody applies it).
-        batch = [(fn, w) for fn, w in batch if _start(w)]
-        if not batch:
-            return
-        self.batches += 1
-        self.writes += len(batch)
-        outcomes: list[tuple[Waiter, bool, Any]] = []
-        plain = [fn for fn, _ in batch if isinstance(fn, MoveWrite) and not fn.has_extras()]
-        if len(plain) == len(batch):  # the common batch: moves only, on the writer's connection
-            try:
-                self._commit_moves(plain)
-            except Exception:  # (rolled back) the general path below tells each its error
-                pass
-            else:
-                _settle([(w, True, None) for _, w in batch])
-                return
-        try:
-            with self._sessions.begin() as session:
-                results: list[Any] = [None] * len(batch)
-                now = utcnow()
-                moves = [fn for fn, _ in batch if isinstance(fn, MoveWrite)]
-                if moves:
-                    touched = self._insert_moves(session.connection(), moves, now)
-                    for m in moves:
-                        if m.has_extras():
-                            m.extras(session, now)
-                    notify_change(session, touched)
-                for i, (fn, _) in enumerate(batch):
-                    if not isinstance(fn, MoveWrite):
-                        results[i] = fn(session)
-                        session.flush()
-        except Exception:
-            # Isolate the failing write: each on its own transaction.
-            for fn, w in batch:
-                try:
-                    with self._sessions.begin() as session:
-                        res = fn(session)
-                except Exception as e:  # reported to the waiting coroutine
-                    outcomes.append((w, False, e))
-                else:
-                    outcomes.append((w, True, res))
-        else:
-            outcomes = [(w, True, res) for (_, w), res in zip(batch, results, strict=True)]
-        _settle(outcomes)
-
-    def _commit_moves(self, moves: list[MoveWrite]) -> None:
-        """Commit a batch of moves that change nothing else, on a connection the writer
-        keeps (an ORM session's set-up, pool checkout and reset cost more CPU than the
-        statements); a failed batch drops the connection (the next one opens another)."""
-        conn = self._move_conn
-        if conn is None:
-            conn = self._move_conn = self.engine.connect()
-        try:
-            with conn.begin():
-                notify_change(conn, self._insert_moves(conn, moves, utcnow()))
-        except Exception:
-            self._drop_move_conn()
-            raise
-
-    def _drop_move_conn(self) -> None:
-        conn, self._move_conn = self._move_conn, None
-        if conn is not None:
-            with contextlib.suppress(SQLAlchemyError):
-                conn.close()
-
-    def _insert_moves(
-        self, conn: Connection, moves: list[MoveWrite], now: datetime.datetime
-    ) -> list[str]:
-        """Store a batch's moves (one ``executemany``) and set their games' ``updated_at``;
-        returns the games touched. Plain driver SQL, built once: the ORM's statement
-        building and bookkeeping cost several times the CPU of the commit itself."""
-        if self._move_sql is None:
-            d = self.engine.dialect
-            mark = "?" if d.paramstyle == "qmark" else "%s"  # sqlite3 | psycopg
-            schema = self.engine.get_execution_options().get("schema_translate_map", {})
-            prefix = (
-                d.identifier_preparer.quote_schema(schema[None]) + "." if schema.get(None) else ""
-            )
-            bind = MoveRow.__table__.c.created_at.type.bind_processor(d)
-            self._move_sql = (
-                f"INSERT INTO {prefix}lc_moves (game_id, round_index, ply, move, created_at)"
-                f" VALUES ({mark}, {mark}, {mark}, {mark}, {mark})",
-                f"UPDATE {prefix}lc_games SET updated_at = {mark} WHERE id = {mark}",
-                bind or (lambda v: v),
-            )
-        insert_sql, update_sql, stamp = self._move_sql
-        at = stamp(now)
-        touched = sorted({m.game_id for m in moves})
-        # The driver's own cursor, in the connection's transaction: what exec_driver_sql
-        # sends, without its execution context and result object (~10 us a batch).
-        cur = conn.connection.cursor()
-        try:
-            cur.executemany(
-                insert_sql, [(m.game_id, m.round_index, m.ply, m.move, at) for m in moves]
-            )
-            cur.executemany(update_sql, [(at, g) for g in touched])
-        finally:
-            cur.close()
-        return touched
-
     def write_sync(self, fn: Callable[[Session], Any]) -> Any:
         """Run ``fn(session)`` in a transaction and commit (blocking; for scripts and tests)."""
-        if self._writer is None:
+        if not self._writer.running:
             with self._sessions.begin() as session:
                 return fn(session)
-        fut: Future[Any] = Future()
-        self._queue.put((fn, fut))
-        return fut.result()
+        return self._writer.submit_sync(fn)
 
     async def write(self, fn: Callable[[Session], Any]) -> Any:
         """Run ``fn(session)`` in the writer's next transaction; returns after the commit.
 
         :raises Exception: whatever ``fn`` or the commit raised (nothing was written).
         """
-        if self._writer is None:
+        if not self._writer.running:
             return await asyncio.to_thread(self.write_sync, fn)
-        # An event loop's own future, resolved by the loop itself once the batch committed
-        # (one hand-off per batch, not a thread-safe future and a callback per write).
-        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._queue.put((fn, fut))
-        return await fut
+        return await self._writer.submit(fn)
 
     # -- reads ------------------------------------------------------------------------
 
@@ -616,23 +410,6 @@ class GameStore:
 # -- write operations (run by the writer thread inside its transaction) ---------------------
 
 
-NOTIFY_CHANNEL = "lostcities_games"
-"""The PostgreSQL channel on which a committed change of a game is announced (the payload
-is the game id), so that every server process sharing the database refreshes its copy
-(:mod:`lostcities.web.peers`)."""
-
-
-def notify_change(s: Session | Connection, game_ids: Iterable[str]) -> None:
-    """Announce a change of ``game_ids`` to the other server processes: a PostgreSQL
-    ``NOTIFY`` in the write's own transaction, so it is delivered only if, and once, the
-    change is committed (nothing on SQLite: one process)."""
-    dialect = s.get_bind().dialect if isinstance(s, Session) else s.dialect
-    if dialect.name != "postgresql":
-        return
-    for game_id in sorted(set(game_ids)):
-        s.execute(select(func.pg_notify(NOTIFY_CHANNEL, game_id)))
-
-
 def op_insert_game(row: GameRow, rounds: Iterable[RoundRow]) -> Callable[[Session], None]:
     """Insert a new game and its first round."""
 
@@ -643,62 +420,6 @@ def op_insert_game(row: GameRow, rounds: Iterable[RoundRow]) -> Callable[[Sessio
             s.add(r)
 
     return fn
-
-
-@dataclass
-class MoveWrite:
-    """A move to record (and, when it ends a round, the next round's deal or the result).
-
-    Callable like every write operation; the writer also recognises these and stores all
-    moves of a batch with one multi-row insert.
-    """
-
-    game_id: str
-    round_index: int
-    ply: int
-    move: str
-    new_round: RoundRow | None = None
-    status: str | None = None
-    result: str | None = None
-    clock_left: tuple[float, float] | None = None
-    """Both players' match-clock times after the move (``None``: no match clock)."""
-
-    def has_extras(self) -> bool:
-        """Whether the game row or the rounds change beyond ``updated_at``."""
-        return (
-            self.new_round is not None
-            or self.status is not None
-            or self.result is not None
-            or self.clock_left is not None
-        )
-
-    def row(self, now: datetime.datetime) -> dict[str, Any]:
-        return {
-            "game_id": self.game_id,
-            "round_index": self.round_index,
-            "ply": self.ply,
-            "move": self.move,
-            "created_at": now,
-        }
-
-    def extras(self, s: Session, now: datetime.datetime) -> None:
-        """Everything but the move row itself."""
-        if self.new_round is not None:
-            s.add(self.new_round)
-        values: dict[str, Any] = {"updated_at": now}
-        if self.status is not None:
-            values["status"] = self.status
-        if self.result is not None:
-            values["result"] = self.result
-        if self.clock_left is not None:
-            values["clock_left0"], values["clock_left1"] = self.clock_left
-        s.execute(update(GameRow).where(GameRow.id == self.game_id).values(**values))
-
-    def __call__(self, s: Session) -> None:
-        now = utcnow()
-        s.execute(insert(MoveRow), [self.row(now)])
-        self.extras(s, now)
-        notify_change(s, [self.game_id])
 
 
 def op_move(
