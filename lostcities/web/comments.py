@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import argparse
 
-from lostcities.web.store import GameStore, op_hide_comment, require_existing_database
+from lostcities.web.repositories.comments import comments_page, op_hide_comment
+from lostcities.web.store import GameStore, require_existing_database
 
 __all__ = ["CommentNotFoundError", "cli_main", "format_comment"]
 
@@ -42,7 +43,7 @@ def cli_main(args: argparse.Namespace) -> int:
     try:
         store.create_tables()
         if args.action == "list":
-            rows, total = store.comments_page_sync(1, 1_000_000, hidden=True)
+            rows, total = comments_page(store.engine, 1, 1_000_000, hidden=True)
             for r in rows:
                 created = r.created_at.strftime("%Y-%m-%d %H:%M")
                 print(format_comment(r.id, created, r.kind, r.nickname, r.text, r.hidden))

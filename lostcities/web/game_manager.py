@@ -42,15 +42,14 @@ from lostcities.web.models.base import utcnow
 from lostcities.web.models.games import GameRow, RoundRow
 from lostcities.web.peers import Peers, SingleProcess
 from lostcities.web.presence import Presence
-from lostcities.web.store import (
+from lostcities.web.repositories.games import (
     CHAT_NOTICE,
-    GameStore,
     StoredGame,
-    hash_token,
     op_claim_seat,
     op_insert_game,
     op_update_game,
 )
+from lostcities.web.store import GameStore, hash_token
 from lostcities.web.workers import BotRunner
 
 __all__ = [
@@ -335,7 +334,7 @@ class GameManager:
     def on_change(self, game_id: str) -> None:
         """Another server process (or this one) committed a change of ``game_id``: refresh
         it if it is in memory here (``"*"``: every game, after listening again); new chat
-        (:data:`~lostcities.web.store.CHAT_NOTICE`) goes to its connections here."""
+        (:data:`~lostcities.web.repositories.games.CHAT_NOTICE`) goes to its connections here."""
         if self.on_game_change and not game_id.startswith(CHAT_NOTICE):
             self.game_changed(game_id)
         if game_id.startswith(CHAT_NOTICE):

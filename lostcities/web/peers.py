@@ -8,7 +8,7 @@ PostgreSQL itself, no message bus of our own:
   each process listens on one connection and refreshes the game from the database if it
   holds it, then sends its clients their states. A move made on one process is seen at
   once by a player connected to another. A chat phrase announces itself as ``chat:<id>``
-  (:data:`lostcities.web.store.CHAT_NOTICE`): the processes holding the game send their
+  (:data:`lostcities.web.repositories.games.CHAT_NOTICE`): the processes holding the game send their
   clients the phrases stored since the last they sent.
 - **Exactly once.** A move's row has the primary key (game, round, ply): of two processes
   storing the same ply, one commits and the other's insert fails (its player is told the

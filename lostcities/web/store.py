@@ -1,11 +1,15 @@
-"""Storage: SQLAlchemy 2 models and the game store (SQLite by default, PostgreSQL alike).
+"""The game store: the database's engine and its lifecycle (SQLite by default, PostgreSQL
+alike), the writes of every area and the games' reads.
 
 A game is stored as its settings, each round's deal order and the list of accepted moves;
 loading a game replays the moves with the rules core, so a restarted server resumes every
 game exactly. Writes go through one writer thread that commits a batch of pending writes in
-one transaction (group commit): a move is acknowledged only after its transaction committed.
-The schema is made and upgraded by the Alembic migrations of :mod:`lostcities.web.migrations`
-(:meth:`GameStore.create_tables`); a change of the models here goes with a new revision there.
+one transaction (group commit, :mod:`lostcities.web.writer`): a move is acknowledged only
+after its transaction committed. The queries and writes themselves live in the
+repositories, one module per area (:mod:`lostcities.web.repositories`); the tables in
+:mod:`lostcities.web.models`. The schema is made and upgraded by the Alembic migrations of
+:mod:`lostcities.web.migrations` (:meth:`GameStore.create_tables`); a change of a model goes
+with a new revision there.
 """
 
 from __future__ import annotations
@@ -14,34 +18,23 @@ import asyncio
 import datetime
 import hashlib
 import os
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import (
-    create_engine,
-    event,
-    func,
-    select,
-    update,
-)
+from sqlalchemy import create_engine, event
 from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
 from lostcities.web import migrations
-from lostcities.web.models.base import utcnow
-from lostcities.web.models.comments import CommentRow, comment_digest
-from lostcities.web.models.games import AnalysisRow, ChatRow, GameRow, MoveRow, RoundRow
-from lostcities.web.repositories.games import NOTIFY_CHANNEL, MoveWrite, notify_change
+from lostcities.web.repositories import games
+from lostcities.web.repositories.games import StoredGame
 from lostcities.web.writer import BatchWriter, WalCheckpointer
 
 __all__ = [
     "GameStore",
-    "StoredGame",
     "StorageError",
-    "CHAT_NOTICE",
     "hash_token",
     "normalize_db_url",
     "require_existing_database",
@@ -55,26 +48,6 @@ class StorageError(ValueError):
 def hash_token(token: str) -> str:
     """The stored form of a seat token (only hashes are stored)."""
     return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
-
-
-@dataclass
-class StoredRound:
-    """A round as loaded from the database."""
-
-    index: int
-    starter: int
-    deck: list[str]
-    moves: list[str]
-    forfeit: int | None
-    forfeit_reason: str
-
-
-@dataclass
-class StoredGame:
-    """A game as loaded from the database (settings, seats, rounds and moves)."""
-
-    row: GameRow
-    rounds: list[StoredRound]
 
 
 def normalize_db_url(url: str) -> str:
@@ -251,132 +224,39 @@ class GameStore:
             return await asyncio.to_thread(self.write_sync, fn)
         return await self._writer.submit(fn)
 
-    # -- reads ------------------------------------------------------------------------
+    # -- reads (the queries of :mod:`lostcities.web.repositories.games`) -------------
 
     def load_sync(self, game_id: str) -> StoredGame | None:
-        """A game with its rounds and moves, or ``None``."""
-        with self._sessions() as s:
-            row = s.get(GameRow, game_id)
-            if row is None:
-                return None
-            rounds = s.scalars(
-                select(RoundRow).where(RoundRow.game_id == game_id).order_by(RoundRow.index)
-            ).all()
-            moves = s.execute(
-                select(MoveRow.round_index, MoveRow.ply, MoveRow.move)
-                .where(MoveRow.game_id == game_id)
-                .order_by(MoveRow.round_index, MoveRow.ply)
-            ).all()
-            s.expunge(row)
-        by_round: dict[int, list[str]] = {}
-        for ri, _ply, mv in moves:
-            by_round.setdefault(ri, []).append(mv)
-        out = [
-            StoredRound(
-                r.index,
-                r.starter,
-                r.deck.split(),
-                by_round.get(r.index, []),
-                r.forfeit,
-                r.forfeit_reason or "",
-            )
-            for r in rounds
-        ]
-        return StoredGame(row, out)
+        """A game with its rounds and moves, or ``None`` (:func:`games.load`)."""
+        return games.load(self.engine, game_id)
 
     async def load(self, game_id: str) -> StoredGame | None:
         """:meth:`load_sync` in a worker thread."""
         return await asyncio.to_thread(self.load_sync, game_id)
 
     def version_sync(self, game_id: str) -> tuple[object, ...] | None:
-        """What other server processes can change of a game, as stored (one small query):
-        its moves and rounds counted, status, result, seats and names; ``None``: no such
-        game. :meth:`LiveGame.version <lostcities.web.live_game.LiveGame.version>` is the same
-        of a copy in memory: when the two differ, the copy is behind."""
-        moves = select(func.count()).select_from(MoveRow).where(MoveRow.game_id == game_id)
-        rounds = select(func.count()).select_from(RoundRow).where(RoundRow.game_id == game_id)
-        with self._sessions() as s:
-            row = s.execute(
-                select(
-                    moves.scalar_subquery(),
-                    rounds.scalar_subquery(),
-                    GameRow.status,
-                    GameRow.result,
-                    GameRow.token0,
-                    GameRow.token1,
-                    GameRow.name0,
-                    GameRow.name1,
-                    GameRow.rematch_id,
-                    GameRow.hints,
-                    GameRow.account0,
-                    GameRow.account1,
-                ).where(GameRow.id == game_id)
-            ).first()
-        return None if row is None else tuple(row)
+        """What other server processes can change of a game, as stored
+        (:func:`games.version`)."""
+        return games.version(self.engine, game_id)
 
     def seen_sync(
         self, ids: Sequence[str]
     ) -> dict[str, tuple[datetime.datetime | None, datetime.datetime | None]]:
         """When each seat of the games ``ids`` was last known at its table, as stored
-        (:func:`op_seen`; unknown ids are left out)."""
-        if not ids:
-            return {}
-        with self._sessions() as s:
-            rows = s.execute(
-                select(GameRow.id, GameRow.seen0, GameRow.seen1).where(GameRow.id.in_(list(ids)))
-            ).all()
-        return {str(gid): (a, b) for gid, a, b in rows}
+        (:func:`games.seen`)."""
+        return games.seen(self.engine, ids)
 
     def analysis_sync(self, game_id: str) -> str | None:
         """The stored analysis of a game (JSON text), or ``None``."""
-        with self._sessions() as s:
-            row = s.get(AnalysisRow, game_id)
-            return None if row is None else row.data
+        return games.analysis(self.engine, game_id)
 
     def resumable_sync(self) -> list[str]:
         """Ids of unfinished games with a bot seat (the bot may be to move)."""
-        with self._sessions() as s:
-            return list(
-                s.scalars(
-                    select(GameRow.id).where(
-                        GameRow.status == "active",
-                        (GameRow.bot0.is_not(None)) | (GameRow.bot1.is_not(None)),
-                    )
-                ).all()
-            )
-
-    # -- comments -----------------------------------------------------------------------
-
-    def comments_page_sync(
-        self, page: int, per_page: int, *, hidden: bool = False
-    ) -> tuple[list[CommentRow], int]:
-        """Page ``page`` (1-based) of the comments, newest first, and how many there are
-        (hidden ones only with ``hidden``)."""
-        with self._sessions() as s:
-            where = [] if hidden else [CommentRow.hidden.is_(False)]
-            total = s.scalar(select(func.count()).select_from(CommentRow).where(*where)) or 0
-            rows = list(
-                s.scalars(
-                    select(CommentRow)
-                    .where(*where)
-                    .order_by(CommentRow.created_at.desc(), CommentRow.id.desc())
-                    .offset((page - 1) * per_page)
-                    .limit(per_page)
-                ).all()
-            )
-            for r in rows:
-                s.expunge(r)
-        return rows, int(total)
+        return games.resumable(self.engine)
 
     def chat_sync(self, game_id: str) -> list[tuple[int, str]]:
         """A game's chat as stored: ``(seat, phrase)`` in the order said."""
-        with self._sessions() as s:
-            rows = s.execute(
-                select(ChatRow.seat, ChatRow.phrase)
-                .where(ChatRow.game_id == game_id)
-                .order_by(ChatRow.id)
-            ).all()
-        return [(int(seat), str(phrase)) for seat, phrase in rows]
+        return games.chat(self.engine, game_id)
 
     async def chat(self, game_id: str) -> list[tuple[int, str]]:
         """:meth:`chat_sync` off the event loop."""
@@ -384,214 +264,9 @@ class GameStore:
 
     def chat_after_sync(self, game_id: str, after: int) -> list[tuple[int, int, str]]:
         """A game's phrases stored after the one numbered ``after`` (0: all), as ``(number,
-        seat, phrase)`` in the order said (:func:`op_add_chat`: numbers grow in commit
-        order)."""
-        with self._sessions() as s:
-            rows = s.execute(
-                select(ChatRow.id, ChatRow.seat, ChatRow.phrase)
-                .where(ChatRow.game_id == game_id, ChatRow.id > after)
-                .order_by(ChatRow.id)
-            ).all()
-        return [(int(i), int(seat), str(phrase)) for i, seat, phrase in rows]
+        seat, phrase)`` in the order said (:func:`games.chat_after`)."""
+        return games.chat_after(self.engine, game_id, after)
 
     async def chat_after(self, game_id: str, after: int) -> list[tuple[int, int, str]]:
         """:meth:`chat_after_sync` off the event loop."""
         return await asyncio.to_thread(self.chat_after_sync, game_id, after)
-
-    def comment_by_digest_sync(self, digest: str) -> CommentRow | None:
-        """The stored comment with this :func:`comment_digest`, if any."""
-        with self._sessions() as s:
-            row = s.scalars(select(CommentRow).where(CommentRow.digest == digest)).first()
-            if row is not None:
-                s.expunge(row)
-            return row
-
-
-# -- write operations (run by the writer thread inside its transaction) ---------------------
-
-
-def op_insert_game(row: GameRow, rounds: Iterable[RoundRow]) -> Callable[[Session], None]:
-    """Insert a new game and its first round."""
-
-    def fn(s: Session) -> None:
-        s.add(row)
-        s.flush()
-        for r in rounds:
-            s.add(r)
-
-    return fn
-
-
-def op_move(
-    game_id: str,
-    round_index: int,
-    ply: int,
-    move: str,
-    *,
-    new_round: RoundRow | None = None,
-    status: str | None = None,
-    result: str | None = None,
-    clock_left: tuple[float, float] | None = None,
-) -> MoveWrite:
-    """Record a move (and, when it ends a round, the next round's deal or the result; with
-    a match clock, both players' times after it)."""
-    return MoveWrite(game_id, round_index, ply, move, new_round, status, result, clock_left)
-
-
-def op_forfeit(
-    game_id: str,
-    round_index: int,
-    player: int,
-    reason: str,
-    *,
-    status: str,
-    result: str,
-) -> Callable[[Session], None]:
-    """Record a resignation / forfeit that ends the round and the match."""
-
-    def fn(s: Session) -> None:
-        s.execute(
-            update(RoundRow)
-            .where(RoundRow.game_id == game_id, RoundRow.index == round_index)
-            .values(forfeit=player, forfeit_reason=reason[:200])
-        )
-        s.execute(
-            update(GameRow)
-            .where(GameRow.id == game_id)
-            .values(status=status, result=result, updated_at=utcnow())
-        )
-        notify_change(s, [game_id])
-
-    return fn
-
-
-def op_update_game(game_id: str, **values: Any) -> Callable[[Session], int]:
-    """Update columns of a game row; returns the number of rows changed."""
-
-    def fn(s: Session) -> int:
-        values.setdefault("updated_at", utcnow())
-        res = s.execute(update(GameRow).where(GameRow.id == game_id).values(**values))
-        notify_change(s, [game_id])
-        return int(res.rowcount or 0)  # type: ignore[attr-defined]
-
-    return fn
-
-
-def op_seen(seats: Sequence[tuple[str, int]], now: datetime.datetime) -> Callable[[Session], None]:
-    """Mark the seats ``(game id, seat)`` as at their tables at ``now`` (``seen0``,
-    ``seen1``; no notification: :mod:`lostcities.web.abandon` reads them when it needs
-    them)."""
-
-    def fn(s: Session) -> None:
-        for seat, col in ((0, "seen0"), (1, "seen1")):
-            ids = sorted({gid for gid, x in seats if x == seat})
-            if ids:
-                s.execute(update(GameRow).where(GameRow.id.in_(ids)).values({col: now}))
-
-    return fn
-
-
-def op_save_analysis(game_id: str, bot: str, data: str) -> Callable[[Session], bool]:
-    """Store a game's analysis once; returns whether it was new (a second save changes
-    nothing)."""
-
-    def fn(s: Session) -> bool:
-        if s.get(AnalysisRow, game_id) is not None:
-            return False
-        s.add(AnalysisRow(game_id=game_id, bot=bot, data=data))
-        return True
-
-    return fn
-
-
-def op_claim_seat(
-    game_id: str, seat: int, invite: str, token_hash: str, name: str, account: int | None = None
-) -> Callable[[Session], int]:
-    """Bind an invited seat to a token (and the account of a signed-in player), once: only
-    while the invite is still open."""
-
-    def fn(s: Session) -> int:
-        col = GameRow.token1 if seat == 1 else GameRow.token0
-        name_col = "name1" if seat == 1 else "name0"
-        res = s.execute(
-            update(GameRow)
-            .where(GameRow.id == game_id, GameRow.invite == invite, col.is_(None))
-            .values(
-                {
-                    col.key: token_hash,
-                    name_col: name,
-                    f"account{seat}": account,
-                    "invite": None,
-                    "status": "active",
-                    "updated_at": utcnow(),
-                }
-            )
-        )
-        notify_change(s, [game_id])
-        return int(res.rowcount or 0)  # type: ignore[attr-defined]
-
-    return fn
-
-
-def op_add_comment(
-    nickname: str, kind: str, text: str, client_hash: str
-) -> Callable[[Session], tuple[CommentRow, bool]]:
-    """Store a comment once: returns it and whether it is new (``False``: the same
-    submission was already stored, and that one is returned)."""
-    digest = comment_digest(nickname, kind, text)
-
-    def fn(s: Session) -> tuple[CommentRow, bool]:
-        old = s.scalars(select(CommentRow).where(CommentRow.digest == digest)).first()
-        if old is not None:
-            s.expunge(old)
-            return old, False
-        row = CommentRow(
-            created_at=utcnow(),
-            nickname=nickname,
-            kind=kind,
-            text=text,
-            digest=digest,
-            client_hash=client_hash,
-            hidden=False,
-        )
-        s.add(row)
-        s.flush()
-        s.expunge(row)
-        return row, True
-
-    return fn
-
-
-CHAT_NOTICE = "chat:"
-"""The prefix of a :data:`NOTIFY_CHANNEL` payload that announces new chat of a game (the
-game id follows): the processes holding it send the new phrases to their connections."""
-
-
-def _chat_lock_key(game_id: str) -> int:
-    digest = hashlib.blake2b(f"lostcities-chat:{game_id}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big", signed=True)
-
-
-def op_add_chat(game_id: str, seat: int, phrase: str) -> Callable[[Session], None]:
-    """Store a chat phrase said at ``game_id``'s table by ``seat``. On PostgreSQL the game's
-    phrases are stored one transaction at a time (an advisory lock held to the commit), so
-    their numbers grow in commit order, and :data:`CHAT_NOTICE` tells the other server
-    processes at the commit."""
-
-    def fn(s: Session) -> None:
-        if s.get_bind().dialect.name == "postgresql":
-            s.execute(select(func.pg_advisory_xact_lock(_chat_lock_key(game_id))))
-            s.execute(select(func.pg_notify(NOTIFY_CHANNEL, CHAT_NOTICE + game_id)))
-        s.add(ChatRow(game_id=game_id, seat=seat, phrase=phrase))
-
-    return fn
-
-
-def op_hide_comment(comment_id: int, hidden: bool) -> Callable[[Session], int]:
-    """Hide or show a comment again; returns the number of rows changed (0: no such id)."""
-
-    def fn(s: Session) -> int:
-        res = s.execute(update(CommentRow).where(CommentRow.id == comment_id).values(hidden=hidden))
-        return int(res.rowcount or 0)  # type: ignore[attr-defined]
-
-    return fn

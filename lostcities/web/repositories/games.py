@@ -12,7 +12,8 @@ other server processes (:func:`notify_change`).
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable, Iterable
+import hashlib
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,13 +22,31 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session
 
 from lostcities.web.models.base import utcnow
-from lostcities.web.models.games import GameRow, MoveRow, RoundRow
+from lostcities.web.models.games import AnalysisRow, ChatRow, GameRow, MoveRow, RoundRow
 
 __all__ = [
+    "CHAT_NOTICE",
     "NOTIFY_CHANNEL",
     "MoveInserter",
     "MoveWrite",
+    "StoredGame",
+    "StoredRound",
+    "analysis",
+    "chat",
+    "chat_after",
+    "load",
     "notify_change",
+    "op_add_chat",
+    "op_claim_seat",
+    "op_forfeit",
+    "op_insert_game",
+    "op_move",
+    "op_save_analysis",
+    "op_seen",
+    "op_update_game",
+    "resumable",
+    "seen",
+    "version",
 ]
 
 
@@ -35,6 +54,149 @@ NOTIFY_CHANNEL = "lostcities_games"
 """The PostgreSQL channel on which a committed change of a game is announced (the payload
 is the game id), so that every server process sharing the database refreshes its copy
 (:mod:`lostcities.web.peers`)."""
+
+
+@dataclass
+class StoredRound:
+    """A round as loaded from the database."""
+
+    index: int
+    starter: int
+    deck: list[str]
+    moves: list[str]
+    forfeit: int | None
+    forfeit_reason: str
+
+
+@dataclass
+class StoredGame:
+    """A game as loaded from the database (settings, seats, rounds and moves)."""
+
+    row: GameRow
+    rounds: list[StoredRound]
+
+
+# -- reads -------------------------------------------------------------------------------------
+
+
+def load(engine: Engine, game_id: str) -> StoredGame | None:
+    """A game with its rounds and moves, or ``None``."""
+    with Session(engine) as s:
+        row = s.get(GameRow, game_id)
+        if row is None:
+            return None
+        rounds = s.scalars(
+            select(RoundRow).where(RoundRow.game_id == game_id).order_by(RoundRow.index)
+        ).all()
+        moves = s.execute(
+            select(MoveRow.round_index, MoveRow.ply, MoveRow.move)
+            .where(MoveRow.game_id == game_id)
+            .order_by(MoveRow.round_index, MoveRow.ply)
+        ).all()
+        s.expunge(row)
+    by_round: dict[int, list[str]] = {}
+    for ri, _ply, mv in moves:
+        by_round.setdefault(ri, []).append(mv)
+    out = [
+        StoredRound(
+            r.index,
+            r.starter,
+            r.deck.split(),
+            by_round.get(r.index, []),
+            r.forfeit,
+            r.forfeit_reason or "",
+        )
+        for r in rounds
+    ]
+    return StoredGame(row, out)
+
+
+def version(engine: Engine, game_id: str) -> tuple[object, ...] | None:
+    """What other server processes can change of a game, as stored (one small query):
+    its moves and rounds counted, status, result, seats and names; ``None``: no such
+    game. :meth:`LiveGame.version <lostcities.web.live_game.LiveGame.version>` is the same
+    of a copy in memory: when the two differ, the copy is behind."""
+    moves = select(func.count()).select_from(MoveRow).where(MoveRow.game_id == game_id)
+    rounds = select(func.count()).select_from(RoundRow).where(RoundRow.game_id == game_id)
+    with Session(engine) as s:
+        row = s.execute(
+            select(
+                moves.scalar_subquery(),
+                rounds.scalar_subquery(),
+                GameRow.status,
+                GameRow.result,
+                GameRow.token0,
+                GameRow.token1,
+                GameRow.name0,
+                GameRow.name1,
+                GameRow.rematch_id,
+                GameRow.hints,
+                GameRow.account0,
+                GameRow.account1,
+            ).where(GameRow.id == game_id)
+        ).first()
+    return None if row is None else tuple(row)
+
+
+def seen(
+    engine: Engine, ids: Sequence[str]
+) -> dict[str, tuple[datetime.datetime | None, datetime.datetime | None]]:
+    """When each seat of the games ``ids`` was last known at its table, as stored
+    (:func:`op_seen`; unknown ids are left out)."""
+    if not ids:
+        return {}
+    with Session(engine) as s:
+        rows = s.execute(
+            select(GameRow.id, GameRow.seen0, GameRow.seen1).where(GameRow.id.in_(list(ids)))
+        ).all()
+    return {str(gid): (a, b) for gid, a, b in rows}
+
+
+def analysis(engine: Engine, game_id: str) -> str | None:
+    """The stored analysis of a game (JSON text), or ``None``."""
+    with Session(engine) as s:
+        row = s.get(AnalysisRow, game_id)
+        return None if row is None else row.data
+
+
+def resumable(engine: Engine) -> list[str]:
+    """Ids of unfinished games with a bot seat (the bot may be to move)."""
+    with Session(engine) as s:
+        return list(
+            s.scalars(
+                select(GameRow.id).where(
+                    GameRow.status == "active",
+                    (GameRow.bot0.is_not(None)) | (GameRow.bot1.is_not(None)),
+                )
+            ).all()
+        )
+
+
+def chat(engine: Engine, game_id: str) -> list[tuple[int, str]]:
+    """A game's chat as stored: ``(seat, phrase)`` in the order said."""
+    with Session(engine) as s:
+        rows = s.execute(
+            select(ChatRow.seat, ChatRow.phrase)
+            .where(ChatRow.game_id == game_id)
+            .order_by(ChatRow.id)
+        ).all()
+    return [(int(seat), str(phrase)) for seat, phrase in rows]
+
+
+def chat_after(engine: Engine, game_id: str, after: int) -> list[tuple[int, int, str]]:
+    """A game's phrases stored after the one numbered ``after`` (0: all), as ``(number,
+    seat, phrase)`` in the order said (:func:`op_add_chat`: numbers grow in commit
+    order)."""
+    with Session(engine) as s:
+        rows = s.execute(
+            select(ChatRow.id, ChatRow.seat, ChatRow.phrase)
+            .where(ChatRow.game_id == game_id, ChatRow.id > after)
+            .order_by(ChatRow.id)
+        ).all()
+    return [(int(i), int(seat), str(phrase)) for i, seat, phrase in rows]
+
+
+# -- writes (run by the store's writer inside its transaction) ---------------------------------
 
 
 def notify_change(s: Session | Connection, game_ids: Iterable[str]) -> None:
@@ -147,3 +309,151 @@ class MoveInserter:
         finally:
             cur.close()
         return touched
+
+
+def op_insert_game(row: GameRow, rounds: Iterable[RoundRow]) -> Callable[[Session], None]:
+    """Insert a new game and its first round."""
+
+    def fn(s: Session) -> None:
+        s.add(row)
+        s.flush()
+        for r in rounds:
+            s.add(r)
+
+    return fn
+
+
+def op_move(
+    game_id: str,
+    round_index: int,
+    ply: int,
+    move: str,
+    *,
+    new_round: RoundRow | None = None,
+    status: str | None = None,
+    result: str | None = None,
+    clock_left: tuple[float, float] | None = None,
+) -> MoveWrite:
+    """Record a move (and, when it ends a round, the next round's deal or the result; with
+    a match clock, both players' times after it)."""
+    return MoveWrite(game_id, round_index, ply, move, new_round, status, result, clock_left)
+
+
+def op_forfeit(
+    game_id: str,
+    round_index: int,
+    player: int,
+    reason: str,
+    *,
+    status: str,
+    result: str,
+) -> Callable[[Session], None]:
+    """Record a resignation / forfeit that ends the round and the match."""
+
+    def fn(s: Session) -> None:
+        s.execute(
+            update(RoundRow)
+            .where(RoundRow.game_id == game_id, RoundRow.index == round_index)
+            .values(forfeit=player, forfeit_reason=reason[:200])
+        )
+        s.execute(
+            update(GameRow)
+            .where(GameRow.id == game_id)
+            .values(status=status, result=result, updated_at=utcnow())
+        )
+        notify_change(s, [game_id])
+
+    return fn
+
+
+def op_update_game(game_id: str, **values: Any) -> Callable[[Session], int]:
+    """Update columns of a game row; returns the number of rows changed."""
+
+    def fn(s: Session) -> int:
+        values.setdefault("updated_at", utcnow())
+        res = s.execute(update(GameRow).where(GameRow.id == game_id).values(**values))
+        notify_change(s, [game_id])
+        return int(res.rowcount or 0)  # type: ignore[attr-defined]
+
+    return fn
+
+
+def op_seen(seats: Sequence[tuple[str, int]], now: datetime.datetime) -> Callable[[Session], None]:
+    """Mark the seats ``(game id, seat)`` as at their tables at ``now`` (``seen0``,
+    ``seen1``; no notification: :mod:`lostcities.web.abandon` reads them when it needs
+    them)."""
+
+    def fn(s: Session) -> None:
+        for seat, col in ((0, "seen0"), (1, "seen1")):
+            ids = sorted({gid for gid, x in seats if x == seat})
+            if ids:
+                s.execute(update(GameRow).where(GameRow.id.in_(ids)).values({col: now}))
+
+    return fn
+
+
+def op_save_analysis(game_id: str, bot: str, data: str) -> Callable[[Session], bool]:
+    """Store a game's analysis once; returns whether it was new (a second save changes
+    nothing)."""
+
+    def fn(s: Session) -> bool:
+        if s.get(AnalysisRow, game_id) is not None:
+            return False
+        s.add(AnalysisRow(game_id=game_id, bot=bot, data=data))
+        return True
+
+    return fn
+
+
+def op_claim_seat(
+    game_id: str, seat: int, invite: str, token_hash: str, name: str, account: int | None = None
+) -> Callable[[Session], int]:
+    """Bind an invited seat to a token (and the account of a signed-in player), once: only
+    while the invite is still open."""
+
+    def fn(s: Session) -> int:
+        col = GameRow.token1 if seat == 1 else GameRow.token0
+        name_col = "name1" if seat == 1 else "name0"
+        res = s.execute(
+            update(GameRow)
+            .where(GameRow.id == game_id, GameRow.invite == invite, col.is_(None))
+            .values(
+                {
+                    col.key: token_hash,
+                    name_col: name,
+                    f"account{seat}": account,
+                    "invite": None,
+                    "status": "active",
+                    "updated_at": utcnow(),
+                }
+            )
+        )
+        notify_change(s, [game_id])
+        return int(res.rowcount or 0)  # type: ignore[attr-defined]
+
+    return fn
+
+
+CHAT_NOTICE = "chat:"
+"""The prefix of a :data:`NOTIFY_CHANNEL` payload that announces new chat of a game (the
+game id follows): the processes holding it send the new phrases to their connections."""
+
+
+def _chat_lock_key(game_id: str) -> int:
+    digest = hashlib.blake2b(f"lostcities-chat:{game_id}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def op_add_chat(game_id: str, seat: int, phrase: str) -> Callable[[Session], None]:
+    """Store a chat phrase said at ``game_id``'s table by ``seat``. On PostgreSQL the game's
+    phrases are stored one transaction at a time (an advisory lock held to the commit), so
+    their numbers grow in commit order, and :data:`CHAT_NOTICE` tells the other server
+    processes at the commit."""
+
+    def fn(s: Session) -> None:
+        if s.get_bind().dialect.name == "postgresql":
+            s.execute(select(func.pg_advisory_xact_lock(_chat_lock_key(game_id))))
+            s.execute(select(func.pg_notify(NOTIFY_CHANNEL, CHAT_NOTICE + game_id)))
+        s.add(ChatRow(game_id=game_id, seat=seat, phrase=phrase))
+
+    return fn
