@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import func, insert, or_, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session
 
@@ -31,7 +31,13 @@ __all__ = [
     "MoveWrite",
     "StoredGame",
     "StoredRound",
+    "accounts_of",
     "analysis",
+    "finish",
+    "lock_game",
+    "moves_and_rounds",
+    "running_clocks",
+    "set_round_forfeit",
     "chat",
     "chat_after",
     "load",
@@ -194,6 +200,64 @@ def chat_after(engine: Engine, game_id: str, after: int) -> list[tuple[int, int,
             .order_by(ChatRow.id)
         ).all()
     return [(int(i), int(seat), str(phrase)) for i, seat, phrase in rows]
+
+
+def running_clocks(engine: Engine, at_least: int) -> list[tuple[str, datetime.datetime, int]]:
+    """Each running game with a per-move clock of at least ``at_least`` seconds and no
+    increment (correspondence games): its id, last change and clock."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(GameRow.id, GameRow.updated_at, GameRow.clock).where(
+                GameRow.status == "active",
+                GameRow.clock >= at_least,
+                GameRow.clock_increment.is_(None),
+            )
+        ).all()
+    return [(str(gid), updated, int(clock or 0)) for gid, updated, clock in rows]
+
+
+def accounts_of(engine: Engine, game_ids: list[str]) -> list[tuple[str, int | None, int | None]]:
+    """Each game's id and the accounts of its two seats, for the games of ``game_ids``
+    (the first 1,000) with an account at either seat (unknown ids left out)."""
+    with Session(engine) as s:
+        rows = s.execute(
+            select(GameRow.id, GameRow.account0, GameRow.account1).where(
+                GameRow.id.in_(game_ids[:1000]),
+                or_(GameRow.account0.is_not(None), GameRow.account1.is_not(None)),
+            )
+        ).all()
+    return [(str(g), a0, a1) for g, a0, a1 in rows]
+
+
+# -- parts of writes (a service's ``op_`` runs them inside its transaction) ---------------------
+
+
+def lock_game(s: Session, game_id: str) -> GameRow | None:
+    """The game row, locked for the rest of the transaction (``None``: no such game)."""
+    return s.get(GameRow, game_id, with_for_update=True)
+
+
+def moves_and_rounds(s: Session, game_id: str) -> tuple[int, int]:
+    """How many moves and rounds of the game are stored."""
+    moves = s.scalar(select(func.count()).select_from(MoveRow).where(MoveRow.game_id == game_id))
+    rounds = s.scalar(select(func.count()).select_from(RoundRow).where(RoundRow.game_id == game_id))
+    return moves or 0, rounds or 0
+
+
+def set_round_forfeit(s: Session, game_id: str, round_index: int, player: int, reason: str) -> None:
+    """Record that ``player`` forfeited the round ``round_index`` of the game."""
+    s.execute(
+        update(RoundRow)
+        .where(RoundRow.game_id == game_id, RoundRow.index == round_index)
+        .values(forfeit=player, forfeit_reason=reason)
+    )
+
+
+def finish(s: Session, row: GameRow, result: str, ending: str, now: datetime.datetime) -> None:
+    """End the (locked) game ``row`` with ``result`` and ``ending`` at ``now``, and
+    announce it."""
+    row.status, row.result, row.ending, row.updated_at = "finished", result, ending, now
+    notify_change(s, [row.id])
 
 
 # -- writes (run by the store's writer inside its transaction) ---------------------------------
