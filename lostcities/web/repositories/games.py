@@ -34,6 +34,9 @@ __all__ = [
     "accounts_of",
     "analysis",
     "finish",
+    "get",
+    "move_count",
+    "my_games",
     "lock_game",
     "moves_and_rounds",
     "running_clocks",
@@ -229,12 +232,36 @@ def accounts_of(engine: Engine, game_ids: list[str]) -> list[tuple[str, int | No
     return [(str(g), a0, a1) for g, a0, a1 in rows]
 
 
+def my_games(engine: Engine, account_id: int, limit: int) -> list[tuple[str, str]]:
+    """The id and status of an account's newest ``limit`` games, newest first."""
+    with Session(engine) as conn:
+        rows = conn.execute(
+            select(GameRow.id, GameRow.status)
+            .where(or_(GameRow.account0 == account_id, GameRow.account1 == account_id))
+            .order_by(GameRow.updated_at.desc())
+            .limit(limit)
+        ).all()
+    return [(str(gid), str(status)) for gid, status in rows]
+
+
 # -- parts of writes (a service's ``op_`` runs them inside its transaction) ---------------------
 
 
 def lock_game(s: Session, game_id: str) -> GameRow | None:
     """The game row, locked for the rest of the transaction (``None``: no such game)."""
     return s.get(GameRow, game_id, with_for_update=True)
+
+
+def get(s: Session, game_id: str) -> GameRow | None:
+    """The game row (``None``: no such game)."""
+    return s.get(GameRow, game_id)
+
+
+def move_count(s: Session, game_id: str) -> int:
+    """How many moves of the game are stored."""
+    return (
+        s.scalar(select(func.count()).select_from(MoveRow).where(MoveRow.game_id == game_id)) or 0
+    )
 
 
 def moves_and_rounds(s: Session, game_id: str) -> tuple[int, int]:
