@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, insert, or_, select, update
+from sqlalchemy import delete, func, insert, or_, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session
 
@@ -47,6 +47,7 @@ __all__ = [
     "notify_change",
     "op_add_chat",
     "op_claim_seat",
+    "op_delete_game",
     "op_forfeit",
     "op_insert_game",
     "op_move",
@@ -410,6 +411,15 @@ def op_insert_game(row: GameRow, rounds: Iterable[RoundRow]) -> Callable[[Sessio
         s.flush()
         for r in rounds:
             s.add(r)
+
+    return fn
+
+
+def op_delete_game(game_id: str) -> Callable[[Session], None]:
+    """Delete a game that never started (a lobby game whose seats were taken meanwhile)."""
+
+    def fn(s: Session) -> None:
+        s.execute(delete(GameRow).where(GameRow.id == game_id))
 
     return fn
 

@@ -22,6 +22,7 @@ __all__ = [
     "locked_ratings",
     "mark_settled",
     "profile_rows",
+    "rating",
     "unsettled",
 ]
 
@@ -132,6 +133,11 @@ def mark_settled(s: Session, game_id: str, state: str, at: datetime.datetime) ->
     waits for this one's commit, then fails on the key)."""
     s.add(RatingResultRow(game_id=game_id, state=state, created_at=at))
     s.flush()
+
+
+def rating(s: Session, player: str, variant: str, speed: str) -> RatingRow | None:
+    """The stored rating of ``player`` in a variant and speed, or ``None``."""
+    return s.get(RatingRow, (player, variant, speed))
 
 
 def locked_ratings(
