@@ -54,6 +54,7 @@ __all__ = [
     "op_save_analysis",
     "op_seen",
     "op_update_game",
+    "release_seats",
     "resumable",
     "seen",
     "version",
@@ -279,6 +280,23 @@ def set_round_forfeit(s: Session, game_id: str, round_index: int, player: int, r
         .where(RoundRow.game_id == game_id, RoundRow.index == round_index)
         .values(forfeit=player, forfeit_reason=reason)
     )
+
+
+def release_seats(s: Session, account_id: int, name: str) -> list[str]:
+    """Take the account ``account_id`` off the seats of its games, which are named
+    ``name`` instead; returns the games changed (a game where it sat twice twice)."""
+    games: list[str] = []
+    for seat in (0, 1):
+        col = GameRow.account0 if seat == 0 else GameRow.account1
+        ids = list(s.scalars(select(GameRow.id).where(col == account_id)).all())
+        if ids:
+            s.execute(
+                update(GameRow)
+                .where(GameRow.id.in_(ids))
+                .values({col.key: None, f"name{seat}": name})
+            )
+            games += ids
+    return games
 
 
 def finish(s: Session, row: GameRow, result: str, ending: str, now: datetime.datetime) -> None:
