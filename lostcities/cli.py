@@ -435,6 +435,120 @@ def _add_analyse(p: argparse.ArgumentParser) -> None:
     p.add_argument("--marked", action="store_true", help="list only the marked moves")
 
 
+def _add_connect(p: argparse.ArgumentParser) -> None:
+    p.add_argument("url", metavar="URL", help="the server, e.g. https://lostcities.example")
+    p.add_argument(
+        "engine",
+        metavar="ENGINE",
+        help="the engine: a bot spec (heuristic, 'expert:time=0.5') or 'cmd:PROGRAM ARGS'"
+        " speaking the bot protocol; one per game",
+    )
+    p.add_argument(
+        "--token-file",
+        required=True,
+        metavar="FILE",
+        help="file holding the bot account's API token (scope bot:play; challenge:write"
+        " to answer and send challenges)",
+    )
+    accept = p.add_argument_group("which challenges to accept (the others are declined)")
+    accept.add_argument(
+        "--variants", default="classic,long", metavar="LIST", help="classic,long (both)"
+    )
+    accept.add_argument(
+        "--clocks",
+        default="any",
+        metavar="LIST",
+        help="clocks (60, 300+5, 3d, none), ranges of seconds LOW..HIGH (a match clock"
+        " counts its base time), correspondence, any (default)",
+    )
+    accept.add_argument(
+        "--rounds", default=None, metavar="LIST", help="match lengths, e.g. 1,3 (any)"
+    )
+    accept.add_argument(
+        "--mode",
+        choices=["rated", "casual", "both"],
+        default="both",
+        help="rated games only, casual only, or both (default)",
+    )
+    accept.add_argument(
+        "--opponents",
+        choices=["people", "bots", "both"],
+        default="both",
+        help="people only, bots only, or both (default)",
+    )
+    accept.add_argument(
+        "--max-games",
+        type=_at_most(MAX_JOBS),
+        default=1,
+        metavar="N",
+        help="games at once (1); more are declined 'later'",
+    )
+    p.add_argument(
+        "--games",
+        type=_at_most(MAX_DEALS),
+        default=None,
+        metavar="N",
+        help="stop after N games (default: run until Ctrl-C)",
+    )
+    p.add_argument(
+        "--on-exit",
+        choices=["finish", "resign"],
+        default="finish",
+        help="at Ctrl-C (or SIGTERM): finish the games being played (default) or resign"
+        " them; a second Ctrl-C resigns",
+    )
+    send = p.add_argument_group("a challenge to send once connected")
+    send.add_argument("--challenge", default=None, metavar="USER", help="challenge USER")
+    send.add_argument(
+        "--challenge-variant", choices=["classic", "long"], default="classic", help="(classic)"
+    )
+    send.add_argument("--challenge-rounds", type=int, choices=[1, 3], default=3, help="rounds (3)")
+    send.add_argument(
+        "--challenge-clock",
+        default="300+5",
+        metavar="CLOCK",
+        help="60, 180, 300+5 (default), 600+10, 1d, 3d, 7d or none",
+    )
+    send.add_argument("--challenge-rated", action="store_true", help="a rated challenge")
+    p.add_argument(
+        "--move-time",
+        type=_positive_float,
+        default=10.0,
+        metavar="SECONDS",
+        help="the most time the engine is given for a move (10; less when the clock is short)",
+    )
+    p.add_argument(
+        "--retry-base",
+        type=_positive_float,
+        default=1.0,
+        metavar="SECONDS",
+        help="first wait before reconnecting, doubled after each failure (1)",
+    )
+    p.add_argument(
+        "--retry-max",
+        type=_positive_float,
+        default=60.0,
+        metavar="SECONDS",
+        help="the longest wait before reconnecting (60)",
+    )
+    p.add_argument(
+        "--stream-timeout",
+        type=_positive_float,
+        default=20.0,
+        metavar="SECONDS",
+        help="reopen a stream silent this long (20; the server sends a keep-alive every 7 s)",
+    )
+    p.add_argument("--seed", type=int, default=None, help="seed for the engines")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--quiet", "-q", action="store_true", help="print only errors")
+    out.add_argument("--verbose", "-v", action="store_true", help="also print every move")
+    p.add_argument(
+        "--log-json",
+        action="store_true",
+        help="one JSON object per line on stdout instead of the progress lines on stderr",
+    )
+
+
 COMMANDS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None], str]] = [
     (
         "score",
@@ -497,6 +611,12 @@ COMMANDS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None], str]] 
         "lostcities.cli:_bot",
     ),
     (
+        "connect",
+        "play online: run an engine as a bot account on a server (docs/bot-api.md)",
+        _add_connect,
+        "lostcities.connect.connector:cli_main",
+    ),
+    (
         "bench",
         "measure engine speed against the C reference",
         _add_bench,
@@ -532,6 +652,7 @@ EXTRAS = {
     "lostcities.fast": "fast",
     "lostcities.bench": "fast",
     "lostcities.arena": "arena",
+    "lostcities.connect": "connect",
 }
 
 

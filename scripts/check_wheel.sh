@@ -120,6 +120,7 @@ declare -A extra_modules=(
     [fast]="lostcities.fast.kernels numba"
     [rl]="lostcities.envs.pettingzoo lostcities.envs.gymnasium lostcities.envs.openspiel"
     [arena]="lostcities.arena matplotlib.pyplot rich.progress"
+    [connect]="lostcities.connect httpx"
     [train]="lostcities.train.model torch"
     [ray]="ray"
     [docs]="mkdocs mkdocstrings_handlers.python"

@@ -292,3 +292,20 @@ def test_self_play_on_ray_gives_the_same_data(address: str, tmp_path: Path) -> N
     a, b = load_shards(local), load_shards(on_ray)
     for f in fields(a):
         assert np.array_equal(getattr(a, f.name), getattr(b, f.name), equal_nan=True), f.name
+
+
+def test_ppo_on_ray_learns_the_same_network(address: str, tmp_path: Path) -> None:
+    """PPO's self-play shards played on the cluster give the network one process gives."""
+    pytest.importorskip("torch")
+    from lostcities.nn import Network
+    from lostcities.train.rl import SHARD_GAMES, PPOConfig, run_ppo
+
+    cfg = PPOConfig(
+        updates=1, games=SHARD_GAMES + 4, seed=8, init="fresh", hidden=(16,), eval_every=0,
+        critic_warmup=0, minibatch=256,
+    )  # fmt: skip
+    run_ppo(cfg, tmp_path / "local", progress=False)
+    run_ppo(cfg, tmp_path / "ray", progress=False, backend=Backend("ray", address))
+    a = Network.load(tmp_path / "local" / "net.npz").arrays()
+    b = Network.load(tmp_path / "ray" / "net.npz").arrays()
+    assert all(a[k].tobytes() == b[k].tobytes() for k in a)

@@ -77,10 +77,15 @@ ALLOWED: dict[str, dict[str, str]] = {
         "presentation": "the score table",
         "fast": "the compiled search is warmed up before the first move (fast.warmup only)",
     },
+    "connect": {
+        "bots": "`lostcities connect` plays an engine made from its spec",
+        "protocol": "the server's position lines rebuild the engine's view (PositionReader)",
+    },
     "web": {
         "bots": "the computer levels",
         "presentation": "the score table",
         "fast": "the compiled search is warmed up at start-up (fast.warmup only)",
+        "protocol": "the bot API's game stream sends the protocol's position lines",
     },
 }
 """Which parts each part may import besides the core and itself, with the reason."""
@@ -90,6 +95,7 @@ ONLY_IN: dict[tuple[str, str], set[str]] = {
     ("arena", "presentation"): {"lostcities.arena.report"},  # the commands, not the engine
     ("tui", "fast"): {"lostcities.tui.app"},
     ("web", "fast"): {"lostcities.web.workers"},
+    ("web", "protocol"): {"lostcities.web.bot_api"},
     ("fast", "nn"): {
         "lostcities.fast.netsearch",
         "lostcities.fast.warmup",

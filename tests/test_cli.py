@@ -145,6 +145,7 @@ def test_every_command_names_its_handler() -> None:
         "users": ["list"],
         "analyse": ["g.lcr"],
         "analyze": ["g.lcr"],
+        "connect": ["http://127.0.0.1:9", "--token-file", "t", "heuristic"],
     }
     parser = build_parser()
     for name, _, _, target in COMMANDS:

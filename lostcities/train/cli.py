@@ -1,17 +1,19 @@
 """``lostcities train``: the command line of :mod:`lostcities.train.loop`.
 
 This module imports neither PyTorch nor numba (``lostcities --help`` loads it to list the
-options); :func:`cli_main` checks they are installed and says how to get them. Numbers are
-read here, not by argparse, so that any bad value is one line on stderr and exit code 2.
+options); :func:`cli_main` checks they are installed and says how to get them. Values are
+read by :mod:`lostcities.train.options`, not by argparse, so that any bad value is one line
+on stderr and exit code 2.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
-from collections.abc import Callable
 from dataclasses import fields
 from typing import Any
+
+from lostcities.train.options import Option, add_options, given, read_given, reader
 
 __all__ = ["add_arguments", "cli_main"]
 
@@ -23,7 +25,7 @@ def _defaults() -> dict[str, Any]:
 
 
 # (option, RunConfig field, kind, help) of every option of `lostcities train`; the defaults are RunConfig's
-OPTIONS: list[tuple[str, str, str, str]] = [
+OPTIONS: list[Option] = [
     ("--iterations", "iterations", "int>=1", "iterations of self-play, training and gating (10)"),
     ("--rounds", "rounds", "int>=1", "self-play rounds per iteration (1000)"),
     ("--worlds", "worlds", "int>=1", "the teacher's sampled deals per move (64)"),
@@ -116,82 +118,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="stop after this stage (selfplay, train, gate or reference) of the next unfinished iteration",
     )
-    for flag, _, kind, help_text in OPTIONS:
-        p.add_argument(flag, metavar=kind.split(">")[0].upper(), default=None, help=help_text)
+    add_options(p, OPTIONS)
     from lostcities.train.rl_cli import add_ppo_arguments
 
     add_ppo_arguments(p)
-
-
-def _reader(kind: str, flag: str) -> Callable[[str], Any]:
-    from lostcities.train.errors import TrainOptionError
-
-    def bad(text: str, why: str) -> TrainOptionError:
-        return TrainOptionError(f"invalid {flag}: {text!r} ({why})")
-
-    def read(text: str) -> Any:
-        if kind.startswith("int"):
-            try:
-                n = int(text)
-            except ValueError:
-                raise bad(text, "not a whole number") from None
-            if kind == "int>=1" and n < 1:
-                raise bad(text, "must be at least 1")
-            if kind == "int>=0" and n < 0:
-                raise bad(text, "must not be negative")
-            return n
-        if kind.startswith("float") or kind == "fraction":
-            try:
-                x = float(text)
-            except ValueError:
-                raise bad(text, "not a number") from None
-            if x != x or x in (float("inf"), float("-inf")):
-                raise bad(text, "not finite")
-            if kind == "float>0" and not x > 0:
-                raise bad(text, "must be positive")
-            if kind == "float>=0" and x < 0:
-                raise bad(text, "must not be negative")
-            if kind == "fraction" and not 0 <= x < 1:
-                raise bad(text, "must be from 0 to below 1")
-            return x
-        if kind == "variant":
-            choices = {"classic": ("classic",), "long": ("long",), "both": ("classic", "long")}
-            if text not in choices:
-                raise bad(text, "classic, long or both")
-            return choices[text]
-        if kind == "weights":
-            from pathlib import Path
-
-            if not Path(text).is_file():
-                raise bad(text, "no such weights file")
-            return str(Path(text).resolve())
-        if kind == "sizes":
-            try:
-                sizes = tuple(int(s) for s in text.split(","))
-            except ValueError:
-                raise bad(text, "sizes such as 256,256") from None
-            if any(s < 1 for s in sizes):
-                raise bad(text, "every size must be at least 1")
-            return sizes
-        allowed = {
-            "teacher": ("heuristic", "guided", "flat"),
-            "rollout": ("smart", "cheap", "net"),
-            "device": ("cpu", "cuda"),
-        }[kind]
-        if text not in allowed:
-            if kind == "rollout":
-                from lostcities.bots.flat import REMOVED_ROLLOUTS
-
-                if text in REMOVED_ROLLOUTS:
-                    raise bad(
-                        text,
-                        f"removed in {REMOVED_ROLLOUTS[text]}: it was no stronger than smart; "
-                        "use --rollout smart",
-                    )
-            raise bad(text, " or ".join(allowed))
-        return text
-
-    return read
 
 
 def _need(module: str) -> None:
@@ -219,18 +149,13 @@ def cli_main(args: argparse.Namespace) -> int:
             _need(module)
         from lostcities.train.rl_cli import ppo_main
 
-        return ppo_main(args, OPTIONS, _reader)
+        return ppo_main(args, OPTIONS)
     from lostcities.train.rl_cli import PPO_OPTIONS
 
-    for flag, *_ in PPO_OPTIONS:
-        if getattr(args, flag[2:].replace("-", "_")) is not None:
-            raise TrainOptionError(f"{flag} is an option of --method ppo")
-    overrides: dict[str, Any] = {}
-    for flag, name, kind, _ in OPTIONS:
-        text = getattr(args, flag[2:].replace("-", "_"))
-        if text is not None:
-            overrides[name] = _reader(kind, flag)(text)
-    jobs = None if args.jobs is None else _reader("int>=1", "--jobs")(args.jobs)
+    for (flag, *_), _text in given(args, PPO_OPTIONS):
+        raise TrainOptionError(f"{flag} is an option of --method ppo")
+    overrides = read_given(args, OPTIONS)
+    jobs = None if args.jobs is None else reader("int>=1", "--jobs")(args.jobs)
     from lostcities.arena import Backend
 
     backend = Backend.parse(args.backend, args.address)

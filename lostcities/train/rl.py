@@ -27,13 +27,16 @@ evaluation with the highest mean margin).
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
 import json
 import math
+import multiprocessing
 import os
 import platform
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -45,6 +48,8 @@ import torch
 from torch import nn
 
 from lostcities.arena import derive_seed, play_match
+from lostcities.arena.cluster import LOCAL, Backend, ray_ordered, ray_session
+from lostcities.bots.base import one_core_per_bot, workers_without_ctrl_c
 from lostcities.fast.kernels import OVER, PLY, STATE_SIZE, TURN, batch_scores
 from lostcities.fast.netplay import (
     HIDDEN_FEATURES,
@@ -62,9 +67,22 @@ from lostcities.train.data import atomic_path, atomic_write_text
 from lostcities.train.errors import RunDirectoryError, TrainOptionError
 from lostcities.train.model import TorchNetwork
 
-__all__ = ["PPOConfig", "Rollout", "collect", "run_ppo"]
+__all__ = [
+    "SHARD_GAMES",
+    "CollectJob",
+    "PPOConfig",
+    "Rollout",
+    "collect",
+    "collect_shard",
+    "run_ppo",
+]
 
 _NCOL = {"classic": 5, "long": 6}
+
+SHARD_GAMES = 64
+"""Rounds per self-play shard: the unit of work a worker plays (the rounds of an update are
+cut into shards of this size whatever the number of workers, each with its own seeded
+sampler, so the data is the same bit for bit on one core, many, or a Ray cluster)."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +110,10 @@ class PPOConfig:
     eval_every: int = 10
     eval_deals: int = 100
     threads: int = 1
+    device: str = "cpu"
+    pool: float = 0.0
+    pool_size: int = 8
+    pool_every: int = 10
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -112,6 +134,10 @@ class PPOConfig:
             bad("clip must be in (0, 1) and lam in [0, 1]")
         if self.eval_every < 0 or self.eval_deals < 0 or self.force_ply < 0:
             bad("eval_every, eval_deals and force_ply must be >= 0")
+        if not 0 <= self.pool < 1 or self.pool_size < 1 or self.pool_every < 1:
+            bad("pool must be in [0, 1), pool_size and pool_every >= 1")
+        if self.device not in ("cpu", "cuda"):
+            bad(f"device must be cpu or cuda, not {self.device!r}")
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -177,9 +203,17 @@ def collect(
     rngs: npt.NDArray[np.uint64],
     force_ply: int,
     generator: torch.Generator,
+    opponent: TorchNetwork | None = None,
+    opponent_seat: npt.NDArray[np.int64] | None = None,
 ) -> Rollout:
     """Play ``games`` rounds to their end with ``model`` on both seats, sampling its
-    moves; the critic (or the value head) values every decision."""
+    moves; the critic (or the value head) values every decision.
+
+    With ``opponent``, the seat ``opponent_seat[g]`` of round ``g`` (``-1``: none) is played
+    by that frozen network instead (sampling its moves too), and only ``model``'s decisions
+    are recorded."""
+    if opponent is None or opponent_seat is None:
+        opponent_seat = np.full(games, -1, np.int64)
     states = np.zeros((games, STATE_SIZE), np.int32)
     deal_rows(states, np.arange(games, dtype=np.int64), ncols, rngs, 0)
     running = np.arange(games, dtype=np.int64)
@@ -203,25 +237,29 @@ def collect(
             if critic is not None:
                 batch_hidden(states, running, h)
             tx = torch.from_numpy(x)
+            players = states[running, TURN].astype(np.int64)
+            mine = players != opponent_seat[running]
             logits, v = model(tx)
             if critic is not None:
                 v = critic(torch.cat([tx, torch.from_numpy(h)], dim=1))
+            if opponent is not None and not mine.all():
+                theirs = torch.from_numpy(~mine)
+                logits[theirs] = opponent(tx[theirs])[0]
             logits = _masked_logits(logits, torch.from_numpy(mask))
             logp_all = torch.log_softmax(logits, dim=1)
             a = torch.multinomial(logp_all.exp(), 1, generator=generator)[:, 0]
             lp = logp_all.gather(1, a[:, None])[:, 0]
             actions = a.numpy().astype(np.int64)
-            players = states[running, TURN].astype(np.int64)
             if force_ply:
                 forced += int((states[running, PLY] >= force_ply).sum())
-            xs.append(x)
-            hs.append(h)
-            ms.append(mask)
-            acts.append(actions)
-            logps.append(lp.numpy())
-            vals.append(v.numpy().astype(np.float32))
-            gs.append(running.copy())
-            ps.append(players)
+            xs.append(x[mine])
+            hs.append(h[mine])
+            ms.append(mask[mine])
+            acts.append(actions[mine])
+            logps.append(lp.numpy()[mine])
+            vals.append(v.numpy().astype(np.float32)[mine])
+            gs.append(running[mine])
+            ps.append(players[mine])
             apply_rows(states, running, actions)
             running = running[states[running, OVER] == 0]
     sc = np.empty((games, 2), np.int64)
@@ -239,6 +277,180 @@ def collect(
         plies=states[:, PLY].astype(np.int64),
         forced=forced,
     )
+
+
+@dataclass(frozen=True)
+class CollectJob:
+    """What every shard of one update shares: the networks' weights (as NumPy arrays, so
+    the job pickles small and loads anywhere) and the update's seeds."""
+
+    model: dict[str, npt.NDArray[np.float32]]
+    hidden: tuple[int, ...]
+    critic: dict[str, npt.NDArray[np.float32]] | None
+    ncols: npt.NDArray[np.int64]
+    seed: int
+    update: int
+    force_ply: int
+    pool: tuple[dict[str, npt.NDArray[np.float32]], ...] = ()
+    pool_hidden: tuple[tuple[int, ...], ...] = ()
+    pool_share: float = 0.0
+
+    @classmethod
+    def of(
+        cls,
+        model: TorchNetwork,
+        critic: Critic | None,
+        ncols: npt.NDArray[np.int64],
+        cfg: PPOConfig,
+        update: int,
+        pool: Sequence[Network] = (),
+    ) -> CollectJob:
+        def arrays(m: nn.Module) -> dict[str, npt.NDArray[np.float32]]:
+            return {k: v.detach().cpu().float().numpy().copy() for k, v in m.state_dict().items()}
+
+        return cls(
+            model=arrays(model),
+            hidden=model.hidden,
+            critic=arrays(critic) if critic is not None else None,
+            ncols=ncols,
+            seed=cfg.seed,
+            update=update,
+            force_ply=cfg.force_ply,
+            pool=tuple(
+                {k: np.asarray(v, np.float32) for k, v in net.arrays().items()} for net in pool
+            ),
+            pool_hidden=tuple(tuple(w.shape[0] for w, _ in net.trunk) for net in pool),
+            pool_share=cfg.pool if pool else 0.0,
+        )
+
+    def shards(self) -> list[int]:
+        """The shard numbers of this update."""
+        return list(range(-(-self.ncols.shape[0] // SHARD_GAMES)))
+
+
+def collect_shard(job: CollectJob, shard: int) -> Rollout:
+    """Play shard ``shard`` of an update's rounds (``SHARD_GAMES`` of them; module docs):
+    a pure function of the job and the shard number, run in-process, by a local worker or
+    on a Ray cluster. Its ``game`` numbers are the rounds' numbers in the whole update."""
+    torch.set_num_threads(1)
+    model = TorchNetwork(job.hidden)
+    model.load_state_dict({k: torch.from_numpy(v) for k, v in job.model.items()})
+    model.eval()
+    critic: Critic | None = None
+    if job.critic is not None:
+        critic = Critic()
+        critic.load_state_dict({k: torch.from_numpy(v) for k, v in job.critic.items()})
+        critic.eval()
+    lo = shard * SHARD_GAMES
+    hi = min(lo + SHARD_GAMES, job.ncols.shape[0])
+    rngs = np.stack(
+        [xorshift_state(derive_seed(job.seed, "ppo", job.update, g)) for g in range(lo, hi)]
+    )
+    gen = torch.Generator().manual_seed(derive_seed(job.seed, "ppo-sample", job.update, shard))
+    opponent: TorchNetwork | None = None
+    seats: npt.NDArray[np.int64] | None = None
+    if job.pool and job.pool_share > 0:
+        # one past network per shard; each round of the shard meets it with probability
+        # pool_share, on a seat drawn for that round
+        pick = np.random.default_rng(derive_seed(job.seed, "ppo-pool", job.update, shard))
+        k = int(pick.integers(len(job.pool)))
+        opponent = TorchNetwork(job.pool_hidden[k])
+        opponent.load_state_dict({n: torch.from_numpy(v) for n, v in job.pool[k].items()})
+        opponent.eval()
+        meets = pick.random(hi - lo) < job.pool_share
+        seats = np.where(meets, pick.integers(2, size=hi - lo), -1).astype(np.int64)
+    ro = collect(
+        model, critic, hi - lo, job.ncols[lo:hi], rngs, job.force_ply, gen, opponent, seats
+    )
+    ro.game += lo
+    return ro
+
+
+def merge_rollouts(parts: list[Rollout]) -> Rollout:
+    """The shards of an update as one rollout (shards in order, so each round's decisions
+    stay in the order they were made)."""
+    return Rollout(
+        x=np.concatenate([r.x for r in parts]),
+        hidden=np.concatenate([r.hidden for r in parts]),
+        mask=np.concatenate([r.mask for r in parts]),
+        action=np.concatenate([r.action for r in parts]),
+        logp=np.concatenate([r.logp for r in parts]),
+        value=np.concatenate([r.value for r in parts]),
+        game=np.concatenate([r.game for r in parts]),
+        player=np.concatenate([r.player for r in parts]),
+        margins=np.concatenate([r.margins for r in parts]),
+        plies=np.concatenate([r.plies for r in parts]),
+        forced=sum(r.forced for r in parts),
+    )
+
+
+class Pool:
+    """The past networks self-play may meet (``--pool``): a snapshot every ``pool_every``
+    updates, the latest ``size`` kept in ``RUNDIR/pool/`` (so a resumed run meets the same
+    ones); ``size`` 0 keeps none."""
+
+    def __init__(self, directory: Path, size: int) -> None:
+        self.directory = directory
+        self.size = size
+        self._loaded: dict[str, Network] = {}
+
+    def add(self, update: int, model: TorchNetwork) -> None:
+        if self.size == 0:
+            return
+        self.directory.mkdir(exist_ok=True)
+        with atomic_path(self.directory / f"update-{update:05d}.npz") as tmp:
+            model.to_network({"update": update}).save(tmp)
+        for old in self._files()[: -self.size]:
+            old.unlink()
+
+    def _files(self) -> list[Path]:
+        return sorted(self.directory.glob("update-*.npz")) if self.directory.is_dir() else []
+
+    def networks(self) -> list[Network]:
+        if self.size == 0:
+            return []
+        files = self._files()
+        self._loaded = {f.name: self._loaded.get(f.name) or Network.load(f) for f in files}
+        return list(self._loaded.values())
+
+
+class Collector:
+    """Plays an update's shards: in this process (``jobs`` 1), in local worker processes
+    kept for the whole run, or on a Ray cluster (``backend``)."""
+
+    def __init__(self, jobs: int, backend: Backend) -> None:
+        self.jobs = max(1, jobs)
+        self.backend = backend
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+
+    def __call__(self, job: CollectJob) -> Rollout:
+        shards = job.shards()
+        if self.backend.kind == "ray":
+            parts = list(
+                ray_ordered(
+                    collect_shard,
+                    job,
+                    shards,
+                    jobs=self.jobs if self.jobs > 1 else None,
+                    describe=lambda i: f"PPO shard {i} of update {job.update + 1}",
+                )
+            )
+        elif self.jobs == 1 or len(shards) == 1:
+            parts = [collect_shard(job, i) for i in shards]
+        else:
+            if self._pool is None:
+                one_core_per_bot()
+                with workers_without_ctrl_c():
+                    self._pool = concurrent.futures.ProcessPoolExecutor(
+                        self.jobs, mp_context=multiprocessing.get_context("spawn")
+                    )
+            parts = list(self._pool.map(collect_shard, [job] * len(shards), shards))
+        return merge_rollouts(parts)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
 
 
 def advantages(ro: Rollout, lam: float) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
@@ -289,7 +501,9 @@ def machine() -> dict[str, Any]:
     }
 
 
-def evaluate(weights: Path, cfg: PPOConfig, jobs: int = 1) -> dict[str, Any]:
+def evaluate(
+    weights: Path, cfg: PPOConfig, jobs: int = 1, backend: Backend = LOCAL
+) -> dict[str, Any]:
     """The greedy policy in ``weights`` against ``heuristic`` on the run's fixed deals."""
     out: dict[str, Any] = {"rounds": 0, "by_variant": {}}
     wins = 0.0
@@ -302,6 +516,7 @@ def evaluate(weights: Path, cfg: PPOConfig, jobs: int = 1) -> dict[str, Any]:
             seed=derive_seed(cfg.seed, "ppo-eval", variant),
             jobs=jobs,
             variant=variant,
+            backend=backend,
         )
         d = res.to_dict()
         out["by_variant"][variant] = {
@@ -365,20 +580,23 @@ def run_ppo(
     resume: bool = False,
     progress: bool = True,
     echo: Callable[[str], None] | None = None,
+    jobs: int = 1,
+    backend: Backend = LOCAL,
 ) -> dict[str, Any]:
-    """Run (or resume) a PPO run in ``out``; returns the last evaluation (or ``{}``)."""
+    """Run (or resume) a PPO run in ``out``; returns the last evaluation (or ``{}``).
+
+    ``jobs`` and ``backend``: where the self-play shards are played (:class:`Collector`) and
+    the evaluations' matches; the data is the same whichever. The learner runs on
+    ``cfg.device``."""
     say = echo or (lambda s: print(s, file=sys.stderr, flush=True))
     ckpt_path = out / "checkpoint.pt"
     if resume:
         if not (out / "config.json").is_file():
             raise RunDirectoryError(f"no PPO run to resume in {out}")
         saved = PPOConfig.from_dict(json.loads((out / "config.json").read_text()))
-        if {**saved.to_dict(), "updates": 0, "extra": {}} != {
-            **cfg.to_dict(),
-            "updates": 0,
-            "extra": {},
-        }:
-            cfg = PPOConfig.from_dict({**saved.to_dict(), "updates": cfg.updates})
+        # a resumed run keeps its settings; only the length and where it runs may change
+        run_only = {"updates": cfg.updates, "device": cfg.device, "threads": cfg.threads}
+        cfg = PPOConfig.from_dict({**saved.to_dict(), **run_only})
     else:
         if out.exists() and (not out.is_dir() or any(out.iterdir())):
             raise RunDirectoryError(f"{out} is not an empty directory (use --resume to continue)")
@@ -386,8 +604,11 @@ def run_ppo(
     _write_json(out / "config.json", cfg.to_dict())
     torch.set_num_threads(cfg.threads)
     numba.set_num_threads(min(cfg.threads, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
-    model = _initial(cfg)
-    critic = Critic() if cfg.critic == "full" else None
+    if cfg.device == "cuda" and not torch.cuda.is_available():
+        raise TrainOptionError("device cuda is not available (use --device cpu)")
+    device = torch.device(cfg.device)
+    model = _initial(cfg).float().to(device)
+    critic = Critic().to(device) if cfg.critic == "full" else None
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     copt = torch.optim.Adam(critic.parameters(), lr=cfg.critic_lr) if critic is not None else None
     gen = torch.Generator().manual_seed(cfg.seed)
@@ -395,7 +616,7 @@ def run_ppo(
     best = -math.inf
     spent = 0.0
     if ckpt_path.is_file():
-        ck = torch.load(ckpt_path, weights_only=False)
+        ck = torch.load(ckpt_path, weights_only=False, map_location=device)
         model.load_state_dict(ck["model"])
         opt.load_state_dict(ck["opt"])
         if critic is not None and copt is not None:
@@ -412,15 +633,17 @@ def run_ppo(
         [_NCOL[cfg.variants[g % len(cfg.variants)]] for g in range(cfg.games)], np.int64
     )
     last_eval: dict[str, Any] = {}
+    pool = Pool(out / "pool", cfg.pool_size if cfg.pool > 0 else 0)
+    if start_update == 0:
+        pool.add(0, model)
     bar = _Bar(cfg.updates, start_update, progress)
+    collector = Collector(jobs, backend)
+    session = contextlib.ExitStack()
+    session.enter_context(ray_session(backend))
     try:
         for u in range(start_update, cfg.updates):
             t0 = time.perf_counter()
-            rngs = np.stack(
-                [xorshift_state(derive_seed(cfg.seed, "ppo", u, g)) for g in range(cfg.games)]
-            )
-            model.eval()
-            ro = collect(model, critic, cfg.games, ncols, rngs, cfg.force_ply, gen)
+            ro = collector(CollectJob.of(model, critic, ncols, cfg, u, pool.networks()))
             t_collect = time.perf_counter() - t0
             stats = _learn(model, critic, opt, copt, ro, cfg, u, gen)
             spent += time.perf_counter() - t0
@@ -453,8 +676,10 @@ def run_ppo(
             }
             with atomic_path(out / "net.npz") as tmp:
                 model.to_network(meta).save(tmp)
+            if (u + 1) % cfg.pool_every == 0:
+                pool.add(u + 1, model)
             if cfg.eval_every and ((u + 1) % cfg.eval_every == 0 or u + 1 == cfg.updates):
-                ev = evaluate(out / "net.npz", cfg)
+                ev = evaluate(out / "net.npz", cfg, jobs, backend)
                 ev.update(
                     {
                         "update": u + 1,
@@ -479,6 +704,8 @@ def run_ppo(
                 torch.save(state, tmp)
             bar.advance(rec)
     finally:
+        collector.close()
+        session.close()
         bar.close()
     return last_eval
 
@@ -496,14 +723,15 @@ def _learn(
     adv_np, final_np = advantages(ro, cfg.lam)
     ret_np = adv_np + ro.value
     model.train()
-    x = torch.from_numpy(ro.x)
-    h = torch.from_numpy(ro.hidden)
-    mask = torch.from_numpy(ro.mask)
-    act = torch.from_numpy(ro.action)
-    old_lp = torch.from_numpy(ro.logp)
-    adv = torch.from_numpy(adv_np)
-    ret = torch.from_numpy(ret_np)
-    final = torch.from_numpy(final_np)
+    dev = next(model.parameters()).device
+    x = torch.from_numpy(ro.x).to(dev)
+    h = torch.from_numpy(ro.hidden).to(dev)
+    mask = torch.from_numpy(ro.mask).to(dev)
+    act = torch.from_numpy(ro.action).to(dev)
+    old_lp = torch.from_numpy(ro.logp).to(dev)
+    adv = torch.from_numpy(adv_np).to(dev)
+    ret = torch.from_numpy(ret_np).to(dev)
+    final = torch.from_numpy(final_np).to(dev)
     n = len(ro)
     learn_policy = update >= cfg.critic_warmup or critic is None
     kls: list[float] = []
@@ -514,7 +742,7 @@ def _learn(
     clipped: list[float] = []
     stop = False
     for _ in range(cfg.epochs):
-        perm = torch.randperm(n, generator=gen)
+        perm = torch.randperm(n, generator=gen).to(dev)
         for lo in range(0, n, cfg.minibatch):
             idx = perm[lo : lo + cfg.minibatch]
             logits, v = model(x[idx])

@@ -6,13 +6,13 @@ Imports neither PyTorch nor numba at module level (``lostcities --help`` loads i
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from typing import Any
+
+from lostcities.train.options import Option, add_options, given, read_given, reader
 
 __all__ = ["PPO_OPTIONS", "add_ppo_arguments", "ppo_main"]
 
 # (option, PPOConfig field, kind, help): the options only PPO reads
-PPO_OPTIONS: list[tuple[str, str, str, str]] = [
+PPO_OPTIONS: list[Option] = [
     ("--updates", "updates", "int>=1", "PPO: updates (rounds played, then learned from) (200)"),
     ("--games", "games", "int>=2", "PPO: rounds played at once per update (512)"),
     ("--critic", "critic", "critic", "PPO: full (sees both hands, training only) or own (full)"),
@@ -21,6 +21,14 @@ PPO_OPTIONS: list[tuple[str, str, str, str]] = [
     ("--eval-deals", "eval_deals", "int>=0", "PPO: deals per variant of each evaluation (100)"),
     ("--force-ply", "force_ply", "int>=0", "PPO: from this ply on only draw-pile draws (140)"),
     ("--entropy", "entropy", "float>=0", "PPO: entropy bonus (0.003)"),
+    (
+        "--pool",
+        "pool",
+        "float>=0",
+        "PPO: share of rounds in which one seat is a past network of the run (0)",
+    ),
+    ("--pool-size", "pool_size", "int>=1", "PPO: past networks kept for --pool (8)"),
+    ("--pool-every", "pool_every", "int>=1", "PPO: updates between the pool's snapshots (10)"),
 ]
 
 # shared options of `lostcities train` that PPO reads too (flag -> PPOConfig field)
@@ -33,6 +41,7 @@ SHARED = {
     "--hidden": "hidden",
     "--threads": "threads",
     "--value-weight": "value_weight",
+    "--device": "device",
 }
 
 
@@ -43,65 +52,32 @@ def add_ppo_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="exit: expert iteration (default); ppo: reinforcement learning from self-play",
     )
-    for flag, _, kind, help_text in PPO_OPTIONS:
-        p.add_argument(flag, metavar=kind.split(">")[0].upper(), default=None, help=help_text)
+    add_options(p, PPO_OPTIONS)
 
 
-def _read(
-    kind: str, flag: str, text: str, reader: Callable[[str, str], Callable[[str], Any]]
-) -> Any:
-    from lostcities.train.errors import TrainOptionError
-
-    if kind == "int>=2":
-        n = reader("int>=1", flag)(text)
-        if n < 2:
-            raise TrainOptionError(f"invalid {flag}: {text!r} (must be at least 2)")
-        return n
-    if kind == "critic":
-        if text not in ("full", "own"):
-            raise TrainOptionError(f"invalid {flag}: {text!r} (full or own)")
-        return text
-    if kind == "init":
-        if text in ("shipped", "fresh"):
-            return text
-        from pathlib import Path
-
-        if not Path(text).is_file():
-            raise TrainOptionError(f"invalid {flag}: {text!r} (shipped, fresh or a weights file)")
-        return text
-    return reader(kind, flag)(text)
-
-
-def ppo_main(
-    args: argparse.Namespace,
-    shared: list[tuple[str, str, str, str]],
-    reader: Callable[[str, str], Callable[[str], Any]],
-) -> int:
+def ppo_main(args: argparse.Namespace, shared: list[Option]) -> int:
     """Run or resume a PPO run as ``args`` say (``shared``: the common option table)."""
     from pathlib import Path
 
     from lostcities.train.errors import TrainOptionError
 
-    kw: dict[str, Any] = {}
-    for flag, _name, kind, _ in shared:
-        text = getattr(args, flag[2:].replace("-", "_"))
-        if text is None:
-            continue
+    for (flag, *_), _text in given(args, shared):
         if flag not in SHARED:
             raise TrainOptionError(f"{flag} is an option of --method exit, not of --method ppo")
-        kw[SHARED[flag]] = reader(kind, flag)(text)
-    for flag, name, kind, _ in PPO_OPTIONS:
-        text = getattr(args, flag[2:].replace("-", "_"))
-        if text is not None:
-            kw[name] = _read(kind, flag, text, reader)
-    for flag in ("jobs", "backend", "address", "stop_after"):
-        if getattr(args, flag) is not None:
-            raise TrainOptionError(f"--{flag.replace('_', '-')} is not an option of --method ppo")
+    ppo_shared = [(flag, SHARED[flag], kind, h) for flag, _, kind, h in shared if flag in SHARED]
+    kw = {**read_given(args, ppo_shared), **read_given(args, PPO_OPTIONS)}
+    if args.stop_after is not None:
+        raise TrainOptionError("--stop-after is not an option of --method ppo")
+    from lostcities.arena.cluster import Backend
     from lostcities.train.rl import PPOConfig, run_ppo
 
+    backend = Backend.parse(args.backend, args.address)
+    jobs = reader("int>=1", "--jobs")(args.jobs) if args.jobs is not None else 1
     cfg = PPOConfig(**kw)
     out = Path(args.out)
-    ev = run_ppo(cfg, out, resume=args.resume, progress=not args.no_progress)
+    ev = run_ppo(
+        cfg, out, resume=args.resume, progress=not args.no_progress, jobs=jobs, backend=backend
+    )
     if ev:
         print(
             f"{out}: update {ev['update']}; greedy policy vs heuristic"

@@ -57,12 +57,19 @@ from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from lostcities.bots import BUILTIN
-from lostcities.web.errors import GameError
+from lostcities.web.errors import (
+    AccountNotFoundError,
+    CsrfError,
+    NotSignedInError,
+    RateLimitedError,
+    UsernameRuleError,
+    UsernameTakenError,
+)
 from lostcities.web.levels import LEVELS
-from lostcities.web.limits import RateLimitedError, client_key
+from lostcities.web.limits import client_key
 from lostcities.web.models.accounts import AccountRow, ReportRow
 from lostcities.web.models.base import utcnow
-from lostcities.web.passwords import PASSWORD_MAX, PASSWORD_MIN, PasswordRuleError, check_password
+from lostcities.web.passwords import PASSWORD_MAX, PASSWORD_MIN, check_password
 from lostcities.web.repositories import accounts as account_data
 from lostcities.web.repositories import games as game_data
 from lostcities.web.repositories.games import notify_change
@@ -85,23 +92,9 @@ __all__ = [
     "SESSION_DAYS",
     "THROTTLE_SALT",
     "Account",
-    "AccountBannedError",
-    "AccountError",
-    "AccountNotFoundError",
-    "ConfirmationError",
-    "LastCredentialError",
-    "SelfError",
-    "CsrfError",
     "CsrfGuard",
-    "LoginFailedError",
-    "NotSignedInError",
     "PASSWORD_MAX",
     "PASSWORD_MIN",
-    "PasswordRuleError",
-    "RecoveryFailedError",
-    "UsernameRuleError",
-    "UsernameTakenError",
-    "WrongPasswordError",
     "account_of",
     "blocked_between",
     "check_password_rule",
@@ -191,101 +184,6 @@ RESERVED = frozenset(
 site's, its roles', the computer levels' and the built-in bots'."""
 
 
-# -- errors ---------------------------------------------------------------------------------
-
-
-class AccountError(GameError):
-    """An account request refused (answered with ``code`` and ``status``, as game errors are)."""
-
-    code = "account_error"
-    status = 400
-
-
-class UsernameRuleError(AccountError):
-    """A username that breaks the rule; ``reason``: ``length``, ``characters``, ``first``
-    (how it starts) or ``reserved``."""
-
-    code = "invalid_username"
-    status = 422
-    reasons = ("length", "characters", "first", "reserved")
-
-
-class UsernameTakenError(AccountError):
-    """Sign-up with a name someone has (or one that looks the same)."""
-
-    code = "username_taken"
-    status = 409
-
-
-class LoginFailedError(AccountError):
-    """Wrong username or password (the same words whichever was wrong)."""
-
-    code = "login_failed"
-    status = 401
-
-
-class RecoveryFailedError(LoginFailedError):
-    """A recovery with a wrong username or recovery code (the same words whichever)."""
-
-    code = "recovery_failed"
-
-
-class WrongPasswordError(LoginFailedError):
-    """The signed-in account's password, asked again (to change it, to delete the
-    account), is wrong."""
-
-    code = "wrong_password"
-
-
-class NotSignedInError(AccountError):
-    """A request that needs an account, without a valid session."""
-
-    code = "not_signed_in"
-    status = 401
-
-
-class CsrfError(AccountError):
-    """A state-changing request without the CSRF token (or from another site)."""
-
-    code = "csrf"
-    status = 403
-
-
-class AccountBannedError(AccountError):
-    """A log-in to a banned account (said only once the password was right)."""
-
-    code = "banned"
-    status = 403
-
-
-class ConfirmationError(AccountError):
-    """A destructive request without its confirmation (the username typed again)."""
-
-    code = "confirm"
-    status = 422
-
-
-class LastCredentialError(AccountError):
-    """Removing the account's only way to log in."""
-
-    code = "last_credential"
-    status = 409
-
-
-class SelfError(AccountError):
-    """Blocking or reporting oneself."""
-
-    code = "self"
-    status = 422
-
-
-class AccountNotFoundError(AccountError):
-    """No player with that username."""
-
-    code = "no_such_player"
-    status = 404
-
-
 # -- the account ----------------------------------------------------------------------------
 
 
@@ -298,11 +196,20 @@ class Account:
     created_at: datetime.datetime
     has_password: bool
     status: str = "active"
+    is_bot: bool = False
+    """A bot account (:mod:`lostcities.web.bot_api`): no lobby pairing; marked BOT."""
 
     @classmethod
     def of(cls, row: AccountRow) -> Account:
         """The account of a stored row."""
-        return cls(row.id, row.username, row.created_at, row.password_hash is not None, row.status)
+        return cls(
+            row.id,
+            row.username,
+            row.created_at,
+            row.password_hash is not None,
+            row.status,
+            bool(row.is_bot),
+        )
 
 
 # -- usernames and passwords --------------------------------------------------------------------
@@ -332,11 +239,11 @@ def check_username(name: str) -> str:
     >>> check_username("Ad")
     Traceback (most recent call last):
     ...
-    lostcities.web.accounts.UsernameRuleError: a username has 3 to 20 characters
+    lostcities.web.errors.UsernameRuleError: a username has 3 to 20 characters
     >>> check_username("adm1n")
     Traceback (most recent call last):
     ...
-    lostcities.web.accounts.UsernameRuleError: that username is reserved
+    lostcities.web.errors.UsernameRuleError: that username is reserved
 
     :raises UsernameRuleError: saying what is wrong.
     """
@@ -614,7 +521,7 @@ class CsrfGuard:
             if why is not None:
                 from fastapi.responses import JSONResponse
 
-                await JSONResponse({"error": "csrf", "message": why}, status_code=403)(
+                await JSONResponse(CsrfError(why).body(), status_code=CsrfError.status)(
                     scope, receive, send
                 )
                 return

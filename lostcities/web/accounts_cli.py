@@ -2,7 +2,8 @@
 operator's moderation of accounts, as ``lostcities comments`` moderates comments.
 
 ``list`` prints every account (banned ones marked, with how often each was reported);
-``ban`` ends its sessions and refuses its log-ins (``--reason`` is kept); ``unban`` lets it
+``ban`` ends its sessions, revokes its API tokens (a bot's streams close) and refuses its
+log-ins (``--reason`` is kept); ``unban`` lets it
 in again; ``delete`` deletes it as the player could (games kept under "deleted player");
 ``reports`` prints the players' reports, newest first; ``log`` the moderation log, newest
 first. Every action is written to the moderation log (actor ``operator``). Errors are one
@@ -13,13 +14,11 @@ from __future__ import annotations
 
 import argparse
 
-from lostcities.web.accounts import (
-    AccountNotFoundError,
-    find_account_sync,
-    op_delete_account,
-    op_set_status,
-)
+from lostcities.web.accounts import find_account_sync, op_delete_account, op_set_status
+from lostcities.web.errors import AccountNotFoundError
+from lostcities.web.models.base import utcnow
 from lostcities.web.repositories import accounts as account_data
+from lostcities.web.repositories.bots import op_revoke_account_tokens
 from lostcities.web.store import GameStore, require_existing_database
 
 __all__ = ["cli_main", "format_account"]
@@ -109,7 +108,14 @@ def cli_main(args: argparse.Namespace) -> int:
             return 0
         status = "banned" if args.action == "ban" else "active"
         store.write_sync(op_set_status(row.id, status, args.reason, OPERATOR))
-        print(f"account {row.username} {'banned' if status == 'banned' else 'unbanned'}")
+        revoked: list[int] = []
+        if status == "banned":  # its API tokens too: a running server closes their streams
+            revoked = store.write_sync(op_revoke_account_tokens(row.id, OPERATOR, utcnow()))
+        tokens = f" and {len(revoked)} API token{'s' if len(revoked) != 1 else ''} revoked"
+        print(
+            f"account {row.username} {'banned' if status == 'banned' else 'unbanned'}"
+            + (tokens if revoked else "")
+        )
         return 0
     finally:
         store.close()

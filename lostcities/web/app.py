@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import contextlib
 import gc
+import json
 import logging
 import os
 from collections.abc import AsyncIterator, Callable
@@ -27,15 +28,22 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lostcities.web import schemas
-from lostcities.web.accounts import AccountNotFoundError, CsrfGuard
+from lostcities.web.accounts import CsrfGuard
+from lostcities.web.bot_api import BotHub
 from lostcities.web.deps import Settings
-from lostcities.web.errors import GameError, GameNotFoundError
+from lostcities.web.errors import (
+    ERRORS,
+    AccountNotFoundError,
+    GameError,
+    GameNotFoundError,
+)
 from lostcities.web.game_manager import GameManager, ManagerSettings
-from lostcities.web.limits import ClientLimits, RateLimitedError, retry_after_header
+from lostcities.web.limits import ClientLimits
 from lostcities.web.lobby import LobbyHub
 from lostcities.web.peers import SWEEP_SECONDS, peers_for
 from lostcities.web.routers import accounts as accounts_router
-from lostcities.web.routers import bots, calculator, comments, games, lobby, pages, ws
+from lostcities.web.routers import bot_api as bot_api_router
+from lostcities.web.routers import bots, calculator, comments, games, lobby, pages, tokens, ws
 from lostcities.web.store import GameStore, normalize_db_url
 from lostcities.web.turn_alerts import TurnHub
 from lostcities.web.workers import (
@@ -70,10 +78,42 @@ socket stays open; over it the transport closes the socket with 1009, which the 
 shows as "message too large"."""
 
 
-def _error(status: int, code: str, message: str, **detail: object) -> JSONResponse:
+def _error(
+    code: str, message: str, detail: dict[str, object] | None = None, status: int | None = None
+) -> JSONResponse:
+    """The JSON answer of the error ``code``: its status from :data:`ERRORS` (or ``status``),
+    the ``detail`` that is not ``None`` added to the body."""
     body: dict[str, object] = {"error": code, "message": message}
-    body.update({k: v for k, v in detail.items() if v is not None})
-    return JSONResponse(body, status_code=status)
+    body.update({k: v for k, v in (detail or {}).items() if v is not None})
+    return JSONResponse(body, status_code=ERRORS[code].status if status is None else status)
+
+
+def _answer(exc: GameError) -> JSONResponse:
+    """The JSON answer of a refusal (its body and headers: :meth:`GameError.body`)."""
+    return JSONResponse(exc.body(), status_code=exc.status, headers=exc.headers() or None)
+
+
+BOT_API_PATHS = ("/api/bot/", "/api/account/tokens")
+"""The bot API's paths (docs/bot-api.md): their refusals also carry ``code`` and
+``detail``, in the bot API's words (:data:`BOT_API_CODES`)."""
+
+BOT_API_CODES = {"stale": "stale_move", "invalid_request": "bad_request", "invalid": "bad_request"}
+"""The bot API's name of a refusal code that the rest of the API names otherwise."""
+
+
+def _bot_paths(request: Request, response: JSONResponse) -> JSONResponse:
+    """``response`` (an :func:`_error` or :func:`_answer`), with the bot API's ``code`` and
+    ``detail`` on its paths."""
+    if not request.url.path.startswith(BOT_API_PATHS):
+        return response
+    body = json.loads(bytes(response.body))
+    body["code"] = BOT_API_CODES.get(body["error"], body["error"])
+    body["detail"] = body["message"]
+    out = JSONResponse(body, status_code=response.status_code)
+    for k, v in response.headers.items():
+        if k.lower() not in ("content-length", "content-type"):
+            out.headers[k] = v
+    return out
 
 
 CSP = (
@@ -169,10 +209,10 @@ class BodyLimit:
                 try:
                     too_big = int(value) > self.limit
                 except ValueError:
-                    await _error(400, "bad_request", "invalid Content-Length")(scope, receive, send)
+                    await _error("bad_request", "invalid Content-Length")(scope, receive, send)
                     return
                 if too_big:
-                    await _error(413, "too_large", message)(scope, receive, send)
+                    await _error("too_large", message)(scope, receive, send)
                     return
         read = 0
         started = False
@@ -197,7 +237,7 @@ class BodyLimit:
         except _BodyTooLarge:  # read outside a route (the routes' handler answers inside)
             if started:  # pragma: no cover - a route that answers before reading its body
                 raise
-            response = _error(413, "too_large", message)
+            response = _error("too_large", message)
             response.headers["connection"] = "close"
             await response(scope, receive, send)
 
@@ -269,6 +309,7 @@ def create_app(
         app.state.manager = mgr
         app.state.lobby = LobbyHub(mgr)  # the lobby, ratings and correspondence clocks
         app.state.turns = TurnHub(mgr)  # "my games" turn alerts, pushed
+        app.state.bots = BotHub(mgr, app.state.limits, keepalive=settings.bot_keepalive)
         warm: BackgroundWarmUp | None = None
         warming: asyncio.Task[None] | None = None
         if cold:  # answer at once; the levels that need the search wait for it
@@ -279,6 +320,7 @@ def create_app(
         await mgr.peers.start(mgr.on_change)  # moves made on the other processes
         mgr.presence.start()  # who is at which table (claims when a player left)
         await app.state.lobby.start()
+        await app.state.bots.start()  # the bot API (docs/bot-api.md)
         if settings.bot_executor == "process" and not cold:
             await runner.warm_up()  # the workers load the search before the first game
         if settings.resume_on_start:
@@ -303,6 +345,7 @@ def create_app(
             yield
         finally:
             sweeper.cancel()
+            await app.state.bots.close()
             await app.state.lobby.close()
             if warm is not None and warming is not None:
                 warm.close()
@@ -326,12 +369,6 @@ def create_app(
     app.add_middleware(BodyLimit, limit=MAX_BODY)
     app.add_middleware(SecurityHeaders)  # outermost: on the body limit's answers too
 
-    @app.exception_handler(RateLimitedError)
-    async def rate_limited(_request: Request, exc: RateLimitedError) -> JSONResponse:
-        wait = retry_after_header(exc.retry_after)
-        body = {"error": "rate_limited", "message": str(exc), "retry_after": int(wait)}
-        return JSONResponse(body, status_code=429, headers={"Retry-After": wait})
-
     @app.exception_handler(GameError)
     async def game_error(request: Request, exc: GameError) -> Response:
         # a page of a game or a player that is not there: a page saying so, not JSON
@@ -340,20 +377,22 @@ def create_app(
         if isinstance(exc, AccountNotFoundError) and pages.is_page(request):
             name = str(request.path_params.get("username", ""))[:40]
             return pages.not_found_page(request, "player", name)
-        return _error(exc.status, exc.code, str(exc), reason=exc.reason)
+        return _bot_paths(request, _answer(exc))
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        return _error(
-            422,
-            "invalid_request",
-            schemas.validation_message(exc),
-            **schemas.validation_detail(exc),
+        return _bot_paths(
+            _request,
+            _error(
+                "invalid_request",
+                schemas.validation_message(exc),
+                schemas.validation_detail(exc),
+            ),
         )
 
     @app.exception_handler(ValueError)
     async def value_error(_request: Request, exc: ValueError) -> JSONResponse:
-        return _error(400, "invalid", str(exc))
+        return _bot_paths(_request, _error("invalid", str(exc)))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
@@ -362,14 +401,16 @@ def create_app(
         code = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}.get(
             exc.status_code, "http_error"
         )
-        response = _error(exc.status_code, code, str(exc.detail).lower())
+        response = _error(code, str(exc.detail).lower(), status=exc.status_code)
         if exc.headers:
             response.headers.update(exc.headers)
-        return response
+        return _bot_paths(request, response)
 
     for r in (
         games.router,
         bots.router,
+        bot_api_router.router,
+        tokens.router,
         calculator.router,
         comments.router,
         lobby.router,

@@ -39,12 +39,8 @@ from webauthn.helpers.structs import (
     UserVerificationRequirement,
 )
 
-from lostcities.web.accounts import (
-    AccountError,
-    LastCredentialError,
-    mod_log,
-    op_create_account,
-)
+from lostcities.web.accounts import mod_log, op_create_account
+from lostcities.web.errors import LastCredentialError, PasskeyError
 from lostcities.web.models.accounts import AccountRow, ChallengeRow, PasskeyRow
 from lostcities.web.models.base import utcnow
 from lostcities.web.repositories import accounts as account_data
@@ -56,7 +52,6 @@ __all__ = [
     "op_signup_with_passkey",
     "CHALLENGE_SECONDS",
     "Ceremony",
-    "PasskeyError",
     "authentication_options",
     "check_authentication",
     "check_registration",
@@ -68,13 +63,6 @@ __all__ = [
 CHALLENGE_SECONDS = 300
 """How long a ceremony's challenge may be answered."""
 RP_NAME = "Lost Cities"
-
-
-class PasskeyError(AccountError):
-    """A passkey answer that does not check out (or came too late); nothing changed."""
-
-    code = "passkey_failed"
-    status = 400
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,9 @@ class Settings:
     abandon_after: float = 120.0
     """Seconds a player must have been away from a game before the opponent may claim the
     win or a draw (``LOSTCITIES_ABANDON_SECONDS``; :mod:`lostcities.web.abandon`)."""
+    bot_keepalive: float = 7.0
+    """Seconds between two keep-alive lines of a quiet bot API stream
+    (``LOSTCITIES_BOT_KEEPALIVE``; docs/bot-api.md: 7)."""
     test_deal_seed: int | None = None
     """For test servers only (``LOSTCITIES_TEST_DEAL_SEED``): the games this process
     creates are dealt from seeds ``test_deal_seed``, ``test_deal_seed + 1``..., in order,
@@ -82,8 +85,8 @@ class Settings:
     def from_env(cls, db_url: str) -> Settings:
         """Settings with overrides from ``LOSTCITIES_BOT_EXECUTOR``, ``LOSTCITIES_BOT_WORKERS``,
         ``LOSTCITIES_BOT_DELAY``, ``LOSTCITIES_LEVEL_<EASY|MEDIUM|HARD|EXPERT>`` (a bot spec),
-        ``LOSTCITIES_LIMITS``, ``LOSTCITIES_CLIENT_SALT``, ``LOSTCITIES_ABANDON_SECONDS`` and
-        ``LOSTCITIES_TEST_DEAL_SEED``.
+        ``LOSTCITIES_LIMITS``, ``LOSTCITIES_CLIENT_SALT``, ``LOSTCITIES_ABANDON_SECONDS``,
+        ``LOSTCITIES_BOT_KEEPALIVE`` and ``LOSTCITIES_TEST_DEAL_SEED``.
 
         :raises ValueError: for a bad value.
         """
@@ -112,6 +115,13 @@ class Settings:
                     f"invalid LOSTCITIES_ABANDON_SECONDS: {abandon:g} (expected 0 < seconds <= 86400)"
                 )
             s.abandon_after = abandon
+        keepalive = _env_float("LOSTCITIES_BOT_KEEPALIVE", None)
+        if keepalive is not None:
+            if not 0 < keepalive <= 3600:
+                raise ValueError(
+                    f"invalid LOSTCITIES_BOT_KEEPALIVE: {keepalive:g} (expected 0 < seconds <= 3600)"
+                )
+            s.bot_keepalive = keepalive
         deal = os.environ.get("LOSTCITIES_TEST_DEAL_SEED")
         if deal:
             try:

@@ -43,6 +43,7 @@ from lostcities.web.models.games import GameRow, RoundRow
 from lostcities.web.peers import Peers, SingleProcess
 from lostcities.web.presence import Presence
 from lostcities.web.repositories.games import (
+    BOT_NOTICE,
     CHAT_NOTICE,
     StoredGame,
     op_claim_seat,
@@ -158,6 +159,11 @@ class GameManager:
         """Called (in this event loop) with the id of every game whose change was committed,
         on any process (``"*"``: any game may have changed): the pushed turn alerts of "my
         games" (:mod:`lostcities.web.turn_alerts`)."""
+        self.on_bot_notice: list[Callable[[str], None]] = []
+        """Called (in this event loop) with each bot-API notification of any process, the
+        :data:`~lostcities.web.repositories.games.BOT_NOTICE` prefix taken off (``"*"``:
+        after listening again, anything may have changed): the bot API's streams
+        (:mod:`lostcities.web.bot_api`)."""
 
     def game_changed(self, game_id: str) -> None:
         """Tell :attr:`on_game_change` that ``game_id`` changed."""
@@ -166,6 +172,15 @@ class GameManager:
                 hook(game_id)
             except Exception as e:  # an alert must not undo the change
                 log.error("game-change hook failed for game %s: %s", game_id, e)
+
+    def bot_notice(self, payload: str) -> None:
+        """Tell :attr:`on_bot_notice` of a bot-API change (``ev:<account>``, ``tok:<token>``,
+        ``"*"``)."""
+        for hook in self.on_bot_notice:
+            try:
+                hook(payload)
+            except Exception as e:  # a stream must not undo the change
+                log.error("bot hook failed for %s: %s", payload, e)
 
     def changed_here(self, game_id: str) -> None:
         """A change of ``game_id`` committed by this process (its copy broadcast it): told
@@ -334,7 +349,13 @@ class GameManager:
     def on_change(self, game_id: str) -> None:
         """Another server process (or this one) committed a change of ``game_id``: refresh
         it if it is in memory here (``"*"``: every game, after listening again); new chat
-        (:data:`~lostcities.web.repositories.games.CHAT_NOTICE`) goes to its connections here."""
+        (:data:`~lostcities.web.repositories.games.CHAT_NOTICE`) goes to its connections
+        here; a bot-API notification (:data:`~lostcities.web.repositories.games.BOT_NOTICE`)
+        to :attr:`on_bot_notice`."""
+        if game_id.startswith(BOT_NOTICE) or game_id == "*":
+            self.bot_notice(game_id.removeprefix(BOT_NOTICE))
+            if game_id != "*":
+                return
         if self.on_game_change and not game_id.startswith(CHAT_NOTICE):
             self.game_changed(game_id)
         if game_id.startswith(CHAT_NOTICE):

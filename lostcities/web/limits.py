@@ -16,7 +16,6 @@ address: a salted hash, so the address itself is never kept (not even in memory)
 from __future__ import annotations
 
 import hashlib
-import math
 import secrets
 import threading
 import time
@@ -25,28 +24,20 @@ from dataclasses import dataclass, fields
 
 from starlette.requests import HTTPConnection
 
+from lostcities.web.errors import RateLimitedError, retry_after_header
+
 __all__ = [
     "CLOSE_RATE_LIMITED",
     "ClientLimits",
     "Limits",
-    "RateLimitedError",
     "RateLimiter",
     "client_key",
     "new_salt",
-    "retry_after_header",
 ]
 
 CLOSE_RATE_LIMITED = 4429
 """The WebSocket close code for a client over a limit (too many open sockets or messages);
 an ``error`` message with code ``rate_limited`` comes just before it."""
-
-
-class RateLimitedError(Exception):
-    """A client went over a rate limit; ``retry_after`` is the seconds it must wait."""
-
-    def __init__(self, message: str, retry_after: float) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
 
 
 def new_salt() -> str:
@@ -65,15 +56,6 @@ def client_key(request: HTTPConnection, salt: str) -> str:
     """
     host = request.client.host if request.client is not None else "unknown"
     return hashlib.sha256(f"{salt}:{host}".encode()).hexdigest()
-
-
-def retry_after_header(seconds: float) -> str:
-    """The ``Retry-After`` value: whole seconds, rounded up, at least 1.
-
-    >>> retry_after_header(0.2), retry_after_header(30.0)
-    ('1', '30')
-    """
-    return str(max(1, math.ceil(seconds)))
 
 
 class RateLimiter:
@@ -184,11 +166,14 @@ class Limits:
     """WebSocket messages of any kind, across all of a client's sockets."""
     sockets: int | None = 32
     """WebSockets open at once."""
+    bot: Rate | None = (300, 60.0)
+    """Bot API requests (``/api/bot/``, with an API token), per token and, apart, per
+    client: 300 at once, then 5 a second."""
 
     @classmethod
     def off(cls) -> Limits:
         """No limits at all (load benchmarks that play many clients from one address)."""
-        return cls(None, None, None, None, None)
+        return cls(None, None, None, None, None, None)
 
     @classmethod
     def parse(cls, text: str) -> Limits:
@@ -239,6 +224,7 @@ class ClientLimits:
         self.join = make(limits.join)
         self.moves = make(limits.moves)
         self.messages = make(limits.messages)
+        self.bot = make(limits.bot)
         self._sockets: dict[str, int] = {}
         self._lock = threading.Lock()
 

@@ -51,7 +51,12 @@ from lostcities.web import correspondence_timeouts as correspondence
 from lostcities.web import ratings, schemas
 from lostcities.web.accounts import blocked_between
 from lostcities.web.clocks import parse_clock
-from lostcities.web.errors import GameError
+from lostcities.web.errors import (
+    BlockedError,
+    EntryGoneError,
+    NeedsAccountError,
+    TooManyEntriesError,
+)
 from lostcities.web.game_manager import GameManager, new_token
 from lostcities.web.models.base import utcnow
 from lostcities.web.models.lobby import LobbyRow
@@ -71,15 +76,11 @@ __all__ = [
     "RANGE_WIDEN",
     "STALE_SECONDS",
     "TICK",
-    "BlockedError",
-    "EntryGoneError",
     "LobbyHub",
-    "NeedsAccountError",
     "NewEntry",
     "Opened",
     "Player",
     "HIDDEN",
-    "TooManyEntriesError",
     "rating_range",
     "seen_by",
 ]
@@ -106,34 +107,6 @@ MAX_ENTRIES = 3
 HIDDEN = "_hidden"
 """The key of a lobby table's private list of the accounts it is hidden from (its owner
 blocked them, or they blocked its owner): :func:`seen_by` takes it out of every message."""
-
-
-class NeedsAccountError(GameError):
-    """A guest asked for a rated game: rated games are for signed-in players."""
-
-    code = "needs_account"
-    status = 403
-
-
-class EntryGoneError(GameError):
-    """The table or seek was taken, cancelled or dropped meanwhile."""
-
-    code = "gone"
-    status = 409
-
-
-class BlockedError(GameError):
-    """One of two players blocked the other: they are never seated together."""
-
-    code = "blocked"
-    status = 403
-
-
-class TooManyEntriesError(GameError):
-    """A player with :data:`MAX_ENTRIES` open entries asked for another."""
-
-    code = "too_many"
-    status = 429
 
 
 def seen_by(msg: dict[str, Any], account_id: int | None) -> dict[str, Any]:

@@ -29,13 +29,12 @@ import unicodedata
 from functools import cache
 from importlib import resources
 
-from lostcities.web.errors import GameError
+from lostcities.web.errors import PasswordRuleError
 
 __all__ = [
     "COMMON_FILE",
     "PASSWORD_MAX",
     "PASSWORD_MIN",
-    "PasswordRuleError",
     "check_password",
     "common_passwords",
     "problem",
@@ -71,14 +70,6 @@ _LEET = str.maketrans(
 )
 _AROUND = re.compile(r"^[\W\d_]+|[\W\d_]+$")
 _SEPARATORS = re.compile(r"[\s._\-]+")
-
-
-class PasswordRuleError(GameError):
-    """A password the rule refuses (``reason``: what is wrong; the module docs)."""
-
-    code = "invalid_password"
-    status = 422
-    reasons = ("length", "common", "pattern", "username")
 
 
 @cache

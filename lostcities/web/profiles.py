@@ -63,7 +63,7 @@ def leaderboard_sync(
             {
                 "rank": rank,
                 "name": username or r.name,
-                "bot": r.player.startswith("bot:"),
+                "bot": r.player.startswith(("bot:", "b:")),  # (b: a bot account)
                 **_rating_out(r, at),
             }
         )

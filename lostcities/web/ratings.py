@@ -45,7 +45,7 @@ import collections
 import datetime
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -55,6 +55,7 @@ from sqlalchemy.orm import Session
 from lostcities.web.models.base import utcnow
 from lostcities.web.models.games import GameRow
 from lostcities.web.models.ratings import RatingChangeRow, RatingRow
+from lostcities.web.repositories import accounts as account_data
 from lostcities.web.repositories import games as game_data
 from lostcities.web.repositories import ratings as rating_data
 from lostcities.web.store import GameStore
@@ -70,6 +71,7 @@ __all__ = [
     "SPEEDS",
     "Rating",
     "Settler",
+    "account_key",
     "bot_key",
     "idle",
     "idle_periods",
@@ -215,9 +217,22 @@ def bot_key(level: str) -> str:
     return f"bot:{level}"
 
 
-def player_keys(row: GameRow) -> tuple[str | None, str | None]:
-    """Each seat's rating key: ``a:<account id>`` for a signed-in player, ``bot:<level>``
-    for the computer, ``None`` for a guest."""
+def account_key(account_id: int, is_bot: bool = False) -> str:
+    """The rating key of an account: ``a:<id>`` for a person, ``b:<id>`` for a bot account
+    (:mod:`lostcities.web.bot_api`): bot accounts are rated in a pool of their own, as
+    lichess keeps bots apart (a person's rated game against one changes the person's
+    rating in theirs).
+
+    >>> account_key(7), account_key(7, True)
+    ('a:7', 'b:7')
+    """
+    return f"{'b' if is_bot else 'a'}:{account_id}"
+
+
+def player_keys(row: GameRow, bot_accounts: Collection[int] = ()) -> tuple[str | None, str | None]:
+    """Each seat's rating key: ``a:<account id>`` for a signed-in player, ``b:<account
+    id>`` for a bot account (its id in ``bot_accounts``), ``bot:<level>`` for the computer,
+    ``None`` for a guest."""
     keys: list[str | None] = []
     for seat in (0, 1):
         account = row.account0 if seat == 0 else row.account1
@@ -225,14 +240,14 @@ def player_keys(row: GameRow) -> tuple[str | None, str | None]:
         if bot is not None:
             keys.append(bot_key(row.level or bot))
         elif account is not None:
-            keys.append(f"a:{account}")
+            keys.append(account_key(account, account in bot_accounts))
         else:
             keys.append(None)
     return keys[0], keys[1]
 
 
 def _account_of(key: str) -> int | None:
-    return int(key[2:]) if key.startswith("a:") else None
+    return int(key[2:]) if key.startswith(("a:", "b:")) else None
 
 
 def op_rate_game(
@@ -272,7 +287,8 @@ def op_rate_game(
             return "pending"
         settled_at = now or utcnow()
         at_time = min(settled_at, g.updated_at or settled_at)  # the match's end
-        keys = player_keys(g)
+        bots = account_data.bot_ids(s, [a for a in (g.account0, g.account1) if a is not None])
+        keys = player_keys(g, bots)
         moves = game_data.move_count(s, g.id)
         if not g.rated:
             state = "casual"

@@ -28,13 +28,13 @@ import re
 import time
 from collections.abc import AsyncIterator, Iterable
 
-from lostcities.web.errors import GameError
+from lostcities.web.errors import BadGameIdsError
 from lostcities.web.game_manager import GameManager
 from lostcities.web.profiles import my_games_sync
 from lostcities.web.repositories.games import accounts_of
 from lostcities.web.store import GameStore
 
-__all__ = ["HEARTBEAT", "MAX_GAMES", "BadGameIdsError", "TurnHub", "parse_game_ids"]
+__all__ = ["HEARTBEAT", "MAX_GAMES", "TurnHub", "parse_game_ids"]
 
 log = logging.getLogger("lostcities.web")
 
@@ -48,13 +48,6 @@ RETRY_MS = 2000
 """The reconnection delay the stream proposes (the page backs off further itself)."""
 
 
-class BadGameIdsError(GameError):
-    """A stream's ``games`` parameter that is not a list of game ids."""
-
-    code = "invalid_request"
-    status = 422
-
-
 _ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 
 
@@ -66,7 +59,7 @@ def parse_game_ids(text: str) -> list[str]:
     >>> parse_game_ids("a b")
     Traceback (most recent call last):
     ...
-    lostcities.web.turn_alerts.BadGameIdsError: invalid game id 'a b' (letters, digits, - and _; at most 32)
+    lostcities.web.errors.BadGameIdsError: invalid game id 'a b' (letters, digits, - and _; at most 32)
 
     :raises BadGameIdsError: for a malformed id or more than :data:`MAX_GAMES`.
     """

@@ -16,7 +16,16 @@ from lostcities.fast.rng import xorshift_state  # noqa: E402
 from lostcities.nn import VALUE_SCALE, Network  # noqa: E402
 from lostcities.train.errors import TrainOptionError  # noqa: E402
 from lostcities.train.model import TorchNetwork  # noqa: E402
-from lostcities.train.rl import PPOConfig, Rollout, advantages, collect, run_ppo  # noqa: E402
+from lostcities.train.rl import (  # noqa: E402
+    SHARD_GAMES,
+    CollectJob,
+    PPOConfig,
+    Rollout,
+    advantages,
+    collect,
+    collect_shard,
+    run_ppo,
+)
 
 
 def _tiny() -> TorchNetwork:
@@ -34,6 +43,41 @@ def test_collect_plays_every_round_to_its_end_with_legal_moves() -> None:
         assert (players[1:] != players[:-1]).all()  # the seats alternate
     assert (np.exp(ro.logp) <= 1.0 + 1e-6).all()
     assert ro.forced == int(np.maximum(ro.plies - 140, 0).sum())  # draw-pile draws only then
+
+
+def test_a_pool_opponent_plays_its_seat_and_only_the_learner_is_recorded() -> None:
+    games = 6
+    rngs = np.stack([xorshift_state(g) for g in range(games)])
+    seats = np.array([-1, 0, 1, -1, 1, 0])
+    other = TorchNetwork.from_network(Network.random(hidden=(8,), seed=7)).float()
+    ro = collect(
+        _tiny(), None, games, np.array([5, 6] * 3), rngs, 140, torch.Generator(), other, seats
+    )
+    assert ro.mask[np.arange(len(ro)), ro.action].all()
+    for g in range(games):
+        players = ro.player[ro.game == g]
+        if seats[g] < 0:
+            assert len(players) == ro.plies[g]  # self-play: both seats recorded
+        else:
+            assert (players != seats[g]).all()  # the past network's moves are not learned from
+            assert abs(len(players) - ro.plies[g] / 2) <= 0.5
+
+
+def test_a_run_with_a_pool_resumes_exactly(tmp_path: Path) -> None:
+    cfg = PPOConfig(
+        updates=3, games=6, seed=4, init="fresh", hidden=(16,), eval_every=0, critic_warmup=0,
+        minibatch=64, pool=0.5, pool_size=2, pool_every=1,
+    )  # fmt: skip
+    run_ppo(cfg, tmp_path / "once", progress=False)
+    run_ppo(PPOConfig(**{**cfg.to_dict(), "updates": 2}), tmp_path / "twice", progress=False)
+    run_ppo(cfg, tmp_path / "twice", resume=True, progress=False)
+    a = Network.load(tmp_path / "once" / "net.npz").arrays()
+    b = Network.load(tmp_path / "twice" / "net.npz").arrays()
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    kept = sorted(p.name for p in (tmp_path / "once" / "pool").iterdir())
+    assert kept == ["update-00002.npz", "update-00003.npz"]  # the latest pool_size snapshots
+    log = [json.loads(x) for x in (tmp_path / "once" / "log.jsonl").read_text().splitlines()]
+    assert log[0]["decisions"] < log[0]["mean_plies"] * 6  # some rounds met a past network
 
 
 def test_advantages_follow_each_players_own_decisions() -> None:
@@ -82,11 +126,49 @@ def test_a_run_resumes_exactly_where_it_stopped(tmp_path: Path) -> None:
         run_ppo(cfg, tmp_path / "once", progress=False)
 
 
+def test_the_data_is_the_same_on_one_worker_or_several(tmp_path: Path) -> None:
+    """The rounds of an update are cut into shards of SHARD_GAMES, each with its own seeded
+    sampler: one process or a pool of workers learn the same network bit for bit."""
+    cfg = PPOConfig(
+        updates=1,
+        games=SHARD_GAMES + 6,  # two shards, the second short
+        seed=5,
+        init="fresh",
+        hidden=(16,),
+        eval_every=0,
+        critic_warmup=0,
+        minibatch=256,
+    )
+    run_ppo(cfg, tmp_path / "one", progress=False, jobs=1)
+    run_ppo(cfg, tmp_path / "two", progress=False, jobs=2)
+    a = Network.load(tmp_path / "one" / "net.npz").arrays()
+    b = Network.load(tmp_path / "two" / "net.npz").arrays()
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    one, two = ((tmp_path / d / "log.jsonl").read_text() for d in ("one", "two"))
+    keep = ("decisions", "mean_plies", "abs_margin", "policy_loss", "kl")
+    assert [json.loads(one)[k] for k in keep] == [json.loads(two)[k] for k in keep]
+    assert json.loads(one)["decisions"] > 0
+
+
+def test_a_shard_is_a_pure_function_of_the_job() -> None:
+    model = _tiny()
+    ncols = np.array([5, 6] * (SHARD_GAMES // 2 + 2), np.int64)
+    job = CollectJob.of(model, None, ncols, PPOConfig(seed=9, hidden=(16,)), update=4)
+    assert job.shards() == [0, 1]
+    a, b = collect_shard(job, 1), collect_shard(job, 1)
+    assert np.array_equal(a.action, b.action) and np.array_equal(a.margins, b.margins)
+    assert set(np.unique(a.game)) == set(range(SHARD_GAMES, ncols.shape[0]))  # the update's numbers
+    c = collect_shard(CollectJob.of(model, None, ncols, PPOConfig(seed=9, hidden=(16,)), 5), 1)
+    assert not np.array_equal(a.margins, c.margins)  # another update, other deals
+
+
 def test_bad_settings_are_refused() -> None:
     with pytest.raises(TrainOptionError, match="critic"):
         PPOConfig(critic="oracle")
     with pytest.raises(TrainOptionError, match="variants"):
         PPOConfig(variants=("short",))
+    with pytest.raises(TrainOptionError, match="pool"):
+        PPOConfig(pool=1.0)
 
 
 def test_the_command_line_refuses_options_of_the_other_method(tmp_path: Path) -> None:
@@ -102,6 +184,12 @@ def test_the_command_line_refuses_options_of_the_other_method(tmp_path: Path) ->
     assert p.returncode == 2 and "--worlds is an option of --method exit" in p.stderr
     p = run("--games", "3")
     assert p.returncode == 2 and "--games is an option of --method ppo" in p.stderr
+    p = run("--method", "ppo", "--stop-after", "train")
+    assert p.returncode == 2 and "--stop-after is not an option of --method ppo" in p.stderr
+    p = run("--method", "ppo", "--device", "tpu")
+    assert p.returncode == 2 and "invalid --device: 'tpu' (cpu or cuda)" in p.stderr
+    p = run("--method", "ppo", "--backend", "spark")
+    assert p.returncode == 2 and "invalid backend" in p.stderr
     p = run("--method", "dqn")
     assert p.returncode == 2 and "invalid --method" in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1

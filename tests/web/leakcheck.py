@@ -18,7 +18,7 @@ from typing import Any
 
 from lostcities import Card, Round
 
-__all__ = ["CARD_RE", "Positions", "check_message", "mentioned", "visible"]
+__all__ = ["CARD_RE", "Positions", "check_bot_line", "check_message", "mentioned", "visible"]
 
 CARD_RE = re.compile(r"(?<![A-Za-z0-9])([ybwgrp](?:x|10|[2-9]))(?![0-9])")
 
@@ -104,3 +104,22 @@ def check_message(m: dict[str, Any], seat: int | None, positions: Positions) -> 
             assert public[Card.parse(text)] > 0, (
                 f"{text} leaked in the summary of round {summary['index']}"
             )
+
+
+def check_bot_line(m: dict[str, Any], seat: int, positions: Positions) -> None:
+    """Raise ``AssertionError`` (with the word ``leaked``) if a line of a bot's game stream
+    (``gameFull``, ``gameState``, ``chatLine``; docs/bot-api.md) names a card ``seat`` may
+    not know at its position, or its ``hand`` line is not the seat's hand exactly."""
+    state = m.get("state")
+    if state is None:
+        extra = mentioned({k: v for k, v in m.items() if k not in ("id", "from")})
+        assert not extra, f"{sorted(extra)} leaked in a {m.get('type')} line"
+        return
+    ri, ply = state["round"] - 1, state["ply"]
+    r = positions.at(ri, ply)
+    vis = visible(r, seat)
+    for text in mentioned({k: v for k, v in m.items() if k != "id"}):
+        assert vis[Card.parse(text)] > 0, f"{text} leaked to seat {seat} at round {ri} ply {ply}"
+    hand = [line for line in state["position"] if line.startswith("hand")]
+    assert hand == ["hand " + " ".join(str(c) for c in r.hands[seat])], hand
+    assert f"deck {r.deck_size}" in state["position"]

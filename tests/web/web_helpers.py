@@ -268,3 +268,151 @@ def game_count(store: Any) -> int:
 
     with store.engine.connect() as conn:
         return int(conn.execute(select(func.count()).select_from(GameRow)).scalar_one())
+
+
+class AsgiStream:
+    """A streaming response of a TestClient's app, read as it comes (the TestClient itself
+    waits for a response's end): the request runs in the client's event loop (its portal),
+    each line of the body goes to a queue (JSON decoded; an empty line as ``""``), and
+    :meth:`close` disconnects as a client that goes away does."""
+
+    def __init__(self, client: Any, path: str, headers: dict[str, str] | None = None) -> None:
+        self.client = client
+        self.items: queue.Queue[Any] = queue.Queue()
+        self.status = 0
+        self.ended = threading.Event()
+        self._ready = threading.Event()
+        self._gone: Any = None
+        self._closed = False
+        self.future = client.portal.start_task_soon(self._run, path, headers or {})
+        self._ready.wait(10)
+
+    async def _run(self, path: str, headers: dict[str, str]) -> None:
+        import anyio
+
+        self._gone = anyio.Event()
+        self._ready.set()
+        target, _, query = path.partition("?")
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0", "spec_version": "2.3"},
+            "http_version": "1.1",
+            "method": "GET",
+            "scheme": "http",
+            "path": target,
+            "raw_path": target.encode(),
+            "root_path": "",
+            "query_string": query.encode(),
+            "headers": [(b"host", b"testserver")]
+            + [(k.lower().encode(), v.encode()) for k, v in headers.items()],
+            "client": ("127.0.0.1", 50000),
+            "server": ("testserver", 80),
+        }
+        asked = False
+        buf = b""
+
+        async def receive() -> dict[str, Any]:
+            nonlocal asked
+            if not asked:
+                asked = True
+                return {"type": "http.request", "body": b"", "more_body": False}
+            await self._gone.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(msg: dict[str, Any]) -> None:
+            nonlocal buf
+            if self._closed:
+                raise OSError("the client went away")
+            if msg["type"] == "http.response.start":
+                self.status = msg["status"]
+            elif msg["type"] == "http.response.body":
+                buf += msg.get("body", b"")
+                while b"\n" in buf:
+                    line, buf = buf.split(b"\n", 1)
+                    self.items.put(json.loads(line) if line.strip() else "")
+
+        try:
+            await self.client.app(scope, receive, send)
+        finally:
+            if buf.strip():
+                self.items.put(json.loads(buf))
+            self.ended.set()
+            self.items.put(None)
+
+    def next(self, timeout: float = 10.0) -> Any:
+        """The next line (``""``: a keep-alive; ``None``: the stream ended)."""
+        try:
+            return self.items.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(f"no line within {timeout} s") from None
+
+    def until(self, pred: Callable[[Any], bool], timeout: float = 10.0) -> Any:
+        """The first line for which ``pred`` holds (fails if the stream ends first)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            item = self.next(max(0.01, deadline - time.monotonic()))
+            if item is None:
+                raise AssertionError("the stream ended")
+            if pred(item):
+                return item
+
+    def rest(self, timeout: float = 10.0) -> list[Any]:
+        """Every line until the stream ends."""
+        out = []
+        while (item := self.next(timeout)) is not None:
+            out.append(item)
+        return out
+
+    def close(self) -> None:
+        """Disconnect; wait for the app to finish the response."""
+        if not self._closed:
+            self._closed = True
+            self.client.portal.call(self._gone.set)
+        self.ended.wait(10)
+
+
+class NdjsonStream:
+    """A newline-delimited JSON stream of a real server (the bot API's), read by a thread:
+    each line in a queue (JSON decoded; a keep-alive as ``""``; ``None`` once it ended)."""
+
+    def __init__(self, port: int, path: str, headers: dict[str, str] | None = None) -> None:
+        import http.client
+
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        self.conn.request("GET", path, headers=headers or {})
+        self.resp = self.conn.getresponse()
+        self.status = self.resp.status
+        self.items: queue.Queue[Any] = queue.Queue()
+        self.ended = threading.Event()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        try:
+            while line := self.resp.readline():
+                self.items.put(json.loads(line) if line.strip() else "")
+        except (OSError, ValueError):
+            pass
+        finally:
+            self.ended.set()
+            self.items.put(None)
+
+    def until(self, pred: Callable[[Any], bool], timeout: float = 20.0) -> Any:
+        """The first line for which ``pred`` holds (fails if the stream ends first)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                item = self.items.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(f"no such line within {timeout} s") from None
+            if item is None:
+                raise AssertionError("the stream ended")
+            if pred(item):
+                return item
+
+    def close(self) -> None:
+        """Close the connection."""
+        with contextlib.suppress(OSError):
+            if self.conn.sock is not None:
+                self.conn.sock.shutdown(socket.SHUT_RDWR)
+        self.conn.close()

@@ -6,11 +6,13 @@ import datetime
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     DateTime,
     ForeignKey,
     Integer,
     String,
     Text,
+    false,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -56,6 +58,11 @@ class AccountRow(Base):
     status: Mapped[str] = mapped_column(String(16), default="active", index=True)
     """``active`` or ``banned`` (``lostcities users ban``)."""
     status_reason: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    is_bot: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """A bot account (issue 39, docs/bot-api.md): it plays through the bot API, never in
+    the lobby's pairing; irreversible."""
+    bot_about: Mapped[str | None] = mapped_column(String(300), nullable=True)
+    """A bot account's description: who runs it and which engine (free text)."""
 
 
 class SessionRow(Base):

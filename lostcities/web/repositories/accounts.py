@@ -42,6 +42,7 @@ __all__ = [
     "add_secret",
     "add_session",
     "block",
+    "bot_ids",
     "blocked_between",
     "clear_failures",
     "delete_account",
@@ -245,6 +246,17 @@ def mod_log_listing(engine: Engine, limit: int = 500) -> list[ModLogRow]:
 def get(s: Session, account_id: int) -> AccountRow | None:
     """The account ``account_id``, or ``None``."""
     return s.get(AccountRow, account_id)
+
+
+def bot_ids(s: Session, account_ids: list[int]) -> set[int]:
+    """Which of ``account_ids`` are bot accounts (:mod:`lostcities.web.bot_api`)."""
+    if not account_ids:
+        return set()
+    return set(
+        s.scalars(
+            select(AccountRow.id).where(AccountRow.id.in_(account_ids), AccountRow.is_bot.is_(True))
+        ).all()
+    )
 
 
 def detach(s: Session, row: Any) -> None:

@@ -25,6 +25,7 @@ from lostcities.web.models.base import utcnow
 from lostcities.web.models.games import AnalysisRow, ChatRow, GameRow, MoveRow, RoundRow
 
 __all__ = [
+    "BOT_NOTICE",
     "CHAT_NOTICE",
     "NOTIFY_CHANNEL",
     "MoveInserter",
@@ -556,6 +557,12 @@ def op_claim_seat(
 CHAT_NOTICE = "chat:"
 """The prefix of a :data:`NOTIFY_CHANNEL` payload that announces new chat of a game (the
 game id follows): the processes holding it send the new phrases to their connections."""
+
+
+BOT_NOTICE = "bot:"
+"""The prefix of a :data:`NOTIFY_CHANNEL` payload about the bot API (new events of an
+account, a revoked token: :mod:`lostcities.web.repositories.bots`), which the game manager
+hands to its bot hooks instead of refreshing a game."""
 
 
 def _chat_lock_key(game_id: str) -> int:

@@ -19,6 +19,19 @@ from lostcities.web import auth_passkeys as pk
 from lostcities.web import i18n
 from lostcities.web.accounts import Account, current_account, require_account
 from lostcities.web.deps import get_settings, get_store
+from lostcities.web.errors import (
+    AccountBannedError,
+    AccountNotFoundError,
+    ConfirmationError,
+    LoginFailedError,
+    NotSignedInError,
+    PasskeyError,
+    RecoveryFailedError,
+    SelfError,
+    UsernameRuleError,
+    UsernameTakenError,
+    WrongPasswordError,
+)
 from lostcities.web.limits import RateLimiter, client_key
 from lostcities.web.lobby import LobbyHub
 from lostcities.web.models.accounts import AccountRow
@@ -352,9 +365,9 @@ async def login(req: LoginIn, request: Request, response: Response) -> SignedInO
     ok = await asyncio.to_thread(acc.verify_secret, stored, req.password[: acc.PASSWORD_MAX])
     if not ok or row is None:
         await store.write(acc.op_failed_login(keys))
-        raise acc.LoginFailedError("wrong username or password")
+        raise LoginFailedError("wrong username or password")
     if row.status != "active":
-        raise acc.AccountBannedError("this account is banned")
+        raise AccountBannedError("this account is banned")
     await store.write(acc.op_clear_failures(keys[0]))
     await _start_session(request, response, row.id)
     return SignedInOut(username=row.username)
@@ -384,7 +397,7 @@ async def recover(req: RecoverIn, request: Request, response: Response) -> Recov
     ok = await asyncio.to_thread(acc.verify_secret, stored, code)
     if not ok or row is None or row.status != "active":
         await store.write(acc.op_failed_login(keys))
-        raise acc.RecoveryFailedError("wrong username or recovery code")
+        raise RecoveryFailedError("wrong username or recovery code")
     new_code = acc.new_recovery_code()
     password_hash = await asyncio.to_thread(acc.hash_secret, password)
     recovery_hash = await asyncio.to_thread(acc.hash_secret, acc.normalize_recovery_code(new_code))
@@ -406,7 +419,7 @@ async def change_password(
     password = acc.check_password_rule(req.new_password, account.username)
     row = await asyncio.to_thread(acc.find_account_sync, store, account.username)
     if row is None:
-        raise acc.NotSignedInError("sign in first")
+        raise NotSignedInError("sign in first")
     if row.password_hash is not None:
         keys = acc.failure_keys(account.username, await acc.throttle_client(request, store))
         await asyncio.to_thread(acc.check_throttle_sync, store, keys)
@@ -415,7 +428,7 @@ async def change_password(
         )
         if not ok:
             await store.write(acc.op_failed_login(keys))
-            raise acc.WrongPasswordError("the current password is wrong")
+            raise WrongPasswordError("the current password is wrong")
     password_hash = await asyncio.to_thread(acc.hash_secret, password)
     await store.write(
         acc.op_set_password(account.id, password_hash, request.cookies.get(acc.SESSION_COOKIE))
@@ -439,14 +452,14 @@ async def delete_account(
     player". The username must be typed again (and the password, if there is one)."""
     store = get_store(request)
     if acc.username_key(req.username.strip()) != acc.username_key(account.username):
-        raise acc.ConfirmationError("type your username to confirm")
+        raise ConfirmationError("type your username to confirm")
     row = await asyncio.to_thread(acc.find_account_sync, store, account.username)
     if row is not None and row.password_hash is not None:
         ok = await asyncio.to_thread(
             acc.verify_secret, row.password_hash, (req.password or "")[: acc.PASSWORD_MAX]
         )
         if not ok:
-            raise acc.WrongPasswordError("the password is wrong")
+            raise WrongPasswordError("the password is wrong")
     games: list[str] = await store.write(acc.op_delete_account(account.id, account.username))
     mgr = getattr(request.app.state, "manager", None)
     for gid in games:
@@ -468,20 +481,20 @@ async def passkey_options(
     store = get_store(request)
     if account is None:
         if req.username is None:
-            raise acc.UsernameRuleError("a username is needed to sign up")
+            raise UsernameRuleError("a username is needed to sign up")
         username = acc.check_username(req.username)
         _limiter(request, "signup_limiter", SIGNUP_BURST, SIGNUP_PER).check(
             _client(request), "sign-ups"
         )
         if await acc.find_account(store, username) is not None:
-            raise acc.UsernameTakenError("that username is taken")
+            raise UsernameTakenError("that username is taken")
         cid, options = await pk.registration_options(
             request, store, username=username, account=None
         )
     else:
         row = await asyncio.to_thread(acc.find_account_sync, store, account.username)
         if row is None:
-            raise acc.NotSignedInError("sign in first")
+            raise NotSignedInError("sign in first")
         cid, options = await pk.registration_options(
             request, store, username=account.username, account=row
         )
@@ -518,7 +531,7 @@ async def passkey_register(
         response.status_code = 201
         return SignedUpOut(username=row.username, recovery_code=code, claimed=claimed)
     if ceremony.account_id != account.id:
-        raise pk.PasskeyError("this passkey request was for another account")
+        raise PasskeyError("this passkey request was for another account")
     await store.write(
         pk.op_add_passkey(account.id, cred_id, public_key, count, name, account.username)
     )
@@ -553,9 +566,9 @@ async def passkey_login(req: PasskeyLoginIn, request: Request, response: Respons
     found = await asyncio.to_thread(acc.accounts_by_id_sync, store, [account_id])
     account = found.get(account_id)
     if account is None:
-        raise pk.PasskeyError("this passkey is not known here (was its account deleted?)")
+        raise PasskeyError("this passkey is not known here (was its account deleted?)")
     if account.status != "active":
-        raise acc.AccountBannedError("this account is banned")
+        raise AccountBannedError("this account is banned")
     await store.write(pk.op_passkey_used(cred_id, count))
     await _start_session(request, response, account_id)
     return SignedInOut(username=account.username)
@@ -591,10 +604,10 @@ async def passkey_rename(
 
 async def _player(request: Request, username: str) -> Account:
     if len(username) > 40:
-        raise acc.AccountNotFoundError("no such player")
+        raise AccountNotFoundError("no such player")
     target = await acc.find_account(get_store(request), username)
     if target is None:
-        raise acc.AccountNotFoundError(f"no player {username[:24]!r}")
+        raise AccountNotFoundError(f"no player {username[:24]!r}")
     return target
 
 
@@ -612,7 +625,7 @@ async def block(
     """Block a player: no chat between you, never paired together."""
     target = await _player(request, username)
     if target.id == account.id:
-        raise acc.SelfError("you cannot block yourself")
+        raise SelfError("you cannot block yourself")
     if await get_store(request).write(acc.op_block(account, target, True)):
         await _lobby_changed(request)
     return OkOut()
@@ -636,7 +649,7 @@ async def report(
     """Report a player to the operator (``lostcities users reports``)."""
     target = await _player(request, username)
     if target.id == account.id:
-        raise acc.SelfError("you cannot report yourself")
+        raise SelfError("you cannot report yourself")
     _limiter(request, "report_limiter", REPORT_BURST, REPORT_PER).check(_client(request), "reports")
     await get_store(request).write(
         acc.op_report(account, target, req.reason, req.text, req.game_id)

@@ -17,7 +17,7 @@ from sqlalchemy.exc import IntegrityError
 
 from lostcities.web import schemas
 from lostcities.web.deps import Settings, comment_limiter, get_settings, get_store
-from lostcities.web.limits import RateLimitedError, RateLimiter, client_key, retry_after_header
+from lostcities.web.limits import RateLimiter, client_key
 from lostcities.web.models.comments import CommentRow, comment_digest
 from lostcities.web.repositories import comments as repo
 from lostcities.web.store import GameStore
@@ -66,18 +66,7 @@ async def post_comment(
     """Post a comment: 201 with it; 200 with the stored one if the same was already posted;
     429 (``Retry-After``) when the client posts too often."""
     key = client_key(request, settings.client_salt)
-    try:
-        limiter.check(key, "comments")
-    except RateLimitedError as e:
-        return JSONResponse(
-            {
-                "error": "rate_limited",
-                "message": str(e),
-                "retry_after": int(retry_after_header(e.retry_after)),
-            },
-            status_code=429,
-            headers={"Retry-After": retry_after_header(e.retry_after)},
-        )
+    limiter.check(key, "comments")  # over the limit: 429 with Retry-After (the app's handler)
     try:
         row, new = await store.write(repo.op_add_comment(req.nickname, req.kind, req.text, key))
     except IntegrityError:  # another server process stored the same submission first

@@ -4,6 +4,7 @@ hints and analysis."""
 from __future__ import annotations
 
 import contextlib
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Header, Request
 from fastapi.responses import PlainTextResponse, Response
@@ -11,12 +12,13 @@ from fastapi.responses import PlainTextResponse, Response
 from lostcities.web import archive, schemas
 from lostcities.web.accounts import Account, account_of, current_account
 from lostcities.web.deps import get_manager, rate_limit
-from lostcities.web.errors import InvalidTokenError
+from lostcities.web.errors import InvalidTokenError, NeedsAccountError
 from lostcities.web.game_manager import GameManager
 from lostcities.web.live_game import LiveGame
-from lostcities.web.lobby import NeedsAccountError
 
 router = APIRouter(prefix="/api/games", tags=["games"])
+Mgr = Annotated[GameManager, Depends(get_manager)]
+"""The app's game manager, as a route's parameter."""
 
 
 def _id(account: Account | None) -> int | None:
@@ -31,6 +33,25 @@ async def _seat(request: Request, mgr: GameManager, g: LiveGame, token: str | No
         if seat is not None:
             return seat
     return await mgr.seat(g, token, _id(await account_of(request)))
+
+
+async def _player(
+    request: Request, mgr: GameManager, game_id: str, token: str | None, to: str
+) -> tuple[LiveGame, int]:
+    """The game and the seat that asks ``to`` do something in it (:func:`_seat`).
+
+    :raises InvalidTokenError: no seat: "a seat token is needed ``to``".
+    """
+    g = await mgr.get(game_id)
+    seat = await _seat(request, mgr, g, token)
+    if seat is None:
+        raise InvalidTokenError(f"a seat token is needed {to}")
+    return g, seat
+
+
+def _state(g: LiveGame, seat: int | None) -> Response:
+    """The answer of a move or an ending: the game's ``state`` for ``seat``."""
+    return Response(g.state(seat), media_type="application/json")
 
 
 def _token_ok(mgr: GameManager, game_id: str, token: str | None) -> bool:
@@ -57,7 +78,7 @@ def _base(request: Request) -> str:
 async def create_game(
     req: schemas.CreateGame,
     request: Request,
-    mgr: GameManager = Depends(get_manager),
+    mgr: Mgr,
     account: Account | None = Depends(current_account),
 ) -> schemas.CreatedGame:
     """A new game against the computer (seat 0 is yours) or a friend (send the invite URL).
@@ -75,17 +96,13 @@ async def create_game(
 
 
 @router.post("/lookup", response_model=list[schemas.GameSummary])
-async def lookup(
-    req: schemas.LookupRequest, mgr: GameManager = Depends(get_manager)
-) -> list[schemas.GameSummary]:
+async def lookup(req: schemas.LookupRequest, mgr: Mgr) -> list[schemas.GameSummary]:
     """The status of the games a browser remembers (ids with their seat tokens)."""
     return await mgr.lookup(req.games)
 
 
 @router.get("/{game_id}", response_model=schemas.GameSummary)
-async def game_summary(
-    game_id: str, mgr: GameManager = Depends(get_manager)
-) -> schemas.GameSummary:
+async def game_summary(game_id: str, mgr: Mgr) -> schemas.GameSummary:
     """Public facts about a game (no cards)."""
     g = await mgr.current(game_id)
     return g.summary(None)
@@ -99,7 +116,7 @@ async def game_summary(
 async def join_game(
     game_id: str,
     req: schemas.JoinGame,
-    mgr: GameManager = Depends(get_manager),
+    mgr: Mgr,
     account: Account | None = Depends(current_account),
 ) -> schemas.CreatedGame:
     """Claim the invited seat (once); signed in, for the account, under its username."""
@@ -114,14 +131,14 @@ async def join_game(
 async def game_state(
     game_id: str,
     request: Request,
+    mgr: Mgr,
     x_seat_token: str | None = Header(default=None, max_length=200),
-    mgr: GameManager = Depends(get_manager),
 ) -> Response:
     """The ``state`` message for the seat of the ``X-Seat-Token`` header, else the seat of
     the signed-in account (or a spectator)."""
     g = await mgr.current(game_id)  # (a write on another process included)
     seat = await _seat(request, mgr, g, x_seat_token)
-    return Response(g.state(seat), media_type="application/json")
+    return _state(g, seat)
 
 
 @router.post("/{game_id}/moves", dependencies=[Depends(rate_limit("moves"))])
@@ -129,69 +146,53 @@ async def make_move(
     game_id: str,
     req: schemas.MoveRequest,
     request: Request,
-    mgr: GameManager = Depends(get_manager),
+    mgr: Mgr,
 ) -> Response:
     """Make a move over HTTP (the WebSocket does the same); answers with the new state.
     The seat: the token's, else the signed-in account's."""
-    g = await mgr.get(game_id)
-    seat = await _seat(request, mgr, g, req.token)
-    if seat is None:
-        raise InvalidTokenError("a seat token is needed to move")
+    g, seat = await _player(request, mgr, game_id, req.token, "to move")
     await g.play(seat, req.round, req.ply, req.move)
-    return Response(g.state(seat), media_type="application/json")
+    return _state(g, seat)
+
+
+async def _leave(
+    request: Request,
+    mgr: GameManager,
+    game_id: str,
+    req: schemas.TokenRequest | schemas.ClaimRequest,
+    how: Literal["resign", "abort", "claim"],
+) -> Response:
+    """Resign, abort or claim (``how``; a claim says what in ``req``) for the seat that asks,
+    tell the table, and answer with the new state."""
+    g, seat = await _player(request, mgr, game_id, req.token, f"to {how}")
+    if isinstance(req, schemas.ClaimRequest):
+        await g.claim(seat, req.claim)
+    elif how == "abort":
+        await g.abort(seat)
+    else:
+        await g.resign(seat)
+    await g.broadcast()
+    return _state(g, seat)
 
 
 @router.post("/{game_id}/resign", dependencies=[Depends(rate_limit("moves"))])
-async def resign(
-    game_id: str,
-    req: schemas.TokenRequest,
-    request: Request,
-    mgr: GameManager = Depends(get_manager),
-) -> Response:
+async def resign(game_id: str, req: schemas.TokenRequest, request: Request, mgr: Mgr) -> Response:
     """Give up the match."""
-    g = await mgr.get(game_id)
-    seat = await _seat(request, mgr, g, req.token)
-    if seat is None:
-        raise InvalidTokenError("a seat token is needed to resign")
-    await g.resign(seat)
-    await g.broadcast()
-    return Response(g.state(seat), media_type="application/json")
+    return await _leave(request, mgr, game_id, req, "resign")
 
 
 @router.post("/{game_id}/abort", dependencies=[Depends(rate_limit("moves"))])
-async def abort(
-    game_id: str,
-    req: schemas.TokenRequest,
-    request: Request,
-    mgr: GameManager = Depends(get_manager),
-) -> Response:
+async def abort(game_id: str, req: schemas.TokenRequest, request: Request, mgr: Mgr) -> Response:
     """End the game with no result, before both players have moved (docs/web.md,
     "Leaving a game")."""
-    g = await mgr.get(game_id)
-    seat = await _seat(request, mgr, g, req.token)
-    if seat is None:
-        raise InvalidTokenError("a seat token is needed to abort")
-    await g.abort(seat)
-    await g.broadcast()
-    return Response(g.state(seat), media_type="application/json")
+    return await _leave(request, mgr, game_id, req, "abort")
 
 
 @router.post("/{game_id}/claim", dependencies=[Depends(rate_limit("moves"))])
-async def claim(
-    game_id: str,
-    req: schemas.ClaimRequest,
-    request: Request,
-    mgr: GameManager = Depends(get_manager),
-) -> Response:
+async def claim(game_id: str, req: schemas.ClaimRequest, request: Request, mgr: Mgr) -> Response:
     """Your opponent left the table long enough ago: claim the win or a draw (docs/web.md,
     "Leaving a game")."""
-    g = await mgr.get(game_id)
-    seat = await _seat(request, mgr, g, req.token)
-    if seat is None:
-        raise InvalidTokenError("a seat token is needed to claim")
-    await g.claim(seat, req.claim)
-    await g.broadcast()
-    return Response(g.state(seat), media_type="application/json")
+    return await _leave(request, mgr, game_id, req, "claim")
 
 
 @router.post(
@@ -203,7 +204,7 @@ async def rematch(
     game_id: str,
     req: schemas.TokenRequest,
     request: Request,
-    mgr: GameManager = Depends(get_manager),
+    mgr: Mgr,
 ) -> schemas.CreatedGame:
     """Start (or join) the rematch of a finished game."""
     account = None if _token_ok(mgr, game_id, req.token) else await account_of(request)
@@ -212,14 +213,14 @@ async def rematch(
 
 
 @router.get("/{game_id}/replay", response_model=schemas.ReplayOut)
-async def replay(game_id: str, mgr: GameManager = Depends(get_manager)) -> schemas.ReplayOut:
+async def replay(game_id: str, mgr: Mgr) -> schemas.ReplayOut:
     """Every position of a finished game, both hands revealed."""
     g = await mgr.get(game_id)
     return archive.replay(g)
 
 
 @router.get("/{game_id}/record", response_class=PlainTextResponse)
-async def record(game_id: str, mgr: GameManager = Depends(get_manager)) -> PlainTextResponse:
+async def record(game_id: str, mgr: Mgr) -> PlainTextResponse:
     """The game record (``lostcities replay`` reads it) of a finished game."""
     g = await mgr.get(game_id)
     text = archive.record_text(g)
@@ -230,9 +231,7 @@ async def record(game_id: str, mgr: GameManager = Depends(get_manager)) -> Plain
 
 
 @router.get("/{game_id}/position.svg")
-async def position_svg(
-    game_id: str, round: int = 1, ply: int = 0, mgr: GameManager = Depends(get_manager)
-) -> Response:
+async def position_svg(game_id: str, mgr: Mgr, round: int = 1, ply: int = 0) -> Response:
     """A finished game's position as an SVG picture (``round`` from 1, after ``ply``
     moves; both hands shown, as the replay shows them), to download."""
     g = await mgr.get(game_id)
@@ -250,21 +249,18 @@ async def hint(
     game_id: str,
     req: schemas.TokenRequest,
     request: Request,
-    mgr: GameManager = Depends(get_manager),
+    mgr: Mgr,
 ) -> schemas.HintOut:
     """The engine's move for your position (casual games against the computer; the game is
     then marked assisted)."""
-    g = await mgr.get(game_id)
-    seat = await _seat(request, mgr, g, req.token)
-    if seat is None:
-        raise InvalidTokenError("a seat token is needed for a hint")
+    g, seat = await _player(request, mgr, game_id, req.token, "for a hint")
     out = await mgr.analyst.hint(g, seat)
     await g.broadcast()
     return out
 
 
 @router.get("/{game_id}/analysis", response_model=schemas.AnalysisOut)
-async def analysis(game_id: str, mgr: GameManager = Depends(get_manager)) -> schemas.AnalysisOut:
+async def analysis(game_id: str, mgr: Mgr) -> schemas.AnalysisOut:
     """The analysis of a finished game (computed once, in the bot workers): ``status``
     ``running`` with its progress until it is ``done``."""
     g = await mgr.get(game_id)

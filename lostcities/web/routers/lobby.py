@@ -13,9 +13,14 @@ from markupsafe import Markup
 from pydantic import BaseModel, ConfigDict, Field
 
 from lostcities.web import i18n, profiles, ratings, schemas
-from lostcities.web.accounts import Account, AccountNotFoundError, current_account, find_account
+from lostcities.web.accounts import Account, current_account, find_account
 from lostcities.web.deps import get_manager, rate_limit
-from lostcities.web.errors import GameError
+from lostcities.web.errors import (
+    AccountNotFoundError,
+    BotInLobbyError,
+    GameError,
+    NeedsAccountError,
+)
 from lostcities.web.game_manager import GameManager
 from lostcities.web.lobby import (
     RANGE_MAX,
@@ -23,7 +28,6 @@ from lostcities.web.lobby import (
     RANGE_WIDEN,
     EntryToken,
     LobbyHub,
-    NeedsAccountError,
     NewEntry,
     Opened,
     Player,
@@ -62,6 +66,20 @@ def hub_of(request: Request) -> LobbyHub:
 
 
 def _player(account: Account | None, browser: str, name: str) -> Player:
+    if account is not None:
+        return Player.account(account.id, account.username)
+    return Player.guest(browser or "anonymous", name)
+
+
+def _person(account: Account | None, browser: str, name: str) -> Player:
+    """:func:`_player` for a table or a seek: never a bot account (issue 39).
+
+    :raises BotInLobbyError: for a bot account.
+    """
+    if account is not None and account.is_bot:
+        raise BotInLobbyError(
+            "a bot account does not play in the lobby: people challenge it from its profile"
+        )
     if account is not None:
         return Player.account(account.id, account.username)
     return Player.guest(browser or "anonymous", name)
@@ -106,7 +124,7 @@ async def open_table(
     req: NewEntry, request: Request, account: Account | None = Depends(current_account)
 ) -> dict[str, Any]:
     """Open a table; its token becomes your seat token once someone joins."""
-    opened = await hub_of(request).open(_player(account, req.browser, req.name), req, "table")
+    opened = await hub_of(request).open(_person(account, req.browser, req.name), req, "table")
     return {"id": opened.id, "token": opened.token}
 
 
@@ -116,7 +134,7 @@ async def play_now(
 ) -> dict[str, Any]:
     """ "Play now": wait to be paired with the next player who asks for the same settings
     (rated: of a near rating, the range widening as you wait)."""
-    opened = await hub_of(request).open(_player(account, req.browser, req.name), req, "seek")
+    opened = await hub_of(request).open(_person(account, req.browser, req.name), req, "seek")
     return {"id": opened.id, "token": opened.token, "search": _search(req, opened)}
 
 
@@ -152,7 +170,7 @@ async def join(
     account: Account | None = Depends(current_account),
 ) -> dict[str, Any]:
     """Take the other seat at an open table: the game starts."""
-    seated = await hub_of(request).join(entry_id[:16], _player(account, req.browser, req.name))
+    seated = await hub_of(request).join(entry_id[:16], _person(account, req.browser, req.name))
     return {
         "id": seated.game_id,
         "token": seated.token,

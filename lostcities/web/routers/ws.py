@@ -32,14 +32,9 @@ from lostcities.web.accounts import (
 )
 from lostcities.web.conns import Conn
 from lostcities.web.deps import get_limits, ws_manager
-from lostcities.web.errors import GameError, InvalidTokenError, StaleMoveError
+from lostcities.web.errors import GameError, InvalidTokenError, RateLimitedError, StaleMoveError
 from lostcities.web.game_manager import GameManager
-from lostcities.web.limits import (
-    CLOSE_RATE_LIMITED,
-    ClientLimits,
-    RateLimitedError,
-    client_key,
-)
+from lostcities.web.limits import CLOSE_RATE_LIMITED, ClientLimits, client_key
 from lostcities.web.live_game import LiveGame
 
 router = APIRouter(tags=["ws"])
