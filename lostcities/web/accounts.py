@@ -39,7 +39,6 @@ import contextlib
 import datetime
 import hashlib
 import hmac
-import logging
 import re
 import secrets
 import unicodedata
@@ -107,7 +106,6 @@ __all__ = [
     "username_key",
 ]
 
-log = logging.getLogger("lostcities.web")
 
 SESSION_COOKIE = "lc_session"
 """The session cookie (HttpOnly; its value is the only copy of the token)."""
@@ -610,11 +608,9 @@ def op_clear_failures(key: str) -> Callable[[Session], None]:
 
 
 def mod_log(s: Session, actor: str, action: str, target: str = "", detail: str = "") -> None:
-    """Record an action in the moderation log (``lc_mod_log``); also logged at INFO to this
-    module's logger, which ``lostcities serve`` does not print (it shows warnings and
-    errors only: docs/web.md, Moderation)."""
+    """Record an action in the moderation log (``lc_mod_log``; also logged at INFO to the
+    ``lostcities.web`` logger: :func:`lostcities.web.repositories.accounts.add_mod_log`)."""
     account_data.add_mod_log(s, _now(), actor, action, target, detail)
-    log.info("account action: %s %s %s %s", actor, action, target, detail)
 
 
 def op_create_account(

@@ -8,6 +8,7 @@ transactions."""
 from __future__ import annotations
 
 import datetime
+import logging
 from typing import Any
 
 from sqlalchemy import delete, func, or_, select, update
@@ -68,6 +69,8 @@ __all__ = [
     "username_taken",
 ]
 
+
+log = logging.getLogger("lostcities.web")
 
 # -- reads -------------------------------------------------------------------------------------
 
@@ -282,7 +285,10 @@ def clear_failures(s: Session, key: str) -> None:
 def add_mod_log(
     s: Session, at: datetime.datetime, actor: str, action: str, target: str, detail: str
 ) -> None:
-    """Add an entry to the moderation log (each field cut to its column)."""
+    """Add an entry to the moderation log (each field cut to its column); also logged at
+    INFO to the ``lostcities.web`` logger, which ``lostcities serve`` does not print (it
+    shows warnings and errors only: docs/web.md, Moderation)."""
+    log.info("account action: %s %s %s %s", actor, action, target, detail)
     s.add(
         ModLogRow(
             created_at=at,
