@@ -227,3 +227,26 @@ def test_the_sql_checker_finds_sql() -> None:
         "repo.load(store.engine, game_id)\n"
     )
     assert sql_outside_the_data_layer(good, "m.py") == []
+
+
+def test_the_repositories_depend_only_on_the_models() -> None:
+    """A repository imports, of the web app, only the models and other repositories: no
+    service (the rules stay above the data layer) and not the store (reads take its
+    engine), so the data layer has no way back up into the app."""
+    web = Path(lostcities.web.__file__).parent
+    found: list[str] = []
+    for path in sorted((web / "repositories").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            found += [
+                f"{path.name}:{node.lineno} imports {name}"
+                for name in names
+                if name.startswith("lostcities.")
+                and not name.startswith(("lostcities.web.models.", "lostcities.web.repositories."))
+            ]
+    assert found == []
