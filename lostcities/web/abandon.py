@@ -32,14 +32,13 @@ import datetime
 import logging
 from typing import TYPE_CHECKING, Literal
 
-from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from lostcities.match import Match
 from lostcities.web import clocks
 from lostcities.web.errors import ClaimTooEarlyError, GameOverError
-from lostcities.web.models.games import GameRow, MoveRow, RoundRow
-from lostcities.web.store import notify_change
+from lostcities.web.models.games import GameRow
+from lostcities.web.repositories import games
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -120,19 +119,13 @@ def op_abort(game_id: str, now: datetime.datetime) -> Callable[[Session], bool]:
     and not both players have moved, as stored; returns whether it did."""
 
     def fn(s: Session) -> bool:
-        row = s.get(GameRow, game_id, with_for_update=True)
+        row = games.lock_game(s, game_id)
         if row is None or row.status == "finished":
             return False
-        moves = s.scalar(
-            select(func.count()).select_from(MoveRow).where(MoveRow.game_id == game_id)
-        )
-        rounds = s.scalar(
-            select(func.count()).select_from(RoundRow).where(RoundRow.game_id == game_id)
-        )
-        if (moves or 0) >= 2 or (rounds or 0) > 1:
+        moves, rounds = games.moves_and_rounds(s, game_id)
+        if moves >= 2 or rounds > 1:
             return False
-        row.status, row.result, row.ending, row.updated_at = "finished", "*", "aborted", now
-        notify_change(s, [game_id])
+        games.finish(s, row, "*", "aborted", now)
         return True
 
     return fn
@@ -156,7 +149,7 @@ def op_claim(
     """
 
     def fn(s: Session) -> str:
-        row = s.get(GameRow, game_id, with_for_update=True)
+        row = games.lock_game(s, game_id)
         if row is None or row.status != "active":
             raise GameOverError("the game is over")
         gone = (now - away_since(row, leaver)).total_seconds()
@@ -164,15 +157,10 @@ def op_claim(
             raise ClaimTooEarlyError(_too_early(gone, after))
         if claim == "win":
             result = "0-1" if leaver == 0 else "1-0"
-            s.execute(
-                update(RoundRow)
-                .where(RoundRow.game_id == game_id, RoundRow.index == round_index)
-                .values(forfeit=leaver, forfeit_reason=ABANDONED)
-            )
+            games.set_round_forfeit(s, game_id, round_index, leaver, ABANDONED)
         else:
             result = "1/2-1/2"
-        row.status, row.result, row.ending, row.updated_at = "finished", result, "abandoned", now
-        notify_change(s, [game_id])
+        games.finish(s, row, result, "abandoned", now)
         return result
 
     return fn

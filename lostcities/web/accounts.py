@@ -35,10 +35,10 @@ before, with no account: a guest is ``None`` here and is known by its games' sea
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import hashlib
 import hmac
-import logging
 import re
 import secrets
 import unicodedata
@@ -50,7 +50,6 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 from fastapi import Request, Response
-from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from starlette.requests import HTTPConnection
@@ -67,21 +66,14 @@ from lostcities.web.errors import (
 )
 from lostcities.web.levels import LEVELS
 from lostcities.web.limits import client_key
-from lostcities.web.models.accounts import (
-    AccountRow,
-    AuthFailureRow,
-    BlockRow,
-    ModLogRow,
-    PasskeyRow,
-    ReportRow,
-    SecretRow,
-    SessionRow,
-)
+from lostcities.web.models.accounts import AccountRow, ReportRow
 from lostcities.web.models.base import utcnow
-from lostcities.web.models.games import GameRow
 from lostcities.web.passwords import PASSWORD_MAX, PASSWORD_MIN, check_password
+from lostcities.web.repositories import accounts as account_data
+from lostcities.web.repositories import games as game_data
+from lostcities.web.repositories.games import notify_change
 from lostcities.web.schemas import check_typed
-from lostcities.web.store import GameStore, hash_token, notify_change
+from lostcities.web.store import GameStore, hash_token
 
 __all__ = [
     "AccountDetails",
@@ -114,7 +106,6 @@ __all__ = [
     "username_key",
 ]
 
-log = logging.getLogger("lostcities.web")
 
 SESSION_COOKIE = "lc_session"
 """The session cookie (HttpOnly; its value is the only copy of the token)."""
@@ -326,27 +317,14 @@ def _now() -> datetime.datetime:
 def session_account_sync(store: GameStore, token: str) -> Account | None:
     """The active account of a session token, or ``None`` (unknown, expired, banned)."""
     since = _now() - datetime.timedelta(days=SESSION_DAYS)
-    with Session(store.engine) as s:
-        row = s.execute(
-            select(AccountRow)
-            .join(SessionRow, SessionRow.account_id == AccountRow.id)
-            .where(
-                SessionRow.token_hash == hash_token(token),
-                SessionRow.created_at > since,
-                AccountRow.status == "active",
-            )
-        ).scalar_one_or_none()
-        return None if row is None else Account.of(row)
+    row = account_data.account_by_session(store.engine, hash_token(token), since)
+    return None if row is None else Account.of(row)
 
 
 def find_account_sync(store: GameStore, username: str) -> AccountRow | None:
     """The stored account of ``username`` (compared by :func:`username_key`), or ``None``."""
     key = username_key(username.strip())[: USERNAME_MAX + 4]
-    with Session(store.engine) as s:
-        row = s.execute(select(AccountRow).where(AccountRow.username_key == key)).scalar()
-        if row is not None:
-            s.expunge(row)
-        return row
+    return account_data.account_by_key(store.engine, key)
 
 
 async def find_account(store: GameStore, username: str) -> Account | None:
@@ -378,26 +356,12 @@ class AccountDetails:
 
 def account_details_sync(store: GameStore, account_id: int) -> AccountDetails:
     """The account page's details of the account ``account_id``."""
-    with Session(store.engine) as s:
-        row = s.get(AccountRow, account_id)
-        keys = s.scalars(
-            select(PasskeyRow)
-            .where(PasskeyRow.account_id == account_id)
-            .order_by(PasskeyRow.created_at)
-        ).all()
-        blocked = s.scalars(
-            select(AccountRow.username)
-            .join(BlockRow, BlockRow.blocked_id == AccountRow.id)
-            .where(BlockRow.blocker_id == account_id)
-            .order_by(AccountRow.username_key)
-        ).all()
-        return AccountDetails(
-            has_password=row is not None and row.password_hash is not None,
-            passkeys=[
-                PasskeyInfo(k.credential_id, k.name, k.created_at, k.last_used) for k in keys
-            ],
-            blocked=list(blocked),
-        )
+    row, keys, blocked = account_data.account_details(store.engine, account_id)
+    return AccountDetails(
+        has_password=row is not None and row.password_hash is not None,
+        passkeys=[PasskeyInfo(k.credential_id, k.name, k.created_at, k.last_used) for k in keys],
+        blocked=blocked,
+    )
 
 
 def accounts_by_id_sync(store: GameStore, ids: Iterable[int]) -> dict[int, Account]:
@@ -405,23 +369,12 @@ def accounts_by_id_sync(store: GameStore, ids: Iterable[int]) -> dict[int, Accou
     wanted = sorted(set(ids))
     if not wanted:
         return {}
-    with Session(store.engine) as s:
-        rows = s.scalars(select(AccountRow).where(AccountRow.id.in_(wanted))).all()
-        return {r.id: Account.of(r) for r in rows}
+    return {r.id: Account.of(r) for r in account_data.accounts_by_id(store.engine, wanted)}
 
 
 def blocked_between_sync(store: GameStore, a: int, b: int) -> bool:
     """Whether either of the accounts ``a``, ``b`` blocked the other."""
-    with Session(store.engine) as s:
-        hit = s.execute(
-            select(BlockRow.blocker_id).where(
-                or_(
-                    (BlockRow.blocker_id == a) & (BlockRow.blocked_id == b),
-                    (BlockRow.blocker_id == b) & (BlockRow.blocked_id == a),
-                )
-            )
-        ).first()
-        return hit is not None
+    return account_data.blocked_between(store.engine, a, b)
 
 
 async def blocked_between(store: GameStore, a: int | None, b: int | None) -> bool:
@@ -588,16 +541,11 @@ def throttle_salt_sync(store: GameStore) -> str:
     salt = _salts.get(store)
     if salt is not None:
         return salt
-    with Session(store.engine) as s:
-        salt = s.scalar(select(SecretRow.value).where(SecretRow.name == THROTTLE_SALT))
+    salt = account_data.secret(store.engine, THROTTLE_SALT)
     if salt is None:
-        try:
-            with Session(store.engine) as s, s.begin():
-                s.add(SecretRow(name=THROTTLE_SALT, value=secrets.token_hex(32), created_at=_now()))
-        except IntegrityError:  # another process made it first: read theirs
-            pass
-        with Session(store.engine) as s:
-            salt = s.scalar(select(SecretRow.value).where(SecretRow.name == THROTTLE_SALT))
+        with contextlib.suppress(IntegrityError):  # another process made it first: theirs
+            account_data.add_secret(store.engine, THROTTLE_SALT, secrets.token_hex(32), _now())
+        salt = account_data.secret(store.engine, THROTTLE_SALT)
         assert salt is not None
     _salts[store] = salt
     return salt
@@ -626,18 +574,13 @@ def check_throttle_sync(store: GameStore, keys: tuple[str, str]) -> None:
     :raises RateLimitedError: with the seconds until one failure leaves the window.
     """
     since = _now() - datetime.timedelta(seconds=FAILURE_WINDOW)
-    with Session(store.engine) as s:
-        for key, limit in zip(keys, (ACCOUNT_FAILURES, CLIENT_FAILURES), strict=True):
-            n, oldest = s.execute(
-                select(func.count(), func.min(AuthFailureRow.created_at)).where(
-                    AuthFailureRow.key == key, AuthFailureRow.created_at > since
-                )
-            ).one()
-            if n >= limit:
-                wait = FAILURE_WINDOW - (_now() - oldest).total_seconds()
-                raise RateLimitedError(
-                    "too many failed log-ins: wait a little, then try again", max(1.0, wait)
-                )
+    for key, limit in zip(keys, (ACCOUNT_FAILURES, CLIENT_FAILURES), strict=True):
+        n, oldest = account_data.failures(store.engine, key, since)
+        if n >= limit:
+            wait = FAILURE_WINDOW - (_now() - oldest).total_seconds()
+            raise RateLimitedError(
+                "too many failed log-ins: wait a little, then try again", max(1.0, wait)
+            )
 
 
 def op_failed_login(keys: tuple[str, str]) -> Callable[[Session], None]:
@@ -645,13 +588,9 @@ def op_failed_login(keys: tuple[str, str]) -> Callable[[Session], None]:
 
     def fn(s: Session) -> None:
         now = _now()
-        s.execute(
-            delete(AuthFailureRow).where(
-                AuthFailureRow.created_at < now - datetime.timedelta(seconds=FAILURE_WINDOW)
-            )
-        )
+        account_data.forget_failures_before(s, now - datetime.timedelta(seconds=FAILURE_WINDOW))
         for key in keys:
-            s.add(AuthFailureRow(key=key, created_at=now))
+            account_data.add_failure(s, key, now)
 
     return fn
 
@@ -660,7 +599,7 @@ def op_clear_failures(key: str) -> Callable[[Session], None]:
     """Forget a username's failures (it logged in)."""
 
     def fn(s: Session) -> None:
-        s.execute(delete(AuthFailureRow).where(AuthFailureRow.key == key))
+        account_data.clear_failures(s, key)
 
     return fn
 
@@ -669,19 +608,9 @@ def op_clear_failures(key: str) -> Callable[[Session], None]:
 
 
 def mod_log(s: Session, actor: str, action: str, target: str = "", detail: str = "") -> None:
-    """Record an action in the moderation log (``lc_mod_log``); also logged at INFO to this
-    module's logger, which ``lostcities serve`` does not print (it shows warnings and
-    errors only: docs/web.md, Moderation)."""
-    s.add(
-        ModLogRow(
-            created_at=_now(),
-            actor=actor[:40],
-            action=action[:32],
-            target=target[:40],
-            detail=detail[:500],
-        )
-    )
-    log.info("account action: %s %s %s %s", actor, action, target, detail)
+    """Record an action in the moderation log (``lc_mod_log``; also logged at INFO to the
+    ``lostcities.web`` logger: :func:`lostcities.web.repositories.accounts.add_mod_log`)."""
+    account_data.add_mod_log(s, _now(), actor, action, target, detail)
 
 
 def op_create_account(
@@ -694,7 +623,7 @@ def op_create_account(
 
     def fn(s: Session) -> AccountRow:
         key = username_key(username)
-        if s.execute(select(AccountRow.id).where(AccountRow.username_key == key)).first():
+        if account_data.username_taken(s, key):
             raise UsernameTakenError("that username is taken")
         row = AccountRow(
             created_at=_now(),
@@ -705,13 +634,12 @@ def op_create_account(
             user_handle=secrets.token_urlsafe(32),
             status="active",
         )
-        s.add(row)
         try:
-            s.flush()
+            account_data.add_account(s, row)
         except IntegrityError:  # (another process, the same instant)
             raise UsernameTakenError("that username is taken") from None
         mod_log(s, username, "sign up", username, "password" if password_hash else "passkey")
-        s.expunge(row)
+        account_data.detach(s, row)
         return row
 
     return fn
@@ -724,18 +652,10 @@ def op_new_session(
 
     def fn(s: Session) -> None:
         if replace:
-            s.execute(delete(SessionRow).where(SessionRow.token_hash == hash_token(replace)))
+            account_data.end_session(s, hash_token(replace))
         now = _now()
-        s.add(
-            SessionRow(
-                token_hash=hash_token(token), account_id=account_id, created_at=now, last_seen=now
-            )
-        )
-        s.execute(
-            delete(SessionRow).where(
-                SessionRow.created_at < now - datetime.timedelta(days=SESSION_DAYS)
-            )
-        )
+        account_data.add_session(s, hash_token(token), account_id, now)
+        account_data.end_sessions(s, before=now - datetime.timedelta(days=SESSION_DAYS))
 
     return fn
 
@@ -744,7 +664,7 @@ def op_end_session(token: str) -> Callable[[Session], None]:
     """Log out: the session is gone (its cookie, if kept or stolen, opens nothing)."""
 
     def fn(s: Session) -> None:
-        s.execute(delete(SessionRow).where(SessionRow.token_hash == hash_token(token)))
+        account_data.end_session(s, hash_token(token))
 
     return fn
 
@@ -758,12 +678,11 @@ def op_set_password(
         values: dict[str, Any] = {"password_hash": password_hash}
         if recovery_hash is not None:
             values["recovery_hash"] = recovery_hash
-        s.execute(update(AccountRow).where(AccountRow.id == account_id).values(**values))
-        q = delete(SessionRow).where(SessionRow.account_id == account_id)
-        if keep is not None:
-            q = q.where(SessionRow.token_hash != hash_token(keep))
-        s.execute(q)
-        name = s.get(AccountRow, account_id)
+        account_data.set_account(s, account_id, **values)
+        account_data.end_sessions(
+            s, account_id=account_id, keep=None if keep is None else hash_token(keep)
+        )
+        name = account_data.get(s, account_id)
         mod_log(
             s,
             name.username if name else "?",
@@ -784,11 +703,11 @@ def op_claim_games(
 
     def fn(s: Session) -> list[str]:
         claimed: list[str] = []
-        account = s.get(AccountRow, account_id)
+        account = account_data.get(s, account_id)
         if account is None:
             return claimed
         for game_id, token in seats[:200]:
-            row = s.get(GameRow, game_id[:32])
+            row = game_data.get(s, game_id[:32])
             if row is None or not token:
                 continue
             h = hash_token(token)
@@ -814,32 +733,11 @@ def op_delete_account(account_id: int, actor: str) -> Callable[[Session], list[s
     it); its games stay, their seats named :data:`DELETED_PLAYER`. Returns the games changed."""
 
     def fn(s: Session) -> list[str]:
-        row = s.get(AccountRow, account_id)
+        row = account_data.get(s, account_id)
         if row is None:
             raise AccountNotFoundError("no such account")
-        games: list[str] = []
-        for seat in (0, 1):
-            col = GameRow.account0 if seat == 0 else GameRow.account1
-            ids = list(s.scalars(select(GameRow.id).where(col == account_id)).all())
-            if ids:
-                s.execute(
-                    update(GameRow)
-                    .where(GameRow.id.in_(ids))
-                    .values({col.key: None, f"name{seat}": DELETED_PLAYER})
-                )
-                games += ids
-        for table in (SessionRow, PasskeyRow):
-            s.execute(delete(table).where(table.account_id == account_id))
-        s.execute(
-            delete(BlockRow).where(
-                or_(BlockRow.blocker_id == account_id, BlockRow.blocked_id == account_id)
-            )
-        )
-        s.execute(delete(ReportRow).where(ReportRow.target_id == account_id))
-        s.execute(
-            update(ReportRow).where(ReportRow.reporter_id == account_id).values(reporter_id=None)
-        )
-        s.execute(delete(AccountRow).where(AccountRow.id == account_id))
+        games = game_data.release_seats(s, account_id, DELETED_PLAYER)
+        account_data.delete_account(s, account_id)
         mod_log(s, actor, "delete", f"#{account_id}", f"{len(set(games))} games kept")
         notify_change(s, games)
         return sorted(set(games))
@@ -853,13 +751,13 @@ def op_set_status(
     """Ban (every session ends) or unban an account."""
 
     def fn(s: Session) -> None:
-        row = s.get(AccountRow, account_id)
+        row = account_data.get(s, account_id)
         if row is None:
             raise AccountNotFoundError("no such account")
         row.status = status
         row.status_reason = reason[:200] or None
         if status != "active":
-            s.execute(delete(SessionRow).where(SessionRow.account_id == account_id))
+            account_data.end_sessions(s, account_id=account_id)
         mod_log(s, actor, "ban" if status == "banned" else "unban", row.username, reason)
 
     return fn
@@ -869,13 +767,13 @@ def op_block(blocker: Account, blocked: Account, on: bool) -> Callable[[Session]
     """Block (``on``) or unblock a player; returns whether anything changed."""
 
     def fn(s: Session) -> bool:
-        have = s.get(BlockRow, (blocker.id, blocked.id))
+        have = account_data.block(s, blocker.id, blocked.id)
         if on == (have is not None):
             return False
-        if on:
-            s.add(BlockRow(blocker_id=blocker.id, blocked_id=blocked.id, created_at=_now()))
+        if have is None:
+            account_data.add_block(s, blocker.id, blocked.id, _now())
         else:
-            s.delete(have)
+            account_data.delete_block(s, have)
         mod_log(s, blocker.username, "block" if on else "unblock", blocked.username)
         return True
 
@@ -896,9 +794,8 @@ def op_report(
             text=text,
             game_id=game_id,
         )
-        s.add(row)
-        s.flush()
+        report_id = account_data.add_report(s, row)
         mod_log(s, reporter.username, "report", target.username, reason)
-        return int(row.id)
+        return report_id
 
     return fn

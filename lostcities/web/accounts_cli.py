@@ -14,14 +14,11 @@ from __future__ import annotations
 
 import argparse
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session, aliased
-
 from lostcities.web.accounts import find_account_sync, op_delete_account, op_set_status
 from lostcities.web.errors import AccountNotFoundError
-from lostcities.web.models.accounts import AccountRow, ModLogRow, PasskeyRow, ReportRow
 from lostcities.web.models.base import utcnow
 from lostcities.web.operator import operator_store
+from lostcities.web.repositories import accounts as account_data
 from lostcities.web.repositories.bots import op_revoke_account_tokens
 from lostcities.web.store import GameStore
 
@@ -50,40 +47,19 @@ def format_account(
 
 
 def _list(store: GameStore) -> None:
-    reported = aliased(ReportRow)
-    with Session(store.engine) as s:
-        rows = s.execute(
-            select(
-                AccountRow,
-                select(func.count())
-                .select_from(reported)
-                .where(reported.target_id == AccountRow.id)
-                .scalar_subquery(),
-                select(func.count())
-                .select_from(PasskeyRow)
-                .where(PasskeyRow.account_id == AccountRow.id)
-                .scalar_subquery(),
-            ).order_by(AccountRow.id)
-        ).all()
+    rows = account_data.accounts_listing(store.engine)
     for row, reports, keys in rows:
         how = " + ".join(
             x for x, on in (("password", row.password_hash), (f"{keys} passkeys", keys)) if on
         )
         created = row.created_at.strftime("%Y-%m-%d %H:%M")
-        print(format_account(row.id, created, row.username, row.status, how, int(reports)))
+        print(format_account(row.id, created, row.username, row.status, how, reports))
     banned = sum(1 for r, *_ in rows if r.status == "banned")
     print(f"{len(rows)} account{'s' if len(rows) != 1 else ''} ({banned} banned)")
 
 
 def _reports(store: GameStore) -> None:
-    reporter, target = aliased(AccountRow), aliased(AccountRow)
-    with Session(store.engine) as s:
-        rows = s.execute(
-            select(ReportRow, reporter.username, target.username)
-            .join(target, target.id == ReportRow.target_id)
-            .outerjoin(reporter, reporter.id == ReportRow.reporter_id)
-            .order_by(ReportRow.created_at.desc(), ReportRow.id.desc())
-        ).all()
+    rows = account_data.reports_listing(store.engine)
     for r, by, whom in rows:
         when = r.created_at.strftime("%Y-%m-%d %H:%M")
         game = f" (game {r.game_id})" if r.game_id else ""
@@ -94,12 +70,10 @@ def _reports(store: GameStore) -> None:
 
 
 def _log(store: GameStore) -> None:
-    with Session(store.engine) as s:
-        rows = s.scalars(select(ModLogRow).order_by(ModLogRow.id.desc()).limit(500)).all()
-        for r in rows:
-            when = r.created_at.strftime("%Y-%m-%d %H:%M:%S")
-            extra = f" ({r.detail})" if r.detail else ""
-            print(f"{when}  {r.actor}: {r.action} {r.target}{extra}".rstrip())
+    for r in account_data.mod_log_listing(store.engine, 500):
+        when = r.created_at.strftime("%Y-%m-%d %H:%M:%S")
+        extra = f" ({r.detail})" if r.detail else ""
+        print(f"{when}  {r.actor}: {r.action} {r.target}{extra}".rstrip())
 
 
 def cli_main(args: argparse.Namespace) -> int:

@@ -22,7 +22,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 from starlette.requests import HTTPConnection
 from webauthn import (
@@ -44,6 +43,7 @@ from lostcities.web.accounts import mod_log, op_create_account
 from lostcities.web.errors import LastCredentialError, PasskeyError
 from lostcities.web.models.accounts import AccountRow, ChallengeRow, PasskeyRow
 from lostcities.web.models.base import utcnow
+from lostcities.web.repositories import accounts as account_data
 from lostcities.web.store import GameStore, hash_token
 
 __all__ = [
@@ -96,8 +96,9 @@ def _op_store_challenge(
 ) -> Callable[[Session], None]:
     def fn(s: Session) -> None:
         now = utcnow()
-        s.execute(delete(ChallengeRow).where(ChallengeRow.expires_at < now))
-        s.add(
+        account_data.forget_challenges_before(s, now)
+        account_data.add_challenge(
+            s,
             ChallengeRow(
                 id_hash=id_hash,
                 purpose=purpose,
@@ -105,7 +106,7 @@ def _op_store_challenge(
                 username=username,
                 account_id=account_id,
                 expires_at=now + datetime.timedelta(seconds=CHALLENGE_SECONDS),
-            )
+            ),
         )
 
     return fn
@@ -118,10 +119,9 @@ def op_take_challenge(challenge_id: str, purpose: str) -> Callable[[Session], Ce
     """
 
     def fn(s: Session) -> Ceremony:
-        row = s.get(ChallengeRow, hash_token(challenge_id))
+        row = account_data.take_challenge(s, hash_token(challenge_id))
         if row is None:
             raise PasskeyError("this passkey request expired: try again")
-        s.delete(row)
         if row.purpose != purpose or row.expires_at < utcnow():
             raise PasskeyError("this passkey request expired: try again")
         return Ceremony(
@@ -147,10 +147,7 @@ async def registration_options(
         handle = signup_handle(challenge_id)
     else:
         handle = account.user_handle
-        with Session(store.engine) as s:
-            ids = s.scalars(
-                select(PasskeyRow.credential_id).where(PasskeyRow.account_id == account.id)
-            ).all()
+        ids = account_data.passkey_ids(store.engine, account.id)
         exclude = [PublicKeyCredentialDescriptor(id=base64url_to_bytes(c)) for c in ids]
     options = generate_registration_options(
         rp_id=rp_id,
@@ -230,11 +227,10 @@ def check_authentication(
     """
     rp_id, origin = relying_party(conn)
     cred_id = str(credential.get("id", ""))[:400]
-    with Session(store.engine) as s:
-        row = s.get(PasskeyRow, cred_id)
-        if row is None:
-            raise PasskeyError("this passkey is not known here (was its account deleted?)")
-        public_key, count, account_id = row.public_key, row.sign_count, row.account_id
+    found = account_data.passkey(store.engine, cred_id)
+    if found is None:
+        raise PasskeyError("this passkey is not known here (was its account deleted?)")
+    public_key, count, account_id = found
     try:
         v = verify_authentication_response(
             credential=credential,
@@ -258,9 +254,8 @@ def op_add_passkey(
     """
 
     def fn(s: Session) -> None:
-        if s.get(PasskeyRow, cred_id) is not None:
-            raise PasskeyError("this passkey is already registered")
-        s.add(
+        added = account_data.add_passkey(
+            s,
             PasskeyRow(
                 credential_id=cred_id,
                 account_id=account_id,
@@ -268,8 +263,10 @@ def op_add_passkey(
                 sign_count=count,
                 name=name[:40] or "passkey",
                 created_at=utcnow(),
-            )
+            ),
         )
+        if not added:
+            raise PasskeyError("this passkey is already registered")
         mod_log(s, actor, "passkey added")
 
     return fn
@@ -279,7 +276,7 @@ def op_passkey_used(cred_id: str, count: int) -> Callable[[Session], None]:
     """Remember a passkey's new signature count and when it was used."""
 
     def fn(s: Session) -> None:
-        row = s.get(PasskeyRow, cred_id)
+        row = account_data.passkey_row(s, cred_id)
         if row is not None:
             row.sign_count = count
             row.last_used = utcnow()
@@ -289,17 +286,7 @@ def op_passkey_used(cred_id: str, count: int) -> Callable[[Session], None]:
 
 def passkeys_of_sync(store: GameStore, account_id: int) -> list[PasskeyRow]:
     """An account's passkeys, oldest first."""
-    with Session(store.engine) as s:
-        rows = list(
-            s.scalars(
-                select(PasskeyRow)
-                .where(PasskeyRow.account_id == account_id)
-                .order_by(PasskeyRow.created_at)
-            ).all()
-        )
-        for r in rows:
-            s.expunge(r)
-        return rows
+    return account_data.passkeys_of(store.engine, account_id)
 
 
 async def passkeys_of(store: GameStore, account_id: int) -> list[PasskeyRow]:
@@ -327,7 +314,7 @@ def op_signup_with_passkey(
 
     def fn(s: Session) -> AccountRow:
         row: AccountRow = make(s)
-        s.execute(update(AccountRow).where(AccountRow.id == row.id).values(user_handle=handle))
+        account_data.set_account(s, row.id, user_handle=handle)
         op_add_passkey(row.id, cred_id, public_key, count, name, username)(s)
         return row
 
@@ -344,20 +331,16 @@ def op_remove_passkey(
     """
 
     def fn(s: Session) -> None:
-        row = s.get(PasskeyRow, credential_id)
+        row = account_data.passkey_row(s, credential_id)
         if row is None or row.account_id != account_id:
             raise PasskeyError("no such passkey")
-        others = s.scalars(
-            select(PasskeyRow.credential_id).where(
-                PasskeyRow.account_id == account_id, PasskeyRow.credential_id != row.credential_id
-            )
-        ).first()
-        owner = s.get(AccountRow, account_id)
-        if others is None and (owner is None or owner.password_hash is None):
+        others = account_data.other_passkey(s, account_id, row.credential_id)
+        owner = account_data.get(s, account_id)
+        if not others and (owner is None or owner.password_hash is None):
             raise LastCredentialError(
                 "this is your only way to log in: set a password or add a passkey first"
             )
-        s.execute(delete(PasskeyRow).where(PasskeyRow.credential_id == row.credential_id))
+        account_data.delete_passkey(s, row.credential_id)
         mod_log(s, username, "passkey removed")
 
     return fn
@@ -372,7 +355,7 @@ def op_rename_passkey(
     """
 
     def fn(s: Session) -> None:
-        row = s.get(PasskeyRow, credential_id)
+        row = account_data.passkey_row(s, credential_id)
         if row is None or row.account_id != account_id:
             raise PasskeyError("no such passkey")
         row.name = name

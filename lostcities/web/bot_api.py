@@ -408,7 +408,7 @@ class BotHub:
         many challenges this process expired (of several, one expires each)."""
         now = self.now()
         n = 0
-        for row in await asyncio.to_thread(repo.expired_challenges_sync, self.store, now):
+        for row in await asyncio.to_thread(repo.expired_challenges_sync, self.store.engine, now):
             ch = await self.challenge_json(row)
             ch["status"] = "expired"
             events = [(row.dest_id, {"type": "challengeCanceled", "challenge": ch})]
@@ -463,7 +463,9 @@ class BotHub:
         """
         ClientLimits.check(self.limits.bot, "c:" + client, "bot API requests")
         token = _bearer(header)
-        found = await asyncio.to_thread(repo.token_by_hash_sync, self.store, hash_token(token))
+        found = await asyncio.to_thread(
+            repo.token_by_hash_sync, self.store.engine, hash_token(token)
+        )
         if found is None or found[0].revoked_at is not None:
             raise BadTokenError("unknown or revoked API token")
         row, account = found
@@ -479,8 +481,12 @@ class BotHub:
     async def still_valid(self, auth: TokenAuth) -> bool:
         """Whether the token still works (not revoked, its account not banned)."""
         try:
-            found = await asyncio.to_thread(repo.account_by_id_sync, self.store, auth.account.id)
-            tokens = await asyncio.to_thread(repo.tokens_of_sync, self.store, auth.account.id)
+            found = await asyncio.to_thread(
+                repo.account_by_id_sync, self.store.engine, auth.account.id
+            )
+            tokens = await asyncio.to_thread(
+                repo.tokens_of_sync, self.store.engine, auth.account.id
+            )
         except Exception:  # the database away for a moment: the stream goes on
             return True
         return (
@@ -513,7 +519,7 @@ class BotHub:
                 if bad
                 else f"a token needs at least one scope ({', '.join(SCOPES)})"
             )
-        have = await asyncio.to_thread(repo.tokens_of_sync, self.store, account.id)
+        have = await asyncio.to_thread(repo.tokens_of_sync, self.store.engine, account.id)
         if len(have) >= MAX_TOKENS:
             raise TooManyTokensError(f"at most {MAX_TOKENS} tokens: revoke one first")
         token = new_api_token()
@@ -526,7 +532,7 @@ class BotHub:
 
     async def list_tokens(self, account: Account) -> list[dict[str, Any]]:
         """The account's working tokens (never the tokens themselves)."""
-        rows = await asyncio.to_thread(repo.tokens_of_sync, self.store, account.id)
+        rows = await asyncio.to_thread(repo.tokens_of_sync, self.store.engine, account.id)
         return [token_json(r) for r in rows]
 
     async def revoke_token(self, account: Account, token_id: int) -> None:
@@ -552,7 +558,7 @@ class BotHub:
         :raises UpgradeRefusedError: if it played a rated game as a person.
         """
         if not account.is_bot:
-            n = await asyncio.to_thread(repo.rated_games_sync, self.store, account.id)
+            n = await asyncio.to_thread(repo.rated_games_sync, self.store.engine, account.id)
             if n:
                 raise UpgradeRefusedError(
                     f"this account played {n} rated game{'s' if n != 1 else ''} as a person: "
@@ -573,10 +579,10 @@ class BotHub:
         st = _Stream(auth.token_id, account, "event")
         self._streams.add(st)
         try:
-            top = await asyncio.to_thread(repo.last_event_id_sync, self.store, account)
+            top = await asyncio.to_thread(repo.last_event_id_sync, self.store.engine, account)
             if since is not None and since < top:
                 for eid, data in await asyncio.to_thread(
-                    repo.events_after_sync, self.store, account, since
+                    repo.events_after_sync, self.store.engine, account, since
                 ):
                     if eid <= top:
                         yield _event_line(eid, data)
@@ -595,7 +601,7 @@ class BotHub:
                 if st.done():
                     return
                 for eid, data in await asyncio.to_thread(
-                    repo.events_after_sync, self.store, account, last
+                    repo.events_after_sync, self.store.engine, account, last
                 ):
                     last = eid
                     yield _event_line(eid, data)
@@ -603,14 +609,14 @@ class BotHub:
             self._streams.discard(st)
 
     async def _snapshot(self, account: Account) -> list[dict[str, Any]]:
-        games = await asyncio.to_thread(repo.active_games_sync, self.store, account.id)
+        games = await asyncio.to_thread(repo.active_games_sync, self.store.engine, account.id)
         out = []
         for row in games:
             seat = account_seat(row, account.id)
             if seat is not None:
                 out.append({"type": "gameStart", "game": await self._game_json(row, seat)})
         pending = await asyncio.to_thread(
-            repo.pending_challenges_sync, self.store, account.id, self.now()
+            repo.pending_challenges_sync, self.store.engine, account.id, self.now()
         )
         for ch in pending:
             out.append({"type": "challenge", "challenge": await self.challenge_json(ch)})
@@ -784,7 +790,8 @@ class BotHub:
     async def _bots_of(self, row: GameRow) -> tuple[bool, bool]:
         ids = [a for a in (row.account0, row.account1) if a is not None]
         found = {
-            a: await asyncio.to_thread(repo.account_by_id_sync, self.store, a) for a in set(ids)
+            a: await asyncio.to_thread(repo.account_by_id_sync, self.store.engine, a)
+            for a in set(ids)
         }
 
         def bot(seat: int) -> bool:
@@ -823,7 +830,7 @@ class BotHub:
             return None
         key = ratings.account_key(account_id, is_bot)
         speed = _speed(clock)
-        rows = await asyncio.to_thread(repo.rating_sync, self.store, [key], variant, speed)
+        rows = await asyncio.to_thread(repo.rating_sync, self.store.engine, [key], variant, speed)
         r = rows.get(key)
         return round((ratings.DEFAULT if r is None else ratings.rating_now(r, self.now())).rating)
 
@@ -858,7 +865,7 @@ class BotHub:
         acc = (
             None
             if account_id is None
-            else await asyncio.to_thread(repo.account_by_id_sync, self.store, account_id)
+            else await asyncio.to_thread(repo.account_by_id_sync, self.store.engine, account_id)
         )
         is_bot = bool(acc is not None and acc.is_bot)
         return {
@@ -941,7 +948,7 @@ class BotHub:
         return ch, token
 
     async def _challenge(self, challenge_id: str) -> BotChallengeRow:
-        row = await asyncio.to_thread(repo.challenge_sync, self.store, challenge_id)
+        row = await asyncio.to_thread(repo.challenge_sync, self.store.engine, challenge_id)
         if row is None:
             raise ChallengeNotFoundError(f"no challenge {challenge_id[:16]!r}")
         return row

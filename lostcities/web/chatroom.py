@@ -11,7 +11,8 @@ from typing import Protocol
 from lostcities.web import schemas
 from lostcities.web.conns import Conn, send
 from lostcities.web.errors import ChatFullError
-from lostcities.web.store import GameStore, op_add_chat
+from lostcities.web.repositories.games import op_add_chat
+from lostcities.web.store import GameStore
 
 __all__ = ["CHAT_IDS", "CHAT_KEPT", "CHAT_SHOWN", "ChatHost", "ChatRoom"]
 
@@ -94,7 +95,7 @@ class ChatRoom:
     async def pull(self) -> None:
         """Send every connection, once and in order, the phrases stored since the last one
         sent here (said on this process, or on another: its notification,
-        :data:`~lostcities.web.store.CHAT_NOTICE`)."""
+        :data:`~lostcities.web.repositories.games.CHAT_NOTICE`)."""
         async with self.lock:
             if any(c.chat for c in self.conns):  # (else a hello reads the chat anyway)
                 await self._send(await self.host.store.chat_after(self.game_id, self.seen))

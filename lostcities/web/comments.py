@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from lostcities.web.operator import operator_store
-from lostcities.web.store import op_hide_comment
+from lostcities.web.repositories.comments import comments_page, op_hide_comment
 
 __all__ = ["CommentNotFoundError", "cli_main", "format_comment"]
 
@@ -40,7 +40,7 @@ def cli_main(args: argparse.Namespace) -> int:
     """
     with operator_store(args.db) as store:
         if args.action == "list":
-            rows, total = store.comments_page_sync(1, 1_000_000, hidden=True)
+            rows, total = comments_page(store.engine, 1, 1_000_000, hidden=True)
             for r in rows:
                 created = r.created_at.strftime("%Y-%m-%d %H:%M")
                 print(format_comment(r.id, created, r.kind, r.nickname, r.text, r.hidden))

@@ -14,11 +14,9 @@ from __future__ import annotations
 import asyncio
 import datetime
 
-from sqlalchemy import select
-
 from lostcities.web.clocks import DAY
 from lostcities.web.game_manager import GameManager
-from lostcities.web.models.games import GameRow
+from lostcities.web.repositories import games
 from lostcities.web.store import GameStore
 
 __all__ = ["SWEEP_SECONDS", "due_sync", "time_out_due"]
@@ -29,18 +27,10 @@ SWEEP_SECONDS = 30.0
 
 def due_sync(store: GameStore, now: datetime.datetime) -> list[str]:
     """Ids of running correspondence games whose player to move is past the clock."""
-    with store.engine.connect() as conn:
-        rows = conn.execute(
-            select(GameRow.id, GameRow.updated_at, GameRow.clock).where(
-                GameRow.status == "active",
-                GameRow.clock >= DAY,
-                GameRow.clock_increment.is_(None),
-            )
-        ).all()
     return [
-        str(gid)
-        for gid, updated, clock in rows
-        if updated + datetime.timedelta(seconds=int(clock or 0)) < now
+        gid
+        for gid, updated, clock in games.running_clocks(store.engine, DAY)
+        if updated + datetime.timedelta(seconds=clock) < now
     ]
 
 

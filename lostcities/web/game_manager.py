@@ -42,16 +42,15 @@ from lostcities.web.models.base import utcnow
 from lostcities.web.models.games import GameRow, RoundRow
 from lostcities.web.peers import Peers, SingleProcess
 from lostcities.web.presence import Presence
-from lostcities.web.store import (
+from lostcities.web.repositories.games import (
     BOT_NOTICE,
     CHAT_NOTICE,
-    GameStore,
     StoredGame,
-    hash_token,
     op_claim_seat,
     op_insert_game,
     op_update_game,
 )
+from lostcities.web.store import GameStore, hash_token
 from lostcities.web.workers import BotRunner
 
 __all__ = [
@@ -162,8 +161,8 @@ class GameManager:
         games" (:mod:`lostcities.web.turn_alerts`)."""
         self.on_bot_notice: list[Callable[[str], None]] = []
         """Called (in this event loop) with each bot-API notification of any process, the
-        :data:`~lostcities.web.store.BOT_NOTICE` prefix taken off (``"*"``: after listening
-        again, anything may have changed): the bot API's streams
+        :data:`~lostcities.web.repositories.games.BOT_NOTICE` prefix taken off (``"*"``:
+        after listening again, anything may have changed): the bot API's streams
         (:mod:`lostcities.web.bot_api`)."""
 
     def game_changed(self, game_id: str) -> None:
@@ -350,8 +349,9 @@ class GameManager:
     def on_change(self, game_id: str) -> None:
         """Another server process (or this one) committed a change of ``game_id``: refresh
         it if it is in memory here (``"*"``: every game, after listening again); new chat
-        (:data:`~lostcities.web.store.CHAT_NOTICE`) goes to its connections here; a bot-API
-        notification (:data:`~lostcities.web.store.BOT_NOTICE`) to :attr:`on_bot_notice`."""
+        (:data:`~lostcities.web.repositories.games.CHAT_NOTICE`) goes to its connections
+        here; a bot-API notification (:data:`~lostcities.web.repositories.games.BOT_NOTICE`)
+        to :attr:`on_bot_notice`."""
         if game_id.startswith(BOT_NOTICE) or game_id == "*":
             self.bot_notice(game_id.removeprefix(BOT_NOTICE))
             if game_id != "*":

@@ -33,7 +33,8 @@ from lostcities.web.errors import (
 )
 from lostcities.web.levels import Levels
 from lostcities.web.live_game import LiveGame
-from lostcities.web.store import GameStore, op_save_analysis, op_update_game
+from lostcities.web.repositories.games import op_save_analysis, op_update_game
+from lostcities.web.store import GameStore
 from lostcities.web.workers import BotRunner
 
 __all__ = ["ANALYSIS_BOT", "ANALYSIS_WORLDS", "HINT_WORLDS", "Analyst", "bot_hint", "bot_review"]

@@ -46,8 +46,9 @@ from lostcities.web.models.base import utcnow
 from lostcities.web.models.games import GameRow, RoundRow
 from lostcities.web.peers import Peers
 from lostcities.web.presenter import BroadcastMemo, StatePresenter
+from lostcities.web.repositories.games import StoredGame, op_forfeit, op_move
 from lostcities.web.scheduler import BotTurns, ClockScheduler
-from lostcities.web.store import GameStore, StoredGame, hash_token, op_forfeit, op_move
+from lostcities.web.store import GameStore, hash_token
 
 __all__ = ["GameHost", "LiveGame", "SeatPresence"]
 

@@ -45,7 +45,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from lostcities.web import correspondence_timeouts as correspondence
@@ -59,12 +58,13 @@ from lostcities.web.errors import (
     TooManyEntriesError,
 )
 from lostcities.web.game_manager import GameManager, new_token
-from lostcities.web.models.accounts import BlockRow
 from lostcities.web.models.base import utcnow
-from lostcities.web.models.games import GameRow
-from lostcities.web.models.lobby import LobbyRow, PresenceRow
-from lostcities.web.models.ratings import RatingRow
-from lostcities.web.store import GameStore, hash_token, notify_change
+from lostcities.web.models.lobby import LobbyRow
+from lostcities.web.repositories import lobby as lobby_data
+from lostcities.web.repositories import ratings as rating_data
+from lostcities.web.repositories.games import op_delete_game
+from lostcities.web.repositories.lobby import LOBBY_CHANNEL, notify_lobby
+from lostcities.web.store import GameStore, hash_token
 
 __all__ = [
     "LOBBY_CHANNEL",
@@ -87,8 +87,6 @@ __all__ = [
 
 log = logging.getLogger("lostcities.web")
 
-LOBBY_CHANNEL = "lostcities_lobby"
-"""The PostgreSQL channel on which a committed change of the lobby is announced."""
 TICK = 1.0
 """Seconds between two pairing rounds (and clean-ups) of a process."""
 STALE_SECONDS = 45.0
@@ -225,14 +223,8 @@ def rating_of(
     deviation grown for the periods they were idle: :func:`ratings.rating_now`)."""
     if player.account_id is None:
         return ratings.DEFAULT
-    row = s.get(RatingRow, (player.key, variant, speed))
+    row = rating_data.rating(s, player.key, variant, speed)
     return ratings.DEFAULT if row is None else ratings.rating_now(row, now or utcnow())
-
-
-def notify_lobby(s: Session) -> None:
-    """Announce a lobby change to every process (PostgreSQL; at commit)."""
-    if s.get_bind().dialect.name == "postgresql":
-        s.execute(select(func.pg_notify(LOBBY_CHANNEL, "lobby")))
 
 
 @dataclass(frozen=True)
@@ -359,33 +351,9 @@ class LobbyHub:
     def _read(self) -> dict[str, Any]:
         now = self.now()
         online_since = now - datetime.timedelta(seconds=ONLINE_SECONDS)
-        with self.store.engine.connect() as conn:
-            rows = conn.execute(
-                select(LobbyRow)
-                .where(LobbyRow.status == "open", LobbyRow.seen_at > self._present_since(now))
-                .order_by(LobbyRow.created_at)
-            ).all()
-            people = conn.execute(
-                select(PresenceRow.name, PresenceRow.account_id)
-                .where(PresenceRow.seen_at >= online_since)
-                .order_by(PresenceRow.name)
-                .limit(200)
-            ).all()
-            online = conn.scalar(
-                select(func.count())
-                .select_from(PresenceRow)
-                .where(PresenceRow.seen_at >= online_since)
-            )
-            owners = {_account(r.owner) for r in rows if r.kind == "table"} - {None}
-            blocks = (
-                conn.execute(
-                    select(BlockRow.blocker_id, BlockRow.blocked_id).where(
-                        or_(BlockRow.blocker_id.in_(owners), BlockRow.blocked_id.in_(owners))
-                    )
-                ).all()
-                if owners
-                else []
-            )
+        rows, people, online, blocks = lobby_data.snapshot(
+            self.store.engine, self._present_since(now), online_since
+        )
         shunned: dict[int, set[int]] = {}
         for a, b in blocks:
             shunned.setdefault(a, set()).add(b)
@@ -417,7 +385,7 @@ class LobbyHub:
             "tables": tables,
             "seeks": len(seekers),
             "online": [{"name": n, "account": a is not None} for n, a in people],
-            "online_count": int(online or 0),
+            "online_count": online,
         }
 
     async def refresh(self) -> None:
@@ -507,31 +475,13 @@ class LobbyHub:
         page); the open entries of that page and those of the player that name none are
         kept (and come back if they were away)."""
         now = self.now()
-        mine = (LobbyRow.owner == player.key, LobbyRow.status == "open")
-        pages = (
-            or_(LobbyRow.page == page, LobbyRow.page.is_(None)) if page else LobbyRow.page.is_(None)
-        )
+        online_since = now - datetime.timedelta(seconds=ONLINE_SECONDS)
 
         def fn(s: Session) -> bool:
-            row = s.get(PresenceRow, player.key)
-            new = row is None or row.seen_at < now - datetime.timedelta(seconds=ONLINE_SECONDS)
-            if row is None:
-                s.add(
-                    PresenceRow(
-                        player=player.key,
-                        name=player.name[:40],
-                        account_id=player.account_id,
-                        seen_at=now,
-                    )
-                )
-            else:
-                row.seen_at, row.name = now, player.name[:40]
-            back = s.scalar(
-                select(func.count())
-                .select_from(LobbyRow)
-                .where(*mine, pages, LobbyRow.seen_at <= self._present_since(now))
+            new = lobby_data.touch_presence(
+                s, player.key, player.name[:40], player.account_id, now, online_since
             )
-            s.execute(update(LobbyRow).where(*mine, pages).values(seen_at=now))
+            back = lobby_data.mark_present(s, player.key, page, now, self._present_since(now))
             if new or back:
                 notify_lobby(s)
             return new or bool(back)
@@ -549,17 +499,7 @@ class LobbyHub:
         away = self._present_since(now)
 
         def fn(s: Session) -> bool:
-            res = s.execute(
-                update(LobbyRow)
-                .where(
-                    LobbyRow.owner == player.key,
-                    LobbyRow.page == page,
-                    LobbyRow.status == "open",
-                    LobbyRow.seen_at > away,
-                )
-                .values(seen_at=away)
-            )
-            done = bool(res.rowcount)  # type: ignore[attr-defined]
+            done = lobby_data.mark_away(s, player.key, page, away)
             if done:
                 notify_lobby(s)
             return done
@@ -585,18 +525,14 @@ class LobbyHub:
         now = self.now()
 
         def fn(s: Session) -> float | None:
-            n = s.scalar(
-                select(func.count())
-                .select_from(LobbyRow)
-                .where(LobbyRow.owner == player.key, LobbyRow.status == "open")
-            )
-            if (n or 0) >= MAX_ENTRIES:
+            if lobby_data.count_open(s, player.key) >= MAX_ENTRIES:
                 raise TooManyEntriesError(
                     f"you have {MAX_ENTRIES} open tables or seeks already: cancel one first"
                 )
             rating = rating_of(s, player, req.variant, speed, now).rating
             owner_rating = rating if player.account_id is not None else None
-            s.add(
+            lobby_data.add_entry(
+                s,
                 LobbyRow(
                     id=entry_id,
                     created_at=now,
@@ -613,7 +549,7 @@ class LobbyHub:
                     owner_rating=owner_rating,
                     token_hash=hash_token(token),
                     page=req.page or None,
-                )
+                ),
             )
             notify_lobby(s)
             return owner_rating
@@ -629,16 +565,7 @@ class LobbyHub:
         h = hash_token(token)
 
         def fn(s: Session) -> bool:
-            res = s.execute(
-                update(LobbyRow)
-                .where(
-                    LobbyRow.id == entry_id,
-                    LobbyRow.token_hash == h,
-                    LobbyRow.status == "open",
-                )
-                .values(status="cancelled")
-            )
-            done = bool(res.rowcount)  # type: ignore[attr-defined]
+            done = lobby_data.cancel(s, entry_id, h)
             if done:
                 notify_lobby(s)
             return done
@@ -655,8 +582,7 @@ class LobbyHub:
 
         :raises EntryGoneError: for an unknown entry or a wrong token.
         """
-        with self.store.engine.connect() as conn:
-            row = conn.execute(select(LobbyRow).where(LobbyRow.id == entry_id)).first()
+        row = lobby_data.entry(self.store.engine, entry_id)
         if row is None or not secrets.compare_digest(row.token_hash, hash_token(token)):
             raise EntryGoneError("no such table or seek")
         return {"id": row.id, "status": row.status, "game_id": row.game_id}
@@ -667,8 +593,7 @@ class LobbyHub:
         :raises EntryGoneError: if the table is gone (taken, cancelled) or is the player's own.
         :raises NeedsAccountError: for a rated table and a guest.
         """
-        with self.store.engine.connect() as conn:
-            row = conn.execute(select(LobbyRow).where(LobbyRow.id == entry_id)).first()
+        row = lobby_data.entry(self.store.engine, entry_id)
         away = row is not None and row.seen_at <= self._present_since(self.now())
         if row is None or row.status != "open" or row.kind != "table" or away:
             raise EntryGoneError("this table is gone: someone else took the seat, or it closed")
@@ -719,53 +644,34 @@ class LobbyHub:
         accounts = [_account(seat0[1]), _account(seat1[1])]
         now = utcnow()
         present = self._present_since(self.now())
-        twins = (
-            LobbyRow.owner.in_((seat0[1], seat1[1])),
-            LobbyRow.kind == "seek",
-            LobbyRow.status == "open",
-            LobbyRow.variant == variant,
-            LobbyRow.rounds == rounds,
-            LobbyRow.clock.is_(None) if clock is None else LobbyRow.clock == clock,
-            LobbyRow.rated == rated,
-            LobbyRow.achievements == achievements,
-        )
+        twins = {
+            "owners": (seat0[1], seat1[1]),
+            "variant": variant,
+            "rounds": rounds,
+            "clock": clock,
+            "rated": rated,
+            "achievements": achievements,
+        }
+        seated = {
+            "token0": seat0[3],
+            "token1": seat1[3],
+            "name1": seat1[2][:40],
+            "invite": None,
+            "status": "active",
+            "account0": accounts[0],
+            "account1": accounts[1],
+            "rated": rated,
+            "updated_at": now,
+        }
 
         def fn(s: Session) -> None:
-            res = s.execute(
-                update(LobbyRow)
-                .where(
-                    LobbyRow.id.in_(entries),
-                    LobbyRow.status == "open",
-                    LobbyRow.seen_at > present,
-                )
-                .values(status="matched", game_id=g.id)
-            )
-            if res.rowcount != len(entries):  # type: ignore[attr-defined]
+            if not lobby_data.claim_entries(s, g.id, entries, present, twins, seated):
                 raise EntryGoneError("this table is gone: someone else took the seat, or it closed")
-            # (a player waiting in two pages for the same game: both pages go to this one)
-            s.execute(update(LobbyRow).where(*twins).values(status="playing", game_id=g.id))
-            s.execute(
-                update(GameRow)
-                .where(GameRow.id == g.id)
-                .values(
-                    token0=seat0[3],
-                    token1=seat1[3],
-                    name1=seat1[2][:40],
-                    invite=None,
-                    status="active",
-                    account0=accounts[0],
-                    account1=accounts[1],
-                    rated=rated,
-                    updated_at=now,
-                )
-            )
-            notify_lobby(s)
-            notify_change(s, [g.id])
 
         try:
             await self.store.write(fn)
         except EntryGoneError:
-            await self.store.write(_op_drop_game(g.id))
+            await self.store.write(op_delete_game(g.id))
             self.mgr.games.pop(g.id, None)
             raise
         row = g.row
@@ -782,16 +688,7 @@ class LobbyHub:
         """Start a game for every two waiting seeks that fit (module docs); returns how
         many started."""
         now = self.now()
-        with self.store.engine.connect() as conn:
-            seeks = conn.execute(
-                select(LobbyRow)
-                .where(
-                    LobbyRow.status == "open",
-                    LobbyRow.kind == "seek",
-                    LobbyRow.seen_at > self._present_since(now),
-                )
-                .order_by(LobbyRow.created_at)
-            ).all()
+        seeks = lobby_data.open_seeks(self.store.engine, self._present_since(now))
         started = 0
         busy: set[str] = set()  # (the players seated by this round: their twins went too)
         for i, a in enumerate(seeks):
@@ -833,13 +730,7 @@ class LobbyHub:
         stale = self.now() - datetime.timedelta(seconds=STALE_SECONDS)
 
         def fn(s: Session) -> int:
-            res = s.execute(
-                update(LobbyRow)
-                .where(LobbyRow.status == "open", LobbyRow.seen_at < stale)
-                .values(status="cancelled")
-            )
-            s.execute(delete(PresenceRow).where(PresenceRow.seen_at < stale))
-            n = int(res.rowcount or 0)  # type: ignore[attr-defined]
+            n = lobby_data.drop_stale(s, stale)
             if n:
                 notify_lobby(s)
             return n
@@ -923,10 +814,3 @@ def _fits(a: Any, b: Any, now: datetime.datetime) -> bool:
     wa = (now - a.created_at).total_seconds()
     wb = (now - b.created_at).total_seconds()
     return gap <= min(rating_range(wa), rating_range(wb))
-
-
-def _op_drop_game(game_id: str) -> Callable[[Session], None]:
-    def fn(s: Session) -> None:
-        s.execute(delete(GameRow).where(GameRow.id == game_id))
-
-    return fn

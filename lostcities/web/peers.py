@@ -4,11 +4,11 @@ Each process keeps the games its clients use in memory. What keeps the copies in
 PostgreSQL itself, no message bus of our own:
 
 - **LISTEN/NOTIFY.** Every write of a game sends ``NOTIFY lostcities_games, '<id>'`` in
-  its own transaction (:func:`lostcities.web.store.notify_change`), delivered at commit;
+  its own transaction (:func:`lostcities.web.repositories.games.notify_change`), delivered at commit;
   each process listens on one connection and refreshes the game from the database if it
   holds it, then sends its clients their states. A move made on one process is seen at
   once by a player connected to another. A chat phrase announces itself as ``chat:<id>``
-  (:data:`lostcities.web.store.CHAT_NOTICE`): the processes holding the game send their
+  (:data:`lostcities.web.repositories.games.CHAT_NOTICE`): the processes holding the game send their
   clients the phrases stored since the last they sent.
 - **Exactly once.** A move's row has the primary key (game, round, ply): of two processes
   storing the same ply, one commits and the other's insert fails (its player is told the
@@ -32,7 +32,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from lostcities.web.store import NOTIFY_CHANNEL
+from lostcities.web.repositories.games import NOTIFY_CHANNEL
 
 __all__ = ["SWEEP_SECONDS", "Peers", "PostgresPeers", "SingleProcess", "peers_for"]
 

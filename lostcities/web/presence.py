@@ -21,7 +21,8 @@ from lostcities.web.abandon import (
     seen_at,
 )
 from lostcities.web.peers import Peers
-from lostcities.web.store import GameStore, op_seen
+from lostcities.web.repositories.games import op_seen
+from lostcities.web.store import GameStore
 
 if TYPE_CHECKING:
     from lostcities.web.conns import Conn

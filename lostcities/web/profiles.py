@@ -12,14 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import escape
 
-from sqlalchemy import or_, select
-from sqlalchemy.orm import Session
-
 from lostcities.web import ratings
-from lostcities.web.models.accounts import AccountRow
 from lostcities.web.models.base import utcnow
-from lostcities.web.models.games import GameRow
-from lostcities.web.models.ratings import RatingChangeRow, RatingRow
+from lostcities.web.models.ratings import RatingRow
+from lostcities.web.repositories import games as game_data
+from lostcities.web.repositories import ratings as rating_data
 from lostcities.web.store import GameStore
 
 __all__ = [
@@ -59,14 +56,7 @@ def leaderboard_sync(
     ones are marked (and listed too: a young site has few settled ratings). Deviations are
     as of ``now`` (default: the wall clock; :func:`lostcities.web.ratings.rating_now`)."""
     at = now or utcnow()
-    with Session(store.engine) as conn:
-        rows = conn.execute(
-            select(RatingRow, AccountRow.username)
-            .outerjoin(AccountRow, AccountRow.id == RatingRow.account_id)
-            .where(RatingRow.variant == variant, RatingRow.speed == speed)
-            .order_by(RatingRow.rating.desc())
-            .limit(limit)
-        ).all()
+    rows = rating_data.leaderboard(store.engine, variant, speed, limit)
     out = []
     for rank, (r, username) in enumerate(rows, start=1):  # (a deleted account's rows are gone)
         out.append(
@@ -108,45 +98,12 @@ def profile_sync(
     """A player's profile (``limit``: the newest finished games shown; deviations as of
     ``now``, default the wall clock)."""
     at = now or utcnow()
-    key = f"a:{account_id}"
-    with Session(store.engine) as conn:
-        rows = conn.execute(
-            select(RatingRow).where(RatingRow.player == key).order_by(RatingRow.games.desc())
-        ).all()
-        games = conn.execute(
-            select(GameRow)
-            .where(
-                or_(GameRow.account0 == account_id, GameRow.account1 == account_id),
-                GameRow.status == "finished",
-            )
-            .order_by(GameRow.updated_at.desc())
-            .limit(limit)
-        ).all()
-        ids = [g[0].id for g in games]
-        changes = {
-            (c.game_id, c.seat): c
-            for (c,) in conn.execute(
-                select(RatingChangeRow).where(RatingChangeRow.game_id.in_(ids))
-            ).all()
-        }
-        history_rows = conn.execute(
-            select(RatingChangeRow)
-            .where(RatingChangeRow.player == key)
-            .order_by(RatingChangeRow.created_at)
-        ).all()
-        other_ids = {
-            (g[0].account1 if g[0].account0 == account_id else g[0].account0) for g in games
-        }
-        other_ids.discard(None)
-        names = {
-            f"a:{i}": str(n)
-            for i, n in conn.execute(
-                select(AccountRow.id, AccountRow.username).where(AccountRow.id.in_(other_ids))
-            ).all()
-        }
+    rows, games, changes, history_rows, names = rating_data.profile_rows(
+        store.engine, account_id, limit
+    )
     out_games = []
     record: dict[str, dict[str, Any]] = {}
-    for (g,) in games:
+    for g in games:
         seat = 0 if g.account0 == account_id else 1
         other = 1 - seat
         other_account = g.account1 if seat == 0 else g.account0
@@ -200,7 +157,7 @@ def profile_sync(
         elif mine == 0.0:
             rec["losses"] += 1
     history: dict[str, list[tuple[str, float]]] = {}
-    for (c,) in history_rows:
+    for c in history_rows:
         at_time = c.created_at.isoformat() + "Z"
         points = history.setdefault(f"{c.variant}/{c.speed}", [])
         if not points:  # the plot starts where the player started, not at the first result
@@ -209,7 +166,7 @@ def profile_sync(
     return Profile(
         username=username,
         account_id=account_id,
-        ratings=[_rating_out(r, at) for (r,) in rows],
+        ratings=[_rating_out(r, at) for r in rows],
         games=out_games,
         opponents=sorted(record.values(), key=lambda r: -(r["wins"] + r["draws"] + r["losses"])),
         history=history,
@@ -297,12 +254,7 @@ def history_svg(
 
 def my_games_sync(store: GameStore, account_id: int, limit: int = 100) -> list[str]:
     """Ids of a player's games, unfinished first, newest first."""
-    with Session(store.engine) as conn:
-        rows = conn.execute(
-            select(GameRow.id, GameRow.status)
-            .where(or_(GameRow.account0 == account_id, GameRow.account1 == account_id))
-            .order_by(GameRow.updated_at.desc())
-            .limit(limit)
-        ).all()
-    rows = sorted(rows, key=lambda r: r[1] == "finished")
+    rows = sorted(
+        game_data.my_games(store.engine, account_id, limit), key=lambda r: r[1] == "finished"
+    )
     return [str(r[0]) for r in rows]

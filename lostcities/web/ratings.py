@@ -50,13 +50,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import glicko2
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from lostcities.web.models.accounts import AccountRow
 from lostcities.web.models.base import utcnow
-from lostcities.web.models.games import GameRow, MoveRow
-from lostcities.web.models.ratings import RatingChangeRow, RatingResultRow, RatingRow
+from lostcities.web.models.games import GameRow
+from lostcities.web.models.ratings import RatingChangeRow, RatingRow
+from lostcities.web.repositories import accounts as account_data
+from lostcities.web.repositories import games as game_data
+from lostcities.web.repositories import ratings as rating_data
 from lostcities.web.store import GameStore
 
 if TYPE_CHECKING:
@@ -276,9 +277,9 @@ def op_rate_game(
             step(stage)
 
     def fn(s: Session) -> str:
-        if s.get(RatingResultRow, game_id) is not None:
+        if rating_data.is_settled(s, game_id):
             return "done"
-        g = s.get(GameRow, game_id)
+        g = game_data.get(s, game_id)
         if g is None or g.status != "finished":
             return "pending"
         score = outcome(g.result)
@@ -286,44 +287,25 @@ def op_rate_game(
             return "pending"
         settled_at = now or utcnow()
         at_time = min(settled_at, g.updated_at or settled_at)  # the match's end
-        seated = [a for a in (g.account0, g.account1) if a is not None]
-        bots = set(
-            s.scalars(
-                select(AccountRow.id).where(AccountRow.id.in_(seated), AccountRow.is_bot.is_(True))
-            ).all()
-            if seated
-            else ()
-        )
+        bots = account_data.bot_ids(s, [a for a in (g.account0, g.account1) if a is not None])
         keys = player_keys(g, bots)
-        moves = s.scalar(select(func.count()).select_from(MoveRow).where(MoveRow.game_id == g.id))
+        moves = game_data.move_count(s, g.id)
         if not g.rated:
             state = "casual"
-        elif (moves or 0) < 2 or score is None:  # (an abort: lostcities.web.abandon)
+        elif moves < 2 or score is None:  # (an abort: lostcities.web.abandon)
             state = "aborted"
         elif keys[0] is None or keys[1] is None or keys[0] == keys[1]:
             state = "unrated"
         else:
             state = "rated"
         # the marker first: a second run (another process) waits here, then fails on the key
-        s.add(RatingResultRow(game_id=g.id, state=state, created_at=settled_at))
-        s.flush()
+        rating_data.mark_settled(s, g.id, state, settled_at)
         at("marked")
         if state != "rated" or score is None:
             return state
         k0, k1 = str(keys[0]), str(keys[1])
         speed = speed_of(g.clock, g.clock_increment)
-        rows = {
-            r.player: r
-            for r in s.scalars(
-                select(RatingRow)
-                .where(
-                    RatingRow.player.in_([k0, k1]),
-                    RatingRow.variant == g.variant,
-                    RatingRow.speed == speed,
-                )
-                .with_for_update()
-            ).all()
-        }
+        rows = rating_data.locked_ratings(s, [k0, k1], g.variant, speed)
         before = []
         for key, name in ((k0, g.name0), (k1, g.name1)):
             row = rows.get(key)
@@ -342,7 +324,7 @@ def op_rate_game(
                     losses=0,
                     updated_at=at_time,  # (not the column's default: the time of the flush)
                 )
-                s.add(row)
+                rating_data.add_rating(s, row)
                 rows[key] = row
             row.name = name[:40]
             before.append(rating_now(row, at_time))  # (a new row: the default, as it is)
@@ -357,7 +339,8 @@ def op_rate_game(
             row.draws += mine == 0.5
             row.losses += mine == 0.0
             row.updated_at = max(at_time, row.updated_at or at_time)  # (never back)
-            s.add(
+            rating_data.add_change(
+                s,
                 RatingChangeRow(
                     game_id=g.id,
                     seat=seat,
@@ -373,9 +356,8 @@ def op_rate_game(
                     rd_after=after[seat].rd,
                     vol_after=after[seat].vol,
                     created_at=at_time,
-                )
+                ),
             )
-            s.flush()
             at(f"seat{seat}")
         return state
 
@@ -384,18 +366,7 @@ def op_rate_game(
 
 def unsettled_sync(store: GameStore, limit: int = 100) -> list[str]:
     """Ids of finished rated games without a settled result (see the module docs)."""
-    with store.engine.connect() as conn:
-        q = (
-            select(GameRow.id)
-            .outerjoin(RatingResultRow, RatingResultRow.game_id == GameRow.id)
-            .where(
-                GameRow.status == "finished",
-                GameRow.rated.is_(True),
-                RatingResultRow.game_id.is_(None),
-            )
-            .limit(limit)
-        )
-        return [str(x) for x in conn.scalars(q).all()]
+    return rating_data.unsettled(store.engine, limit)
 
 
 class Settler:

@@ -28,13 +28,10 @@ import re
 import time
 from collections.abc import AsyncIterator, Iterable
 
-from sqlalchemy import or_, select
-from sqlalchemy.orm import Session
-
 from lostcities.web.errors import BadGameIdsError
 from lostcities.web.game_manager import GameManager
-from lostcities.web.models.games import GameRow
 from lostcities.web.profiles import my_games_sync
+from lostcities.web.repositories.games import accounts_of
 from lostcities.web.store import GameStore
 
 __all__ = ["HEARTBEAT", "MAX_GAMES", "TurnHub", "parse_game_ids"]
@@ -85,14 +82,7 @@ def accounts_of_sync(
     store: GameStore, game_ids: list[str]
 ) -> list[tuple[str, int | None, int | None]]:
     """Each game's id and the accounts of its two seats (unknown ids left out)."""
-    with Session(store.engine) as s:
-        rows = s.execute(
-            select(GameRow.id, GameRow.account0, GameRow.account1).where(
-                GameRow.id.in_(game_ids[:1000]),
-                or_(GameRow.account0.is_not(None), GameRow.account1.is_not(None)),
-            )
-        ).all()
-    return [(str(g), a0, a1) for g, a0, a1 in rows]
+    return accounts_of(store.engine, game_ids)
 
 
 class _Watch:

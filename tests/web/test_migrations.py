@@ -25,7 +25,9 @@ from lostcities.web import migrations
 from lostcities.web.game_manager import GameManager
 from lostcities.web.models.base import Base
 from lostcities.web.models.comments import comment_digest
-from lostcities.web.store import GameStore, StorageError, hash_token, op_move
+from lostcities.web.repositories.comments import comments_page
+from lostcities.web.repositories.games import op_move
+from lostcities.web.store import GameStore, StorageError, hash_token
 
 LAYOUTS = [
     "24ae348",
@@ -297,7 +299,7 @@ def test_an_old_database_is_upgraded_with_its_data(db_url: str, layout: str) -> 
     assert again is not None and again.rounds[0].moves == [*moves, str(nxt)]
     assert again.row.clock_left1 == 2.5
     if LAYOUTS.index(layout) >= LAYOUTS.index("6bd1154"):
-        rows, total = store.comments_page_sync(1, 10)
+        rows, total = comments_page(store.engine, 1, 10)
         assert total == 1 and rows[0].text == "kept"
     if LAYOUTS.index(layout) >= LAYOUTS.index("5a1c341"):
         assert store.analysis_sync("old1") == "{}"

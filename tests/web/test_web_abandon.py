@@ -25,7 +25,7 @@ from fastapi.testclient import TestClient
 from lostcities.record import read_record
 from lostcities.web import abandon, ratings
 from lostcities.web.app import create_app
-from lostcities.web.store import op_seen
+from lostcities.web.repositories.games import op_seen
 from tests.web.web_helpers import app_settings, friend_game, state
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")

@@ -14,7 +14,8 @@ from sqlalchemy import select
 
 from lostcities.web.limits import RateLimiter
 from lostcities.web.models.comments import CommentRow
-from lostcities.web.store import GameStore, op_add_comment, op_hide_comment
+from lostcities.web.repositories.comments import comments_page, op_add_comment, op_hide_comment
+from lostcities.web.store import GameStore
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -58,23 +59,23 @@ def test_store_pages_newest_first_and_keeps_a_submission_once(db_url: str) -> No
     # ... but another kind or text is another comment
     _, new = store.write_sync(op_add_comment("n3", "mistake", "text 3", "h" * 64))
     assert new
-    rows, total = store.comments_page_sync(1, 20)
+    rows, total = comments_page(store.engine, 1, 20)
     assert total == 46 and len(rows) == 20
     assert rows[0].kind == "mistake" and [r.text for r in rows[1:4]] == [
         "text 44",
         "text 43",
         "text 42",
     ]
-    last, _ = store.comments_page_sync(3, 20)
+    last, _ = comments_page(store.engine, 3, 20)
     assert [r.text for r in last] == ["text 5", "text 4", "text 3", "text 2", "text 1", "text 0"][
         -6:
     ]
-    assert store.comments_page_sync(4, 20) == ([], 46)
+    assert comments_page(store.engine, 4, 20) == ([], 46)
     assert store.write_sync(op_hide_comment(ids[44], True)) == 1
     assert store.write_sync(op_hide_comment(999_999, True)) == 0
-    rows, total = store.comments_page_sync(1, 20)
+    rows, total = comments_page(store.engine, 1, 20)
     assert total == 45 and "text 44" not in [r.text for r in rows]
-    rows, total = store.comments_page_sync(1, 100, hidden=True)
+    rows, total = comments_page(store.engine, 1, 100, hidden=True)
     assert total == 46 and any(r.hidden and r.text == "text 44" for r in rows)
     store.close()
 

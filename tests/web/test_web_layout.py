@@ -3,6 +3,7 @@ there."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import pkgutil
 from pathlib import Path
@@ -106,3 +107,146 @@ def test_one_page_renderer() -> None:
     for path in sorted(routers.glob("*.py")):
         if path.name != "pages.py":
             assert "TemplateResponse" not in path.read_text(encoding="utf-8"), path.name
+
+
+DATA_LAYER = ("models", "migrations", "repositories", "store.py", "writer.py")
+"""What of ``lostcities/web`` may run SQL: the models, the migrations, the repositories
+(one module per area), the store (the engine) and its writer."""
+
+SQLALCHEMY_OK = {
+    "sqlalchemy.exc": None,  # (any: its exceptions, e.g. IntegrityError)
+    "sqlalchemy.orm": {"Session"},  # the type of the session an op_ write is given
+    "sqlalchemy.engine": {"make_url"},  # the database URL, for a LISTEN connection
+}
+"""What a module outside the data layer may import from SQLAlchemy: no query constructs."""
+
+DRIVER_SQL_OK = {
+    "peers.py": "the bots' advisory locks, on a psycopg connection of its own (not SQLAlchemy)",
+}
+"""Modules that send SQL of their own to the driver, with the reason."""
+
+QUERY_CALLS = {"execute", "exec_driver_sql", "scalar", "scalars", "query", "connect", "begin"}
+"""Methods that run SQL (or open a connection or transaction to run it)."""
+
+
+def sql_outside_the_data_layer(source: str, name: str) -> list[str]:
+    """Where the module ``name`` (its ``source``) runs SQL itself: SQLAlchemy's query
+    constructs imported (``select``, ``insert``, ``update``, ``delete``, ``text``,
+    ``func``, ...), a session opened (``Session(...)``), a query method called
+    (``.execute``, ``.scalars``, ``engine.connect()``, ...) or a model row fetched or
+    added (``s.get(GameRow, ...)``, ``s.add(GameRow(...))``). A LISTEN on a driver
+    connection of its own passes."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        where = f"{name}:{getattr(node, 'lineno', 0)}"
+        if isinstance(node, ast.Import):
+            found += [f"{where} imports {a.name}" for a in node.names if a.name == "sqlalchemy"]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "sqlalchemy":
+            ok = SQLALCHEMY_OK.get(node.module or "", set())
+            found += [
+                f"{where} imports {node.module}.{a.name}"
+                for a in node.names
+                if ok is not None and a.name not in ok
+            ]
+        elif isinstance(node, ast.Call):
+            f = node.func
+            if isinstance(f, ast.Name) and f.id == "Session":
+                found.append(f"{where} opens a Session")
+            if not isinstance(f, ast.Attribute):
+                continue
+            first = node.args[0] if node.args else None
+            if f.attr in QUERY_CALLS:
+                listen = isinstance(first, ast.JoinedStr) and any(
+                    isinstance(v, ast.Constant) and str(v.value).startswith("LISTEN ")
+                    for v in first.values[:1]
+                )
+                on_engine = isinstance(f.value, ast.Attribute) and f.value.attr == "engine"
+                if f.attr in ("connect", "begin") and not on_engine:
+                    continue  # (psycopg.connect, a lock's begin: not the store's engine)
+                if not listen and name not in DRIVER_SQL_OK:
+                    found.append(f"{where} calls .{f.attr}()")
+            elif f.attr == "get" and isinstance(first, ast.Name) and first.id.endswith("Row"):
+                found.append(f"{where} fetches a {first.id}")
+            elif (
+                f.attr in ("add", "delete", "merge")
+                and isinstance(first, ast.Call)
+                and isinstance(first.func, ast.Name)
+                and first.func.id.endswith("Row")
+            ):
+                found.append(f"{where} adds a {first.func.id}")
+    return found
+
+
+def test_only_the_data_layer_runs_sql() -> None:
+    """Issue 38: the SQL of the web app lives in its data layer (models, migrations, one
+    repository module per area, the store and its writer); services and routers call
+    repository functions and never build a query, open a session or run SQL."""
+    web = Path(lostcities.web.__file__).parent
+    found: list[str] = []
+    for path in sorted(web.rglob("*.py")):
+        rel = path.relative_to(web)
+        if rel.parts[0] in DATA_LAYER:
+            continue
+        found += sql_outside_the_data_layer(path.read_text(encoding="utf-8"), rel.as_posix())
+    assert found == []
+
+
+def test_the_sql_checker_finds_sql() -> None:
+    """The checker above finds each kind of SQL it names (it would pass nothing
+    otherwise), and lets the allowed imports and a LISTEN pass."""
+    bad = (
+        "from sqlalchemy import select, update\n"
+        "import sqlalchemy\n"
+        "from sqlalchemy.orm import Session, aliased\n"
+        "with Session(store.engine) as s:\n"
+        "    s.execute(select(GameRow))\n"
+        "    s.scalars(q)\n"
+        "    s.get(GameRow, 'x')\n"
+        "    s.add(ChatRow(game_id='x'))\n"
+        "with store.engine.connect() as conn:\n"
+        "    pass\n"
+    )
+    assert sorted(sql_outside_the_data_layer(bad, "m.py")) == [
+        "m.py:1 imports sqlalchemy.select",
+        "m.py:1 imports sqlalchemy.update",
+        "m.py:2 imports sqlalchemy",
+        "m.py:3 imports sqlalchemy.orm.aliased",
+        "m.py:4 opens a Session",
+        "m.py:5 calls .execute()",
+        "m.py:6 calls .scalars()",
+        "m.py:7 fetches a GameRow",
+        "m.py:8 adds a ChatRow",
+        "m.py:9 calls .connect()",
+    ]
+    good = (
+        "from sqlalchemy.exc import IntegrityError\n"
+        "from sqlalchemy.orm import Session\n"
+        "from sqlalchemy.engine import make_url\n"
+        "conn.execute(f'LISTEN {CHANNEL}')\n"
+        "psycopg.connect(url)\n"
+        "repo.load(store.engine, game_id)\n"
+    )
+    assert sql_outside_the_data_layer(good, "m.py") == []
+
+
+def test_the_repositories_depend_only_on_the_models() -> None:
+    """A repository imports, of the web app, only the models and other repositories: no
+    service (the rules stay above the data layer) and not the store (reads take its
+    engine), so the data layer has no way back up into the app."""
+    web = Path(lostcities.web.__file__).parent
+    found: list[str] = []
+    for path in sorted((web / "repositories").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            found += [
+                f"{path.name}:{node.lineno} imports {name}"
+                for name in names
+                if name.startswith("lostcities.")
+                and not name.startswith(("lostcities.web.models.", "lostcities.web.repositories."))
+            ]
+    assert found == []

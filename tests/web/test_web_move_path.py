@@ -31,7 +31,8 @@ from lostcities.web.models.games import GameRow, MoveRow, RoundRow
 from lostcities.web.peers import SingleProcess
 from lostcities.web.presence import Presence
 from lostcities.web.presenter import BroadcastMemo
-from lostcities.web.store import GameStore, hash_token, op_insert_game, op_move
+from lostcities.web.repositories.games import op_insert_game, op_move
+from lostcities.web.store import GameStore, hash_token
 
 
 def _insert(store: GameStore, gid: str) -> Round:

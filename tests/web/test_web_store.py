@@ -12,15 +12,8 @@ from lostcities import Match, Round
 from lostcities.web.game_manager import GameManager
 from lostcities.web.models.base import utcnow
 from lostcities.web.models.games import GameRow, RoundRow
-from lostcities.web.store import (
-    GameStore,
-    StorageError,
-    hash_token,
-    normalize_db_url,
-    op_claim_seat,
-    op_insert_game,
-    op_move,
-)
+from lostcities.web.repositories.games import op_claim_seat, op_insert_game, op_move
+from lostcities.web.store import GameStore, StorageError, hash_token, normalize_db_url
 from tests.web.web_helpers import game_row
 
 

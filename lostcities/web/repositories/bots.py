@@ -2,15 +2,16 @@
 stream's events. Every query and write of those tables is here; the logic that uses them is
 :mod:`lostcities.web.bot_api`.
 
-Reads are ``*_sync`` functions on a :class:`~lostcities.web.store.GameStore` (run them off
-the event loop); writes are ``op_*`` functions for :meth:`GameStore.write
-<lostcities.web.store.GameStore.write>`, one transaction each.
+Reads are ``*_sync`` functions on the store's engine (run them off the event loop); writes
+are ``op_*`` functions for :meth:`GameStore.write <lostcities.web.store.GameStore.write>`,
+one transaction each.
 
 Events (:func:`add_events`) are stored with ids that grow in commit order per account (on
 PostgreSQL each account's events are written one transaction at a time, under an advisory
 lock held to the commit), and announced to every server process with a
-:data:`~lostcities.web.store.BOT_NOTICE` notification (``bot:ev:<account id>``); a revoked
-token is announced as ``bot:tok:<token id>`` so that its streams close on every process.
+:data:`~lostcities.web.repositories.games.BOT_NOTICE` notification (``bot:ev:<account
+id>``); a revoked token is announced as ``bot:tok:<token id>`` so that its streams close on
+every process.
 """
 
 from __future__ import annotations
@@ -22,14 +23,16 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-from lostcities.web.accounts import mod_log
 from lostcities.web.models.accounts import AccountRow
+from lostcities.web.models.base import utcnow
 from lostcities.web.models.bots import ApiTokenRow, BotChallengeRow, BotEventRow
 from lostcities.web.models.games import GameRow
 from lostcities.web.models.ratings import RatingRow
-from lostcities.web.store import BOT_NOTICE, NOTIFY_CHANNEL, GameStore, notify_change
+from lostcities.web.repositories import accounts as account_data
+from lostcities.web.repositories.games import BOT_NOTICE, NOTIFY_CHANNEL, notify_change
 
 __all__ = [
     "EVENT_NOTICE",
@@ -62,9 +65,11 @@ __all__ = [
 ]
 
 EVENT_NOTICE = "ev:"
-"""After :data:`~lostcities.web.store.BOT_NOTICE`: an account has new events (its id follows)."""
+"""After :data:`~lostcities.web.repositories.games.BOT_NOTICE`: an account has new events
+(its id follows)."""
 TOKEN_NOTICE = "tok:"
-"""After :data:`~lostcities.web.store.BOT_NOTICE`: a token was revoked (its id follows)."""
+"""After :data:`~lostcities.web.repositories.games.BOT_NOTICE`: a token was revoked (its
+id follows)."""
 
 
 def notify_bots(s: Session, payloads: Iterable[str]) -> None:
@@ -98,16 +103,16 @@ def op_create_token(
         )
         s.add(row)
         s.flush()
-        mod_log(s, actor, "token_create", actor, f"token #{row.id} {' '.join(scopes)}")
+        _mod_log(s, actor, "token_create", actor, f"token #{row.id} {' '.join(scopes)}")
         s.expunge(row)
         return row
 
     return fn
 
 
-def tokens_of_sync(store: GameStore, account_id: int) -> list[ApiTokenRow]:
+def tokens_of_sync(engine: Engine, account_id: int) -> list[ApiTokenRow]:
     """The account's tokens that are not revoked, oldest first."""
-    with Session(store.engine) as s:
+    with Session(engine) as s:
         rows = list(
             s.scalars(
                 select(ApiTokenRow)
@@ -119,10 +124,10 @@ def tokens_of_sync(store: GameStore, account_id: int) -> list[ApiTokenRow]:
         return rows
 
 
-def token_by_hash_sync(store: GameStore, token_hash: str) -> tuple[ApiTokenRow, AccountRow] | None:
+def token_by_hash_sync(engine: Engine, token_hash: str) -> tuple[ApiTokenRow, AccountRow] | None:
     """The token with this hash and its account (revoked ones too: the caller refuses them),
     or ``None``."""
-    with Session(store.engine) as s:
+    with Session(engine) as s:
         row = s.execute(
             select(ApiTokenRow, AccountRow)
             .join(AccountRow, AccountRow.id == ApiTokenRow.account_id)
@@ -160,7 +165,7 @@ def op_revoke_token(
         )
         done = bool(res.rowcount)  # type: ignore[attr-defined]
         if done:
-            mod_log(s, actor, "token_revoke", actor, f"token #{token_id}")
+            _mod_log(s, actor, "token_revoke", actor, f"token #{token_id}")
             notify_bots(s, [f"{TOKEN_NOTICE}{token_id}"])
         return done
 
@@ -182,7 +187,7 @@ def op_revoke_account_tokens(
         )
         if ids:
             s.execute(update(ApiTokenRow).where(ApiTokenRow.id.in_(ids)).values(revoked_at=now))
-            mod_log(s, actor, "token_revoke", f"#{account_id}", f"{len(ids)} tokens")
+            _mod_log(s, actor, "token_revoke", f"#{account_id}", f"{len(ids)} tokens")
             notify_bots(s, [f"{TOKEN_NOTICE}{i}" for i in ids])
         return ids
 
@@ -192,19 +197,19 @@ def op_revoke_account_tokens(
 # -- accounts --------------------------------------------------------------------------------
 
 
-def account_by_id_sync(store: GameStore, account_id: int) -> AccountRow | None:
+def account_by_id_sync(engine: Engine, account_id: int) -> AccountRow | None:
     """The stored account ``account_id``, or ``None``."""
-    with Session(store.engine) as s:
+    with Session(engine) as s:
         row = s.get(AccountRow, account_id)
         if row is not None:
             s.expunge(row)
         return row
 
 
-def rated_games_sync(store: GameStore, account_id: int) -> int:
+def rated_games_sync(engine: Engine, account_id: int) -> int:
     """How many rated games the account has played or plays (as a person, before it became
     a bot)."""
-    with Session(store.engine) as s:
+    with Session(engine) as s:
         n = s.scalar(
             select(func.count())
             .select_from(GameRow)
@@ -229,19 +234,19 @@ def op_upgrade_to_bot(account_id: int, about: str | None, actor: str) -> Callabl
         row.is_bot = True
         if about is not None:
             row.bot_about = about[:300] or None
-        mod_log(s, actor, "bot_upgrade" if was else "bot_about", row.username, (about or "")[:200])
+        _mod_log(s, actor, "bot_upgrade" if was else "bot_about", row.username, (about or "")[:200])
         return was
 
     return fn
 
 
 def rating_sync(
-    store: GameStore, keys: Sequence[str], variant: str, speed: str
+    engine: Engine, keys: Sequence[str], variant: str, speed: str
 ) -> dict[str, RatingRow]:
     """The stored ratings of the players ``keys`` in a variant and speed (missing: none yet)."""
     if not keys:
         return {}
-    with Session(store.engine) as s:
+    with Session(engine) as s:
         rows = s.scalars(
             select(RatingRow).where(
                 RatingRow.player.in_(list(keys)),
@@ -253,9 +258,9 @@ def rating_sync(
         return {r.player: r for r in rows}
 
 
-def active_games_sync(store: GameStore, account_id: int) -> list[GameRow]:
+def active_games_sync(engine: Engine, account_id: int) -> list[GameRow]:
     """The games the account plays now (started, not over), oldest first."""
-    with Session(store.engine) as s:
+    with Session(engine) as s:
         rows = list(
             s.scalars(
                 select(GameRow)
@@ -271,13 +276,17 @@ def active_games_sync(store: GameStore, account_id: int) -> list[GameRow]:
         return rows
 
 
+def _mod_log(s: Session, actor: str, action: str, target: str = "", detail: str = "") -> None:
+    account_data.add_mod_log(s, utcnow(), actor, action, target, detail)
+
+
 def op_mod_log(
     actor: str, action: str, target: str = "", detail: str = ""
 ) -> Callable[[Session], None]:
-    """One line of the moderation log (:func:`lostcities.web.accounts.mod_log`)."""
+    """One line of the moderation log (as :func:`lostcities.web.accounts.mod_log` writes it)."""
 
     def fn(s: Session) -> None:
-        mod_log(s, actor, action, target, detail)
+        _mod_log(s, actor, action, target, detail)
 
     return fn
 
@@ -315,11 +324,11 @@ def op_add_events(
 
 
 def events_after_sync(
-    store: GameStore, account_id: int, after: int, limit: int = 500
+    engine: Engine, account_id: int, after: int, limit: int = 500
 ) -> list[tuple[int, str]]:
     """The account's stored events after the one numbered ``after``: ``(id, JSON)`` in
     order."""
-    with Session(store.engine) as s:
+    with Session(engine) as s:
         rows = s.execute(
             select(BotEventRow.id, BotEventRow.data)
             .where(BotEventRow.account_id == account_id, BotEventRow.id > after)
@@ -329,9 +338,9 @@ def events_after_sync(
     return [(int(i), str(d)) for i, d in rows]
 
 
-def last_event_id_sync(store: GameStore, account_id: int) -> int:
+def last_event_id_sync(engine: Engine, account_id: int) -> int:
     """The id of the account's newest stored event (0: none)."""
-    with Session(store.engine) as s:
+    with Session(engine) as s:
         n = s.scalar(select(func.max(BotEventRow.id)).where(BotEventRow.account_id == account_id))
     return int(n or 0)
 
@@ -358,15 +367,15 @@ def op_create_challenge(
         s.add(row)
         s.flush()
         add_events(s, events, row.created_at)
-        mod_log(s, actor, "challenge", dest, f"challenge {row.id}")
+        _mod_log(s, actor, "challenge", dest, f"challenge {row.id}")
         s.expunge(row)
 
     return fn
 
 
-def challenge_sync(store: GameStore, challenge_id: str) -> BotChallengeRow | None:
+def challenge_sync(engine: Engine, challenge_id: str) -> BotChallengeRow | None:
     """The challenge ``challenge_id``, or ``None``."""
-    with Session(store.engine) as s:
+    with Session(engine) as s:
         row = s.get(BotChallengeRow, challenge_id[:16])
         if row is not None:
             s.expunge(row)
@@ -374,10 +383,10 @@ def challenge_sync(store: GameStore, challenge_id: str) -> BotChallengeRow | Non
 
 
 def pending_challenges_sync(
-    store: GameStore, account_id: int, now: datetime.datetime
+    engine: Engine, account_id: int, now: datetime.datetime
 ) -> list[BotChallengeRow]:
     """The challenges to the account still waiting for an answer, oldest first."""
-    with Session(store.engine) as s:
+    with Session(engine) as s:
         rows = list(
             s.scalars(
                 select(BotChallengeRow)
@@ -417,7 +426,7 @@ def op_end_challenge(
         assert row is not None
         s.refresh(row)
         add_events(s, events, now)
-        mod_log(
+        _mod_log(
             s, actor, f"challenge_{status}"[:32], "", f"challenge {challenge_id} {reason or ''}"
         )
         s.expunge(row)
@@ -427,10 +436,10 @@ def op_end_challenge(
 
 
 def expired_challenges_sync(
-    store: GameStore, now: datetime.datetime, limit: int = 200
+    engine: Engine, now: datetime.datetime, limit: int = 200
 ) -> list[BotChallengeRow]:
     """Challenges still waiting past their time (:func:`op_end_challenge` expires each)."""
-    with Session(store.engine) as s:
+    with Session(engine) as s:
         rows = list(
             s.scalars(
                 select(BotChallengeRow)
@@ -486,7 +495,7 @@ def op_accept_challenge(
             )
         )
         add_events(s, events, now)
-        mod_log(s, actor, "challenge_accept", "", f"challenge {challenge_id} game {game_id}")
+        _mod_log(s, actor, "challenge_accept", "", f"challenge {challenge_id} game {game_id}")
         notify_change(s, [game_id])
         return True
 

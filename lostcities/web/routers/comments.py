@@ -19,7 +19,8 @@ from lostcities.web import schemas
 from lostcities.web.deps import Settings, comment_limiter, get_settings, get_store
 from lostcities.web.limits import RateLimiter, client_key
 from lostcities.web.models.comments import CommentRow, comment_digest
-from lostcities.web.store import GameStore, op_add_comment
+from lostcities.web.repositories import comments as repo
+from lostcities.web.store import GameStore
 
 router = APIRouter(prefix="/api/comments", tags=["comments"])
 
@@ -44,7 +45,7 @@ async def list_comments(
     page: int = Query(1, ge=1, le=1_000_000), store: GameStore = Depends(get_store)
 ) -> schemas.CommentsPage:
     """Page ``page`` (1-based) of the visible comments, newest first."""
-    rows, total = await asyncio.to_thread(store.comments_page_sync, page, PER_PAGE)
+    rows, total = await asyncio.to_thread(repo.comments_page, store.engine, page, PER_PAGE)
     return schemas.CommentsPage(
         comments=[comment_out(r) for r in rows],
         page=page,
@@ -67,10 +68,10 @@ async def post_comment(
     key = client_key(request, settings.client_salt)
     limiter.check(key, "comments")  # over the limit: 429 with Retry-After (the app's handler)
     try:
-        row, new = await store.write(op_add_comment(req.nickname, req.kind, req.text, key))
+        row, new = await store.write(repo.op_add_comment(req.nickname, req.kind, req.text, key))
     except IntegrityError:  # another server process stored the same submission first
         found = await asyncio.to_thread(
-            store.comment_by_digest_sync, comment_digest(req.nickname, req.kind, req.text)
+            repo.comment_by_digest, store.engine, comment_digest(req.nickname, req.kind, req.text)
         )
         if found is None:
             raise
