@@ -43,7 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lostcities.protocol.wire import position_lines
 from lostcities.web import abandon, ratings, schemas
-from lostcities.web.accounts import Account, blocked_between, find_account
+from lostcities.web.accounts import Account, blocked_between, find_account, username_key
 from lostcities.web.chatroom import CHAT_IDS
 from lostcities.web.clocks import parse_clock
 from lostcities.web.conns import Conn
@@ -54,6 +54,7 @@ from lostcities.web.errors import (
     BotBannedError,
     ChallengeClosedError,
     ChallengeNotFoundError,
+    ConfirmationError,
     MissingScopeError,
     NotABotError,
     NotYourGameError,
@@ -76,9 +77,11 @@ __all__ = [
     "EVENTS_KEPT",
     "KEEPALIVE",
     "MAX_TOKENS",
+    "ONLINE_SECONDS",
     "SCOPES",
     "TOKEN_PREFIX",
     "AboutIn",
+    "BecomeBotIn",
     "BotHub",
     "Caller",
     "ChallengeIn",
@@ -110,6 +113,10 @@ KEEPALIVE = 7.0
 TOUCH_SECONDS = 60.0
 """A token's ``last_used`` is written at most this often."""
 SWEEP_SECONDS = 5.0
+ONLINE_SECONDS = 150.0
+"""With several server processes, a bot whose event stream is open on another process is
+counted online while its token was used in this many seconds (an open stream uses it at
+least once a :data:`TOUCH_SECONDS`)."""
 """How often a process expires challenges and drops old events."""
 DECLINE_REASONS = (
     "generic",
@@ -156,6 +163,15 @@ class AboutIn(_In):
     """``POST /api/bot/account/upgrade``'s optional body: the bot's description (who runs
     it, which engine)."""
 
+    about: str | None = Field(default=None, max_length=300)
+
+
+class BecomeBotIn(_In):
+    """``POST /api/account/bot`` (signed in on the site): the username typed again to
+    confirm the upgrade (not needed to change a bot's description), and the bot's
+    description."""
+
+    confirm: str = Field(default="", max_length=200)
     about: str | None = Field(default=None, max_length=300)
 
 
@@ -561,7 +577,64 @@ class BotHub:
         was: bool = await self.store.write(
             repo.op_upgrade_to_bot(account.id, about, account.username)
         )
+        for g in list(self.mgr.games.values()):  # its games here: its name now marked BOT
+            row = g.row
+            if account.id in (row.account0, row.account1):
+                g.bot_seats = (
+                    g.bot_seats[0] or row.account0 == account.id,
+                    g.bot_seats[1] or row.account1 == account.id,
+                )
         return was
+
+    async def bot_status(self, account: Account) -> dict[str, Any]:
+        """What the account page says of the account as a bot: ``bot`` (it is one),
+        ``about`` (its description), ``may_upgrade`` and, when it may not, ``rated_games``
+        (the rated games it played as a person)."""
+        row = await asyncio.to_thread(repo.account_by_id_sync, self.store, account.id)
+        is_bot = bool(row is not None and row.is_bot)
+        about = "" if row is None else row.bot_about or ""
+        rated = (
+            0 if is_bot else await asyncio.to_thread(repo.rated_games_sync, self.store, account.id)
+        )
+        return {
+            "bot": is_bot,
+            "about": about,
+            "may_upgrade": not is_bot and rated == 0,
+            "rated_games": rated,
+        }
+
+    async def become_bot(self, account: Account, confirm: str, about: str | None) -> bool:
+        """The account page's upgrade (:meth:`upgrade`), confirmed by the username typed
+        again; a bot account only changes its description (no confirmation). Returns
+        whether the account was a person's until now.
+
+        :raises ConfirmationError: for an upgrade without the username typed again.
+        :raises UpgradeRefusedError: if the account played a rated game as a person.
+        """
+        row = await asyncio.to_thread(repo.account_by_id_sync, self.store, account.id)
+        is_bot = bool(row is not None and row.is_bot)
+        if not is_bot and username_key(confirm.strip()) != username_key(account.username):
+            raise ConfirmationError("type your username to confirm: this cannot be undone")
+        return await self.upgrade(Account.of(row) if row is not None else account, about)
+
+    # -- bots online -------------------------------------------------------------------
+
+    def streaming_accounts(self) -> set[int]:
+        """The accounts with an event stream open on this process."""
+        return {s.account_id for s in self._streams if s.kind == "event" and not s.closed}
+
+    async def online_bots(self) -> list[dict[str, Any]]:
+        """The bot accounts online, by name: those with an event stream open here (a
+        connected ``lostcities connect``) and, with several server processes, those whose
+        token was used in the last :data:`ONLINE_SECONDS` (a stream open on another
+        process uses it at least once a :data:`TOUCH_SECONDS`). Each: ``name``,
+        ``about``."""
+        ids = self.streaming_accounts()
+        if self.mgr.peers.shared:
+            since = self.now() - datetime.timedelta(seconds=ONLINE_SECONDS)
+            ids |= await asyncio.to_thread(repo.recently_used_bots_sync, self.store, since)
+        rows = await asyncio.to_thread(repo.bot_accounts_sync, self.store, ids)
+        return [{"name": r.username, "about": r.bot_about or ""} for r in rows]
 
     # -- the event stream --------------------------------------------------------------
 
@@ -589,6 +662,7 @@ class BotHub:
                 except TimeoutError:
                     if not await self.still_valid(auth):
                         return
+                    self._touch(auth.token_id)  # (the bot is online: ONLINE_SECONDS)
                     yield b"\n"
                     continue
                 st.wake.clear()
@@ -1037,6 +1111,7 @@ class BotHub:
         live.token0, live.token1, live.name0, live.name1 = seat0[0], seat1[0], seat0[1], seat1[1]
         live.account0, live.account1, live.invite = seat0[2], seat1[2], None
         live.status, live.rated, live.updated_at = "active", rated or None, now
+        g.bot_seats = await self._bots_of(game)
         self._told([f"{repo.EVENT_NOTICE}{a}" for a, _ in events])
         await g.broadcast()
         return g.id

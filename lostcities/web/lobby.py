@@ -59,7 +59,7 @@ from lostcities.web.errors import (
     TooManyEntriesError,
 )
 from lostcities.web.game_manager import GameManager, new_token
-from lostcities.web.models.accounts import BlockRow
+from lostcities.web.models.accounts import AccountRow, BlockRow
 from lostcities.web.models.base import utcnow
 from lostcities.web.models.games import GameRow
 from lostcities.web.models.lobby import LobbyRow, PresenceRow
@@ -366,7 +366,8 @@ class LobbyHub:
                 .order_by(LobbyRow.created_at)
             ).all()
             people = conn.execute(
-                select(PresenceRow.name, PresenceRow.account_id)
+                select(PresenceRow.name, PresenceRow.account_id, AccountRow.is_bot)
+                .outerjoin(AccountRow, AccountRow.id == PresenceRow.account_id)
                 .where(PresenceRow.seen_at >= online_since)
                 .order_by(PresenceRow.name)
                 .limit(200)
@@ -416,7 +417,7 @@ class LobbyHub:
         return {
             "tables": tables,
             "seeks": len(seekers),
-            "online": [{"name": n, "account": a is not None} for n, a in people],
+            "online": [{"name": n, "account": a is not None, "bot": bool(b)} for n, a, b in people],
             "online_count": int(online or 0),
         }
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import escape
 
-from sqlalchemy import or_, select
+from sqlalchemy import not_, or_, select
 from sqlalchemy.orm import Session
 
 from lostcities.web import ratings
@@ -24,6 +24,7 @@ from lostcities.web.store import GameStore
 
 __all__ = [
     "PLOT_WORDS",
+    "POOLS",
     "Profile",
     "history_svg",
     "leaderboard_sync",
@@ -48,22 +49,37 @@ def _rating_out(r: RatingRow, now: datetime.datetime) -> dict[str, Any]:
     }
 
 
+POOLS = ("people", "bots")
+"""The leaderboard's pools: people (with the built-in computer levels they play), and bot
+accounts (``b:<id>``, :func:`lostcities.web.ratings.account_key`), kept apart as lichess
+keeps bots apart."""
+
+
 def leaderboard_sync(
     store: GameStore,
     variant: str,
     speed: str,
     limit: int = 50,
     now: datetime.datetime | None = None,
+    pool: str = "people",
 ) -> list[dict[str, Any]]:
-    """The best ratings of a variant and speed (people and bots), best first; provisional
-    ones are marked (and listed too: a young site has few settled ratings). Deviations are
-    as of ``now`` (default: the wall clock; :func:`lostcities.web.ratings.rating_now`)."""
+    """The best ratings of a variant and speed in a pool (:data:`POOLS`: ``people``, the
+    accounts of people and the built-in computer levels; ``bots``, the bot accounts), best
+    first; provisional ones are marked (and listed too: a young site has few settled
+    ratings). Deviations are as of ``now`` (default: the wall clock;
+    :func:`lostcities.web.ratings.rating_now`). ``bot`` marks a computer level or a bot
+    account, ``bot_account`` a bot account (a player with a profile)."""
     at = now or utcnow()
+    in_pool = (
+        RatingRow.player.startswith("b:")
+        if pool == "bots"
+        else not_(RatingRow.player.startswith("b:"))
+    )
     with Session(store.engine) as conn:
         rows = conn.execute(
             select(RatingRow, AccountRow.username)
             .outerjoin(AccountRow, AccountRow.id == RatingRow.account_id)
-            .where(RatingRow.variant == variant, RatingRow.speed == speed)
+            .where(RatingRow.variant == variant, RatingRow.speed == speed, in_pool)
             .order_by(RatingRow.rating.desc())
             .limit(limit)
         ).all()
@@ -74,6 +90,7 @@ def leaderboard_sync(
                 "rank": rank,
                 "name": username or r.name,
                 "bot": r.player.startswith(("bot:", "b:")),  # (b: a bot account)
+                "bot_account": r.player.startswith("b:"),
                 **_rating_out(r, at),
             }
         )
@@ -92,6 +109,10 @@ class Profile:
     history: dict[str, list[tuple[str, float]]]
     """Per ``variant/speed``: (time, rating) oldest first: the starting rating (before the
     first rated game, at its time), then the rating after each rated game."""
+    bot: bool = False
+    """A bot account (its ratings are the bot pool's, ``b:<id>``)."""
+    about: str = ""
+    """A bot account's description: who runs it, which engine."""
 
 
 def _key_name(key: str, names: dict[str, str]) -> str:
@@ -106,10 +127,14 @@ def profile_sync(
     now: datetime.datetime | None = None,
 ) -> Profile:
     """A player's profile (``limit``: the newest finished games shown; deviations as of
-    ``now``, default the wall clock)."""
+    ``now``, default the wall clock): a bot account's ratings are the bot pool's
+    (:func:`lostcities.web.ratings.account_key`), with its description."""
     at = now or utcnow()
-    key = f"a:{account_id}"
     with Session(store.engine) as conn:
+        me = conn.get(AccountRow, account_id)
+        is_bot = bool(me is not None and me.is_bot)
+        about = (me.bot_about or "") if me is not None and is_bot else ""
+        key = ratings.account_key(account_id, is_bot)
         rows = conn.execute(
             select(RatingRow).where(RatingRow.player == key).order_by(RatingRow.games.desc())
         ).all()
@@ -138,12 +163,13 @@ def profile_sync(
             (g[0].account1 if g[0].account0 == account_id else g[0].account0) for g in games
         }
         other_ids.discard(None)
-        names = {
-            f"a:{i}": str(n)
-            for i, n in conn.execute(
-                select(AccountRow.id, AccountRow.username).where(AccountRow.id.in_(other_ids))
-            ).all()
-        }
+        others = conn.execute(
+            select(AccountRow.id, AccountRow.username, AccountRow.is_bot).where(
+                AccountRow.id.in_(other_ids)
+            )
+        ).all()
+        names = {f"a:{i}": str(n) for i, n, _ in others}
+        bot_accounts = {f"a:{i}" for i, _, b in others if b}
     out_games = []
     record: dict[str, dict[str, Any]] = {}
     for (g,) in games:
@@ -171,6 +197,7 @@ def profile_sync(
                 "opponent_player": (
                     None if other_account is None or opp_key not in names else opp_name
                 ),
+                "opponent_bot": opp_key in bot_accounts,
                 "result": {1.0: "win", 0.5: "draw", 0.0: "loss"}.get(mine or 0.0, "")
                 if mine is not None
                 else "",
@@ -188,6 +215,8 @@ def profile_sync(
             {
                 "opponent": opp_name,
                 "bot": other_bot is not None,
+                "bot_account": opp_key in bot_accounts,
+                "player": None if opp_key not in names else opp_name,
                 "wins": 0,
                 "draws": 0,
                 "losses": 0,
@@ -213,6 +242,8 @@ def profile_sync(
         games=out_games,
         opponents=sorted(record.values(), key=lambda r: -(r["wins"] + r["draws"] + r["losses"])),
         history=history,
+        bot=is_bot,
+        about=about,
     )
 
 

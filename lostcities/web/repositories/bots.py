@@ -36,6 +36,8 @@ __all__ = [
     "TOKEN_NOTICE",
     "account_by_id_sync",
     "active_games_sync",
+    "bot_account_ids_sync",
+    "bot_accounts_sync",
     "add_events",
     "challenge_sync",
     "events_after_sync",
@@ -57,6 +59,7 @@ __all__ = [
     "pending_challenges_sync",
     "rated_games_sync",
     "rating_sync",
+    "recently_used_bots_sync",
     "token_by_hash_sync",
     "tokens_of_sync",
 ]
@@ -199,6 +202,57 @@ def account_by_id_sync(store: GameStore, account_id: int) -> AccountRow | None:
         if row is not None:
             s.expunge(row)
         return row
+
+
+def bot_account_ids_sync(store: GameStore, account_ids: Iterable[int]) -> set[int]:
+    """Which of ``account_ids`` are bot accounts."""
+    ids = sorted(set(account_ids))
+    if not ids:
+        return set()
+    with Session(store.engine) as s:
+        rows = s.scalars(
+            select(AccountRow.id).where(AccountRow.id.in_(ids), AccountRow.is_bot.is_(True))
+        ).all()
+    return {int(i) for i in rows}
+
+
+def bot_accounts_sync(store: GameStore, account_ids: Iterable[int]) -> list[AccountRow]:
+    """The bot accounts among ``account_ids`` that are not banned, by name."""
+    ids = sorted(set(account_ids))
+    if not ids:
+        return []
+    with Session(store.engine) as s:
+        rows = list(
+            s.scalars(
+                select(AccountRow)
+                .where(
+                    AccountRow.id.in_(ids),
+                    AccountRow.is_bot.is_(True),
+                    AccountRow.status == "active",
+                )
+                .order_by(AccountRow.username)
+            ).all()
+        )
+        s.expunge_all()
+        return rows
+
+
+def recently_used_bots_sync(store: GameStore, since: datetime.datetime) -> set[int]:
+    """The bot accounts with a working token used since ``since`` (``last_used``, written
+    at most once a minute)."""
+    with Session(store.engine) as s:
+        rows = s.scalars(
+            select(ApiTokenRow.account_id)
+            .join(AccountRow, AccountRow.id == ApiTokenRow.account_id)
+            .where(
+                ApiTokenRow.revoked_at.is_(None),
+                ApiTokenRow.last_used >= since,
+                AccountRow.is_bot.is_(True),
+            )
+            .distinct()
+            .limit(500)
+        ).all()
+    return {int(i) for i in rows}
 
 
 def rated_games_sync(store: GameStore, account_id: int) -> int:
