@@ -3,7 +3,9 @@ headless Chromium (issue 39 item 4): the bot's owner makes an API token and turn
 into a bot on the account page, ``lostcities connect`` plays it (a subprocess, the built-in
 ``heuristic`` bot), a guest finds it among the lobby's bots online, challenges it (casual,
 one round) from its profile, is taken to the table with the seat and plays the round to
-its end, the bot's name marked BOT; the connector is stopped at the end."""
+its end, the bot's name marked BOT; the connector is stopped at the end. axe-core finds
+nothing serious on the pages on the way (the account page, the lobby, the profile, the
+table)."""
 
 from __future__ import annotations
 
@@ -36,8 +38,21 @@ pytest.importorskip("httpx")  # (lostcities connect's client)
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs /usr/bin/chromium")
 
 ROOT = Path(__file__).resolve().parents[2]
+AXE = Path(__file__).parent / "data" / "axe.min.js"
 BOT = "heurbot"
 ABOUT = "run by the e2e test; engine: heuristic"
+
+
+def serious(page: Any) -> list[str]:
+    """axe-core's serious and critical findings on the page (its context bypasses the CSP
+    only to add axe)."""
+    page.add_script_tag(path=str(AXE))
+    result = page.evaluate("async () => await axe.run(document)")
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+        for v in result["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
 
 
 class Connector:
@@ -107,7 +122,7 @@ def test_a_guest_challenges_a_connected_bot_and_plays_a_round(
 ) -> None:
     server = server_factory()
     # the bot's owner: a token made on the account page (shown once), then "Become a bot"
-    owner, po = sign_up(browser, server.url, BOT)
+    owner, po = sign_up(browser, server.url, BOT, bypass_csp=True)
     owner_errors = watch_errors(po)
     po.goto(server.url + "/account")
     po.wait_for_selector("#tokens li")
@@ -126,6 +141,7 @@ def test_a_guest_challenges_a_connected_bot_and_plays_a_round(
     po.wait_for_selector("#bot-is:not(.hidden)")
     assert po.is_hidden("#bot-confirm-field")
     shot(po, "bot-account-page")
+    found = {"account": serious(po)}
 
     token_file = tmp_path / "token"
     token_file.write_text(token + "\n", encoding="utf-8")
@@ -133,7 +149,7 @@ def test_a_guest_challenges_a_connected_bot_and_plays_a_round(
     try:
         bot.wait(lambda r: r["event"] == "connected")
         # a guest finds it among the bots online and opens its profile
-        guest = browser.new_context(viewport={"width": 1280, "height": 900})
+        guest = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
         pg = guest.new_page()
         errors = watch_errors(pg)
         pg.goto(server.url + "/lobby")
@@ -141,12 +157,14 @@ def test_a_guest_challenges_a_connected_bot_and_plays_a_round(
         link.wait_for()
         assert pg.locator(f"#lobby-bots li[data-bot='{BOT}'] .bot-badge").count() == 1
         shot(pg, "bot-lobby")
+        found["lobby"] = serious(pg)
         link.click()
         pg.wait_for_url(re.compile(rf"/players/{BOT}$"))
         assert ABOUT in pg.inner_text("#bot-about")
         assert pg.locator("h1 .bot-badge").count() == 1
         assert pg.is_disabled("#challenge-rated")  # a guest plays casual games
         shot(pg, "bot-profile")
+        found["profile"] = serious(pg)
         # the challenge: casual, one round; accepted, the table with the guest's seat
         pg.fill("#challenge-name", "Gus")
         pg.click('#challenge-form label:has(input[name=rounds][value="1"])')
@@ -158,6 +176,7 @@ def test_a_guest_challenges_a_connected_bot_and_plays_a_round(
         pg.wait_for_selector("#opp-name .bot-badge")
         assert BOT in pg.inner_text("#opp-name")
         shot(pg, "bot-game")
+        found["game"] = serious(pg)
         started = bot.wait(lambda r: r["event"] == "game" and r.get("game") == game_id)
         assert started["opponent"] == "Gus"
         # the round, played by clicks to its end (the bot answers each move)
@@ -181,6 +200,7 @@ def test_a_guest_challenges_a_connected_bot_and_plays_a_round(
         assert [p["bot_account"] for p in summary["players"]] == [False, True]
         assert done["score"] == [summary["totals"][1], summary["totals"][0]]
         assert errors == [] and owner_errors == []
+        assert found == {k: [] for k in found}, found
         guest.close()
     finally:
         code, err = bot.stop()
