@@ -76,6 +76,7 @@ __all__ = [
     "DECLINE_REASONS",
     "EVENTS_KEPT",
     "KEEPALIVE",
+    "MARK_SECONDS",
     "MAX_TOKENS",
     "ONLINE_SECONDS",
     "SCOPES",
@@ -113,10 +114,12 @@ KEEPALIVE = 7.0
 TOUCH_SECONDS = 60.0
 """A token's ``last_used`` is written at most this often."""
 SWEEP_SECONDS = 5.0
-ONLINE_SECONDS = 150.0
-"""With several server processes, a bot whose event stream is open on another process is
-counted online while its token was used in this many seconds (an open stream uses it at
-least once a :data:`TOUCH_SECONDS`)."""
+ONLINE_SECONDS = 75.0
+"""A bot whose event stream is open on another server process is counted online while that
+stream noted it in this many seconds (:data:`MARK_SECONDS`)."""
+MARK_SECONDS = 30.0
+"""An open event stream notes its bot online in the database this often (at a keep-alive),
+for the other server processes."""
 """How often a process expires challenges and drops old events."""
 DECLINE_REASONS = (
     "generic",
@@ -624,15 +627,13 @@ class BotHub:
         return {s.account_id for s in self._streams if s.kind == "event" and not s.closed}
 
     async def online_bots(self) -> list[dict[str, Any]]:
-        """The bot accounts online, by name: those with an event stream open here (a
-        connected ``lostcities connect``) and, with several server processes, those whose
-        token was used in the last :data:`ONLINE_SECONDS` (a stream open on another
-        process uses it at least once a :data:`TOUCH_SECONDS`). Each: ``name``,
-        ``about``."""
+        """The bot accounts online, by name: those with an event stream open (a connected
+        ``lostcities connect``) here, or on another server process (noted in the database
+        every :data:`MARK_SECONDS`, counted for :data:`ONLINE_SECONDS`; a stream that
+        closes takes the note away). Each: ``name``, ``about``."""
         ids = self.streaming_accounts()
-        if self.mgr.peers.shared:
-            since = self.now() - datetime.timedelta(seconds=ONLINE_SECONDS)
-            ids |= await asyncio.to_thread(repo.recently_used_bots_sync, self.store, since)
+        since = self.now() - datetime.timedelta(seconds=ONLINE_SECONDS)
+        ids |= await asyncio.to_thread(repo.streaming_bots_sync, self.store, since)
         rows = await asyncio.to_thread(repo.bot_accounts_sync, self.store, ids)
         return [{"name": r.username, "about": r.bot_about or ""} for r in rows]
 
@@ -645,6 +646,7 @@ class BotHub:
         account = auth.account.id
         st = _Stream(auth.token_id, account, "event")
         self._streams.add(st)
+        marked = self._mark_online(auth.account)
         try:
             top = await asyncio.to_thread(repo.last_event_id_sync, self.store, account)
             if since is not None and since < top:
@@ -662,7 +664,8 @@ class BotHub:
                 except TimeoutError:
                     if not await self.still_valid(auth):
                         return
-                    self._touch(auth.token_id)  # (the bot is online: ONLINE_SECONDS)
+                    if (self.now() - marked).total_seconds() >= MARK_SECONDS:
+                        marked = self._mark_online(auth.account)
                     yield b"\n"
                     continue
                 st.wake.clear()
@@ -675,6 +678,17 @@ class BotHub:
                     yield _event_line(eid, data)
         finally:
             self._streams.discard(st)
+            if account not in self.streaming_accounts():  # (its last stream here)
+                self.mgr.background(self._safe_write(repo.op_stream_gone(account)))
+
+    def _mark_online(self, account: Account) -> datetime.datetime:
+        """Note in the database that the bot has an event stream open (for the other
+        server processes' :meth:`online_bots`); returns when."""
+        now = self.now()
+        if account.is_bot:
+            op = repo.op_stream_seen(account.id, account.username, now)
+            self.mgr.background(self._safe_write(op))
+        return now
 
     async def _snapshot(self, account: Account) -> list[dict[str, Any]]:
         games = await asyncio.to_thread(repo.active_games_sync, self.store, account.id)

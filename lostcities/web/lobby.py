@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import delete, func, not_, or_, select, update
 from sqlalchemy.orm import Session
 
 from lostcities.web import correspondence_timeouts as correspondence
@@ -64,6 +64,7 @@ from lostcities.web.models.base import utcnow
 from lostcities.web.models.games import GameRow
 from lostcities.web.models.lobby import LobbyRow, PresenceRow
 from lostcities.web.models.ratings import RatingRow
+from lostcities.web.repositories.bots import STREAM_PRESENCE
 from lostcities.web.store import GameStore, hash_token, notify_change
 
 __all__ = [
@@ -359,6 +360,8 @@ class LobbyHub:
     def _read(self) -> dict[str, Any]:
         now = self.now()
         online_since = now - datetime.timedelta(seconds=ONLINE_SECONDS)
+        # (not a bot's event stream, noted by the bot API: the lobby lists those apart)
+        people_here = not_(PresenceRow.player.startswith(STREAM_PRESENCE))
         with self.store.engine.connect() as conn:
             rows = conn.execute(
                 select(LobbyRow)
@@ -368,14 +371,14 @@ class LobbyHub:
             people = conn.execute(
                 select(PresenceRow.name, PresenceRow.account_id, AccountRow.is_bot)
                 .outerjoin(AccountRow, AccountRow.id == PresenceRow.account_id)
-                .where(PresenceRow.seen_at >= online_since)
+                .where(PresenceRow.seen_at >= online_since, people_here)
                 .order_by(PresenceRow.name)
                 .limit(200)
             ).all()
             online = conn.scalar(
                 select(func.count())
                 .select_from(PresenceRow)
-                .where(PresenceRow.seen_at >= online_since)
+                .where(PresenceRow.seen_at >= online_since, people_here)
             )
             owners = {_account(r.owner) for r in rows if r.kind == "table"} - {None}
             blocks = (

@@ -5,10 +5,10 @@ bots online."""
 
 from __future__ import annotations
 
+import datetime
 import re
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,9 +16,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from lostcities.web.app import create_app
+from lostcities.web.bot_api import ONLINE_SECONDS
 from lostcities.web.models.accounts import AccountRow
 from lostcities.web.models.games import GameRow
 from lostcities.web.ratings import DEFAULT, rate_pair
+from lostcities.web.repositories import bots as repo
 from tests.web.web_helpers import AsgiStream, app_settings
 from tests.web.web_helpers import webharness as harness
 
@@ -26,11 +28,12 @@ BADGE = re.compile(r'<span class="bot-badge"[^>]*>')
 
 
 @pytest.fixture
-def site(tmp_path: Path) -> Iterator[Any]:
-    """A TestClient on a fresh SQLite database, keep-alives every 0.2 s."""
+def site(db_url: str) -> Iterator[Any]:
+    """A TestClient on a fresh database (SQLite, and PostgreSQL when the tests have one),
+    keep-alives every 0.2 s."""
     from fastapi.testclient import TestClient
 
-    app = create_app(app_settings(f"sqlite:///{tmp_path / 'site.db'}", bot_keepalive=0.2))
+    app = create_app(app_settings(db_url, bot_keepalive=0.2))
     with TestClient(app) as c:
         yield c
 
@@ -151,25 +154,34 @@ def test_the_leaderboard_keeps_bots_in_a_pool_of_their_own(site: Any) -> None:
 
 def test_the_lobby_lists_the_bots_online(site: Any) -> None:
     b = bot(site, "deepcat", "Ann's engine")
-    bot(site, "sleeper", "never connected")
+    bot(site, "sweeper", "never connected")
     assert site.get("/api/bot/online").json() == []
     assert 'id="lobby-no-bots">' in site.get("/lobby").text
     stream = AsgiStream(site, "/api/bot/stream/event", b)
     try:
+        assert stream.next() == ""  # (open: its first keep-alive)
         assert site.get("/api/bot/online").json() == [{"name": "deepcat", "about": "Ann's engine"}]
         page = site.get("/lobby").text
         assert '<li data-bot="deepcat"><a href="/players/deepcat">deepcat</a>' in page
-        assert "sleeper" not in page and 'class="muted hidden" id="lobby-no-bots"' in page
+        assert "sweeper" not in page and 'class="muted hidden" id="lobby-no-bots"' in page
         assert "Online now" in site.get("/players/deepcat").text
-        assert "Online now" not in site.get("/players/sleeper").text
+        assert "Online now" not in site.get("/players/sweeper").text
     finally:
         stream.close()
     assert stream.ended.wait(5)
-    hub = site.app.state.bots
-    for _ in range(250):  # (the stream's end is seen once its generator closes)
-        if not hub.open_streams():
+    for _ in range(250):  # (the stream's note goes once its generator closes)
+        if site.get("/api/bot/online").json() == []:
             break
         time.sleep(0.02)
+    assert site.get("/api/bot/online").json() == []
+    # a stream open on another process is known by its note in the database, while fresh
+    store, hub = site.app.state.store, site.app.state.bots
+    now = hub.now()
+    store.write_sync(repo.op_stream_seen(account_id(site, "sweeper"), "sweeper", now))
+    assert [b["name"] for b in site.get("/api/bot/online").json()] == ["sweeper"]
+    assert "sweeper" not in str(site.get("/api/lobby").json()["online"])  # (not a page's)
+    stale = now - datetime.timedelta(seconds=ONLINE_SECONDS + 1)
+    store.write_sync(repo.op_stream_seen(account_id(site, "sweeper"), "sweeper", stale))
     assert site.get("/api/bot/online").json() == []
 
 

@@ -28,11 +28,13 @@ from lostcities.web.accounts import mod_log
 from lostcities.web.models.accounts import AccountRow
 from lostcities.web.models.bots import ApiTokenRow, BotChallengeRow, BotEventRow
 from lostcities.web.models.games import GameRow
+from lostcities.web.models.lobby import PresenceRow
 from lostcities.web.models.ratings import RatingRow
 from lostcities.web.store import BOT_NOTICE, NOTIFY_CHANNEL, GameStore, notify_change
 
 __all__ = [
     "EVENT_NOTICE",
+    "STREAM_PRESENCE",
     "TOKEN_NOTICE",
     "account_by_id_sync",
     "active_games_sync",
@@ -54,12 +56,14 @@ __all__ = [
     "op_prune_events",
     "op_revoke_account_tokens",
     "op_revoke_token",
+    "op_stream_gone",
+    "op_stream_seen",
     "op_touch_token",
     "op_upgrade_to_bot",
     "pending_challenges_sync",
     "rated_games_sync",
     "rating_sync",
-    "recently_used_bots_sync",
+    "streaming_bots_sync",
     "token_by_hash_sync",
     "tokens_of_sync",
 ]
@@ -237,22 +241,48 @@ def bot_accounts_sync(store: GameStore, account_ids: Iterable[int]) -> list[Acco
         return rows
 
 
-def recently_used_bots_sync(store: GameStore, since: datetime.datetime) -> set[int]:
-    """The bot accounts with a working token used since ``since`` (``last_used``, written
-    at most once a minute)."""
+STREAM_PRESENCE = "s:"
+"""The key prefix of a bot's open event stream in the presence table
+(:class:`~lostcities.web.models.lobby.PresenceRow`; the lobby's own keys are ``a:`` and
+``g:``): ``s:<account id>``, so that every server process sees the bots online."""
+
+
+def op_stream_seen(account_id: int, name: str, now: datetime.datetime) -> Callable[[Session], None]:
+    """Note that the bot account ``account_id`` has an event stream open now."""
+
+    def fn(s: Session) -> None:
+        key = f"{STREAM_PRESENCE}{account_id}"
+        row = s.get(PresenceRow, key)
+        if row is None:
+            s.add(PresenceRow(player=key, name=name[:40], account_id=account_id, seen_at=now))
+        else:
+            row.seen_at, row.name = now, name[:40]
+
+    return fn
+
+
+def op_stream_gone(account_id: int) -> Callable[[Session], None]:
+    """The bot account's event stream closed (on this process: another process's stream
+    notes it again at its next keep-alive)."""
+
+    def fn(s: Session) -> None:
+        s.execute(delete(PresenceRow).where(PresenceRow.player == f"{STREAM_PRESENCE}{account_id}"))
+
+    return fn
+
+
+def streaming_bots_sync(store: GameStore, since: datetime.datetime) -> set[int]:
+    """The accounts whose event stream was noted open since ``since``
+    (:func:`op_stream_seen`)."""
     with Session(store.engine) as s:
         rows = s.scalars(
-            select(ApiTokenRow.account_id)
-            .join(AccountRow, AccountRow.id == ApiTokenRow.account_id)
-            .where(
-                ApiTokenRow.revoked_at.is_(None),
-                ApiTokenRow.last_used >= since,
-                AccountRow.is_bot.is_(True),
+            select(PresenceRow.account_id).where(
+                PresenceRow.player.startswith(STREAM_PRESENCE),
+                PresenceRow.seen_at >= since,
+                PresenceRow.account_id.is_not(None),
             )
-            .distinct()
-            .limit(500)
         ).all()
-    return {int(i) for i in rows}
+    return {int(i) for i in rows if i is not None}
 
 
 def rated_games_sync(store: GameStore, account_id: int) -> int:
