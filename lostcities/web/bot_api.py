@@ -637,6 +637,10 @@ class BotHub:
         rows = await asyncio.to_thread(repo.bot_accounts_sync, self.store, ids)
         return [{"name": r.username, "about": r.bot_about or ""} for r in rows]
 
+    async def is_online(self, username: str) -> bool:
+        """Whether the bot account ``username`` is online (:meth:`online_bots`)."""
+        return any(b["name"] == username for b in await self.online_bots())
+
     # -- the event stream --------------------------------------------------------------
 
     async def event_stream(self, auth: TokenAuth, since: int | None) -> AsyncIterator[bytes]:

@@ -294,3 +294,13 @@ def test_the_lobby_marks_a_bot_online_in_its_list(site: Any) -> None:
     site.portal.call(hub.seen, Player.account(account_id(site, "deepcat"), "deepcat"))
     snap = site.get("/api/lobby", headers=own).json()
     assert {"name": "deepcat", "account": True, "bot": True} in snap["online"]
+
+
+def test_every_decline_reason_is_said_in_every_language() -> None:
+    from lostcities.web import i18n
+    from lostcities.web.bot_api import DECLINE_REASONS
+
+    for lang in i18n.LANGUAGES:
+        cat = i18n.catalogue(lang)
+        missing = [r for r in DECLINE_REASONS if f"challenge.reason.{r}" not in cat]
+        assert not missing, (lang, missing)

@@ -370,7 +370,7 @@ async def player_page(
             "desc": i18n.translate(lang, "profile.plot_desc", n=len(pts) - 1),
         }
         plots.append((key, Markup(profiles.history_svg(pts, title, words=words))))
-    online = p.bot and any(b["name"] == p.username for b in await bot_hub(request).online_bots())
+    online = p.bot and await bot_hub(request).is_online(p.username)
     return render_page(
         request, "player.html", profile=p, plots=plots, account=account, bot_online=online
     )
