@@ -43,7 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lostcities.protocol.wire import position_lines
 from lostcities.web import abandon, ratings, schemas
-from lostcities.web.accounts import Account, blocked_between, find_account
+from lostcities.web.accounts import Account, blocked_between, find_account, username_key
 from lostcities.web.chatroom import CHAT_IDS
 from lostcities.web.clocks import parse_clock
 from lostcities.web.conns import Conn
@@ -54,6 +54,7 @@ from lostcities.web.errors import (
     BotBannedError,
     ChallengeClosedError,
     ChallengeNotFoundError,
+    ConfirmationError,
     MissingScopeError,
     NotABotError,
     NotYourGameError,
@@ -75,10 +76,13 @@ __all__ = [
     "DECLINE_REASONS",
     "EVENTS_KEPT",
     "KEEPALIVE",
+    "MARK_SECONDS",
     "MAX_TOKENS",
+    "ONLINE_SECONDS",
     "SCOPES",
     "TOKEN_PREFIX",
     "AboutIn",
+    "BecomeBotIn",
     "BotHub",
     "Caller",
     "ChallengeIn",
@@ -110,6 +114,12 @@ KEEPALIVE = 7.0
 TOUCH_SECONDS = 60.0
 """A token's ``last_used`` is written at most this often."""
 SWEEP_SECONDS = 5.0
+ONLINE_SECONDS = 75.0
+"""A bot whose event stream is open on another server process is counted online while that
+stream noted it in this many seconds (:data:`MARK_SECONDS`)."""
+MARK_SECONDS = 30.0
+"""An open event stream notes its bot online in the database this often (at a keep-alive),
+for the other server processes."""
 """How often a process expires challenges and drops old events."""
 DECLINE_REASONS = (
     "generic",
@@ -156,6 +166,15 @@ class AboutIn(_In):
     """``POST /api/bot/account/upgrade``'s optional body: the bot's description (who runs
     it, which engine)."""
 
+    about: str | None = Field(default=None, max_length=300)
+
+
+class BecomeBotIn(_In):
+    """``POST /api/account/bot`` (signed in on the site): the username typed again to
+    confirm the upgrade (not needed to change a bot's description), and the bot's
+    description."""
+
+    confirm: str = Field(default="", max_length=200)
     about: str | None = Field(default=None, max_length=300)
 
 
@@ -567,7 +586,68 @@ class BotHub:
         was: bool = await self.store.write(
             repo.op_upgrade_to_bot(account.id, about, account.username)
         )
+        for g in list(self.mgr.games.values()):  # its games here: its name now marked BOT
+            row = g.row
+            if account.id in (row.account0, row.account1):
+                g.bot_seats = (
+                    g.bot_seats[0] or row.account0 == account.id,
+                    g.bot_seats[1] or row.account1 == account.id,
+                )
         return was
+
+    async def bot_status(self, account: Account) -> dict[str, Any]:
+        """What the account page says of the account as a bot: ``bot`` (it is one),
+        ``about`` (its description), ``may_upgrade`` and, when it may not, ``rated_games``
+        (the rated games it played as a person)."""
+        row = await asyncio.to_thread(repo.account_by_id_sync, self.store.engine, account.id)
+        is_bot = bool(row is not None and row.is_bot)
+        about = "" if row is None else row.bot_about or ""
+        rated = (
+            0
+            if is_bot
+            else await asyncio.to_thread(repo.rated_games_sync, self.store.engine, account.id)
+        )
+        return {
+            "bot": is_bot,
+            "about": about,
+            "may_upgrade": not is_bot and rated == 0,
+            "rated_games": rated,
+        }
+
+    async def become_bot(self, account: Account, confirm: str, about: str | None) -> bool:
+        """The account page's upgrade (:meth:`upgrade`), confirmed by the username typed
+        again; a bot account only changes its description (no confirmation). Returns
+        whether the account was a person's until now.
+
+        :raises ConfirmationError: for an upgrade without the username typed again.
+        :raises UpgradeRefusedError: if the account played a rated game as a person.
+        """
+        row = await asyncio.to_thread(repo.account_by_id_sync, self.store.engine, account.id)
+        is_bot = bool(row is not None and row.is_bot)
+        if not is_bot and username_key(confirm.strip()) != username_key(account.username):
+            raise ConfirmationError("type your username to confirm: this cannot be undone")
+        return await self.upgrade(Account.of(row) if row is not None else account, about)
+
+    # -- bots online -------------------------------------------------------------------
+
+    def streaming_accounts(self) -> set[int]:
+        """The accounts with an event stream open on this process."""
+        return {s.account_id for s in self._streams if s.kind == "event" and not s.closed}
+
+    async def online_bots(self) -> list[dict[str, Any]]:
+        """The bot accounts online, by name: those with an event stream open (a connected
+        ``lostcities connect``) here, or on another server process (noted in the database
+        every :data:`MARK_SECONDS`, counted for :data:`ONLINE_SECONDS`; a stream that
+        closes takes the note away). Each: ``name``, ``about``."""
+        ids = self.streaming_accounts()
+        since = self.now() - datetime.timedelta(seconds=ONLINE_SECONDS)
+        ids |= await asyncio.to_thread(repo.streaming_bots_sync, self.store.engine, since)
+        rows = await asyncio.to_thread(repo.bot_accounts_sync, self.store.engine, ids)
+        return [{"name": r.username, "about": r.bot_about or ""} for r in rows]
+
+    async def is_online(self, username: str) -> bool:
+        """Whether the bot account ``username`` is online (:meth:`online_bots`)."""
+        return any(b["name"] == username for b in await self.online_bots())
 
     # -- the event stream --------------------------------------------------------------
 
@@ -578,6 +658,7 @@ class BotHub:
         account = auth.account.id
         st = _Stream(auth.token_id, account, "event")
         self._streams.add(st)
+        marked = self._mark_online(auth.account)
         try:
             top = await asyncio.to_thread(repo.last_event_id_sync, self.store.engine, account)
             if since is not None and since < top:
@@ -595,6 +676,8 @@ class BotHub:
                 except TimeoutError:
                     if not await self.still_valid(auth):
                         return
+                    if (self.now() - marked).total_seconds() >= MARK_SECONDS:
+                        marked = self._mark_online(auth.account)
                     yield b"\n"
                     continue
                 st.wake.clear()
@@ -607,6 +690,17 @@ class BotHub:
                     yield _event_line(eid, data)
         finally:
             self._streams.discard(st)
+            if account not in self.streaming_accounts():  # (its last stream here)
+                self.mgr.background(self._safe_write(repo.op_stream_gone(account)))
+
+    def _mark_online(self, account: Account) -> datetime.datetime:
+        """Note in the database that the bot has an event stream open (for the other
+        server processes' :meth:`online_bots`); returns when."""
+        now = self.now()
+        if account.is_bot:
+            op = repo.op_stream_seen(account.id, account.username, now)
+            self.mgr.background(self._safe_write(op))
+        return now
 
     async def _snapshot(self, account: Account) -> list[dict[str, Any]]:
         games = await asyncio.to_thread(repo.active_games_sync, self.store.engine, account.id)
@@ -1044,6 +1138,7 @@ class BotHub:
         live.token0, live.token1, live.name0, live.name1 = seat0[0], seat1[0], seat0[1], seat1[1]
         live.account0, live.account1, live.invite = seat0[2], seat1[2], None
         live.status, live.rated, live.updated_at = "active", rated or None, now
+        g.bot_seats = await self._bots_of(game)
         self._told([f"{repo.EVENT_NOTICE}{a}" for a, _ in events])
         await g.broadcast()
         return g.id

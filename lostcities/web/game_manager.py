@@ -42,6 +42,7 @@ from lostcities.web.models.base import utcnow
 from lostcities.web.models.games import GameRow, RoundRow
 from lostcities.web.peers import Peers, SingleProcess
 from lostcities.web.presence import Presence
+from lostcities.web.repositories import bots as bot_accounts
 from lostcities.web.repositories.games import (
     BOT_NOTICE,
     CHAT_NOTICE,
@@ -254,7 +255,9 @@ class GameManager:
                 if stored is None:
                     fut.set_result(None)
                 else:
+                    bot_seats = await self.bot_seats(stored.row)
                     live = LiveGame(stored.row, self.build(stored), self)
+                    live.bot_seats = bot_seats
                     self.games[game_id] = live
                     fut.set_result(live)
                     live.schedule_bot()
@@ -267,6 +270,21 @@ class GameManager:
         if loaded is None:
             raise GameNotFoundError(f"no game {game_id!r}")
         return loaded
+
+    async def bot_seats(self, row: GameRow) -> tuple[bool, bool]:
+        """Which seats of ``row`` bot accounts play (:mod:`lostcities.web.bot_api`: their
+        names are marked BOT); a database away for a moment marks none."""
+        ids = {a for a in (row.account0, row.account1) if a is not None}
+        if not ids:
+            return False, False
+        try:
+            bots = await asyncio.to_thread(
+                bot_accounts.bot_account_ids_sync, self.store.engine, ids
+            )
+        except Exception as e:  # (only the mark is missing)
+            log.warning("bot accounts of game %s not read: %s", row.id, e)
+            return False, False
+        return row.account0 in bots, row.account1 in bots
 
     async def current(self, game_id: str) -> LiveGame:
         """The live game ``game_id`` as the database has it now: with other server processes

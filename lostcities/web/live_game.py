@@ -133,6 +133,9 @@ class LiveGame:
     conns: list[Conn] = field(default_factory=list)
     last_active: float = field(default_factory=time.monotonic)
     rematch_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    bot_seats: tuple[bool, bool] = (False, False)
+    """Which seats bot accounts play (their names are marked BOT), as the holder read them
+    (:meth:`GameManager.bot_seats <lostcities.web.game_manager.GameManager.bot_seats>`)."""
     clock: ClockScheduler = field(init=False)
     """Waits for the move clock's time-out (:mod:`~lostcities.web.scheduler`)."""
     bots: BotTurns = field(init=False)

@@ -384,7 +384,7 @@ class LobbyHub:
         return {
             "tables": tables,
             "seeks": len(seekers),
-            "online": [{"name": n, "account": a is not None} for n, a in people],
+            "online": [{"name": n, "account": a is not None, "bot": b} for n, a, b in people],
             "online_count": online,
         }
 

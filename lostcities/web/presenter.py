@@ -28,6 +28,8 @@ class PresentedGame(LiveFacts, Protocol):
 
     @property
     def conns(self) -> list[Conn]: ...
+    @property
+    def bot_seats(self) -> tuple[bool, bool]: ...
     def clock_times(self) -> list[float] | None: ...
     def away_for(self, seat: int) -> float | None: ...
     def claim_after(self) -> float | None: ...
@@ -115,6 +117,7 @@ class StatePresenter:
                     "joined": bool(bot) or token is not None,
                     "connected": True if bot else connected[s],
                     "account": bot is None and (row.account0, row.account1)[s] is not None,
+                    "bot_account": bot is None and self.game.bot_seats[s],
                     "away": self.game.away_for(s),
                 }
             )
@@ -161,6 +164,7 @@ class StatePresenter:
             self.game.round_index,
             len(self.game.match.rounds),
             tuple((c.seat, c.alive) for c in self.game.conns),
+            self.game.bot_seats,
             *_columns(
                 row,
                 ("name0", "name1", "token0", "token1", "status", "updated_at", "rematch_id",

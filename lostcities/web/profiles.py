@@ -21,6 +21,7 @@ from lostcities.web.store import GameStore
 
 __all__ = [
     "PLOT_WORDS",
+    "POOLS",
     "Profile",
     "history_svg",
     "leaderboard_sync",
@@ -45,18 +46,28 @@ def _rating_out(r: RatingRow, now: datetime.datetime) -> dict[str, Any]:
     }
 
 
+POOLS = ("people", "bots")
+"""The leaderboard's pools: people (with the built-in computer levels they play), and bot
+accounts (``b:<id>``, :func:`lostcities.web.ratings.account_key`), kept apart as lichess
+keeps bots apart."""
+
+
 def leaderboard_sync(
     store: GameStore,
     variant: str,
     speed: str,
     limit: int = 50,
     now: datetime.datetime | None = None,
+    pool: str = "people",
 ) -> list[dict[str, Any]]:
-    """The best ratings of a variant and speed (people and bots), best first; provisional
-    ones are marked (and listed too: a young site has few settled ratings). Deviations are
-    as of ``now`` (default: the wall clock; :func:`lostcities.web.ratings.rating_now`)."""
+    """The best ratings of a variant and speed in a pool (:data:`POOLS`: ``people``, the
+    accounts of people and the built-in computer levels; ``bots``, the bot accounts), best
+    first; provisional ones are marked (and listed too: a young site has few settled
+    ratings). Deviations are as of ``now`` (default: the wall clock;
+    :func:`lostcities.web.ratings.rating_now`). ``bot`` marks a computer level or a bot
+    account, ``bot_account`` a bot account (a player with a profile)."""
     at = now or utcnow()
-    rows = rating_data.leaderboard(store.engine, variant, speed, limit)
+    rows = rating_data.leaderboard(store.engine, variant, speed, limit, bots=pool == "bots")
     out = []
     for rank, (r, username) in enumerate(rows, start=1):  # (a deleted account's rows are gone)
         out.append(
@@ -64,6 +75,7 @@ def leaderboard_sync(
                 "rank": rank,
                 "name": username or r.name,
                 "bot": r.player.startswith(("bot:", "b:")),  # (b: a bot account)
+                "bot_account": r.player.startswith("b:"),
                 **_rating_out(r, at),
             }
         )
@@ -82,6 +94,10 @@ class Profile:
     history: dict[str, list[tuple[str, float]]]
     """Per ``variant/speed``: (time, rating) oldest first: the starting rating (before the
     first rated game, at its time), then the rating after each rated game."""
+    bot: bool = False
+    """A bot account (its ratings are the bot pool's, ``b:<id>``)."""
+    about: str = ""
+    """A bot account's description: who runs it, which engine."""
 
 
 def _key_name(key: str, names: dict[str, str]) -> str:
@@ -96,11 +112,12 @@ def profile_sync(
     now: datetime.datetime | None = None,
 ) -> Profile:
     """A player's profile (``limit``: the newest finished games shown; deviations as of
-    ``now``, default the wall clock)."""
+    ``now``, default the wall clock): a bot account's ratings are the bot pool's
+    (:func:`lostcities.web.ratings.account_key`), with its description."""
     at = now or utcnow()
-    rows, games, changes, history_rows, names = rating_data.profile_rows(
-        store.engine, account_id, limit
-    )
+    got = rating_data.profile_rows(store.engine, account_id, limit)
+    is_bot, about = got.is_bot, got.about
+    games, changes, names, bot_accounts = got.games, got.changes, got.names, got.bot_accounts
     out_games = []
     record: dict[str, dict[str, Any]] = {}
     for g in games:
@@ -128,6 +145,7 @@ def profile_sync(
                 "opponent_player": (
                     None if other_account is None or opp_key not in names else opp_name
                 ),
+                "opponent_bot": opp_key in bot_accounts,
                 "result": {1.0: "win", 0.5: "draw", 0.0: "loss"}.get(mine or 0.0, "")
                 if mine is not None
                 else "",
@@ -145,6 +163,8 @@ def profile_sync(
             {
                 "opponent": opp_name,
                 "bot": other_bot is not None,
+                "bot_account": opp_key in bot_accounts,
+                "player": None if opp_key not in names else opp_name,
                 "wins": 0,
                 "draws": 0,
                 "losses": 0,
@@ -157,7 +177,7 @@ def profile_sync(
         elif mine == 0.0:
             rec["losses"] += 1
     history: dict[str, list[tuple[str, float]]] = {}
-    for c in history_rows:
+    for c in got.history:
         at_time = c.created_at.isoformat() + "Z"
         points = history.setdefault(f"{c.variant}/{c.speed}", [])
         if not points:  # the plot starts where the player started, not at the first result
@@ -166,10 +186,12 @@ def profile_sync(
     return Profile(
         username=username,
         account_id=account_id,
-        ratings=[_rating_out(r, at) for r in rows],
+        ratings=[_rating_out(r, at) for r in got.ratings],
         games=out_games,
         opponents=sorted(record.values(), key=lambda r: -(r["wins"] + r["draws"] + r["losses"])),
         history=history,
+        bot=is_bot,
+        about=about,
     )
 
 

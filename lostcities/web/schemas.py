@@ -241,6 +241,9 @@ class PlayerOut(BaseModel):
     account: bool = False
     """Whether a signed-in account plays the seat (its name is the username: a player one
     may block or report)."""
+    bot_account: bool = False
+    """Whether a bot account plays the seat (:mod:`lostcities.web.bot_api`; its name is
+    marked BOT)."""
     away: float | None = None
     """Seconds the player has been away from the table (no connection open, measured by the
     server: :mod:`lostcities.web.abandon`); ``None`` while at the table, or a bot."""

@@ -30,15 +30,19 @@ from lostcities.web.models.accounts import AccountRow
 from lostcities.web.models.base import utcnow
 from lostcities.web.models.bots import ApiTokenRow, BotChallengeRow, BotEventRow
 from lostcities.web.models.games import GameRow
+from lostcities.web.models.lobby import PresenceRow
 from lostcities.web.models.ratings import RatingRow
 from lostcities.web.repositories import accounts as account_data
 from lostcities.web.repositories.games import BOT_NOTICE, NOTIFY_CHANNEL, notify_change
 
 __all__ = [
     "EVENT_NOTICE",
+    "STREAM_PRESENCE",
     "TOKEN_NOTICE",
     "account_by_id_sync",
     "active_games_sync",
+    "bot_account_ids_sync",
+    "bot_accounts_sync",
     "add_events",
     "challenge_sync",
     "events_after_sync",
@@ -55,11 +59,14 @@ __all__ = [
     "op_prune_events",
     "op_revoke_account_tokens",
     "op_revoke_token",
+    "op_stream_gone",
+    "op_stream_seen",
     "op_touch_token",
     "op_upgrade_to_bot",
     "pending_challenges_sync",
     "rated_games_sync",
     "rating_sync",
+    "streaming_bots_sync",
     "token_by_hash_sync",
     "tokens_of_sync",
 ]
@@ -204,6 +211,83 @@ def account_by_id_sync(engine: Engine, account_id: int) -> AccountRow | None:
         if row is not None:
             s.expunge(row)
         return row
+
+
+def bot_account_ids_sync(engine: Engine, account_ids: Iterable[int]) -> set[int]:
+    """Which of ``account_ids`` are bot accounts."""
+    ids = sorted(set(account_ids))
+    if not ids:
+        return set()
+    with Session(engine) as s:
+        rows = s.scalars(
+            select(AccountRow.id).where(AccountRow.id.in_(ids), AccountRow.is_bot.is_(True))
+        ).all()
+    return {int(i) for i in rows}
+
+
+def bot_accounts_sync(engine: Engine, account_ids: Iterable[int]) -> list[AccountRow]:
+    """The bot accounts among ``account_ids`` that are not banned, by name."""
+    ids = sorted(set(account_ids))
+    if not ids:
+        return []
+    with Session(engine) as s:
+        rows = list(
+            s.scalars(
+                select(AccountRow)
+                .where(
+                    AccountRow.id.in_(ids),
+                    AccountRow.is_bot.is_(True),
+                    AccountRow.status == "active",
+                )
+                .order_by(AccountRow.username)
+            ).all()
+        )
+        s.expunge_all()
+        return rows
+
+
+STREAM_PRESENCE = "s:"
+"""The key prefix of a bot's open event stream in the presence table
+(:class:`~lostcities.web.models.lobby.PresenceRow`; the lobby's own keys are ``a:`` and
+``g:``): ``s:<account id>``, so that every server process sees the bots online."""
+
+
+def op_stream_seen(account_id: int, name: str, now: datetime.datetime) -> Callable[[Session], None]:
+    """Note that the bot account ``account_id`` has an event stream open now."""
+
+    def fn(s: Session) -> None:
+        key = f"{STREAM_PRESENCE}{account_id}"
+        row = s.get(PresenceRow, key)
+        if row is None:
+            s.add(PresenceRow(player=key, name=name[:40], account_id=account_id, seen_at=now))
+        else:
+            row.seen_at, row.name = now, name[:40]
+
+    return fn
+
+
+def op_stream_gone(account_id: int) -> Callable[[Session], None]:
+    """The bot account's event stream closed (on this process: another process's stream
+    notes it again at its next keep-alive)."""
+
+    def fn(s: Session) -> None:
+        s.execute(delete(PresenceRow).where(PresenceRow.player == f"{STREAM_PRESENCE}{account_id}"))
+
+    return fn
+
+
+def streaming_bots_sync(engine: Engine, since: datetime.datetime) -> set[int]:
+    """The accounts whose event stream was noted open since ``since``
+    (:func:`op_stream_seen`)."""
+    with Session(engine) as s:
+        rows = s.scalars(
+            select(PresenceRow.account_id).where(
+                PresenceRow.player.startswith(STREAM_PRESENCE),
+                PresenceRow.seen_at >= since,
+                PresenceRow.account_id.is_not(None),
+            )
+        ).all()
+    return {int(i) for i in rows if i is not None}
 
 
 def rated_games_sync(engine: Engine, account_id: int) -> int:

@@ -8,13 +8,14 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import delete, func, not_, or_, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-from lostcities.web.models.accounts import BlockRow
+from lostcities.web.models.accounts import AccountRow, BlockRow
 from lostcities.web.models.games import GameRow
 from lostcities.web.models.lobby import LobbyRow, PresenceRow
+from lostcities.web.repositories.bots import STREAM_PRESENCE
 from lostcities.web.repositories.games import notify_change
 
 __all__ = [
@@ -48,11 +49,13 @@ def notify_lobby(s: Session) -> None:
 
 def snapshot(
     engine: Engine, present_since: datetime.datetime, online_since: datetime.datetime
-) -> tuple[list[Any], list[tuple[str, int | None]], int, list[tuple[int, int]]]:
+) -> tuple[list[Any], list[tuple[str, int | None, bool]], int, list[tuple[int, int]]]:
     """What the lobby shows, as stored: the open entries seen since ``present_since``
-    (oldest first), the names and accounts of the first 200 players on its pages since
-    ``online_since`` and how many there are, and the blocks (blocker, blocked) that
-    involve an account owning one of those tables."""
+    (oldest first), the names, accounts and bot marks of the first 200 players on its pages
+    since ``online_since`` and how many there are (a bot's open event stream, noted by the
+    bot API, is not one: the lobby lists those apart), and the blocks (blocker, blocked)
+    that involve an account owning one of those tables."""
+    people_here = not_(PresenceRow.player.startswith(STREAM_PRESENCE))
     with engine.connect() as conn:
         rows = conn.execute(
             select(LobbyRow)
@@ -60,13 +63,16 @@ def snapshot(
             .order_by(LobbyRow.created_at)
         ).all()
         people = conn.execute(
-            select(PresenceRow.name, PresenceRow.account_id)
-            .where(PresenceRow.seen_at >= online_since)
+            select(PresenceRow.name, PresenceRow.account_id, AccountRow.is_bot)
+            .outerjoin(AccountRow, AccountRow.id == PresenceRow.account_id)
+            .where(PresenceRow.seen_at >= online_since, people_here)
             .order_by(PresenceRow.name)
             .limit(200)
         ).all()
         online = conn.scalar(
-            select(func.count()).select_from(PresenceRow).where(PresenceRow.seen_at >= online_since)
+            select(func.count())
+            .select_from(PresenceRow)
+            .where(PresenceRow.seen_at >= online_since, people_here)
         )
         owners = {int(r.owner[2:]) for r in rows if r.kind == "table" and r.owner.startswith("a:")}
         blocks = (
@@ -80,7 +86,7 @@ def snapshot(
         )
     return (
         list(rows),
-        [(str(n), a) for n, a in people],
+        [(str(n), a, bool(b)) for n, a, b in people],
         int(online or 0),
         [(int(a), int(b)) for a, b in blocks],
     )

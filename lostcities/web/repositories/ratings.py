@@ -5,8 +5,9 @@ transaction), the games left to settle, the leaderboard and a player's profile."
 from __future__ import annotations
 
 import datetime
+from dataclasses import dataclass
 
-from sqlalchemy import or_, select
+from sqlalchemy import not_, or_, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
@@ -21,6 +22,7 @@ __all__ = [
     "leaderboard",
     "locked_ratings",
     "mark_settled",
+    "ProfileRows",
     "profile_rows",
     "rating",
     "unsettled",
@@ -47,36 +49,52 @@ def unsettled(engine: Engine, limit: int = 100) -> list[str]:
 
 
 def leaderboard(
-    engine: Engine, variant: str, speed: str, limit: int
+    engine: Engine, variant: str, speed: str, limit: int, *, bots: bool = False
 ) -> list[tuple[RatingRow, str | None]]:
-    """The best ratings of a variant and speed, best first, each with its account's
-    username (``None``: a bot's or a guest's rating)."""
+    """The best ratings of a variant and speed in a pool, best first, each with its
+    account's username (``None``: a computer level's or a guest's rating): ``bots`` the
+    bot accounts' pool (keys ``b:<id>``), else everyone else's."""
+    in_pool = RatingRow.player.startswith("b:") if bots else not_(RatingRow.player.startswith("b:"))
     with Session(engine) as conn:
         rows = conn.execute(
             select(RatingRow, AccountRow.username)
             .outerjoin(AccountRow, AccountRow.id == RatingRow.account_id)
-            .where(RatingRow.variant == variant, RatingRow.speed == speed)
+            .where(RatingRow.variant == variant, RatingRow.speed == speed, in_pool)
             .order_by(RatingRow.rating.desc())
             .limit(limit)
         ).all()
     return [(r, username) for r, username in rows]
 
 
-def profile_rows(
-    engine: Engine, account_id: int, limit: int
-) -> tuple[
-    list[RatingRow],
-    list[GameRow],
-    dict[tuple[str, int], RatingChangeRow],
-    list[RatingChangeRow],
-    dict[str, str],
-]:
-    """What a player's profile shows, as stored: the account's ratings (most games
-    first), its newest ``limit`` finished games, their rating changes by ``(game,
-    seat)``, the account's rating changes oldest first, and the usernames of those games'
-    opponents with accounts (by rating key ``a:ID``)."""
-    key = f"a:{account_id}"
+@dataclass
+class ProfileRows:
+    """What a player's profile shows, as stored (:func:`profile_rows`)."""
+
+    is_bot: bool
+    about: str
+    """A bot account's description (else empty)."""
+    ratings: list[RatingRow]
+    """The account's ratings (the bot pool's for a bot account), most games first."""
+    games: list[GameRow]
+    """Its newest finished games."""
+    changes: dict[tuple[str, int], RatingChangeRow]
+    """Those games' rating changes by ``(game, seat)``."""
+    history: list[RatingChangeRow]
+    """The account's rating changes, oldest first."""
+    names: dict[str, str]
+    """The usernames of those games' opponents with accounts, by ``a:ID``."""
+    bot_accounts: set[str]
+    """Which of them (``a:ID``) are bot accounts."""
+
+
+def profile_rows(engine: Engine, account_id: int, limit: int) -> ProfileRows:
+    """The stored parts of a player's profile (``limit``: the newest finished games); a bot
+    account's ratings are its bot-pool key's, ``b:<id>``."""
     with Session(engine) as conn:
+        me = conn.get(AccountRow, account_id)
+        is_bot = bool(me is not None and me.is_bot)
+        about = (me.bot_about or "") if me is not None and is_bot else ""
+        key = f"b:{account_id}" if is_bot else f"a:{account_id}"
         rows = conn.execute(
             select(RatingRow).where(RatingRow.player == key).order_by(RatingRow.games.desc())
         ).all()
@@ -105,18 +123,21 @@ def profile_rows(
             (g[0].account1 if g[0].account0 == account_id else g[0].account0) for g in games
         }
         other_ids.discard(None)
-        names = {
-            f"a:{i}": str(n)
-            for i, n in conn.execute(
-                select(AccountRow.id, AccountRow.username).where(AccountRow.id.in_(other_ids))
-            ).all()
-        }
-    return (
-        [r for (r,) in rows],
-        [g for (g,) in games],
-        changes,
-        [c for (c,) in history_rows],
-        names,
+        others = conn.execute(
+            select(AccountRow.id, AccountRow.username, AccountRow.is_bot).where(
+                AccountRow.id.in_(other_ids)
+            )
+        ).all()
+        conn.expunge_all()
+    return ProfileRows(
+        is_bot=is_bot,
+        about=about,
+        ratings=[r for (r,) in rows],
+        games=[g for (g,) in games],
+        changes=changes,
+        history=[c for (c,) in history_rows],
+        names={f"a:{i}": str(n) for i, n, _ in others},
+        bot_accounts={f"a:{i}" for i, _, b in others if b},
     )
 
 

@@ -85,6 +85,13 @@ def _stream(lines: AsyncIterator[bytes]) -> StreamingResponse:
 OK = {"ok": True}
 
 
+@router.get("/online")
+async def online(request: Request) -> list[dict[str, Any]]:
+    """The bot accounts online (an event stream open: a connected ``lostcities
+    connect``), by name: ``[{"name", "about"}]``. Public."""
+    return await bot_hub(request).online_bots()
+
+
 @router.post("/account/upgrade")
 async def upgrade(
     request: Request,

@@ -33,6 +33,7 @@ from lostcities.web.lobby import (
     Player,
     seen_by,
 )
+from lostcities.web.routers.bot_api import bot_hub
 from lostcities.web.routers.pages import render_page
 from lostcities.web.turn_alerts import MAX_GAMES, TurnHub, parse_game_ids
 
@@ -205,17 +206,26 @@ async def versus_computer(
 # -- ratings, profiles, my games -------------------------------------------------------------
 
 
+Pool = Literal["people", "bots"]
+
+
+async def _board(request: Request, variant: str, speed: str, pool: str) -> list[dict[str, Any]]:
+    return await asyncio.to_thread(
+        profiles.leaderboard_sync, request.app.state.store, variant, speed, pool=pool
+    )
+
+
 @router.get("/api/leaderboard")
 async def leaderboard(
     request: Request,
     variant: schemas.VariantName = "classic",
     speed: Literal["blitz", "rapid", "untimed", "correspondence"] = "untimed",
+    pool: Pool = "people",
 ) -> dict[str, Any]:
-    """The best ratings of a variant and speed; provisional ones marked."""
-    rows = await asyncio.to_thread(
-        profiles.leaderboard_sync, request.app.state.store, variant, speed
-    )
-    return {"variant": variant, "speed": speed, "players": rows}
+    """The best ratings of a variant and speed in a pool (``people``, with the computer
+    levels; ``bots``: the bot accounts, kept apart); provisional ones marked."""
+    rows = await _board(request, variant, speed, pool)
+    return {"variant": variant, "speed": speed, "pool": pool, "players": rows}
 
 
 async def _profile(request: Request, username: str) -> profiles.Profile:
@@ -233,6 +243,8 @@ async def player(request: Request, username: str) -> dict[str, Any]:
     p = await _profile(request, username)
     return {
         "username": p.username,
+        "bot": p.bot,
+        "about": p.about,
         "ratings": p.ratings,
         "opponents": p.opponents,
         "games": p.games,
@@ -306,8 +318,10 @@ async def my_games_events(
 async def lobby_page(
     request: Request, account: Account | None = Depends(current_account)
 ) -> HTMLResponse:
-    """Open tables, "play now", who is online, a rated game against the computer."""
-    return render_page(request, "lobby.html", account=account)
+    """Open tables, "play now", who is online (the bots too), a rated game against the
+    computer."""
+    bots = await bot_hub(request).online_bots()
+    return render_page(request, "lobby.html", account=account, bots=bots)
 
 
 @router.get("/leaderboard", response_class=HTMLResponse, include_in_schema=False)
@@ -315,17 +329,18 @@ async def leaderboard_page(
     request: Request,
     variant: schemas.VariantName = "classic",
     speed: Literal["blitz", "rapid", "untimed", "correspondence"] = "untimed",
+    pool: Pool = "people",
 ) -> HTMLResponse:
-    """The leaderboard of a variant and speed."""
-    rows = await asyncio.to_thread(
-        profiles.leaderboard_sync, request.app.state.store, variant, speed
-    )
+    """The leaderboard of a variant and speed, people's or bots' (``pool``)."""
+    rows = await _board(request, variant, speed, pool)
     return render_page(
         request,
         "leaderboard.html",
         rows=rows,
         variant=variant,
         speed=speed,
+        pool=pool,
+        pools=profiles.POOLS,
         speeds=ratings.SPEEDS,
         variants=("classic", "long"),
     )
@@ -335,7 +350,8 @@ async def leaderboard_page(
 async def player_page(
     request: Request, username: str, account: Account | None = Depends(current_account)
 ) -> HTMLResponse:
-    """A player's profile (another signed-in player may block or report them here)."""
+    """A player's profile (another signed-in player may block or report them here); a
+    bot's says who runs it, whether it is online, and has its Challenge form."""
     p = await _profile(request, username)
     lang = i18n.negotiate(request.headers.get("accept-language"), request.cookies.get(i18n.COOKIE))
     plots = []
@@ -354,7 +370,10 @@ async def player_page(
             "desc": i18n.translate(lang, "profile.plot_desc", n=len(pts) - 1),
         }
         plots.append((key, Markup(profiles.history_svg(pts, title, words=words))))
-    return render_page(request, "player.html", profile=p, plots=plots, account=account)
+    online = p.bot and await bot_hub(request).is_online(p.username)
+    return render_page(
+        request, "player.html", profile=p, plots=plots, account=account, bot_online=online
+    )
 
 
 @router.get("/my-games", response_class=HTMLResponse, include_in_schema=False)

@@ -1,6 +1,7 @@
 """``/api/account/tokens``: personal API tokens (docs/bot-api.md): made signed in on the
 site (session cookie and CSRF header); listed and revoked so, or with a token of the same
-account. The routes authorise and call :class:`~lostcities.web.bot_api.BotHub`."""
+account. ``/api/account/bot``: the account page's "Become a bot" (signed in on the site).
+The routes authorise and call :class:`~lostcities.web.bot_api.BotHub`."""
 
 from __future__ import annotations
 
@@ -9,12 +10,12 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 
 from lostcities.web.accounts import Account, require_account
-from lostcities.web.bot_api import TokenIn
+from lostcities.web.bot_api import BecomeBotIn, TokenIn
 from lostcities.web.routers.bot_api import api_token, bot_hub
 
 __all__ = ["router", "token_or_session"]
 
-router = APIRouter(prefix="/api/account/tokens", tags=["bot API"])
+router = APIRouter(prefix="/api/account", tags=["bot API"])
 
 
 async def token_or_session(request: Request) -> Account:
@@ -28,7 +29,7 @@ async def token_or_session(request: Request) -> Account:
     return await require_account(request)
 
 
-@router.post("", status_code=201)
+@router.post("/tokens", status_code=201)
 async def create_token(
     req: TokenIn, request: Request, account: Account = Depends(require_account)
 ) -> dict[str, Any]:
@@ -43,7 +44,7 @@ async def create_token(
     }
 
 
-@router.get("")
+@router.get("/tokens")
 async def list_tokens(
     request: Request, account: Account = Depends(token_or_session)
 ) -> list[dict[str, Any]]:
@@ -51,10 +52,30 @@ async def list_tokens(
     return await bot_hub(request).list_tokens(account)
 
 
-@router.delete("/{token_id}")
+@router.delete("/tokens/{token_id}")
 async def revoke_token(
     token_id: int, request: Request, account: Account = Depends(token_or_session)
 ) -> dict[str, Any]:
     """Revoke a token: every stream opened with it closes at once."""
     await bot_hub(request).revoke_token(account, token_id)
+    return {"ok": True}
+
+
+@router.get("/bot")
+async def bot_status(
+    request: Request, account: Account = Depends(require_account)
+) -> dict[str, Any]:
+    """The signed-in account as a bot: ``bot``, ``about``, ``may_upgrade`` (and the
+    ``rated_games`` it played as a person, which forbid it)."""
+    return await bot_hub(request).bot_status(account)
+
+
+@router.post("/bot")
+async def become_bot(
+    req: BecomeBotIn, request: Request, account: Account = Depends(require_account)
+) -> dict[str, Any]:
+    """Turn the signed-in account into a bot account (irreversible: ``confirm``, the
+    username typed again), with its description ``about``; a bot account only changes its
+    description."""
+    await bot_hub(request).become_bot(account, req.confirm, req.about)
     return {"ok": True}

@@ -317,10 +317,131 @@
       body.classList.remove("hidden");
     }
 
+    // -- API tokens (docs/bot-api.md): made (shown once), listed, revoked after a question --
+    // a modal question (the browser's own dialog: Escape cancels); true once confirmed
+    function ask(title, text, confirmLabel) {
+      return new Promise((resolve) => {
+        const d = document.createElement("dialog");
+        d.className = "lc-dialog";
+        d.setAttribute("aria-labelledby", "lc-dialog-title");
+        d.innerHTML = `<form method="dialog"><h2 id="lc-dialog-title">${LC.esc(title)}</h2><p>${LC.esc(text)}</p><p class="row lc-dialog-buttons"><button class="btn" type="submit" value="cancel">${LC.esc(t("btn.cancel"))}</button><button class="btn danger" type="submit" value="ok" data-confirm>${LC.esc(confirmLabel)}</button></p></form>`;
+        document.body.appendChild(d);
+        d.addEventListener("close", () => { const ok = d.returnValue === "ok"; d.remove(); resolve(ok); });
+        d.showModal();
+        d.querySelector("[data-confirm]").focus();
+      });
+    }
+    function tokenItem(k) {
+      const li = document.createElement("li");
+      li.dataset.token = String(k.id);
+      const name = document.createElement("strong");
+      const label = k.description || t("tokens.no_description");
+      name.textContent = label;
+      const scopes = document.createElement("code");
+      scopes.textContent = k.scopes.join(" ");
+      const when = document.createElement("span");
+      when.className = "muted small";
+      const used = k.last_used ? t("tokens.used_on", { date: date(k.last_used) }) : t("tokens.unused");
+      when.textContent = `${t("tokens.created_on", { date: date(k.created) })} · ${used}`;
+      const revoke = button(t("tokens.revoke"), `${t("tokens.revoke")}: ${label}`, async () => {
+        if (!(await ask(t("tokens.revoke_title", { name: label }), t("tokens.revoke_text"), t("tokens.revoke")))) return;
+        try {
+          await LC.api("DELETE", `/api/account/tokens/${encodeURIComponent(k.id)}`);
+          LC.toast(t("tokens.revoked"));
+          await loadTokens();
+          document.getElementById("token-create").focus();
+        } catch (e) {
+          showError(e);
+        }
+      });
+      revoke.dataset.revoke = "";
+      li.append(name, " ", scopes, " ", when, " ", revoke);
+      return li;
+    }
+    async function loadTokens() {
+      const list = document.getElementById("tokens");
+      let tokens = [];
+      try { tokens = await LC.api("GET", "/api/account/tokens"); } catch (e) { showError(e); return; }
+      list.replaceChildren();
+      if (!tokens.length) {
+        const li = document.createElement("li");
+        li.className = "muted";
+        li.textContent = t("tokens.none");
+        list.append(li);
+      }
+      for (const k of tokens) list.append(tokenItem(k));
+    }
+    document.getElementById("token-form").addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      const f = ev.target;
+      showError(null);
+      const scopes = [...f.querySelectorAll("input[name=scope]:checked")].map((x) => x.value);
+      if (!scopes.length) { errorBox.textContent = t("tokens.need_scope"); return; }
+      busy(f, true);
+      try {
+        const made = await LC.api("POST", "/api/account/tokens", { description: f.elements.description.value.trim(), scopes });
+        const box = document.getElementById("token-made");
+        document.getElementById("token-value").value = made.token;
+        box.classList.remove("hidden");
+        f.elements.description.value = "";
+        await loadTokens();
+        document.getElementById("token-value").select();
+        box.focus();
+      } catch (e) {
+        showError(e);
+      } finally {
+        busy(f, false);
+      }
+    });
+    document.getElementById("copy-token").addEventListener("click", async () => {
+      const input = document.getElementById("token-value");
+      input.select();
+      try { await navigator.clipboard.writeText(input.value); } catch { document.execCommand("copy"); }
+      LC.toast(t("tokens.copied"));
+    });
+
+    // -- become a bot: irreversible (the username typed again), with the bot's description --
+    function renderBot(b) {
+      document.getElementById("bot-section").classList.remove("hidden");
+      const form = document.getElementById("bot-form");
+      const refused = document.getElementById("bot-refused");
+      document.getElementById("bot-is").classList.toggle("hidden", !b.bot);
+      document.getElementById("bot-title").textContent = b.bot ? t("profile.bot_about") : t("becomebot.title");
+      document.getElementById("bot-text").classList.toggle("hidden", b.bot);
+      refused.classList.toggle("hidden", b.bot || b.may_upgrade);
+      refused.textContent = b.bot || b.may_upgrade ? "" : t("becomebot.refused", { n: b.rated_games });
+      form.classList.toggle("hidden", !b.bot && !b.may_upgrade);
+      document.getElementById("bot-confirm-field").classList.toggle("hidden", b.bot);
+      document.getElementById("bot-submit").textContent = b.bot ? t("becomebot.save_about") : t("becomebot.submit");
+      document.getElementById("bot-submit").classList.toggle("danger", !b.bot);
+      document.getElementById("bot-about").value = b.about || "";
+    }
+    async function loadBot() {
+      try { renderBot(await LC.api("GET", "/api/account/bot")); } catch (e) { showError(e); }
+    }
+    document.getElementById("bot-form").addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      const f = ev.target;
+      showError(null);
+      busy(f, true);
+      try {
+        const wasBot = !document.getElementById("bot-is").classList.contains("hidden");
+        await LC.api("POST", "/api/account/bot", { confirm: f.elements.confirm.value.trim(), about: f.elements.about.value.trim() });
+        f.elements.confirm.value = "";
+        LC.toast(wasBot ? t("account.saved") : t("becomebot.done"));
+        await loadBot();
+      } catch (e) {
+        showError(e);
+      } finally {
+        busy(f, false);
+      }
+    });
+
     async function load() {
       try {
         const res = await LC.api("GET", "/api/accounts/me");
         render(res.account);
+        if (res.account) await Promise.all([loadTokens(), loadBot()]);
       } catch (e) {
         status.textContent = e.message;
       }

@@ -218,8 +218,9 @@ const LC = (() => {
     return tok;
   }
 
-  async function api(method, path, body) {
-    const opts = { method, headers: {} };
+  // headers: more request headers (a challenge's X-Seat-Token)
+  async function api(method, path, body, headers = {}) {
+    const opts = { method, headers: { ...headers } };
     if (method !== "GET" && method !== "HEAD") opts.headers["X-CSRF-Token"] = await csrfToken();
     if (body !== undefined) {
       opts.headers["Content-Type"] = "application/json";
@@ -267,6 +268,15 @@ const LC = (() => {
     toastTimer = setTimeout(() => el.classList.add("hidden"), 4200);
   }
 
+  // a bot account's mark beside its name (issue 39): "BOT", and the words for a screen reader
+  function botBadge() {
+    return `<span class="bot-badge" title="${esc(t("bot.badge_label"))}"><span aria-hidden="true">${esc(t("bot.badge"))}</span><span class="sr-only">(${esc(t("bot.badge_label"))})</span></span>`;
+  }
+  // the name element el gets the mark after its text if the player p is a bot account
+  function markBot(el, p) {
+    if (el && p && p.bot_account) el.insertAdjacentHTML("beforeend", " " + botBadge());
+  }
+
   function esc(s) {
     return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
   }
@@ -286,5 +296,5 @@ const LC = (() => {
     return `<div class="sheet-wrap"><table class="sheet"><thead><tr><th><span class="sr-only">${t("sheet.colour")}</span></th><th style="text-align:left">${t("sheet.cards")}</th><th>${t("sheet.sum")}</th><th>-20</th><th>x</th><th>${t("sheet.bonus")}</th><th>${t("sheet.score")}</th></tr></thead><tbody>${rows.join("")}<tr class="total"><td>${t("sheet.total")}</td><td></td><td></td><td></td><td></td><td></td><td>${total}</td></tr></tbody></table></div>`;
   }
 
-  return { LANG, t, num, num1, clockText, clockChoice, scrollCue, errorText, goalName, goalText, reasonText, displayName, setLanguage, NAMES, PILE_NAMES, SYMBOL_NAMES, symbol, cardEl, chipEl, cardLabel, moveText, moveSentence, notationShown, rankText, games, remember, tokenFor, forget, playerName, setPlayerName, api, toast, esc, sheetTable };
+  return { LANG, t, num, num1, clockText, clockChoice, scrollCue, errorText, goalName, goalText, reasonText, displayName, setLanguage, NAMES, PILE_NAMES, SYMBOL_NAMES, symbol, cardEl, chipEl, cardLabel, moveText, moveSentence, notationShown, rankText, games, remember, tokenFor, forget, playerName, setPlayerName, api, toast, esc, botBadge, markBot, sheetTable };
 })();

@@ -234,6 +234,8 @@
     const tag = (pl) => (pl.kind === "bot" ? "" : pl.connected ? " ●" : " ○");
     $("my-name").textContent = (S.seat === null ? nameOf(0) : t("you")) + (S.seat === null ? tag(p[0]) : "");
     $("opp-name").textContent = nameOf(opp()) + tag(p[opp()]);
+    if (S.seat === null) LC.markBot($("my-name"), p[0]);
+    LC.markBot($("opp-name"), p[opp()]);
     $("opp-name").title = t(p[opp()].kind === "bot" ? "presence.computer" : p[opp()].connected ? "presence.online" : "presence.offline");
   }
 

@@ -170,7 +170,7 @@
       const link = g.status === "finished"
         ? `<a class="btn small" href="/replay/${g.id}">${t("btn.replay")}</a><a class="btn small" href="/game/${g.id}">${t("btn.table")}</a>`
         : `<a class="btn small${g.your_turn && g.status !== "waiting" ? " primary" : ""}" href="/game/${g.id}">${t(g.your_turn && g.status !== "waiting" ? "btn.play" : "btn.open")}</a>`;
-      li.innerHTML = `<div><div class="who">${LC.esc(t("home.vs", { name: LC.displayName(opp) }))} ${badge}</div>
+      li.innerHTML = `<div><div class="who">${LC.esc(t("home.vs", { name: LC.displayName(opp) }))}${opp && opp.bot_account ? " " + LC.botBadge() : ""} ${badge}</div>
         <div class="meta">${t(`variant.${g.variant}`)} · ${g.num_rounds === 1 ? t("rounds.count", { n: 1 }) : t("round.of", { n: Math.min(g.round + 1, g.num_rounds), total: g.num_rounds })} · ${score}</div></div>
         <div class="go row">${link}</div>`;
       list.appendChild(li);

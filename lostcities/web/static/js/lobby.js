@@ -131,9 +131,25 @@
     $("lobby-tables").querySelector("tbody").innerHTML = rows.join("");
     $("lobby-empty").classList.toggle("hidden", rows.length > 0);
     $("lobby-seeks").textContent = snap.seeks ? t("lobby.seeks", { n: snap.seeks }) : "";
-    $("lobby-online").textContent = t("lobby.online_count", { n: snap.online_count }) + (snap.online.length ? ": " + snap.online.map((p) => p.name).join(", ") : "");
+    $("lobby-online").innerHTML = esc(t("lobby.online_count", { n: snap.online_count })) + (snap.online.length ? ": " + snap.online.map((p) => esc(p.name) + (p.bot ? " " + LC.botBadge() : "")).join(", ") : "");
     checkMine(new Set(snap.tables.map((x) => x.id)));
+    refreshBots();
   }
+
+  // the bots online (a connected `lostcities connect`), each linked to its profile, where
+  // people challenge it: read on load, again with the lobby's updates (at most every 10 s)
+  // and every 30 s
+  let botsRead = 0;
+  function renderBots(list) {
+    $("lobby-bots").innerHTML = list.map((b) => `<li data-bot="${esc(b.name)}"><a href="/players/${encodeURIComponent(b.name)}">${esc(b.name)}</a> ${LC.botBadge()}${b.about ? ` <span class="muted small">${esc(b.about)}</span>` : ""}</li>`).join("");
+    $("lobby-no-bots").classList.toggle("hidden", list.length > 0);
+  }
+  async function refreshBots(force = false) {
+    if (!force && Date.now() - botsRead < 10000) return;
+    botsRead = Date.now();
+    try { renderBots(await LC.api("GET", "/api/bot/online")); } catch { /* kept as it was */ }
+  }
+  setInterval(() => refreshBots(true), 30000);
   $("lobby-tables").addEventListener("click", async (ev) => {
     const d = ev.target.dataset || {};
     if (d.block) { LCPlayers.block(d.block); return; }

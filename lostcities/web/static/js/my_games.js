@@ -50,7 +50,7 @@
       const score = me === null ? `${totals[0]}–${totals[1]}` : `${totals[me]}–${totals[1 - me]}`;
       const round = g.status !== "finished" && g.num_rounds > 1 ? ` <span class="muted">(${esc(t("my_games.round", { n: g.round + 1, of: g.num_rounds }))})</span>` : "";
       const cls = [g.your_turn ? "your-turn" : "", g.status === "finished" ? "finished" : ""].join(" ").trim();
-      return `<tr data-game="${esc(g.id)}" class="${cls}"><td>${esc(LC.displayName ? LC.displayName(opp) : opp.name)}</td><td>${esc(game.join(" · "))}</td><td class="score">${esc(score)}${round}</td><td class="state">${esc(state(g, me))}</td><td class="when">${when(g.updated_at)}</td><td><a href="/game/${esc(g.id)}">${esc(t("my_games.open"))}</a>${g.status === "finished" ? ` · <a href="/replay/${esc(g.id)}">${esc(t("profile.replay"))}</a>` : ""}</td></tr>`;
+      return `<tr data-game="${esc(g.id)}" class="${cls}"><td>${esc(LC.displayName ? LC.displayName(opp) : opp.name)}${opp.bot_account ? " " + LC.botBadge() : ""}</td><td>${esc(game.join(" · "))}</td><td class="score">${esc(score)}${round}</td><td class="state">${esc(state(g, me))}</td><td class="when">${when(g.updated_at)}</td><td><a href="/game/${esc(g.id)}">${esc(t("my_games.open"))}</a>${g.status === "finished" ? ` · <a href="/replay/${esc(g.id)}">${esc(t("profile.replay"))}</a>` : ""}</td></tr>`;
     });
     $("my-games").querySelector("tbody").innerHTML = rows.join("");
     $("my-games-empty").classList.toggle("hidden", rows.length > 0);

@@ -23,6 +23,8 @@
   $("download-svg").classList.remove("hidden");
   $("r-name0").textContent = names[0];
   $("r-name1").textContent = names[1];
+  LC.markBot($("r-name0"), g.players[0]);
+  LC.markBot($("r-name1"), g.players[1]);
   let ri = 0;
   let k = 0;
 
