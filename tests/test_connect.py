@@ -187,6 +187,25 @@ async def test_accepts_a_challenge_and_plays_the_match_with_a_built_in_bot(
 
 
 @pytest.mark.asyncio
+async def test_a_move_answered_after_its_state_is_seen_through(fake: FakeBotServer) -> None:
+    # the real server wakes the game streams before it answers a move: the state after the
+    # move (the house has moved too: the bot's turn again) comes before the move's answer,
+    # which must still be awaited (not cut off with the turn) and every move reported once
+    fake.ack_after_state = True
+    fake.offer("ana", "bot1", rounds=1)
+    reporter = Reporter("error")
+    summary = await asyncio.wait_for(Connector(config(fake, games=1), reporter).run(), TIMEOUT)
+    game = fake.game(summary.results[0].id)
+    assert game.status == "finished"
+    seat = game.players.index("bot1")
+    r = game.match.rounds[0]
+    made = [str(mv) for i, mv in enumerate(r.history) if r.starter ^ i % 2 == seat]
+    reported = [r["move"] for r in events(reporter, "move") if "move" in r and "code" not in r]
+    assert reported == made
+    assert len(moves_of(fake, "bot1")) == len(made)
+
+
+@pytest.mark.asyncio
 async def test_a_cmd_engine_plays_a_round(fake: FakeBotServer) -> None:
     engine = f"cmd:{sys.executable} {ROOT / 'examples' / 'bot.py'}"
     fake.offer("ana", "bot1", rounds=1, variant="long")

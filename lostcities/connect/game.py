@@ -38,6 +38,8 @@ MOVE_TRIES = 8
 """Moves sent at one turn, all refused, before the turn is left to the clock."""
 RESIGN_TRIES = 5
 """Attempts to deliver a resignation before the game is left."""
+SEND_WAIT = 20.0
+"""Seconds a game's end waits for the answers to moves still on their way."""
 FINAL_STATES = frozenset({"finished", "aborted"})
 """The ``status`` of a game that is over."""
 CARDS_AFTER_DEAL = {"classic": 44, "long": 56}
@@ -194,6 +196,12 @@ class GameRunner:
         self._engine_lock = threading.Lock()
         self._turn: tuple[int, int] | None = None
         self._think: asyncio.Task[None] | None = None
+        self._sending: set[asyncio.Task[Any]] = set()
+        """Turns whose move is on its way to the server: left to finish, never cancelled
+        (the server sends the state after a move before its answer to the move, so a turn
+        is over for the stream before it is over for the request)."""
+        self._detached: set[asyncio.Task[None]] = set()
+        """Turns superseded while their move was on its way: their answers are awaited."""
         self._resigning: asyncio.Task[None] | None = None
         self._announced = False
 
@@ -368,16 +376,34 @@ class GameRunner:
     # -- a turn ---------------------------------------------------------------------------
 
     def _cancel_thinking(self) -> None:
-        if self._think is not None and not self._think.done():
-            self._think.cancel()
-        self._think = None
+        """Stop the turn being played: its engine, or its wait to send the move again. A
+        move already on its way is not cut off: its answer is awaited (and reported)."""
+        task, self._think = self._think, None
+        if task is None or task.done():
+            return
+        if task in self._sending:
+            self._detached.add(task)
+            task.add_done_callback(self._detached.discard)
+        else:
+            task.cancel()
 
     async def _stop_thinking(self) -> None:
         task, self._think = self._think, None
         if task is not None and not task.done():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            if task in self._sending:
+                self._detached.add(task)
+            else:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        detached = set(self._detached)
+        if detached:
+            _, late = await asyncio.wait(detached, timeout=SEND_WAIT)
+            for t in late:
+                t.cancel()
+            for t in detached:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await t
 
     def view_of(self, state: Mapping[str, Any]) -> PlayerView | None:
         """The engine's view of ``state`` (its position lines), or ``None`` if they do not
@@ -476,9 +502,17 @@ class GameRunner:
                     if not left:
                         break
                     move = rng.choice(left)
+            me = asyncio.current_task()
+            assert me is not None  # (a turn is a task)
             try:
-                await self.client.move(self.id, move, round_, ply)
+                self._sending.add(me)
+                try:
+                    await self.client.move(self.id, move, round_, ply)
+                finally:
+                    self._sending.discard(me)
             except ApiError as e:
+                if me in self._detached:
+                    return  # the game has moved on: the stream says what happens next
                 if e.code == "illegal_move":
                     self.illegal_refusals += 1
                     refused.add(move)
@@ -504,6 +538,8 @@ class GameRunner:
                 )
                 return
             except ConnectionLost as e:
+                if me in self._detached:
+                    return
                 await self._wait("sending the move again", str(e))
                 continue
             self.moves_sent += 1
