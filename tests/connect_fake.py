@@ -93,6 +93,8 @@ class FakeBotServer:
         """Every stream opened: (account, path, ``since``)."""
         self.refuse_moves = 0
         """Refuse the next this many moves as illegal (422), legal or not."""
+        self.fail_moves = 0
+        """Answer the next this many moves with a server error (503), making none."""
         self.stall = False
         """Streams stay open but send nothing, not even keep-alives."""
         self.hold = False
@@ -477,6 +479,9 @@ class FakeBotServer:
                 "ply" in body and body["ply"] != r.ply
             ):
                 return self._refuse(409, "stale_move", "the game has moved on")
+            if self.fail_moves > 0:
+                self.fail_moves -= 1
+                return self._refuse(503, "unavailable", "down for a moment (the fake's knob)")
             if self.refuse_moves > 0:
                 self.refuse_moves -= 1
                 return self._refuse(422, "illegal_move", "refused (the fake's knob)")

@@ -271,6 +271,19 @@ async def test_moves_refused_as_illegal_are_retried(fake: FakeBotServer) -> None
 
 
 @pytest.mark.asyncio
+async def test_a_move_that_cannot_be_delivered_is_sent_until_it_is(fake: FakeBotServer) -> None:
+    # a server away for longer than a few back-offs (restarting): the move is sent again
+    # for as long as it takes, not given up after a number of tries and left to the clock
+    fake.fail_moves = 12
+    fake.offer("ana", "bot1", rounds=1)
+    reporter = Reporter("error")
+    summary = await asyncio.wait_for(Connector(config(fake, games=1), reporter).run(), TIMEOUT)
+    assert fake.game(summary.results[0].id).status == "finished"
+    assert len(events(reporter, "reconnect")) == 12
+    assert not [r for r in reporter.history if r["level"] == "error"]
+
+
+@pytest.mark.asyncio
 async def test_an_engine_that_sends_illegal_moves_is_covered_by_legal_ones(
     fake: FakeBotServer,
 ) -> None:

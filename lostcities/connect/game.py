@@ -35,7 +35,9 @@ MIN_MOVE_TIME = 0.05
 ENGINE_TRIES = 2
 """Moves asked of the engine at one turn before the legal fallback is sent instead."""
 MOVE_TRIES = 8
-"""Moves sent at one turn, all refused, before the turn is left to the clock."""
+"""Moves refused as illegal at one turn before the turn is left to the clock (a move that
+could not be delivered, for a network loss or a server error, is sent again after the
+back-off for as long as it is the bot's turn, and counts for none)."""
 RESIGN_TRIES = 5
 """Attempts to deliver a resignation before the game is left."""
 SEND_WAIT = 20.0
@@ -489,7 +491,7 @@ class GameRunner:
         refused: set[str] = set()
         engine_tries = 0
         move: str | None = None
-        for _ in range(MOVE_TRIES):
+        while len(refused) < MOVE_TRIES:
             if move is None or move in refused:
                 move = None
                 usable = view is not None and self.engine is not None
