@@ -259,9 +259,12 @@ def ratings_of(db_url: str, game_id: str) -> tuple[dict[int, Any], dict[str, Any
         engine.dispose()
 
 
-def play_rated_match(made: list[Server], db_url: str, tmp: Path, processes: int) -> None:
-    """The rated 3-round match of two connectors (on ``processes`` server processes), to its
-    end; both bot-pool ratings moved by :func:`lostcities.web.ratings.rate_pair`."""
+def play_rated_match(
+    made: list[Server], db_url: str, tmp: Path, processes: int, clock: str | None
+) -> None:
+    """The rated 3-round match of two connectors (on ``processes`` server processes, with
+    ``clock``), to its end; both bot-pool ratings moved by
+    :func:`lostcities.web.ratings.rate_pair`."""
     from lostcities.web.ratings import DEFAULT, outcome, rate_pair
 
     one = serve(made, db_url, tmp)
@@ -285,7 +288,7 @@ def play_rated_match(made: list[Server], db_url: str, tmp: Path, processes: int)
             "--challenge-rounds",
             "3",
             "--challenge-clock",
-            "none",
+            clock or "none",
             "--challenge-rated",
         )
         assert b.finish() == 0, b.stderr()
@@ -307,8 +310,12 @@ def play_rated_match(made: list[Server], db_url: str, tmp: Path, processes: int)
     assert end_a["score"] == end_b["score"][::-1]
     want = {1.0: ("lost", "won"), 0.0: ("won", "lost"), 0.5: ("draw", "draw")}[score]
     assert (end_a["status"], end_b["status"]) == (f"{want[0]} (normal)", f"{want[1]} (normal)")
+    assert end_a["clock"] == end_b["clock"] == clock
     assert a.records[-1]["event"] == b.records[-1]["event"] == "stopped"
-    assert all(r["level"] != "error" for r in a.records + b.records), a.records + b.records
+    # nothing went wrong on the way: no error, and no warning (a position the connector
+    # could not read, an engine covered by a fallback move, a reconnection, a refusal)
+    bad = [r for r in a.records + b.records if r["level"] in ("warning", "error")]
+    assert not bad, bad
     # every move acknowledged: the moves the connectors saw taken are the game's moves
     assert sorted(sent_moves(a) + sent_moves(b)) == moves_of(db_url, gid)
     assert len(moves_of(db_url, gid)) >= 3 * 44  # (three whole rounds)
@@ -328,11 +335,14 @@ def play_rated_match(made: list[Server], db_url: str, tmp: Path, processes: int)
 def test_a_rated_match_on_two_processes_and_postgresql(
     servers: list[Server], pg_url: str, tmp_path: Path
 ) -> None:
-    play_rated_match(servers, pg_url, tmp_path, processes=2)
+    play_rated_match(servers, pg_url, tmp_path, processes=2, clock=None)
 
 
 def test_a_rated_match_on_one_process_and_sqlite(servers: list[Server], tmp_path: Path) -> None:
-    play_rated_match(servers, f"sqlite:///{tmp_path / 'e2e.db'}", tmp_path, processes=1)
+    # (with a match clock: its readings in the state, and the time given to each move; ten
+    # minutes and ten seconds a move are far more than these engines take, even loaded)
+    db = f"sqlite:///{tmp_path / 'e2e.db'}"
+    play_rated_match(servers, db, tmp_path, processes=1, clock="600+10")
 
 
 def casual_game(one: Server, two: Server, db_url: str, tmp: Path) -> tuple[Connect, Connect, Path]:
@@ -368,6 +378,14 @@ def check_finished(db_url: str, gid: str, *conns: Connect) -> None:
     assert len(stored) >= 44 and stored[-1][0] == 1  # (a whole round)
     reported = [m for c in conns for m in sent_moves(c)]
     assert len(set(reported)) == len(reported) and set(reported) <= set(stored)
+    # reconnections warn; nothing else may (the engines played every move, none refused)
+    bad = [
+        r
+        for c in conns
+        for r in c.records
+        if r["level"] == "error" or r["event"] in ("engine", "illegal")
+    ]
+    assert not bad, bad
 
 
 @pytest.mark.slow
