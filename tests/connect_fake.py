@@ -516,7 +516,7 @@ class FakeBotServer:
             if r.is_over():
                 r = game.match.new_round()
             r.forfeit(seat, "resigned")
-            self._end(game, "finished", "resign")
+            self._end(game, "finished", "resigned")
             game.version += 1
         return JSONResponse({"ok": True})
 

@@ -421,7 +421,7 @@ async def test_stop_with_resign_resigns_the_games(fake: FakeBotServer) -> None:
     assert events(reporter, "stopping", mode="resigning", running=1)
     summary = await asyncio.wait_for(task, TIMEOUT)
     game = fake.game(game_id)
-    assert game.status == "finished" and game.ending == "resign"
+    assert game.status == "finished" and game.ending == "resigned"
     assert len(fake.posted("/resign")) == 1
     assert summary.results[0].outcome == "lost"
 
@@ -434,7 +434,7 @@ async def test_a_second_interrupt_resigns_what_the_first_was_finishing(
     connector.interrupt()
     connector.interrupt()
     await asyncio.wait_for(task, TIMEOUT)
-    assert fake.game(game_id).ending == "resign"
+    assert fake.game(game_id).ending == "resigned"
 
 
 @pytest.mark.asyncio
