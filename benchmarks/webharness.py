@@ -222,11 +222,12 @@ class Server:
 def new_account(store: Any, name: str) -> int:
     """A new active account ``name`` (no password, no passkey), written into ``store`` (a
     :class:`~lostcities.web.store.GameStore` on the server's database); returns its id."""
+    from lostcities.web.accounts import username_key
     from lostcities.web.models.accounts import AccountRow
 
     def fn(s: Any) -> int:
         row = AccountRow(
-            username=name, username_key=name.casefold(), user_handle=f"h-{name}", status="active"
+            username=name, username_key=username_key(name), user_handle=f"h-{name}", status="active"
         )
         s.add(row)
         s.flush()

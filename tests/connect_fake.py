@@ -57,6 +57,8 @@ class FakeGame:
     status: str = "started"
     ending: str = ""
     version: int = 0
+    streamed: dict[int, int] = field(default_factory=dict)
+    """Per seat: the latest version its game stream has sent."""
     rng: random.Random = field(default_factory=lambda: random.Random(0))
 
     def over(self) -> bool:
@@ -91,6 +93,8 @@ class FakeBotServer:
         """Every stream opened: (account, path, ``since``)."""
         self.refuse_moves = 0
         """Refuse the next this many moves as illegal (422), legal or not."""
+        self.fail_moves = 0
+        """Answer the next this many moves with a server error (503), making none."""
         self.stall = False
         """Streams stay open but send nothing, not even keep-alives."""
         self.hold = False
@@ -98,6 +102,9 @@ class FakeBotServer:
         self.hold_after: int | None = None
         """The house players do not move once a round has this many moves (a game parked
         mid-round at the house's turn, until :meth:`release`)."""
+        self.ack_after_state = False
+        """A move is answered only once the mover's game stream has sent the state after
+        it (the real server wakes the streams before it answers the move's request)."""
         self.generation = 0
         self._ids = itertools.count(1)
         self._event_ids = itertools.count(1)
@@ -443,6 +450,8 @@ class FakeBotServer:
                     state = self.state(game, seat) if changed else None
                 if state is not None:
                     yield json.dumps({"type": "gameState", "state": state}) + "\n"
+                    with self.lock:
+                        game.streamed[seat] = max(game.streamed.get(seat, 0), version)
                     quiet_since = time.monotonic()
                     if state["status"] != "started":
                         return
@@ -470,6 +479,9 @@ class FakeBotServer:
                 "ply" in body and body["ply"] != r.ply
             ):
                 return self._refuse(409, "stale_move", "the game has moved on")
+            if self.fail_moves > 0:
+                self.fail_moves -= 1
+                return self._refuse(503, "unavailable", "down for a moment (the fake's knob)")
             if self.refuse_moves > 0:
                 self.refuse_moves -= 1
                 return self._refuse(422, "illegal_move", "refused (the fake's knob)")
@@ -479,6 +491,14 @@ class FakeBotServer:
                 return self._refuse(422, "illegal_move", str(e))
             self._after_move(game)
             self._house_moves(game)
+            made = game.version
+        if self.ack_after_state:
+            deadline = time.monotonic() + 10.0
+            while time.monotonic() < deadline:
+                with self.lock:
+                    if game.streamed.get(seat, 0) >= made:
+                        break
+                await asyncio.sleep(POLL)
         return JSONResponse({"ok": True})
 
     async def _resign(self, request: Request) -> Response:
@@ -496,7 +516,7 @@ class FakeBotServer:
             if r.is_over():
                 r = game.match.new_round()
             r.forfeit(seat, "resigned")
-            self._end(game, "finished", "resign")
+            self._end(game, "finished", "resigned")
             game.version += 1
         return JSONResponse({"ok": True})
 

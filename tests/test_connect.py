@@ -187,6 +187,25 @@ async def test_accepts_a_challenge_and_plays_the_match_with_a_built_in_bot(
 
 
 @pytest.mark.asyncio
+async def test_a_move_answered_after_its_state_is_seen_through(fake: FakeBotServer) -> None:
+    # the real server wakes the game streams before it answers a move: the state after the
+    # move (the house has moved too: the bot's turn again) comes before the move's answer,
+    # which must still be awaited (not cut off with the turn) and every move reported once
+    fake.ack_after_state = True
+    fake.offer("ana", "bot1", rounds=1)
+    reporter = Reporter("error")
+    summary = await asyncio.wait_for(Connector(config(fake, games=1), reporter).run(), TIMEOUT)
+    game = fake.game(summary.results[0].id)
+    assert game.status == "finished"
+    seat = game.players.index("bot1")
+    r = game.match.rounds[0]
+    made = [str(mv) for i, mv in enumerate(r.history) if r.starter ^ i % 2 == seat]
+    reported = [r["move"] for r in events(reporter, "move") if "move" in r and "code" not in r]
+    assert reported == made
+    assert len(moves_of(fake, "bot1")) == len(made)
+
+
+@pytest.mark.asyncio
 async def test_a_cmd_engine_plays_a_round(fake: FakeBotServer) -> None:
     engine = f"cmd:{sys.executable} {ROOT / 'examples' / 'bot.py'}"
     fake.offer("ana", "bot1", rounds=1, variant="long")
@@ -249,6 +268,19 @@ async def test_moves_refused_as_illegal_are_retried(fake: FakeBotServer) -> None
     summary = await asyncio.wait_for(Connector(config(fake, games=1), reporter).run(), TIMEOUT)
     assert len(events(reporter, "illegal")) == 3
     assert fake.game(summary.results[0].id).status == "finished"
+
+
+@pytest.mark.asyncio
+async def test_a_move_that_cannot_be_delivered_is_sent_until_it_is(fake: FakeBotServer) -> None:
+    # a server away for longer than a few back-offs (restarting): the move is sent again
+    # for as long as it takes, not given up after a number of tries and left to the clock
+    fake.fail_moves = 12
+    fake.offer("ana", "bot1", rounds=1)
+    reporter = Reporter("error")
+    summary = await asyncio.wait_for(Connector(config(fake, games=1), reporter).run(), TIMEOUT)
+    assert fake.game(summary.results[0].id).status == "finished"
+    assert len(events(reporter, "reconnect")) == 12
+    assert not [r for r in reporter.history if r["level"] == "error"]
 
 
 @pytest.mark.asyncio
@@ -389,7 +421,7 @@ async def test_stop_with_resign_resigns_the_games(fake: FakeBotServer) -> None:
     assert events(reporter, "stopping", mode="resigning", running=1)
     summary = await asyncio.wait_for(task, TIMEOUT)
     game = fake.game(game_id)
-    assert game.status == "finished" and game.ending == "resign"
+    assert game.status == "finished" and game.ending == "resigned"
     assert len(fake.posted("/resign")) == 1
     assert summary.results[0].outcome == "lost"
 
@@ -402,7 +434,7 @@ async def test_a_second_interrupt_resigns_what_the_first_was_finishing(
     connector.interrupt()
     connector.interrupt()
     await asyncio.wait_for(task, TIMEOUT)
-    assert fake.game(game_id).ending == "resign"
+    assert fake.game(game_id).ending == "resigned"
 
 
 @pytest.mark.asyncio

@@ -212,7 +212,7 @@ def test_ctrl_c_with_on_exit_resign_resigns_and_exits_130(
     stopping = [r for r in records if r["event"] == "stopping"]
     assert stopping[0]["mode"] == "resigning" and stopping[0]["running"] == 1
     (game,) = fake.games.values()
-    assert game.status == "finished" and game.ending == "resign"
+    assert game.status == "finished" and game.ending == "resigned"
     assert len(fake.posted("/resign")) == 1
     assert records[-1]["event"] == "stopped" and records[-1]["interrupted"] is True
 

@@ -35,9 +35,13 @@ MIN_MOVE_TIME = 0.05
 ENGINE_TRIES = 2
 """Moves asked of the engine at one turn before the legal fallback is sent instead."""
 MOVE_TRIES = 8
-"""Moves sent at one turn, all refused, before the turn is left to the clock."""
+"""Moves refused as illegal at one turn before the turn is left to the clock (a move that
+could not be delivered, for a network loss or a server error, is sent again after the
+back-off for as long as it is the bot's turn, and counts for none)."""
 RESIGN_TRIES = 5
 """Attempts to deliver a resignation before the game is left."""
+SEND_WAIT = 20.0
+"""Seconds a game's end waits for the answers to moves still on their way."""
 FINAL_STATES = frozenset({"finished", "aborted"})
 """The ``status`` of a game that is over."""
 CARDS_AFTER_DEAL = {"classic": 44, "long": 56}
@@ -194,6 +198,12 @@ class GameRunner:
         self._engine_lock = threading.Lock()
         self._turn: tuple[int, int] | None = None
         self._think: asyncio.Task[None] | None = None
+        self._sending: set[asyncio.Task[Any]] = set()
+        """Turns whose move is on its way to the server: left to finish, never cancelled
+        (the server sends the state after a move before its answer to the move, so a turn
+        is over for the stream before it is over for the request)."""
+        self._detached: set[asyncio.Task[None]] = set()
+        """Turns superseded while their move was on its way: their answers are awaited."""
         self._resigning: asyncio.Task[None] | None = None
         self._announced = False
 
@@ -368,16 +378,34 @@ class GameRunner:
     # -- a turn ---------------------------------------------------------------------------
 
     def _cancel_thinking(self) -> None:
-        if self._think is not None and not self._think.done():
-            self._think.cancel()
-        self._think = None
+        """Stop the turn being played: its engine, or its wait to send the move again. A
+        move already on its way is not cut off: its answer is awaited (and reported)."""
+        task, self._think = self._think, None
+        if task is None or task.done():
+            return
+        if task in self._sending:
+            self._detached.add(task)
+            task.add_done_callback(self._detached.discard)
+        else:
+            task.cancel()
 
     async def _stop_thinking(self) -> None:
         task, self._think = self._think, None
         if task is not None and not task.done():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            if task in self._sending:
+                self._detached.add(task)
+            else:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        detached = set(self._detached)
+        if detached:
+            _, late = await asyncio.wait(detached, timeout=SEND_WAIT)
+            for t in late:
+                t.cancel()
+            for t in detached:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await t
 
     def view_of(self, state: Mapping[str, Any]) -> PlayerView | None:
         """The engine's view of ``state`` (its position lines), or ``None`` if they do not
@@ -463,7 +491,7 @@ class GameRunner:
         refused: set[str] = set()
         engine_tries = 0
         move: str | None = None
-        for _ in range(MOVE_TRIES):
+        while len(refused) < MOVE_TRIES:
             if move is None or move in refused:
                 move = None
                 usable = view is not None and self.engine is not None
@@ -476,9 +504,17 @@ class GameRunner:
                     if not left:
                         break
                     move = rng.choice(left)
+            me = asyncio.current_task()
+            assert me is not None  # (a turn is a task)
             try:
-                await self.client.move(self.id, move, round_, ply)
+                self._sending.add(me)
+                try:
+                    await self.client.move(self.id, move, round_, ply)
+                finally:
+                    self._sending.discard(me)
             except ApiError as e:
+                if me in self._detached:
+                    return  # the game has moved on: the stream says what happens next
                 if e.code == "illegal_move":
                     self.illegal_refusals += 1
                     refused.add(move)
@@ -504,6 +540,8 @@ class GameRunner:
                 )
                 return
             except ConnectionLost as e:
+                if me in self._detached:
+                    return
                 await self._wait("sending the move again", str(e))
                 continue
             self.moves_sent += 1

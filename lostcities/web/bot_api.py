@@ -42,6 +42,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from lostcities.protocol.wire import position_lines
+from lostcities.rules import Termination
 from lostcities.web import abandon, ratings, schemas
 from lostcities.web.accounts import Account, blocked_between, find_account, username_key
 from lostcities.web.chatroom import CHAT_IDS
@@ -278,8 +279,19 @@ def _result(g: LiveGame) -> dict[str, Any] | None:
     if not g.is_over():
         return None
     winner = {"1-0": 0, "0-1": 1}.get(row.result)
-    ending = row.ending or m.reason() or "normal"
-    return {"winner": winner, "scores": list(m.totals()), "ending": ending}
+    return {"winner": winner, "scores": list(m.totals()), "ending": _ending(g)}
+
+
+def _ending(g: LiveGame) -> str:
+    """How a match ended, as docs/bot-api.md names it: ``aborted`` or ``abandoned`` (ended
+    off the board), the forfeit's reason (``resigned``, a time-out), else ``normal``."""
+    if g.row.ending:
+        return g.row.ending
+    for r in g.match.rounds:
+        out = r.outcome()
+        if out is not None and out.termination is Termination.FORFEIT:
+            return out.reason or "forfeit"
+    return "normal"
 
 
 def game_state(g: LiveGame, seat: int) -> dict[str, Any]:

@@ -5,9 +5,7 @@ A test module imports its helpers from :mod:`tests.web.web_helpers`, never from 
 
 from __future__ import annotations
 
-import contextlib
 import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,9 +15,7 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("sqlalchemy")
 
-from tests.web.web_helpers import Server, app_settings
-
-PG_ENV = "LOSTCITIES_TEST_POSTGRES_URL"
+from tests.web.web_helpers import PG_ENV, Server, app_settings, pg_schema
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -62,28 +58,6 @@ def pg_url() -> Iterator[str]:
         pytest.skip(f"{PG_ENV} not set")
     with pg_schema() as url:
         yield url
-
-
-@contextlib.contextmanager
-def pg_schema() -> Iterator[str]:
-    """The URL of a fresh schema of the test PostgreSQL database (selected with the
-    connection's search_path), dropped afterwards."""
-    import sqlalchemy
-
-    from lostcities.web.store import normalize_db_url
-
-    base = normalize_db_url(os.environ[PG_ENV])
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    engine = sqlalchemy.create_engine(base)
-    with engine.begin() as conn:
-        conn.execute(sqlalchemy.text(f"CREATE SCHEMA {schema}"))
-    sep = "&" if "?" in base else "?"
-    try:
-        yield f"{base}{sep}options=-csearch_path%3D{schema}"
-    finally:
-        with engine.begin() as conn:
-            conn.execute(sqlalchemy.text(f"DROP SCHEMA {schema} CASCADE"))
-        engine.dispose()
 
 
 @pytest.fixture

@@ -531,6 +531,7 @@ def test_two_bots_play_a_rated_game_to_its_end_rated_in_the_bot_pool(api: Any) -
     events.close()
     last = lines[0][-1]["state"]
     assert fin["game"]["result"] == last["result"] and last["result"]["scores"] == last["totals"]
+    assert last["result"]["ending"] == "normal"  # (the match's own end, as the docs name it)
     assert lines[0][0]["clock"] == "600+10" and set(last["clock"]) == {"0", "1"}
     # the leak scan: every line names only cards its seat may know; the hand is its own
     g = api.portal.call(api.app.state.manager.get, gid)
@@ -562,6 +563,24 @@ def test_two_bots_play_a_rated_game_to_its_end_rated_in_the_bot_pool(api: Any) -
         assert changes[seat].player == key and rows[key].games == 1
         assert rows[key].rating == pytest.approx(want[seat].rating)
     assert not [k for k in rows if k.startswith("a:")]
+
+
+def test_a_resignation_ends_the_game_streams_with_its_reason(api: Any) -> None:
+    a, b = bot(api, "alpha"), bot(api, "beta")
+    gid = game_of(api, a, b, "beta", rounds=3)
+    streams = {s: AsgiStream(api, f"/api/bot/game/stream/{gid}", h) for s, h in ((0, a), (1, b))}
+    try:
+        for st in streams.values():
+            assert st.next()["type"] == "gameFull"
+        assert api.post(f"/api/bot/game/{gid}/resign", headers=b).json() == {"ok": True}
+        for st in streams.values():
+            last = st.until(lambda x: x != "" and x["type"] == "gameState")["state"]
+            assert last["status"] == "finished" and last["to_move"] is None
+            assert last["result"] == {"winner": 0, "scores": [0, 0], "ending": "resigned"}
+            assert st.rest() == []
+    finally:
+        for st in streams.values():
+            st.close()
 
 
 # -- fuzz ------------------------------------------------------------------------------------------

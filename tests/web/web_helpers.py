@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import queue
 import random
 import socket
@@ -19,7 +20,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +47,33 @@ TEST_ENV = {
 """The tests' server settings over :data:`webharness.DEFAULT_ENV` (no per-client limits:
 scripted clients play hundreds of moves a minute from one address; tests/web/test_web_limits.py
 tests them; no bot delay)."""
+
+
+PG_ENV = "LOSTCITIES_TEST_POSTGRES_URL"
+"""The environment variable naming the test PostgreSQL database (the PostgreSQL tests are
+skipped without it)."""
+
+
+@contextlib.contextmanager
+def pg_schema() -> Iterator[str]:
+    """The URL of a fresh schema of the test PostgreSQL database (:data:`PG_ENV`; selected
+    with the connection's search_path), dropped afterwards."""
+    import sqlalchemy
+
+    from lostcities.web.store import normalize_db_url
+
+    base = normalize_db_url(os.environ[PG_ENV])
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    engine = sqlalchemy.create_engine(base)
+    with engine.begin() as conn:
+        conn.execute(sqlalchemy.text(f"CREATE SCHEMA {schema}"))
+    sep = "&" if "?" in base else "?"
+    try:
+        yield f"{base}{sep}options=-csearch_path%3D{schema}"
+    finally:
+        with engine.begin() as conn:
+            conn.execute(sqlalchemy.text(f"DROP SCHEMA {schema} CASCADE"))
+        engine.dispose()
 
 
 class Server(webharness.Server):
