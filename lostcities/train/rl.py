@@ -62,6 +62,7 @@ from lostcities.fast.netplay import (
 )
 from lostcities.fast.rng import xorshift_state
 from lostcities.nn import VALUE_SCALE, Network, default_network
+from lostcities.presentation import progress_bar
 from lostcities.rules import NUM_MOVES
 from lostcities.train.data import atomic_path, atomic_write_text
 from lostcities.train.errors import RunDirectoryError, TrainOptionError
@@ -803,27 +804,9 @@ class _Bar:
         self.progress: Any = None
         if not enabled:
             return
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        self.progress = Progress(
-            TextColumn("PPO updates"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[info]}"),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=Console(stderr=True),
-        )
+        self.progress = progress_bar(fields="{task.fields[info]}", keep=True)
         self.progress.start()
-        self.task = self.progress.add_task("ppo", total=total, completed=done, info="")
+        self.task = self.progress.add_task("PPO updates", total=total, completed=done, info="")
 
     def advance(self, rec: dict[str, Any]) -> None:
         if self.progress is not None:
