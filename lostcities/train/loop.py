@@ -40,6 +40,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, fields
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,7 @@ from lostcities.arena.results import MatchResult
 from lostcities.stats import mean_ci, score_to_elo, wilson_ci
 from lostcities.train.data import Positions, atomic_path, atomic_write_text
 from lostcities.train.errors import RunDirectoryError, TrainOptionError
+from lostcities.train.options import as_json
 from lostcities.train.selfplay import (
     FlatTeacher,
     GuidedTeacher,
@@ -193,10 +195,7 @@ class RunConfig:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
-        d = asdict(self)
-        d["variants"] = list(self.variants)
-        d["hidden"] = list(self.hidden)
-        return d
+        return as_json(asdict(self))
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RunConfig:
@@ -667,18 +666,18 @@ def _iterations(ctx: _Context, stop_after: str | None) -> dict[str, Any]:
             continue
         d.mkdir(exist_ok=True)
         champion = _champion_after(ctx, t - 1)
-        sp = _selfplay(ctx, t, champion)
-        if stop_after == "selfplay":
-            return log
-        tr = _train(ctx, t)
-        if stop_after == "train":
-            return log
-        gate = _gate(ctx, t, champion)
-        if stop_after == "gate":
-            return log
-        ref = _reference(ctx, t)
-        if stop_after == "reference":
-            return log
+        stages: dict[str, Callable[[], Any]] = {
+            "selfplay": partial(_selfplay, ctx, t, champion),
+            "train": partial(_train, ctx, t),
+            "gate": partial(_gate, ctx, t, champion),
+            "reference": partial(_reference, ctx, t),
+        }
+        done: dict[str, Any] = {}
+        for stage, step in stages.items():
+            done[stage] = step()
+            if stop_after == stage:
+                return log
+        sp, tr, gate, ref = done.values()
         new_champion = f"iter-{t:03d}/candidate.npz" if gate["accepted"] else champion
         if new_champion is not None:
             _copy_atomic(out / new_champion, out / "net.npz")

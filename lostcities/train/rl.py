@@ -67,6 +67,7 @@ from lostcities.rules import NUM_MOVES
 from lostcities.train.data import atomic_path, atomic_write_text
 from lostcities.train.errors import RunDirectoryError, TrainOptionError
 from lostcities.train.model import TorchNetwork
+from lostcities.train.options import as_json
 
 __all__ = [
     "SHARD_GAMES",
@@ -141,10 +142,8 @@ class PPOConfig:
             bad(f"device must be cpu or cuda, not {self.device!r}")
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["variants"] = list(self.variants)
-        d["hidden"] = list(self.hidden)
-        return d
+        """JSON-ready."""
+        return as_json(asdict(self))
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> PPOConfig:
