@@ -32,6 +32,7 @@ from lostcities.web.models.bots import ApiTokenRow, BotChallengeRow, BotEventRow
 from lostcities.web.models.games import GameRow
 from lostcities.web.models.ratings import RatingRow
 from lostcities.web.repositories import accounts as account_data
+from lostcities.web.repositories.base import row_by_key
 from lostcities.web.repositories.games import BOT_NOTICE, NOTIFY_CHANNEL, notify_change
 
 __all__ = [
@@ -199,11 +200,7 @@ def op_revoke_account_tokens(
 
 def account_by_id_sync(engine: Engine, account_id: int) -> AccountRow | None:
     """The stored account ``account_id``, or ``None``."""
-    with Session(engine) as s:
-        row = s.get(AccountRow, account_id)
-        if row is not None:
-            s.expunge(row)
-        return row
+    return row_by_key(engine, AccountRow, account_id)
 
 
 def rated_games_sync(engine: Engine, account_id: int) -> int:
@@ -375,11 +372,7 @@ def op_create_challenge(
 
 def challenge_sync(engine: Engine, challenge_id: str) -> BotChallengeRow | None:
     """The challenge ``challenge_id``, or ``None``."""
-    with Session(engine) as s:
-        row = s.get(BotChallengeRow, challenge_id[:16])
-        if row is not None:
-            s.expunge(row)
-        return row
+    return row_by_key(engine, BotChallengeRow, challenge_id[:16])
 
 
 def pending_challenges_sync(
