@@ -211,30 +211,37 @@ def format_analysis(game: Mapping[str, Any], *, only_marked: bool = False) -> st
     return out + "\n\n" + _table(srows, right={1, 2, 3, 4, 5, 6}) + "\n" + ACCURACY_NOTE
 
 
-def progress_bar(enabled: bool = True) -> Progress:
-    """A rich progress bar on stderr (description, bar, done of total, elapsed and remaining
-    time) that clears itself when done, and stays hidden unless ``enabled`` and stderr is a
-    terminal. Needs rich (the ``arena`` extra)."""
+def progress_bar(
+    enabled: bool = True, *, fields: str | None = None, keep: bool = False
+) -> Progress:
+    """A rich progress bar on stderr (description, bar, done of total, ``fields`` if given,
+    elapsed and remaining time). It clears itself when done and stays hidden unless
+    ``enabled`` and stderr is a terminal; with ``keep``, it stays on screen when done and
+    shows whenever ``enabled`` (a long run's log keeps it). ``fields``: a rich format string
+    of the task's fields, e.g. ``"{task.fields[info]}"``. Needs rich (the ``arena`` extra)."""
     from rich.console import Console
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
         Progress,
+        ProgressColumn,
         TextColumn,
         TimeElapsedColumn,
         TimeRemainingColumn,
     )
 
     console = Console(stderr=True)
+    extra: list[ProgressColumn] = [] if fields is None else [TextColumn(fields)]
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
+        *extra,
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         console=console,
-        transient=True,
-        disable=not (enabled and console.is_terminal),
+        transient=not keep,
+        disable=not (enabled and (keep or console.is_terminal)),
     )
 
 

@@ -66,6 +66,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         "fast": "the search teacher runs compiled",
         "arena": "gating is a duplicate-deal match",
         "stats": "confidence intervals",
+        "presentation": "the progress bar its commands share with `lostcities analyse`",
     },
     "replay": {},  # `lostcities replay`: the core's records checked, printed, exit codes
     "review": {

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from lostcities.stats import (
     SprtParams,
@@ -36,8 +36,24 @@ SPRT_MIN_DEALS = 10
 """The SPRT is first checked once this many deals are in (tiny samples misjudge the variance)."""
 
 
+class _FromA:
+    """A round or a whole match, from bot A's side: who won and by how much."""
+
+    winner: str | None
+
+    @property
+    def margin(self) -> int:
+        """A's score (or total) minus B's."""
+        raise NotImplementedError
+
+    @property
+    def a_points(self) -> float:
+        """1 for an A win, 1/2 for a draw, 0 for a loss."""
+        return 1.0 if self.winner == "a" else 0.5 if self.winner is None else 0.0
+
+
 @dataclass(frozen=True)
-class RoundResult:
+class RoundResult(_FromA):
     """One round of a match, from bot A's side."""
 
     deal: int
@@ -75,11 +91,6 @@ class RoundResult:
     """In whole-match play: the round's index in its match (0-based); else ``None``."""
 
     @property
-    def a_points(self) -> float:
-        """1 for an A win, 1/2 for a draw, 0 for a loss."""
-        return 1.0 if self.winner == "a" else 0.5 if self.winner is None else 0.0
-
-    @property
     def margin(self) -> int:
         """A's score minus B's."""
         return self.a_score - self.b_score
@@ -91,7 +102,7 @@ class RoundResult:
 
 
 @dataclass(frozen=True)
-class MatchGame:
+class MatchGame(_FromA):
     """One whole match of several rounds (``lostcities match --matches``), from bot A's
     side; each match is played twice on the same deals, the bots swapping seats."""
 
@@ -115,11 +126,6 @@ class MatchGame:
     """``'a'`` or ``'b'`` when that bot forfeited (and so lost the match)."""
     record: str | None = None
     """The match's game record (all its rounds), when asked for."""
-
-    @property
-    def a_points(self) -> float:
-        """1 for an A win, 1/2 for a draw, 0 for a loss."""
-        return 1.0 if self.winner == "a" else 0.5 if self.winner is None else 0.0
 
     @property
     def margin(self) -> int:
@@ -210,24 +216,13 @@ def _pair(lo: float, hi: float) -> list[float | None]:
     return [_finite(lo), _finite(hi)]
 
 
-class _Scored(Protocol):
-    """A round or a whole match, from A's side."""
-
-    @property
-    def winner(self) -> str | None: ...
-    @property
-    def a_points(self) -> float: ...
-    @property
-    def margin(self) -> int: ...
-
-
-def _paired(res: PairedFigures, games: Sequence[_Scored], pairs: Sequence[int]) -> list[float]:
+def _paired(res: PairedFigures, games: Sequence[_FromA], pairs: Sequence[int]) -> list[float]:
     """Fill ``res``'s figures from ``games``, ``pairs[i]`` naming the pair (deal or match)
     of ``games[i]``; return A's points per pair, in order (the SPRT's input)."""
     res.a_wins = sum(g.winner == "a" for g in games)
     res.b_wins = sum(g.winner == "b" for g in games)
     res.draws = len(games) - res.a_wins - res.b_wins
-    by_pair: dict[int, list[_Scored]] = {}
+    by_pair: dict[int, list[_FromA]] = {}
     for g, key in zip(games, pairs, strict=True):
         by_pair.setdefault(key, []).append(g)
     pair_points = [sum(g.a_points for g in gs) / len(gs) for gs in by_pair.values()]

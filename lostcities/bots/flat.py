@@ -35,13 +35,16 @@ import random
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from lostcities.bots.rollout import playout, smart_playout
 from lostcities.cards import Card
 from lostcities.errors import IllegalMoveError
 from lostcities.rules import Move, PlayerView, Round
 from lostcities.scoring import MARGIN_SCALE
+
+if TYPE_CHECKING:
+    from lostcities.fast.search import FlatSearch
 
 __all__ = [
     "ENGINES",
@@ -226,20 +229,12 @@ def flat_search(
     why = removed_rollout(rollout)
     if why is not None:
         raise ValueError(f"flat search: {why}")
+    search: type[FlatSearch | PythonFlatSearch] = PythonFlatSearch
     if engine == "fast" and view.achievements is None:
         from lostcities.fast.search import FlatSearch
 
-        return FlatSearch(
-            view,
-            candidates,
-            scale=scale,
-            seed=seed,
-            rollout=rollout,
-            rng=rng,
-            hands=hands,
-            reward=reward,
-        )
-    return PythonFlatSearch(
+        search = FlatSearch
+    return search(
         view,
         candidates,
         scale=scale,

@@ -13,7 +13,7 @@ import importlib.util
 from dataclasses import fields
 from typing import Any
 
-from lostcities.train.options import Option, add_options, given, read_given, reader
+from lostcities.train.options import Option, add_options, as_json, given, read_given, reader
 
 __all__ = ["add_arguments", "cli_main"]
 
@@ -173,7 +173,7 @@ def cli_main(args: argparse.Namespace) -> int:
         Path(args.out),
         config,
         resume=args.resume,
-        overrides=_as_json(overrides),
+        overrides=as_json(overrides),
         jobs=jobs,
         progress=not args.no_progress,
         stop_after=args.stop_after,
@@ -196,8 +196,3 @@ def _reference() -> str:
     from lostcities.train.loop import REFERENCE
 
     return REFERENCE
-
-
-def _as_json(overrides: dict[str, Any]) -> dict[str, Any]:
-    """Options as config.json stores them (tuples as lists)."""
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in overrides.items()}

@@ -50,6 +50,7 @@ __all__ = [
     "InvalidShardError",
     "Positions",
     "atomic_path",
+    "atomic_figure",
     "atomic_write_bytes",
     "atomic_write_text",
     "concat_ragged",
@@ -278,6 +279,27 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+@contextlib.contextmanager
+def atomic_figure(path: Path) -> Iterator[Any]:
+    """The axes of a new 7 x 4 inch matplotlib figure (the Agg backend) to draw on; when
+    the block ends without an error the figure is laid out tight and written to ``path`` as
+    :func:`atomic_path` writes (the format its suffix names, SVG without one). The figure is
+    closed either way. Needs matplotlib (the ``train`` extra)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    try:
+        yield ax
+        fig.tight_layout()
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, format=path.suffix.lstrip(".") or "svg")
+    finally:
+        plt.close(fig)
 
 
 @functools.cache

@@ -40,6 +40,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, fields
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +50,9 @@ from lostcities.arena import LOCAL, Backend, derive_seed, play_match
 from lostcities.arena.cluster import ray_session
 from lostcities.arena.results import MatchResult
 from lostcities.stats import mean_ci, score_to_elo, wilson_ci
-from lostcities.train.data import Positions, atomic_path, atomic_write_text
+from lostcities.train.data import Positions, atomic_figure, atomic_path, atomic_write_text
 from lostcities.train.errors import RunDirectoryError, TrainOptionError
+from lostcities.train.options import as_json
 from lostcities.train.selfplay import (
     FlatTeacher,
     GuidedTeacher,
@@ -193,10 +195,7 @@ class RunConfig:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
-        d = asdict(self)
-        d["variants"] = list(self.variants)
-        d["hidden"] = list(self.hidden)
-        return d
+        return as_json(asdict(self))
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RunConfig:
@@ -667,18 +666,18 @@ def _iterations(ctx: _Context, stop_after: str | None) -> dict[str, Any]:
             continue
         d.mkdir(exist_ok=True)
         champion = _champion_after(ctx, t - 1)
-        sp = _selfplay(ctx, t, champion)
-        if stop_after == "selfplay":
-            return log
-        tr = _train(ctx, t)
-        if stop_after == "train":
-            return log
-        gate = _gate(ctx, t, champion)
-        if stop_after == "gate":
-            return log
-        ref = _reference(ctx, t)
-        if stop_after == "reference":
-            return log
+        stages: dict[str, Callable[[], Any]] = {
+            "selfplay": partial(_selfplay, ctx, t, champion),
+            "train": partial(_train, ctx, t),
+            "gate": partial(_gate, ctx, t, champion),
+            "reference": partial(_reference, ctx, t),
+        }
+        done: dict[str, Any] = {}
+        for stage, step in stages.items():
+            done[stage] = step()
+            if stop_after == stage:
+                return log
+        sp, tr, gate, ref = done.values()
         new_champion = f"iter-{t:03d}/candidate.npz" if gate["accepted"] else champion
         if new_champion is not None:
             _copy_atomic(out / new_champion, out / "net.npz")
@@ -752,51 +751,40 @@ def _log(ctx: _Context) -> dict[str, Any]:
 def plot_strength(records: list[dict[str, Any]], path: Path) -> None:
     """Plot the candidates' win rate against the reference per iteration, with 95% CIs
     (filled markers: the candidates that became champion) to ``path`` (``.svg``, ``.png``)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    rows = [r for r in records if r["reference"]]
-    its = [r["iteration"] for r in rows]
-    rate = [100 * r["reference"]["win_rate"] for r in rows]
-    lo = [100 * r["reference"]["win_rate_ci95"][0] for r in rows]
-    hi = [100 * r["reference"]["win_rate_ci95"][1] for r in rows]
-    kept = [bool(r["gate"]["accepted"]) for r in rows]
-    fig, ax = plt.subplots(figsize=(7, 4))
-    ax.axhline(50, color="0.6", lw=1, ls="--")
-    yerr = np.array(
-        [
-            [r - a for r, a in zip(rate, lo, strict=True)],
-            [b - r for r, b in zip(rate, hi, strict=True)],
-        ]
-    )
-    ax.errorbar(its, rate, yerr=yerr, fmt="-", color="tab:blue", lw=1, capsize=3, zorder=1)
-    ax.scatter(
-        [i for i, k in zip(its, kept, strict=True) if k],
-        [r for r, k in zip(rate, kept, strict=True) if k],
-        color="tab:blue",
-        zorder=2,
-        label="kept (champion)",
-    )
-    ax.scatter(
-        [i for i, k in zip(its, kept, strict=True) if not k],
-        [r for r, k in zip(rate, kept, strict=True) if not k],
-        facecolor="white",
-        edgecolor="tab:blue",
-        zorder=2,
-        label="rejected by the gate",
-    )
-    ax.set_xlabel("iteration")
-    ax.set_ylabel(f"% of rounds won vs {REFERENCE}")
-    ax.set_title(
-        f"lostcities train: strength per iteration (95% CI, {rows[-1]['reference']['rounds']} rounds each)"
-    )
-    ax.set_xticks(its)
-    ax.legend(loc="lower right", fontsize=8)
-    fig.tight_layout()
-    try:
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, format=path.suffix.lstrip(".") or "svg")
-    finally:
-        plt.close(fig)
+    with atomic_figure(path) as ax:
+        rows = [r for r in records if r["reference"]]
+        its = [r["iteration"] for r in rows]
+        rate = [100 * r["reference"]["win_rate"] for r in rows]
+        lo = [100 * r["reference"]["win_rate_ci95"][0] for r in rows]
+        hi = [100 * r["reference"]["win_rate_ci95"][1] for r in rows]
+        kept = [bool(r["gate"]["accepted"]) for r in rows]
+        ax.axhline(50, color="0.6", lw=1, ls="--")
+        yerr = np.array(
+            [
+                [r - a for r, a in zip(rate, lo, strict=True)],
+                [b - r for r, b in zip(rate, hi, strict=True)],
+            ]
+        )
+        ax.errorbar(its, rate, yerr=yerr, fmt="-", color="tab:blue", lw=1, capsize=3, zorder=1)
+        ax.scatter(
+            [i for i, k in zip(its, kept, strict=True) if k],
+            [r for r, k in zip(rate, kept, strict=True) if k],
+            color="tab:blue",
+            zorder=2,
+            label="kept (champion)",
+        )
+        ax.scatter(
+            [i for i, k in zip(its, kept, strict=True) if not k],
+            [r for r, k in zip(rate, kept, strict=True) if not k],
+            facecolor="white",
+            edgecolor="tab:blue",
+            zorder=2,
+            label="rejected by the gate",
+        )
+        ax.set_xlabel("iteration")
+        ax.set_ylabel(f"% of rounds won vs {REFERENCE}")
+        ax.set_title(
+            f"lostcities train: strength per iteration (95% CI, {rows[-1]['reference']['rounds']} rounds each)"
+        )
+        ax.set_xticks(its)
+        ax.legend(loc="lower right", fontsize=8)

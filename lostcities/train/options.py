@@ -10,12 +10,12 @@ Imports neither PyTorch nor numba (``lostcities --help`` loads it).
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from lostcities.train.errors import TrainOptionError
 
-__all__ = ["Option", "add_options", "given", "read_given", "reader"]
+__all__ = ["Option", "add_options", "as_json", "given", "read_given", "reader"]
 
 Option = tuple[str, str, str, str]
 """An option's flag, the config field it sets, its kind (``int>=1``, ``variant``, ...) and
@@ -26,6 +26,15 @@ def add_options(p: argparse.ArgumentParser, options: Sequence[Option]) -> None:
     """Add each of ``options`` to ``p``, read as text (``None`` when not given)."""
     for flag, _, kind, help_text in options:
         p.add_argument(flag, metavar=kind.split(">")[0].upper(), default=None, help=help_text)
+
+
+def as_json(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Options as ``config.json`` stores them: the same, with tuples as lists.
+
+    >>> as_json({"variants": ("classic", "long"), "lr": 0.001})
+    {'variants': ['classic', 'long'], 'lr': 0.001}
+    """
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in options.items()}
 
 
 def given(args: argparse.Namespace, options: Sequence[Option]) -> list[tuple[Option, str]]:

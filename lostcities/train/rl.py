@@ -62,10 +62,12 @@ from lostcities.fast.netplay import (
 )
 from lostcities.fast.rng import xorshift_state
 from lostcities.nn import VALUE_SCALE, Network, default_network
+from lostcities.presentation import progress_bar
 from lostcities.rules import NUM_MOVES
-from lostcities.train.data import atomic_path, atomic_write_text
+from lostcities.train.data import atomic_figure, atomic_path, atomic_write_text
 from lostcities.train.errors import RunDirectoryError, TrainOptionError
 from lostcities.train.model import TorchNetwork
+from lostcities.train.options import as_json
 
 __all__ = [
     "SHARD_GAMES",
@@ -140,10 +142,8 @@ class PPOConfig:
             bad(f"device must be cpu or cuda, not {self.device!r}")
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["variants"] = list(self.variants)
-        d["hidden"] = list(self.hidden)
-        return d
+        """JSON-ready."""
+        return as_json(asdict(self))
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> PPOConfig:
@@ -536,41 +536,37 @@ def evaluate(
 
 def plot_curve(evals: list[dict[str, Any]], path: Path) -> None:
     """The learning curve: win rate and mean margin against ``heuristic`` per update."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    ups = [e["update"] for e in evals]
-    fig, ax = plt.subplots(figsize=(7, 4))
-    ax.axhline(0, color="0.6", lw=1, ls="--")
-    m = [e["margin"] for e in evals]
-    se = [1.96 * e["margin_se"] for e in evals]
-    ax.errorbar(
-        ups, m, yerr=se, fmt="-o", ms=3, color="tab:blue", capsize=2, label="mean margin (95% CI)"
-    )
-    ax.set_xlabel("PPO update")
-    ax.set_ylabel("points a round vs heuristic")
-    ax2 = ax.twinx()
-    ax2.plot(
-        ups,
-        [100 * e["win_rate"] for e in evals],
-        "-",
-        color="tab:orange",
-        lw=1,
-        label="% of rounds won",
-    )
-    ax2.set_ylabel("% of rounds won", color="tab:orange")
-    rounds = evals[-1]["rounds"] if evals else 0
-    ax.set_title(
-        f"lostcities train --method ppo: greedy policy vs heuristic ({rounds} rounds each)"
-    )
-    fig.tight_layout()
-    try:
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, format=path.suffix.lstrip(".") or "svg")
-    finally:
-        plt.close(fig)
+    with atomic_figure(path) as ax:
+        ups = [e["update"] for e in evals]
+        ax.axhline(0, color="0.6", lw=1, ls="--")
+        m = [e["margin"] for e in evals]
+        se = [1.96 * e["margin_se"] for e in evals]
+        ax.errorbar(
+            ups,
+            m,
+            yerr=se,
+            fmt="-o",
+            ms=3,
+            color="tab:blue",
+            capsize=2,
+            label="mean margin (95% CI)",
+        )
+        ax.set_xlabel("PPO update")
+        ax.set_ylabel("points a round vs heuristic")
+        ax2 = ax.twinx()
+        ax2.plot(
+            ups,
+            [100 * e["win_rate"] for e in evals],
+            "-",
+            color="tab:orange",
+            lw=1,
+            label="% of rounds won",
+        )
+        ax2.set_ylabel("% of rounds won", color="tab:orange")
+        rounds = evals[-1]["rounds"] if evals else 0
+        ax.set_title(
+            f"lostcities train --method ppo: greedy policy vs heuristic ({rounds} rounds each)"
+        )
 
 
 def run_ppo(
@@ -803,27 +799,9 @@ class _Bar:
         self.progress: Any = None
         if not enabled:
             return
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        self.progress = Progress(
-            TextColumn("PPO updates"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[info]}"),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=Console(stderr=True),
-        )
+        self.progress = progress_bar(fields="{task.fields[info]}", keep=True)
         self.progress.start()
-        self.task = self.progress.add_task("ppo", total=total, completed=done, info="")
+        self.task = self.progress.add_task("PPO updates", total=total, completed=done, info="")
 
     def advance(self, rec: dict[str, Any]) -> None:
         if self.progress is not None:

@@ -54,6 +54,7 @@ from lostcities.bots.base import one_core_per_bot, workers_without_ctrl_c
 from lostcities.bots.flat import REMOVED_ROLLOUTS
 from lostcities.bots.heuristic import HeuristicBot
 from lostcities.nn import NUM_FEATURES, Network, default_network, features
+from lostcities.presentation import progress_bar as rich_progress_bar
 from lostcities.rules import Move, PlayerView, Round
 from lostcities.scoring import MARGIN_SCALE
 from lostcities.train.data import VARIANTS, Positions
@@ -548,28 +549,11 @@ def progress_bar(label: str, enabled: bool = True) -> Iterator[Progress]:
     if not enabled:
         yield lambda done, total, positions: None
         return
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-    from rich.progress import Progress as RichProgress
-
     start = time.perf_counter()
-    with RichProgress(
-        TextColumn(f"{label:<28}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("rounds, {task.fields[positions]:,} positions {task.fields[rate]}"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        transient=False,
+    with rich_progress_bar(
+        fields="rounds, {task.fields[positions]:,} positions {task.fields[rate]}", keep=True
     ) as bar:
-        task = bar.add_task(label, total=None, positions=0, rate="")
+        task = bar.add_task(f"{label:<28}", total=None, positions=0, rate="")
 
         def update(done: int, total: int, positions: int) -> None:
             dt = time.perf_counter() - start

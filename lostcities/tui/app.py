@@ -20,6 +20,7 @@ from textual.binding import Binding
 
 from lostcities.achievements import goal_pool
 from lostcities.bots import BotSpecError, make, parse_spec
+from lostcities.bots.warmup import prepare_search, search_first_start
 from lostcities.tui.records import (
     NotARecordsFileError,
     RecordSlot,
@@ -423,29 +424,6 @@ class SearchWarmUp:
     def close(self) -> None:
         """Stop the compile if it still runs."""
         self._child.close()
-
-
-def search_first_start() -> bool:
-    """Whether preparing the search would compile it (a first start: numba's cache is
-    cold, :func:`lostcities.fast.warmup.first_start`); False without numba."""
-    try:
-        from lostcities.fast.warmup import first_start
-    except ImportError:
-        return False
-    return first_start()
-
-
-def prepare_search(progress: Callable[[str], None] | None = None) -> float:
-    """Compile the search kernels, or load them from numba's on-disk cache
-    (:func:`lostcities.fast.warmup.warm_up`), before the first bot move; returns the seconds
-    spent. Without numba there is nothing to do (``progress`` is told so)."""
-    try:
-        from lostcities.fast.warmup import warm_up
-    except ImportError:
-        if progress is not None:
-            progress("numba is not installed: nothing to compile (the bots search in pure Python)")
-        return 0.0
-    return warm_up(progress)
 
 
 NOT_A_TERMINAL = (

@@ -20,7 +20,7 @@ import json
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy.orm import Session
 from starlette.requests import HTTPConnection
@@ -45,6 +45,8 @@ from lostcities.web.models.accounts import AccountRow, ChallengeRow, PasskeyRow
 from lostcities.web.models.base import utcnow
 from lostcities.web.repositories import accounts as account_data
 from lostcities.web.store import GameStore, hash_token
+
+VerifiedT = TypeVar("VerifiedT")
 
 __all__ = [
     "op_remove_passkey",
@@ -184,15 +186,13 @@ def check_registration(
     :raises PasskeyError: if it does not check out.
     """
     rp_id, origin = relying_party(conn)
-    try:
-        v = verify_registration_response(
-            credential=credential,
-            expected_challenge=ceremony.challenge,
-            expected_rp_id=rp_id,
-            expected_origin=origin,
-        )
-    except Exception as e:  # the library's many kinds of refusal: one line to the user
-        raise PasskeyError(f"the passkey was not accepted: {_reason(e)}") from None
+    v = _accepted(
+        verify_registration_response,
+        credential=credential,
+        expected_challenge=ceremony.challenge,
+        expected_rp_id=rp_id,
+        expected_origin=origin,
+    )
     return (
         bytes_to_base64url(v.credential_id),
         bytes_to_base64url(v.credential_public_key),
@@ -231,17 +231,15 @@ def check_authentication(
     if found is None:
         raise PasskeyError("this passkey is not known here (was its account deleted?)")
     public_key, count, account_id = found
-    try:
-        v = verify_authentication_response(
-            credential=credential,
-            expected_challenge=ceremony.challenge,
-            expected_rp_id=rp_id,
-            expected_origin=origin,
-            credential_public_key=base64url_to_bytes(public_key),
-            credential_current_sign_count=count,
-        )
-    except Exception as e:  # the library's many kinds of refusal: one line to the user
-        raise PasskeyError(f"the passkey was not accepted: {_reason(e)}") from None
+    v = _accepted(
+        verify_authentication_response,
+        credential=credential,
+        expected_challenge=ceremony.challenge,
+        expected_rp_id=rp_id,
+        expected_origin=origin,
+        credential_public_key=base64url_to_bytes(public_key),
+        credential_current_sign_count=count,
+    )
     return account_id, cred_id, int(v.new_sign_count)
 
 
@@ -292,6 +290,18 @@ def passkeys_of_sync(store: GameStore, account_id: int) -> list[PasskeyRow]:
 async def passkeys_of(store: GameStore, account_id: int) -> list[PasskeyRow]:
     """:func:`passkeys_of_sync` in a worker thread."""
     return await asyncio.to_thread(passkeys_of_sync, store, account_id)
+
+
+def _accepted(verify: Callable[..., VerifiedT], **kwargs: Any) -> VerifiedT:
+    """``verify(**kwargs)``: the library's check of a passkey's answer.
+
+    :raises PasskeyError: for any of the library's many kinds of refusal (one line to the
+        user).
+    """
+    try:
+        return verify(**kwargs)
+    except Exception as e:
+        raise PasskeyError(f"the passkey was not accepted: {_reason(e)}") from None
 
 
 def _reason(e: Exception) -> str:

@@ -39,6 +39,14 @@ def _env_float(name: str, default: float | None) -> float | None:
         raise ValueError(f"invalid {name}: {text!r} (expected a number)") from None
 
 
+def _env_seconds(name: str, most: float) -> float | None:
+    """The env variable ``name``, a number of seconds in (0, ``most``], or ``None`` if unset."""
+    seconds = _env_float(name, None)
+    if seconds is not None and not 0 < seconds <= most:
+        raise ValueError(f"invalid {name}: {seconds:g} (expected 0 < seconds <= {most:g})")
+    return seconds
+
+
 @dataclass
 class Settings:
     """Everything the app can be configured with (``lostcities serve`` flags and env)."""
@@ -112,19 +120,11 @@ class Settings:
         delay = _env_float("LOSTCITIES_BOT_DELAY", None)
         if delay is not None:
             s.bot_min_delay = max(0.0, delay)
-        abandon = _env_float("LOSTCITIES_ABANDON_SECONDS", None)
+        abandon = _env_seconds("LOSTCITIES_ABANDON_SECONDS", 86400)
         if abandon is not None:
-            if not 0 < abandon <= 86400:
-                raise ValueError(
-                    f"invalid LOSTCITIES_ABANDON_SECONDS: {abandon:g} (expected 0 < seconds <= 86400)"
-                )
             s.abandon_after = abandon
-        keepalive = _env_float("LOSTCITIES_BOT_KEEPALIVE", None)
+        keepalive = _env_seconds("LOSTCITIES_BOT_KEEPALIVE", 3600)
         if keepalive is not None:
-            if not 0 < keepalive <= 3600:
-                raise ValueError(
-                    f"invalid LOSTCITIES_BOT_KEEPALIVE: {keepalive:g} (expected 0 < seconds <= 3600)"
-                )
             s.bot_keepalive = keepalive
         deal = os.environ.get("LOSTCITIES_TEST_DEAL_SEED")
         if deal:

@@ -168,20 +168,12 @@ class GameManager:
 
     def game_changed(self, game_id: str) -> None:
         """Tell :attr:`on_game_change` that ``game_id`` changed."""
-        for hook in self.on_game_change:
-            try:
-                hook(game_id)
-            except Exception as e:  # an alert must not undo the change
-                log.error("game-change hook failed for game %s: %s", game_id, e)
+        _call_hooks(self.on_game_change, game_id, "game-change hook failed for game %s: %s")
 
     def bot_notice(self, payload: str) -> None:
         """Tell :attr:`on_bot_notice` of a bot-API change (``ev:<account>``, ``tok:<token>``,
         ``"*"``)."""
-        for hook in self.on_bot_notice:
-            try:
-                hook(payload)
-            except Exception as e:  # a stream must not undo the change
-                log.error("bot hook failed for %s: %s", payload, e)
+        _call_hooks(self.on_bot_notice, payload, "bot hook failed for %s: %s")
 
     def changed_here(self, game_id: str) -> None:
         """A change of ``game_id`` committed by this process (its copy broadcast it): told
@@ -604,3 +596,14 @@ class GameManager:
         for g in list(self.games.values()):
             if g.bots.task is not None:
                 g.bots.task.cancel()
+
+
+def _call_hooks(hooks: list[Callable[[str], None]], arg: str, failed: str) -> None:
+    """Call each of ``hooks`` with ``arg``; one that raises is logged (``failed``: the
+    message, formatted with ``arg`` and the error) and the others still run: an alert or a
+    stream must not undo the change it tells of."""
+    for hook in hooks:
+        try:
+            hook(arg)
+        except Exception as e:
+            log.error(failed, arg, e)

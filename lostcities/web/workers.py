@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from lostcities.bots import make
 from lostcities.bots.base import one_core_per_bot
+from lostcities.bots.warmup import NO_NUMBA, prepare_search, search_first_start
 from lostcities.rules import Move, PlayerView
 from lostcities.web.levels import bot_available
 
@@ -58,33 +59,6 @@ def bot_choose(
         return str(bot.choose(view, time_limit))
     finally:
         bot.close()
-
-
-NO_NUMBA = "numba is not installed: nothing to compile (the bots search in pure Python)"
-"""What :func:`prepare_search` says without the ``fast`` extra."""
-
-
-def prepare_search(progress: Callable[[str], None] | None = None) -> float:
-    """Compile the search kernels, or load them from numba's on-disk cache
-    (:func:`lostcities.fast.warmup.warm_up`), so that no bot move waits on the JIT; returns
-    the seconds spent. Without numba there is nothing to do (``progress`` is told so)."""
-    try:
-        from lostcities.fast.warmup import warm_up
-    except ImportError:
-        if progress is not None:
-            progress(NO_NUMBA)
-        return 0.0
-    return warm_up(progress)
-
-
-def search_first_start() -> bool:
-    """Whether preparing the search would compile it (numba's cache is cold: a first
-    start, :func:`lostcities.fast.warmup.first_start`); False without numba."""
-    try:
-        from lostcities.fast.warmup import first_start
-    except ImportError:
-        return False
-    return first_start()
 
 
 class BackgroundWarmUp:

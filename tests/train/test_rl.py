@@ -250,3 +250,26 @@ def test_expert_iteration_can_start_from_a_given_champion(tmp_path: Path) -> Non
     stats = json.loads((out / "iter-001" / "selfplay.json").read_text())
     assert stats["teacher"] == "guided"
     assert (out / "champion-0.npz").is_file()
+
+
+def test_the_learning_curve_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    from lostcities.train.data import atomic_figure
+    from lostcities.train.rl import plot_curve
+
+    evals = [
+        {"update": u, "margin": 2.0 * u, "margin_se": 1.0, "win_rate": 0.4 + u / 100, "rounds": 200}
+        for u in (10, 20, 30)
+    ]
+    path = tmp_path / "curve.svg"
+    plot_curve(evals, path)
+    svg = path.read_text()
+    assert (
+        svg.lstrip().startswith("<?xml") and "greedy policy vs heuristic (200 rounds each)" in svg
+    )
+    with pytest.raises(RuntimeError), atomic_figure(tmp_path / "broken.png") as ax:
+        ax.plot([0, 1], [1, 0])
+        raise RuntimeError("drawing failed")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["curve.svg"]  # no file, no temp
+    assert plt.get_fignums() == []  # both figures closed

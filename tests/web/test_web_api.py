@@ -290,6 +290,31 @@ def test_level_overrides_from_the_environment(monkeypatch: pytest.MonkeyPatch) -
         Settings.from_env("sqlite://")
 
 
+@pytest.mark.parametrize(
+    ("name", "most", "field"),
+    [
+        ("LOSTCITIES_ABANDON_SECONDS", 86400, "abandon_after"),
+        ("LOSTCITIES_BOT_KEEPALIVE", 3600, "bot_keepalive"),
+    ],
+)
+def test_seconds_from_the_environment_are_checked(
+    monkeypatch: pytest.MonkeyPatch, name: str, most: int, field: str
+) -> None:
+    from lostcities.web.deps import Settings
+
+    monkeypatch.setenv(name, str(most))
+    assert getattr(Settings.from_env("sqlite://"), field) == most
+    for bad in ("0", str(most + 1), "-5"):
+        monkeypatch.setenv(name, bad)
+        expected = f"invalid {name}: {float(bad):g} (expected 0 < seconds <= {most})"
+        with pytest.raises(ValueError) as e:
+            Settings.from_env("sqlite://")
+        assert str(e.value) == expected
+    monkeypatch.setenv(name, "soon")
+    with pytest.raises(ValueError, match=f"invalid {name}: 'soon' \\(expected a number\\)"):
+        Settings.from_env("sqlite://")
+
+
 def test_bot_pool_recovers_from_a_dead_worker(caplog: pytest.LogCaptureFixture) -> None:
     import asyncio
     import multiprocessing

@@ -26,6 +26,7 @@ from lostcities.web.models.accounts import (
     SecretRow,
     SessionRow,
 )
+from lostcities.web.repositories.base import first_row
 
 __all__ = [
     "account_by_key",
@@ -94,11 +95,7 @@ def account_by_session(
 
 def account_by_key(engine: Engine, key: str) -> AccountRow | None:
     """The account whose username key is ``key``, or ``None``."""
-    with Session(engine) as s:
-        row = s.execute(select(AccountRow).where(AccountRow.username_key == key)).scalar()
-        if row is not None:
-            s.expunge(row)
-        return row
+    return first_row(engine, select(AccountRow).where(AccountRow.username_key == key))
 
 
 def account_details(

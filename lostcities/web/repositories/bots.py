@@ -33,6 +33,7 @@ from lostcities.web.models.games import GameRow
 from lostcities.web.models.lobby import PresenceRow
 from lostcities.web.models.ratings import RatingRow
 from lostcities.web.repositories import accounts as account_data
+from lostcities.web.repositories.base import row_by_key
 from lostcities.web.repositories.games import BOT_NOTICE, NOTIFY_CHANNEL, notify_change
 
 __all__ = [
@@ -206,11 +207,7 @@ def op_revoke_account_tokens(
 
 def account_by_id_sync(engine: Engine, account_id: int) -> AccountRow | None:
     """The stored account ``account_id``, or ``None``."""
-    with Session(engine) as s:
-        row = s.get(AccountRow, account_id)
-        if row is not None:
-            s.expunge(row)
-        return row
+    return row_by_key(engine, AccountRow, account_id)
 
 
 def bot_account_ids_sync(engine: Engine, account_ids: Iterable[int]) -> set[int]:
@@ -459,11 +456,7 @@ def op_create_challenge(
 
 def challenge_sync(engine: Engine, challenge_id: str) -> BotChallengeRow | None:
     """The challenge ``challenge_id``, or ``None``."""
-    with Session(engine) as s:
-        row = s.get(BotChallengeRow, challenge_id[:16])
-        if row is not None:
-            s.expunge(row)
-        return row
+    return row_by_key(engine, BotChallengeRow, challenge_id[:16])
 
 
 def pending_challenges_sync(

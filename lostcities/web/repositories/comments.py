@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from lostcities.web.models.base import utcnow
 from lostcities.web.models.comments import CommentRow, comment_digest
+from lostcities.web.repositories.base import first_row
 
 __all__ = ["comment_by_digest", "comments_page", "op_add_comment", "op_hide_comment"]
 
@@ -39,11 +40,7 @@ def comments_page(
 
 def comment_by_digest(engine: Engine, digest: str) -> CommentRow | None:
     """The stored comment with this :func:`comment_digest`, if any."""
-    with Session(engine) as s:
-        row = s.scalars(select(CommentRow).where(CommentRow.digest == digest)).first()
-        if row is not None:
-            s.expunge(row)
-        return row
+    return first_row(engine, select(CommentRow).where(CommentRow.digest == digest))
 
 
 def op_add_comment(

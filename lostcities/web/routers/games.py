@@ -65,6 +65,15 @@ def _token_ok(mgr: GameManager, game_id: str, token: str | None) -> bool:
         return False
 
 
+def _created(
+    game_id: str, seat: int, token: str, invite_url: str | None = None
+) -> schemas.CreatedGame:
+    """The answer for a created or joined game: its page, the seat and the seat's token."""
+    return schemas.CreatedGame(
+        id=game_id, seat=seat, token=token, url=f"/game/{game_id}", invite_url=invite_url
+    )
+
+
 def _base(request: Request) -> str:
     return str(request.base_url).rstrip("/")
 
@@ -88,11 +97,9 @@ async def create_game(
         raise NeedsAccountError("sign in to play rated games (guests play casual games)")
     if account is not None:
         req = req.model_copy(update={"name": account.username})
-    g, token, invite = await mgr.create(req, account_id=None if account is None else account.id)
+    g, token, invite = await mgr.create(req, account_id=_id(account))
     invite_url = f"{_base(request)}/join/{g.id}#{invite}" if invite else None
-    return schemas.CreatedGame(
-        id=g.id, seat=0, token=token, url=f"/game/{g.id}", invite_url=invite_url
-    )
+    return _created(g.id, 0, token, invite_url)
 
 
 @router.post("/lookup", response_model=list[schemas.GameSummary])
@@ -121,10 +128,8 @@ async def join_game(
 ) -> schemas.CreatedGame:
     """Claim the invited seat (once); signed in, for the account, under its username."""
     name = req.name if account is None else account.username
-    g, token = await mgr.join(
-        game_id, req.invite, name, account_id=None if account is None else account.id
-    )
-    return schemas.CreatedGame(id=g.id, seat=1, token=token, url=f"/game/{g.id}")
+    g, token = await mgr.join(game_id, req.invite, name, account_id=_id(account))
+    return _created(g.id, 1, token)
 
 
 @router.get("/{game_id}/state")
@@ -209,7 +214,7 @@ async def rematch(
     """Start (or join) the rematch of a finished game."""
     account = None if _token_ok(mgr, game_id, req.token) else await account_of(request)
     g, seat, token = await mgr.rematch(game_id, req.token, _id(account))
-    return schemas.CreatedGame(id=g.id, seat=seat, token=token, url=f"/game/{g.id}")
+    return _created(g.id, seat, token)
 
 
 @router.get("/{game_id}/replay", response_model=schemas.ReplayOut)
