@@ -7,6 +7,14 @@ notification and one process's refresh, before the fan-out to every stream).
 
     python benchmarks/lobby_load.py --db postgresql://... --players 1000 --tables 300
 
+With ``--playing P`` the lobby is measured while P players are *in games*: P/2 friend games
+(half on each process) whose two seats (WebSockets, :mod:`web_load`'s scripted players) play
+random legal moves after ``--think`` seconds each, a new game started as one ends, for the
+whole measurement; their moves' acknowledgement latency is reported beside the lobby's.
+
+    python benchmarks/lobby_load.py --db postgresql://... --players 1000 --tables 300
+    python benchmarks/lobby_load.py --db postgresql://... --players 1000 --tables 300 --playing 1000
+
 One client process (asyncio, raw sockets) plays every watcher: on a small machine its own
 CPU adds to the latency measured (the figures are an upper bound). Prints a JSON summary.
 """
@@ -16,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import random
 import secrets
 import statistics
 import sys
@@ -25,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import web_load
 import webharness
 
 
@@ -86,6 +96,16 @@ async def main_async(args: argparse.Namespace, servers: list[webharness.Server])
         for i in range(args.players)
     ]
     tasks = [asyncio.create_task(w.run()) for w in watchers]
+    games = web_load.Stats()
+    stop = asyncio.Event()
+    seated: set[int] = set()
+    playing = [
+        asyncio.create_task(keep_playing(servers[k % 2], games, args, k, stop, seated))
+        for k in range(args.playing // 2)
+    ]
+    while len(seated) < len(playing):  # every game under way before measuring
+        await asyncio.sleep(0.2)
+    games.measuring = True
     t0 = time.monotonic()
     await asyncio.wait_for(asyncio.gather(*(w.ready.wait() for w in watchers)), 300)
     connect_s = time.monotonic() - t0
@@ -107,6 +127,10 @@ async def main_async(args: argparse.Namespace, servers: list[webharness.Server])
         sent.append(("-" + e["id"], start))
         await asyncio.sleep(args.gap)
     await asyncio.sleep(3.0)
+    games.measuring = False
+    stop.set()
+    for t in playing:
+        t.cancel()
     lat: list[float] = []
     first: list[float] = []  # per change: its first delivery (the server's part, mostly)
     missing = 0
@@ -141,7 +165,51 @@ async def main_async(args: argparse.Namespace, servers: list[webharness.Server])
             "p50": round(statistics.median(first), 1),
             "max": round(max(first), 1),
         },
+        **(
+            {
+                "players_in_games": 2 * len(playing),
+                "game_moves": len(games.latencies),
+                "game_move_errors": games.errors,
+                "game_ack_ms_p99": round(1000 * web_load.pct(games.latencies, 99), 1)
+                if games.latencies
+                else None,
+            }
+            if playing
+            else {}
+        ),
     }
+
+
+async def keep_playing(
+    srv: webharness.Server,
+    stats: web_load.Stats,
+    args: argparse.Namespace,
+    k: int,
+    stop: asyncio.Event,
+    seated: set[int],
+) -> None:
+    """One table of two players in games on ``srv`` for the whole run: a friend game played
+    by both seats over WebSockets, the next one started when it ends."""
+    rng = random.Random(k)
+    sem = asyncio.Semaphore(4)
+    ws_url = srv.url.replace("http://", "ws://")
+    async with web_load.httpx.AsyncClient(base_url=srv.url, timeout=60) as http:
+        while not stop.is_set():
+            try:
+                gid, t0, t1 = await web_load.create_game(http)
+                seats = [
+                    await web_load.open_seat(ws_url, gid, t0, sem),
+                    await web_load.open_seat(ws_url, gid, t1, sem),
+                ]
+                seated.add(k)
+                try:
+                    await web_load.play_pair(seats, stats, tuple(args.think), rng, stop)
+                finally:
+                    for seat in seats:
+                        await seat.ws.close()
+            except (OSError, RuntimeError, web_load.httpx.HTTPError):
+                stats.errors += 1
+                await asyncio.sleep(1.0)
 
 
 def main() -> int:
@@ -151,6 +219,11 @@ def main() -> int:
     ap.add_argument("--tables", type=int, default=300)
     ap.add_argument("--changes", type=int, default=50, help="tables opened (and cancelled)")
     ap.add_argument("--gap", type=float, default=0.5, help="seconds between changes")
+    ap.add_argument("--playing", type=int, default=0, help="players in games meanwhile (0)")
+    ap.add_argument(
+        "--think", type=float, nargs=2, default=(1.0, 3.0), metavar=("MIN", "MAX"),
+        help="the players' seconds per move (1 3)",
+    )  # fmt: skip
     args = ap.parse_args()
     env = {"LOSTCITIES_BOT_EXECUTOR": "thread"}
     servers = [webharness.Server(args.db, env=env), webharness.Server(args.db, env=env)]
