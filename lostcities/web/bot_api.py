@@ -37,7 +37,7 @@ import logging
 import secrets
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -122,7 +122,7 @@ MARK_SECONDS = 30.0
 """An open event stream notes its bot online in the database this often (at a keep-alive),
 for the other server processes."""
 """How often a process expires challenges and drops old events."""
-DECLINE_REASONS = (
+DeclineReason = Literal[
     "generic",
     "later",
     "tooFast",
@@ -133,7 +133,8 @@ DECLINE_REASONS = (
     "variant",
     "noBot",
     "onlyBot",
-)
+]
+DECLINE_REASONS: tuple[str, ...] = get_args(DeclineReason)
 """The reasons a challenge may be declined with."""
 
 ClockText = Literal["60", "180", "300+5", "600+10", "1d", "3d", "7d"]
@@ -214,18 +215,7 @@ class ChallengeIn(_In):
 class DeclineIn(_In):
     """``POST /api/bot/challenge/{id}/decline``."""
 
-    reason: Literal[
-        "generic",
-        "later",
-        "tooFast",
-        "tooSlow",
-        "timeControl",
-        "rated",
-        "casual",
-        "variant",
-        "noBot",
-        "onlyBot",
-    ] = "generic"
+    reason: DeclineReason = "generic"
 
 
 # -- who asks ---------------------------------------------------------------------------------
