@@ -6,7 +6,7 @@ session cookie or a guest) and calls :class:`~lostcities.web.bot_api.BotHub`."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import StreamingResponse
@@ -84,6 +84,9 @@ def _stream(lines: AsyncIterator[bytes]) -> StreamingResponse:
 
 OK = {"ok": True}
 
+BotPlay = Annotated[TokenAuth, Depends(api_token("bot:play"))]
+"""A request's working token with the ``bot:play`` scope (:meth:`BotHub.authenticate`)."""
+
 
 @router.get("/online")
 async def online(request: Request) -> list[dict[str, Any]]:
@@ -95,8 +98,8 @@ async def online(request: Request) -> list[dict[str, Any]]:
 @router.post("/account/upgrade")
 async def upgrade(
     request: Request,
+    auth: BotPlay,
     body: AboutIn | None = None,
-    auth: TokenAuth = Depends(api_token("bot:play")),
 ) -> dict[str, Any]:
     """Turn the token's account into a bot account (irreversible; refused for an account
     that played a rated game as a person); ``about``: who runs it and which engine."""
@@ -118,8 +121,8 @@ async def event_stream(
 @router.get("/game/stream/{game_id}")
 async def game_stream(
     request: Request,
+    auth: BotPlay,
     game_id: str = GameId,
-    auth: TokenAuth = Depends(api_token("bot:play")),
 ) -> StreamingResponse:
     """One game of the bot: its seat's view only, newline-delimited JSON."""
     return _stream(await bot_hub(request).game_stream(auth, game_id))
@@ -128,9 +131,9 @@ async def game_stream(
 @router.post("/game/{game_id}/move")
 async def move(
     request: Request,
+    auth: BotPlay,
     req: MoveIn,
     game_id: str = GameId,
-    auth: TokenAuth = Depends(api_token("bot:play")),
 ) -> dict[str, Any]:
     """Make a move in notation."""
     await bot_hub(request).move(auth, game_id, req)
@@ -138,18 +141,14 @@ async def move(
 
 
 @router.post("/game/{game_id}/resign")
-async def resign(
-    request: Request, game_id: str = GameId, auth: TokenAuth = Depends(api_token("bot:play"))
-) -> dict[str, Any]:
+async def resign(request: Request, auth: BotPlay, game_id: str = GameId) -> dict[str, Any]:
     """Resign the match."""
     await bot_hub(request).resign(auth, game_id)
     return OK
 
 
 @router.post("/game/{game_id}/abort")
-async def abort(
-    request: Request, game_id: str = GameId, auth: TokenAuth = Depends(api_token("bot:play"))
-) -> dict[str, Any]:
+async def abort(request: Request, auth: BotPlay, game_id: str = GameId) -> dict[str, Any]:
     """Abort the game (before both players moved)."""
     await bot_hub(request).abort(auth, game_id)
     return OK
@@ -158,9 +157,9 @@ async def abort(
 @router.post("/game/{game_id}/claim")
 async def claim(
     request: Request,
+    auth: BotPlay,
     req: ClaimIn,
     game_id: str = GameId,
-    auth: TokenAuth = Depends(api_token("bot:play")),
 ) -> dict[str, Any]:
     """Claim the win or a draw: the opponent left the table long enough ago."""
     await bot_hub(request).claim(auth, game_id, req.claim)
@@ -170,9 +169,9 @@ async def claim(
 @router.post("/game/{game_id}/chat")
 async def chat(
     request: Request,
+    auth: BotPlay,
     req: ChatIn,
     game_id: str = GameId,
-    auth: TokenAuth = Depends(api_token("bot:play")),
 ) -> dict[str, Any]:
     """Say one of the site's quick-chat phrases."""
     await bot_hub(request).chat(auth, game_id, req.phrase)
