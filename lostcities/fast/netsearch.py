@@ -40,7 +40,7 @@ from lostcities.fast import kernels as K
 from lostcities.fast.netplay import NET_FEATURES, apply_rows, batch_features, batch_masks
 from lostcities.fast.rng import xorshift_below, xorshift_state
 from lostcities.fast.state import state_from_round
-from lostcities.nn import VALUE_SCALE, Network
+from lostcities.nn import VALUE_SCALE, Network, as_float32
 from lostcities.rules import NUM_MOVES, Move, PlayerView
 
 __all__ = ["FORCE_PLY", "NetRollouts", "PackedNetwork"]
@@ -53,20 +53,13 @@ F32 = npt.NDArray[np.float32]
 
 
 class PackedNetwork:
-    """A :class:`~lostcities.nn.Network`'s weights as float32 matrices for batched play."""
+    """A :class:`~lostcities.nn.Network`'s weights as float32 matrices for batched play
+    (:func:`~lostcities.nn.as_float32`: no subnormal products)."""
 
     def __init__(self, net: Network) -> None:
-        self.trunk = [
-            (np.ascontiguousarray(w.T, np.float32), b.astype(np.float32)) for w, b in net.trunk
-        ]
-        self.policy = (
-            np.ascontiguousarray(net.policy_head[0].T, np.float32),
-            net.policy_head[1].astype(np.float32),
-        )
-        self.value = (
-            np.ascontiguousarray(net.value_head[0].T, np.float32),
-            net.value_head[1].astype(np.float32),
-        )
+        self.trunk = [(as_float32(w.T), as_float32(b)) for w, b in net.trunk]
+        self.policy = (as_float32(net.policy_head[0].T), as_float32(net.policy_head[1]))
+        self.value = (as_float32(net.value_head[0].T), as_float32(net.value_head[1]))
 
     def hidden(self, x: F32) -> F32:
         """The last hidden layer of input rows ``x``."""

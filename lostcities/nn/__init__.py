@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from lostcities.nn.features import FEATURES_VERSION, NUM_FEATURES, features, features_batch
 from lostcities.nn.model import (
+    TINY_WEIGHT,
     VALUE_SCALE,
     InvalidWeightsError,
     Network,
+    as_float32,
     default_network,
     legal_mask,
 )
@@ -19,9 +21,11 @@ from lostcities.nn.model import (
 __all__ = [
     "FEATURES_VERSION",
     "NUM_FEATURES",
+    "TINY_WEIGHT",
     "VALUE_SCALE",
     "InvalidWeightsError",
     "Network",
+    "as_float32",
     "default_network",
     "features",
     "features_batch",

@@ -43,7 +43,7 @@ import numpy.typing as npt
 from lostcities.cards import ALL_CARDS, Card, Variant
 from lostcities.netinput import KINDS
 from lostcities.nn.features import hand_affine
-from lostcities.nn.model import Network
+from lostcities.nn.model import Network, as_float32
 from lostcities.rules import NUM_MOVES, Move, PlayerView
 
 __all__ = ["HandInference"]
@@ -69,8 +69,8 @@ class _Step:
         every = tuple(c for c in ALL_CARDS if c.color < view.variant.num_colors)
         legal = np.zeros(NUM_MOVES, np.bool_)  # a move's legality needs only its own card
         legal[[m.index for m in replace(view, hand=every).legal_moves()]] = True
-        self.table = (w1 @ cols).T.astype(np.float32)  # (60, hidden): one row per kind
-        self.bias = (w1 @ f0 + b1).astype(np.float32)
+        self.table = as_float32((w1 @ cols).T)  # (60, hidden): one row per kind
+        self.bias = as_float32(w1 @ f0 + b1)
         can = np.flatnonzero(legal)  # the policy head cut to the moves that can be legal
         self.head = (head[0][can], head[1][can])
         self.kinds = _KIND_OF_MOVE[can]
@@ -97,11 +97,8 @@ class HandInference:
         self._cache: dict[int, _Step] = {}
         self._history: tuple[Move, ...] = ()
         self._variant: Variant | None = None
-        self._net32 = [(w.astype(np.float32), b.astype(np.float32)) for w, b in network.trunk[1:]]
-        self._policy32 = (
-            network.policy_head[0].astype(np.float32),
-            network.policy_head[1].astype(np.float32),
-        )
+        self._net32 = [(as_float32(w), as_float32(b)) for w, b in network.trunk[1:]]
+        self._policy32 = (as_float32(network.policy_head[0]), as_float32(network.policy_head[1]))
 
     def _steps(self, view: PlayerView) -> list[_Step]:
         """The opponent's last decisions, newest first."""

@@ -181,6 +181,7 @@ def fit(
     start = time.perf_counter()
     device = torch.device(config.device)
     torch.set_num_threads(config.threads)
+    torch.set_flush_denormal(True)  # subnormal float32 products are slow (nn.as_float32)
     torch.manual_seed(seed & 0xFFFF_FFFF_FFFF)
     model = TorchNetwork(config.hidden).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
