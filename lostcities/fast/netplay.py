@@ -35,6 +35,7 @@ from lostcities.fast.kernels import (
     DECK,
     HAND,
     NDECK,
+    NUM_ACTIONS,
     PLY,
     TURN,
     apply,
@@ -52,6 +53,7 @@ __all__ = [
     "batch_hidden",
     "batch_masks",
     "deal_rows",
+    "greedy_rows",
 ]
 
 HIDDEN_FEATURES = 180
@@ -117,3 +119,39 @@ def apply_rows(states: np.ndarray, rows: np.ndarray, actions: np.ndarray) -> Non
     """Apply ``actions[i]`` (legal, unchecked) in game ``rows[i]``."""
     for i in range(rows.shape[0]):
         apply(states[rows[i]], actions[i])
+
+
+@njit(cache=True, fastmath=True)
+def greedy_rows(
+    states: np.ndarray,
+    rows: np.ndarray,
+    h: np.ndarray,
+    w: np.ndarray,
+    b: np.ndarray,
+    force_ply: int,
+    out: np.ndarray,
+) -> None:
+    """``out[i]`` = the legal move of game ``rows[i]`` with the highest policy logit
+    ``h[i] @ w[a] + b[a]`` (``w``: the policy head, a row per move; ties to the lower
+    move), with :func:`batch_masks`'s rule from ``force_ply`` on. Only the legal moves'
+    logits are computed: the whole head's matrix product costs 10 to 20 times more."""
+    legal = np.empty(NUM_ACTIONS, np.int64)
+    width = h.shape[1]
+    for i in range(rows.shape[0]):
+        s = states[rows[i]]
+        n = gen_legal(s, legal, False)
+        forced = force_ply > 0 and s[PLY] >= force_ply
+        best = -np.inf
+        arg = -1
+        for j in range(n):
+            a = legal[j]
+            if forced and a % 7 != 0:
+                continue
+            acc = np.float32(0.0)
+            for k in range(width):
+                acc += h[i, k] * w[a, k]
+            acc += b[a]
+            if acc > best or (acc == best and a < arg):
+                best = acc
+                arg = a
+        out[i] = arg

@@ -37,11 +37,11 @@ from numba import njit
 
 from lostcities.errors import IllegalMoveError
 from lostcities.fast import kernels as K
-from lostcities.fast.netplay import NET_FEATURES, apply_rows, batch_features, batch_masks
+from lostcities.fast.netplay import NET_FEATURES, apply_rows, batch_features, greedy_rows
 from lostcities.fast.rng import xorshift_below, xorshift_state
 from lostcities.fast.state import state_from_round
 from lostcities.nn import VALUE_SCALE, Network, as_float32
-from lostcities.rules import NUM_MOVES, Move, PlayerView
+from lostcities.rules import Move, PlayerView
 
 __all__ = ["FORCE_PLY", "NetRollouts", "PackedNetwork"]
 
@@ -59,6 +59,8 @@ class PackedNetwork:
     def __init__(self, net: Network) -> None:
         self.trunk = [(as_float32(w.T), as_float32(b)) for w, b in net.trunk]
         self.policy = (as_float32(net.policy_head[0].T), as_float32(net.policy_head[1]))
+        self.policy_rows = as_float32(net.policy_head[0])
+        """The policy head's weights, a row per move (for :func:`greedy_rows`)."""
         self.value = (as_float32(net.value_head[0].T), as_float32(net.value_head[1]))
 
     def hidden(self, x: F32) -> F32:
@@ -186,7 +188,7 @@ class NetRollouts:
         out = np.zeros(n, np.float64)
         running = np.flatnonzero(states[:, K.OVER] == 0).astype(np.int64)
         x = np.empty((n, NET_FEATURES), np.float32)
-        mask = np.empty((n, NUM_MOVES), np.bool_)
+        act = np.empty(n, np.int64)
         moves = 0
         while running.size:
             m = running.size
@@ -198,10 +200,9 @@ class NetRollouts:
                 movers = states[running, K.TURN]
                 out[running] = np.where(movers == self.me, judged, -judged)
                 break
-            batch_masks(states, running, mask[:m], self.force_ply)
-            logits = self.net.logits(h)
-            logits[~mask[:m]] = -np.inf
-            apply_rows(states, running, np.argmax(logits, axis=1).astype(np.int64))
+            pw, pb = self.net.policy_rows, self.net.policy[1]
+            greedy_rows(states, running, h, pw, pb, self.force_ply, act[:m])
+            apply_rows(states, running, act[:m])
             self.moves += m
             moves += 1
             running = running[states[running, K.OVER] == 0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lostcities.fast.kernels import STATE_SIZE
+from lostcities.fast.kernels import PLY, STATE_SIZE
 from lostcities.fast.netplay import (
     HIDDEN_FEATURES,
     NET_FEATURES,
@@ -14,6 +14,7 @@ from lostcities.fast.netplay import (
     batch_hidden,
     batch_masks,
     deal_rows,
+    greedy_rows,
 )
 from lostcities.fast.rng import xorshift_state
 from lostcities.fast.state import state_from_round
@@ -74,3 +75,24 @@ def test_dealt_rounds_play_to_their_end_by_legal_moves() -> None:
         acts = np.array([rng.choice(np.flatnonzero(m)) for m in mask[: running.size]], np.int64)
         apply_rows(states, running, acts)
     assert (states[:, 2] == 1).all()  # every round ended on an empty draw pile
+
+
+@pytest.mark.parametrize("force_ply", [0, 20])
+def test_greedy_rows_is_the_masked_argmax_of_the_whole_head(force_ply: int) -> None:
+    rounds = [r for r in random_positions(60, "classic", seed=8) if not r.is_over()]
+    states = np.stack([state_from_round(r) for r in rounds])
+    rows = np.arange(len(rounds), dtype=np.int64)
+    rng = np.random.default_rng(4)
+    h = rng.random((len(rounds), 24), dtype=np.float32)
+    w = rng.normal(size=(840, 24)).astype(np.float32)
+    b = rng.normal(size=840).astype(np.float32)
+    got = np.empty(len(rounds), np.int64)
+    greedy_rows(states, rows, h, w, b, force_ply, got)
+    mask = np.empty((len(rounds), 840), np.bool_)
+    batch_masks(states, rows, mask, force_ply)
+    logits = h @ w.T + b
+    logits[~mask] = -np.inf
+    assert got.tolist() == np.argmax(logits, axis=1).tolist()
+    if force_ply:
+        late = states[:, PLY] >= force_ply
+        assert late.any() and all(a % 7 == 0 for a in got[late])
