@@ -107,9 +107,9 @@ def test_expert_with_inference_plays_legal_reproducible_moves() -> None:
     pytest.importorskip("numba")
     r = _played(3, 15)
     view = r.view(r.to_move)
-    a = make("expert:iters=300,infer=3,guesses=16", seed=5).choose(view)
+    a = make("expert:iters=300,infer=3,guesses=16,rollout=smart", seed=5).choose(view)
     assert a in view.legal_moves()
-    assert a == make("expert:iters=300,infer=3,guesses=16", seed=5).choose(view)
+    assert a == make("expert:iters=300,infer=3,guesses=16,rollout=smart", seed=5).choose(view)
 
 
 @pytest.mark.parametrize("spec", ["expert:infer=-1", "expert:guesses=0", "expert:power=2"])

@@ -1,12 +1,16 @@
 """``expert``: search guided by the policy network.
 
 The network (:mod:`lostcities.nn`) proposes the candidates: its ``top`` most probable
-legal moves (default 5). Each is then tried in the same sampled worlds (the hidden cards
-dealt at random by :class:`~lostcities.WorldSampler`, common random numbers) and played
-out to the end of the round with the smart rollout policy, compiled
-(:class:`lostcities.fast.search.FlatSearch`) when numba is installed; the move played
-maximises ``mean reward + prior * log(probability)``, so the network breaks the ties the
-rollouts cannot see and the rollouts overrule the network where they clearly disagree.
+legal moves (default 4; one that draws from a discard pile also drawing from the draw
+pile instead). Each is then tried in the same sampled worlds (the hidden cards dealt at
+random by :class:`~lostcities.WorldSampler`, common random numbers) and played out to the
+end of the round by the network itself on both sides, batched over worlds and candidates
+(:mod:`lostcities.fast.netsearch`); the move played maximises ``mean margin + prior *
+log(probability)`` (``prior`` 2 points), so the network breaks the ties the rollouts
+cannot see and the rollouts overrule the network where they clearly disagree. That is
+expert iteration's search (issue 36). ``rollout=smart`` plays the worlds out with the
+hand-written smart policy instead (:class:`lostcities.fast.search.FlatSearch`, the design
+before issue 36), scoring ``mean tanh(margin / scale) + prior * log(probability)``.
 
 In the achievements variant the network (which knows no goals) proposes its candidates as
 usual and the goal-aware ``heuristic``'s candidates (those ``ismcts`` searches) join them,
@@ -17,17 +21,21 @@ Options (``expert:time=0.5``, ``expert:iters=4000,top=4``):
 
 ``time``     seconds per move (default 1 when ``iters`` is not given);
 ``iters``    playouts per move (deterministic given the seed);
-``top``      candidates taken from the network (default 5);
-``prior``    weight of ``log(probability)`` (default 0.05);
-``scale``    points of margin that give a reward of tanh(1) (default 15);
+``top``      candidates taken from the network (default 4; 5 with ``rollout=smart``);
+``prior``    weight of ``log(probability)``: points with ``rollout=net`` (default 2), on the
+             reward's scale with ``rollout=smart`` (default 0.05);
+``scale``    with ``rollout=smart``, points of margin that give a reward of tanh(1)
+             (default 15; with ``rollout=net``, the points a reward is worth where the
+             smart policy must play the worlds out instead: goal games, no numba);
 ``weights``  a weights file instead of the shipped network;
-``infer``    the opponent's last moves read for inference about its hand (default 0: off):
-             the worlds' hidden hands are drawn in proportion to how likely the network
-             finds those moves with them (:mod:`lostcities.nn.inference`);
+``infer``    with ``rollout=smart``: the opponent's last moves read for inference about its
+             hand (default 0: off): the worlds' hidden hands are drawn in proportion to
+             how likely the network finds those moves with them
+             (:mod:`lostcities.nn.inference`);
 ``guesses``  hands weighed per move for that (default 64);
 ``power``    the inference's temper, 0 .. 1 (default 1);
-``control``  search-time control (default 0: off): a move whose best candidate leads every
-             other by ``control`` standard errors (of the paired, common-random-number
+``control``  with ``rollout=smart``: search-time control (default 0: off): a move whose
+             best candidate leads every other by ``control`` standard errors (of the paired, common-random-number
              differences, from batch means of 16 worlds) once a quarter of its budget is
              spent stops early, and the budget saved is banked for close decisions later
              in the round, which may spend up to ``spend`` times their budget more
@@ -49,11 +57,13 @@ Options (``expert:time=0.5``, ``expert:iters=4000,top=4``):
              scale)`` as in a lone round (match-blind, for comparison);
 ``msd``      the standard deviation of a later round's margin that match value assumes
              (points, default 35, :data:`lostcities.bots.matchplay.ROUND_MARGIN_SD`);
-``rollout``  who plays the worlds out: ``smart`` (default: the hand-written policy) or
-             ``net``: the network itself on both sides, batched over worlds and candidates
-             (:mod:`lostcities.fast.netsearch`; compiled engine only, goal games play
-             ``smart``); ``learned`` and ``jitter`` (with their options ``judge``,
-             ``jitter`` and ``eps``) were removed in 0.4.0, no stronger than ``smart``
+``rollout``  who plays the worlds out: ``net`` (default): the network itself on both
+             sides, batched over worlds and candidates (:mod:`lostcities.fast.netsearch`;
+             compiled engine only: goal games and a missing numba play ``smart``), or
+             ``smart``: the hand-written policy; in a match the match value is read back
+             as points (:meth:`ExpertBot.points`); ``learned`` and ``jitter`` (with their
+             options ``judge``, ``jitter`` and ``eps``) were removed in 0.4.0, no stronger
+             than ``smart``
              (:data:`lostcities.bots.flat.REMOVED_ROLLOUTS`): a spec naming them is refused;
 ``depth``    with ``rollout=net``: moves the network plays before its value head judges the
              position (default 0: to the end of the round);
@@ -85,7 +95,7 @@ from lostcities.bots.flat import (
     flat_search,
 )
 from lostcities.bots.ismcts import IsmctsBot
-from lostcities.bots.matchplay import ROUND_MARGIN_SD, match_reward
+from lostcities.bots.matchplay import ROUND_MARGIN_SD, match_reward, points_per_utility
 from lostcities.bots.net import load_network
 from lostcities.bots.searchbot import SearchBot, check_rollout, search_spec
 from lostcities.cards import Card, Variant
@@ -112,8 +122,8 @@ class ExpertBot(SearchBot):
         iters: int | None = None,
         seed: int | None = None,
         *,
-        top: int = 5,
-        prior: float = 0.05,
+        top: int | None = None,
+        prior: float | None = None,
         scale: float = 15.0,
         weights: str | None = None,
         network: Network | None = None,
@@ -128,7 +138,7 @@ class ExpertBot(SearchBot):
         union: bool = False,
         match: bool = True,
         msd: float = ROUND_MARGIN_SD,
-        rollout: str = "smart",
+        rollout: str = "net",
         depth: int = 0,
         draws: bool = True,
     ) -> None:
@@ -145,6 +155,10 @@ class ExpertBot(SearchBot):
         """With ``rollout=net``: each candidate that draws from a discard pile is also
         searched with a draw from the draw pile."""
         self._packed: PackedNetwork | None = None
+        if top is None:
+            top = 4 if rollout == "net" else 5
+        if prior is None:
+            prior = NET_PRIOR if rollout == "net" else 0.05
         if top < 1 or prior < 0 or not scale > 0:
             raise BotSpecError("invalid bot spec: expert needs top >= 1, prior >= 0, scale > 0")
         if infer < 0 or guesses < 1 or not 0 <= power <= 1:
@@ -153,6 +167,11 @@ class ExpertBot(SearchBot):
             )
         if control < 0 or spend < 0:
             raise BotSpecError("invalid bot spec: expert needs control >= 0 and spend >= 0")
+        if rollout == "net" and (control > 0 or infer > 0):
+            raise BotSpecError(
+                "invalid bot spec: expert's control and infer work with rollout=smart only"
+                " (the network's rollouts deal their worlds uniformly, in one batch)"
+            )
         if not 0 <= mix <= 1 or vworlds < 1:
             raise BotSpecError("invalid bot spec: expert needs 0 <= mix <= 1 and vworlds >= 1")
         self.control = control
@@ -209,7 +228,9 @@ class ExpertBot(SearchBot):
             ),
         )
         t = o.number("time", math.nan)
-        top = o.whole("top", 5, minimum=1)
+        rollout = options.get("rollout", "net").lower()
+        net = rollout == "net"
+        top = o.whole("top", 4 if net else 5, minimum=1)
         assert top is not None
         match, msd = cls.match_options(o)
         return cls(
@@ -217,7 +238,7 @@ class ExpertBot(SearchBot):
             iters=o.whole("iters", None),
             seed=seed,
             top=top,
-            prior=o.number("prior", 0.05, minimum=0),
+            prior=o.number("prior", NET_PRIOR if net else 0.05, minimum=0),
             scale=o.number("scale", 15.0),
             weights=o.text("weights", None),
             infer=o.whole("infer", 0, minimum=0) or 0,
@@ -231,7 +252,7 @@ class ExpertBot(SearchBot):
             union=bool(o.whole("union", 0, minimum=0)),
             match=match,
             msd=msd,
-            rollout=options.get("rollout", "smart").lower(),
+            rollout=rollout,
             depth=o.whole("depth", 0, minimum=0) or 0,
             draws=bool(o.whole("draws", 1, minimum=0)),
         )
@@ -273,10 +294,13 @@ class ExpertBot(SearchBot):
         return cands, cprobs
 
     def search_setup(self, view: PlayerView) -> SearchSetup:
-        """:meth:`candidates` and the search's settings, for the analysis."""
+        """:meth:`candidates` and the search's settings, for the analysis. The analysis
+        plays its worlds out with the smart policy (its false-mark figure is measured with
+        it) also for ``rollout=net``."""
         engine = "fast" if fast_engine_available() else "python"
+        rollout = "smart" if self.rollout == "net" else self.rollout
         return SearchSetup(
-            self.candidates(view)[0], self.scale, self.rollout, engine, self.iters, self.time
+            self.candidates(view)[0], self.scale, rollout, engine, self.iters, self.time
         )
 
     def inferred_hands(self, view: PlayerView) -> list[list[Card]] | None:
@@ -315,7 +339,11 @@ class ExpertBot(SearchBot):
             self.last_iterations = 0
             return cands[0]
         reward = self.reward(view)
+        # rollout=net scores in points (the prior too); smart in its reward's units
+        unit = self.points(view) if self.rollout == "net" else 1.0
         values = self.values_after(view, cands, reward) if self.mix > 0 else None
+        if values is not None:
+            values = [v * unit for v in values]
         if values is not None and self.mix >= 1:
             self.last_iterations = 0
             return self._best(cands, probs, values)
@@ -329,8 +357,9 @@ class ExpertBot(SearchBot):
             worlds, sums = self._net_search(view, cands, reward, deadline, max_worlds)
         else:
             worlds, sums = self._flat_search(
-                view, cands, probs, reward, engine, start, (deadline, hard), max_worlds
+                view, cands, probs, reward, engine, start, (deadline, hard), max_worlds, unit
             )
+            sums = [x * unit for x in sums]
         self.last_iterations = worlds * k
         w = max(worlds, 1)
         means = [x / w for x in sums]
@@ -348,10 +377,13 @@ class ExpertBot(SearchBot):
         start: float,
         deadlines: tuple[float, float],
         max_worlds: int | None,
+        unit: float = 1.0,
     ) -> tuple[int, list[float]]:
         """Rollouts by the flat search on ``engine`` (with inference about the opponent's
         hand on the compiled one, and search-time control when on): worlds played and each
-        candidate's summed rewards, within the soft and hard ``deadlines``."""
+        candidate's summed rewards, within the soft and hard ``deadlines``. The smart
+        policy plays them (also for ``rollout=net`` where the network cannot: goal games,
+        no numba); ``unit``: points a reward is worth to the prior (:meth:`points`)."""
         deadline, hard = deadlines
         compiled = engine == "fast" and view.achievements is None
         search = flat_search(
@@ -359,13 +391,13 @@ class ExpertBot(SearchBot):
             cands,
             engine=engine,
             scale=self.scale,
-            rollout=self.rollout,
+            rollout="smart" if self.rollout == "net" else self.rollout,
             rng=self.rng,
             hands=self.inferred_hands(view) if compiled else None,
             reward=reward,
         )
         if self.control > 0:
-            return self._controlled(probs, search, start, hard, max_worlds)
+            return self._controlled(probs, search, start, hard, max_worlds, unit)
         if deadline == math.inf:
             search.run(max_worlds or 1)
         else:
@@ -381,7 +413,8 @@ class ExpertBot(SearchBot):
         max_worlds: int | None,
     ) -> tuple[int, list[float]]:
         """Network-played rollouts (``rollout=net``): worlds played and each candidate's
-        summed rewards. Worlds go in chunks until the deadline or ``max_worlds``."""
+        summed scores in points (the margin; in a match, the match value read back as
+        points, :meth:`points`). Worlds go in chunks until the deadline or ``max_worlds``."""
         from lostcities.fast.netsearch import NetRollouts, PackedNetwork
 
         if self._packed is None:
@@ -390,15 +423,16 @@ class ExpertBot(SearchBot):
             self._packed, view, cands, seed=self.rng.getrandbits(63), depth=self.depth
         )
         sums = np.zeros(len(cands))
+        unit = self.points(view)
         left = max_worlds if max_worlds is not None else NET_MAX_WORLDS
         while left > 0:
             n = min(NET_CHUNK, left)
             block = np.rint(search.run(n)).astype(np.int64)
             if reward is None:
-                sums += np.tanh(block / self.scale).sum(axis=1)
+                sums += block.sum(axis=1)
             else:
                 values, where = np.unique(block, return_inverse=True)
-                r = np.array([reward(int(x)) for x in values], np.float64)
+                r = np.array([reward(int(x)) for x in values], np.float64) * unit
                 sums += r[where.reshape(block.shape)].sum(axis=1)
             left -= n
             if time.perf_counter() >= deadline:
@@ -412,6 +446,15 @@ class ExpertBot(SearchBot):
         if not self.match:
             return None
         return match_reward(view.match, sd=self.msd, scale=self.scale)
+
+    def points(self, view: PlayerView) -> float:
+        """Points of margin one unit of this search's reward is worth near an even result:
+        ``scale`` for ``tanh(margin / scale)``, and in a match (``match=1``)
+        :func:`lostcities.bots.matchplay.points_per_utility`. ``rollout=net`` scores its
+        candidates in points with it, so its ``prior`` is in points too."""
+        if self.match and view.match is not None:
+            return points_per_utility(view.match, sd=self.msd)
+        return self.scale
 
     def _priors(self, probs: list[float]) -> list[float]:
         """The prior's term of each candidate's score: ``prior * log(probability)``."""
@@ -466,6 +509,7 @@ class ExpertBot(SearchBot):
         start: float,
         hard: float,
         max_worlds: int | None,
+        unit: float = 1.0,
     ) -> tuple[int, list[float]]:
         """The search under search-time control (``control``): worlds played and each
         candidate's summed rewards."""
@@ -473,7 +517,7 @@ class ExpertBot(SearchBot):
         timed = max_worlds is None
         base = float(self.time or 1.0) if timed else float(max_worlds or 1)
         top = base + min(self.bank, self.spend * base)
-        prior = np.array(self._priors(probs))
+        prior = np.array(self._priors(probs)) / unit
         rows: list[npt.NDArray[np.float64]] = []
         sums = np.zeros(k)
         worlds = 0
@@ -500,6 +544,9 @@ class ExpertBot(SearchBot):
 
 CONTROL_CHUNK = 16
 """Worlds per batch of search-time control (its standard errors come from batch means)."""
+NET_PRIOR = 2.0
+"""``prior``'s default with ``rollout=net``: points per unit of log-probability (issue 36:
+``mean margin + 2 ln p`` beat the network alone by +6.4 points a round; ``6 ln p`` +2.2)."""
 NET_CHUNK = 16
 """Worlds per batch of network rollouts (``rollout=net``; checked against the deadline)."""
 NET_MAX_WORLDS = 4096

@@ -43,6 +43,7 @@ __all__ = [
     "flat_match_totals",
     "match_reward",
     "match_utility",
+    "points_per_utility",
 ]
 
 ROUND_MARGIN_SD = 35.0
@@ -84,6 +85,20 @@ def match_utility(
     spread = math.sqrt(context.rounds_left * sd * sd + floor * floor)
     x = (context.lead + margin + 0.5 * context.tie_value) / (spread * _SQRT2)
     return (1.0 - weight) * math.erf(x) + weight * math.tanh(margin / scale)
+
+
+def points_per_utility(
+    context: MatchContext, *, sd: float = ROUND_MARGIN_SD, floor: float = LAST_ROUND_FLOOR
+) -> float:
+    """Points of margin worth one unit of :func:`match_utility` where the match is even
+    (the inverse of its slope there): a search that scores its moves in points (``expert``
+    with network rollouts) reads the match value back as points with it.
+
+    >>> round(points_per_utility(MatchContext(round=1, rounds=3, totals=(0, 0), player=0)), 1)
+    63.3
+    """
+    spread = math.sqrt(context.rounds_left * sd * sd + floor * floor)
+    return spread * math.sqrt(math.pi / 2)
 
 
 def match_reward(

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lostcities import Round
+from lostcities import Move, Round
 from lostcities.bots import BotSpecError, make
 from lostcities.bots.expert import ExpertBot
 from lostcities.bots.ismcts import fast_engine_available
@@ -91,14 +91,24 @@ def test_expert_is_deterministic_with_iters_and_searches_the_networks_moves(vari
         move = bot.choose(view)
         assert move == ExpertBot(iters=300, seed=5).choose(view)
         cands, probs = bot.candidates(view)
-        assert move in cands and len(cands) == min(5, len(view.legal_moves()))
+        moves, all_probs = bot.network.policy(view)
+        top = [moves[i] for i in np.argsort(-all_probs, kind="stable")[:4]]
+        # the network's 4 best, then the draw-pile variant of each that draws from a pile
+        assert move in cands and cands[:4] == top
+        assert cands[4:] == [
+            d for m in top if m.draw is not None and (d := Move(m.action, m.card, None)) not in top
+        ]
+        assert probs[:4] == sorted(probs[:4], reverse=True)
+        smart = ExpertBot(iters=300, seed=5, rollout="smart")
+        cands, probs = smart.candidates(view)
+        assert len(cands) == min(5, len(view.legal_moves()))
         assert probs == sorted(probs, reverse=True)
 
 
 def test_expert_honours_its_time(monkeypatch: pytest.MonkeyPatch) -> None:
     r = _positions("classic")[1]
     view = r.view(r.to_move)
-    bot = ExpertBot(time=0.2, seed=1)
+    bot = ExpertBot(time=0.2, seed=1, rollout="smart")
     bot.choose(view)  # loads the network and the compiled search
     k = len(bot.candidates(view)[0])
     # the bot's clock made one that reads 10 ms later each time (the compiled search reads it
@@ -109,6 +119,24 @@ def test_expert_honours_its_time(monkeypatch: pytest.MonkeyPatch) -> None:
     bot.choose(view)
     full = bot.last_iterations
     assert 0 < full <= 10 * k  # stopped at its 0.2 s
+    bot.choose(view, time_limit=0.1)  # the protocol's limit cuts the search shorter
+    assert 0 < bot.last_iterations < full
+
+
+def test_expert_with_network_rollouts_honours_its_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    from lostcities.bots.expert import NET_CHUNK
+
+    r = _positions("classic")[1]
+    view = r.view(r.to_move)
+    bot = ExpertBot(time=0.2, seed=1)
+    bot.choose(view)  # loads the network and the compiled rollouts
+    k = len(bot.candidates(view)[0])
+    # a clock 10 ms later at each reading: the search reads it once a batch of worlds
+    ticks = itertools.count()
+    monkeypatch.setattr(time, "perf_counter", lambda: next(ticks) * 0.01)
+    bot.choose(view)
+    full = bot.last_iterations
+    assert 0 < full <= 20 * NET_CHUNK * k  # stopped at its 0.2 s
     bot.choose(view, time_limit=0.1)  # the protocol's limit cuts the search shorter
     assert 0 < bot.last_iterations < full
 
@@ -128,7 +156,7 @@ def test_search_time_control_saves_on_clear_moves_and_spends_on_close_ones() -> 
     from lostcities.bots.expert import CONTROL_CHUNK
 
     r = Round.deal(seed=5)
-    bot = ExpertBot(iters=3000, seed=1, control=2.0)
+    bot = ExpertBot(iters=3000, seed=1, control=2.0, rollout="smart")
     base = -(-3000 // 5)  # worlds per move without control (5 candidates)
     spent = []
     while not r.is_over():
@@ -155,8 +183,8 @@ def test_search_time_control_saves_on_clear_moves_and_spends_on_close_ones() -> 
 def test_search_time_control_off_plays_exactly_as_before() -> None:
     for r in _positions("classic", 3):
         view = r.view(r.to_move)
-        a = ExpertBot(iters=400, seed=3).choose(view)
-        assert a == ExpertBot(iters=400, seed=3, control=0).choose(view)
+        a = ExpertBot(iters=400, seed=3, rollout="smart").choose(view)
+        assert a == ExpertBot(iters=400, seed=3, control=0, rollout="smart").choose(view)
 
 
 def test_endgame_searches_every_legal_move_when_the_draw_pile_is_small() -> None:
@@ -167,10 +195,14 @@ def test_endgame_searches_every_legal_move_when_the_draw_pile_is_small() -> None
         r.push(m[rng.randrange(len(m))])
     view = r.view(r.to_move)
     assert len(ExpertBot(iters=10, endgame=3).candidates(view)[0]) == len(view.legal_moves())
-    assert len(ExpertBot(iters=10, endgame=2).candidates(view)[0]) == 5
+    assert len(ExpertBot(iters=10, endgame=2, rollout="smart").candidates(view)[0]) == 5
     with pytest.raises(BotSpecError):
         make("expert:control=-1")
-    assert make("expert:endgame=4,control=1.5,spend=1").endgame == 4  # type: ignore[attr-defined]
+    assert make("expert:endgame=4,control=1.5,spend=1,rollout=smart").endgame == 4  # type: ignore[attr-defined]
+    with pytest.raises(BotSpecError, match="control and infer work with rollout=smart only"):
+        make("expert:control=1.5")
+    with pytest.raises(BotSpecError, match="control and infer work with rollout=smart only"):
+        make("expert:infer=4")
 
 
 def test_value_mix_scores_candidates_by_the_networks_value_after_them() -> None:
@@ -212,8 +244,8 @@ def test_union_adds_the_ismcts_candidates_weighed_no_lower_than_the_networks_las
     grown = 0
     for r in _positions("classic", 6):
         view = r.view(r.to_move)
-        plain, plain_p = ExpertBot(iters=10).candidates(view)
-        both, both_p = make("expert:iters=10,union=1").candidates(view)  # type: ignore[attr-defined]
+        plain, plain_p = ExpertBot(iters=10, rollout="smart").candidates(view)
+        both, both_p = make("expert:iters=10,union=1,rollout=smart").candidates(view)  # type: ignore[attr-defined]
         heur = IsmctsBot(iters=1, seed=0).search_candidates(view)
         assert both[: len(plain)] == plain and both_p[: len(plain)] == plain_p
         assert set(both) == set(plain) | set(heur) and len(set(both)) == len(both)
