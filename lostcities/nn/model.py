@@ -182,8 +182,9 @@ class Network:
         return out
 
     def save(self, path: str | Path) -> None:
-        """Write the weights (float32, compressed) with :attr:`meta`."""
-        arrays: dict[str, Any] = {k: v.astype(np.float32) for k, v in self.arrays().items()}
+        """Write the weights (float32, compressed, tiny ones as 0: :func:`as_float32`) with
+        :attr:`meta`."""
+        arrays: dict[str, Any] = {k: as_float32(v) for k, v in self.arrays().items()}
         arrays["meta"] = np.array(json.dumps({**self.meta, "features": FEATURES_VERSION}))
         np.savez_compressed(path, **arrays)
 

@@ -223,9 +223,9 @@ def test_expert_match_aware_maximises_the_mean_match_value_plus_its_prior() -> N
     differ = 0
     for i, view in enumerate(views(8, seed=80)):
         v = in_match(view, 3, [-30, 15, -10, 40][i % 4])
-        bot = ExpertBot(iters=100, seed=i)
+        bot = ExpertBot(iters=100, seed=i, rollout="smart")
         cands, probs = bot.candidates(v)
-        ref = ExpertBot(iters=100, seed=i)
+        ref = ExpertBot(iters=100, seed=i, rollout="smart")
         reward = ref.reward(v)
         assert reward is not None
         if len(cands) == 1:
@@ -238,7 +238,43 @@ def test_expert_match_aware_maximises_the_mean_match_value_plus_its_prior() -> N
         ]
         want = cands[max(range(len(cands)), key=lambda j: (score[j], -j))]
         assert bot.choose(v) == want
-        differ += want != ExpertBot(iters=100, seed=i, match=False).choose(v)
+        differ += want != ExpertBot(iters=100, seed=i, match=False, rollout="smart").choose(v)
+    assert differ > 0
+
+
+def test_expert_with_network_rollouts_scores_the_match_value_in_points() -> None:
+    pytest.importorskip("numba")
+    import numpy as np
+
+    from lostcities.bots.expert import NET_DEPTH, NET_PRIOR, ExpertBot
+    from lostcities.bots.matchplay import points_per_utility
+    from lostcities.fast.netsearch import NetRollouts
+
+    differ = 0
+    for i, view in enumerate(views(8, seed=80)):
+        v = in_match(view, 3, [-30, 15, -10, 40][i % 4])
+        bot = ExpertBot(iters=64, seed=i)
+        cands, probs = bot.candidates(v)
+        if len(cands) == 1:
+            continue
+        ref = ExpertBot(iters=64, seed=i)
+        reward = ref.reward(v)
+        assert reward is not None and v.match is not None
+        unit = points_per_utility(v.match)
+        search = NetRollouts(ref.network, v, cands, seed=ref.rng.getrandbits(63), depth=NET_DEPTH)
+        margins = np.rint(search.run(-(-64 // len(cands))))
+        score = [
+            np.mean([reward(int(m)) * unit for m in row]) + NET_PRIOR * math.log(max(p, 1e-12))
+            for row, p in zip(margins, probs, strict=True)
+        ]
+        want = cands[max(range(len(cands)), key=lambda j: (score[j], -j))]
+        assert bot.choose(v) == want
+        # the match value is not the margin: a leader's and a trailer's worlds weigh apart
+        blind = [float(np.mean(row)) for row in margins]
+        differ += any(
+            abs(float(np.mean([reward(int(m)) * unit for m in row])) - b) > 0.5
+            for row, b in zip(margins, blind, strict=True)
+        )
     assert differ > 0
 
 
