@@ -66,7 +66,7 @@ from lostcities.presentation import progress_bar
 from lostcities.rules import NUM_MOVES
 from lostcities.train.data import atomic_figure, atomic_path, atomic_write_text
 from lostcities.train.errors import RunDirectoryError, TrainOptionError
-from lostcities.train.model import TorchNetwork
+from lostcities.train.model import TorchNetwork, subnormals_flushed
 from lostcities.train.options import as_json
 
 __all__ = [
@@ -328,12 +328,12 @@ class CollectJob:
         return list(range(-(-self.ncols.shape[0] // SHARD_GAMES)))
 
 
+@subnormals_flushed
 def collect_shard(job: CollectJob, shard: int) -> Rollout:
     """Play shard ``shard`` of an update's rounds (``SHARD_GAMES`` of them; module docs):
     a pure function of the job and the shard number, run in-process, by a local worker or
     on a Ray cluster. Its ``game`` numbers are the rounds' numbers in the whole update."""
     torch.set_num_threads(1)
-    torch.set_flush_denormal(True)  # subnormal float32 products are 3 x slower (as_float32)
     model = TorchNetwork(job.hidden)
     model.load_state_dict({k: torch.from_numpy(v) for k, v in job.model.items()})
     model.eval()
@@ -570,6 +570,7 @@ def plot_curve(evals: list[dict[str, Any]], path: Path) -> None:
         )
 
 
+@subnormals_flushed
 def run_ppo(
     cfg: PPOConfig,
     out: Path,
@@ -600,7 +601,6 @@ def run_ppo(
         out.mkdir(parents=True, exist_ok=True)
     _write_json(out / "config.json", cfg.to_dict())
     torch.set_num_threads(cfg.threads)
-    torch.set_flush_denormal(True)  # subnormal float32 products are 3 x slower (as_float32)
     numba.set_num_threads(min(cfg.threads, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
     if cfg.device == "cuda" and not torch.cuda.is_available():
         raise TrainOptionError("device cuda is not available (use --device cpu)")

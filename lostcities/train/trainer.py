@@ -23,7 +23,7 @@ import torch
 from lostcities.rules import NUM_MOVES
 from lostcities.train.data import Positions, policy_targets, ragged_entries, value_targets
 from lostcities.train.errors import TrainOptionError
-from lostcities.train.model import TorchNetwork
+from lostcities.train.model import TorchNetwork, subnormals_flushed
 
 __all__ = ["TrainConfig", "TrainResult", "fit"]
 
@@ -160,6 +160,7 @@ def split_rounds(groups: npt.NDArray[np.int64], holdout: float, seed: int) -> np
     return held
 
 
+@subnormals_flushed
 def fit(
     data: Positions,
     config: TrainConfig,
@@ -181,7 +182,6 @@ def fit(
     start = time.perf_counter()
     device = torch.device(config.device)
     torch.set_num_threads(config.threads)
-    torch.set_flush_denormal(True)  # subnormal float32 products are slow (nn.as_float32)
     torch.manual_seed(seed & 0xFFFF_FFFF_FFFF)
     model = TorchNetwork(config.hidden).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)

@@ -93,3 +93,27 @@ def test_parameter_names_are_the_weights_file_names() -> None:
 def test_bad_sizes() -> None:
     with pytest.raises(ValueError, match="hidden"):
         TorchNetwork(())
+
+
+def _subnormals_survive() -> bool:
+    return bool(torch.tensor([1e-40], dtype=torch.float32).mul(3.0).item() != 0.0)
+
+
+def test_subnormals_are_flushed_while_training_and_restored_after() -> None:
+    from lostcities.train.model import subnormals_flushed
+
+    seen: list[bool] = []
+
+    @subnormals_flushed
+    def inner() -> None:
+        seen.append(_subnormals_survive())
+
+    @subnormals_flushed
+    def outer() -> None:
+        inner()  # a shard played inside an update: still flushed after it
+        seen.append(_subnormals_survive())
+
+    assert _subnormals_survive()
+    outer()
+    assert seen == [False, False]
+    assert _subnormals_survive()  # the rest of the process keeps IEEE arithmetic
