@@ -35,8 +35,8 @@ Options (``expert:time=0.5``, ``expert:iters=4000,top=4``):
 ``guesses``  hands weighed per move for that (default 64);
 ``power``    the inference's temper, 0 .. 1 (default 1);
 ``control``  with ``rollout=smart``: search-time control (default 0: off): a move whose
-             best candidate leads every other by ``control`` standard errors (of the paired, common-random-number
-             differences, from batch means of 16 worlds) once a quarter of its budget is
+             best candidate leads every other by ``control`` standard errors (of the
+             paired, common-random-number differences, from batch means of 16 worlds) once a quarter of its budget is
              spent stops early, and the budget saved is banked for close decisions later
              in the round, which may spend up to ``spend`` times their budget more
              (default 2); the average over a round stays within ``time``/``iters``;
@@ -236,17 +236,14 @@ class ExpertBot(SearchBot):
             ),
         )
         t = o.number("time", math.nan)
-        rollout = options.get("rollout", "net").lower()
-        net = rollout == "net"
-        top = o.whole("top", 4 if net else 5, minimum=1)
-        assert top is not None
+        prior = o.number("prior", math.nan, minimum=0)
         match, msd = cls.match_options(o)
         return cls(
             time=None if math.isnan(t) else t,
             iters=o.whole("iters", None),
             seed=seed,
-            top=top,
-            prior=o.number("prior", NET_PRIOR if net else 0.05, minimum=0),
+            top=o.whole("top", None, minimum=1),
+            prior=None if math.isnan(prior) else prior,
             scale=o.number("scale", 15.0),
             weights=o.text("weights", None),
             infer=o.whole("infer", 0, minimum=0) or 0,
@@ -260,7 +257,7 @@ class ExpertBot(SearchBot):
             union=bool(o.whole("union", 0, minimum=0)),
             match=match,
             msd=msd,
-            rollout=rollout,
+            rollout=options.get("rollout", "net").lower(),
             depth=o.whole("depth", NET_DEPTH, minimum=0) or 0,
             draws=bool(o.whole("draws", 1, minimum=0)),
         )
@@ -306,10 +303,16 @@ class ExpertBot(SearchBot):
         plays its worlds out with the smart policy (its false-mark figure is measured with
         it) also for ``rollout=net``."""
         engine = "fast" if fast_engine_available() else "python"
-        rollout = "smart" if self.rollout == "net" else self.rollout
         return SearchSetup(
-            self.candidates(view)[0], self.scale, rollout, engine, self.iters, self.time
+            self.candidates(view)[0], self.scale, self.flat_rollout, engine, self.iters, self.time
         )
+
+    @property
+    def flat_rollout(self) -> str:
+        """The rollout policy of the flat search (:func:`lostcities.bots.flat.flat_search`):
+        the bot's own, or ``smart`` for ``rollout=net`` (the analysis, goal games, no
+        numba: where the network's batched rollouts are not played)."""
+        return "smart" if self.rollout == "net" else self.rollout
 
     def inferred_hands(self, view: PlayerView) -> list[list[Card]] | None:
         """Guesses of the opponent's hidden cards, drawn in proportion to their likelihood
@@ -399,7 +402,7 @@ class ExpertBot(SearchBot):
             cands,
             engine=engine,
             scale=self.scale,
-            rollout="smart" if self.rollout == "net" else self.rollout,
+            rollout=self.flat_rollout,
             rng=self.rng,
             hands=self.inferred_hands(view) if compiled else None,
             reward=reward,

@@ -58,9 +58,8 @@ class PackedNetwork:
 
     def __init__(self, net: Network) -> None:
         self.trunk = [(as_float32(w.T), as_float32(b)) for w, b in net.trunk]
-        self.policy = (as_float32(net.policy_head[0].T), as_float32(net.policy_head[1]))
-        self.policy_rows = as_float32(net.policy_head[0])
-        """The policy head's weights, a row per move (for :func:`greedy_rows`)."""
+        self.policy = (as_float32(net.policy_head[0]), as_float32(net.policy_head[1]))
+        """The policy head: its weights a row per move (for :func:`greedy_rows`), its bias."""
         self.value = (as_float32(net.value_head[0].T), as_float32(net.value_head[1]))
 
     def hidden(self, x: F32) -> F32:
@@ -71,11 +70,6 @@ class PackedNetwork:
             h += b
             np.maximum(h, 0.0, out=h)
         return h
-
-    def logits(self, h: F32) -> F32:
-        out: F32 = h @ self.policy[0]
-        out += self.policy[1]
-        return out
 
     def values(self, h: F32) -> F32:
         out: F32 = np.tanh(h @ self.value[0] + self.value[1])[:, 0]
@@ -200,8 +194,8 @@ class NetRollouts:
                 movers = states[running, K.TURN]
                 out[running] = np.where(movers == self.me, judged, -judged)
                 break
-            pw, pb = self.net.policy_rows, self.net.policy[1]
-            greedy_rows(states, running, h, pw, pb, self.force_ply, act[:m])
+            w, b = self.net.policy
+            greedy_rows(states, running, h, w, b, self.force_ply, act[:m])
             apply_rows(states, running, act[:m])
             self.moves += m
             moves += 1

@@ -105,38 +105,23 @@ def test_expert_is_deterministic_with_iters_and_searches_the_networks_moves(vari
         assert probs == sorted(probs, reverse=True)
 
 
-def test_expert_honours_its_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    r = _positions("classic")[1]
-    view = r.view(r.to_move)
-    bot = ExpertBot(time=0.2, seed=1, rollout="smart")
-    bot.choose(view)  # loads the network and the compiled search
-    k = len(bot.candidates(view)[0])
-    # the bot's clock made one that reads 10 ms later each time (the compiled search reads it
-    # twice a world at that pace): the budget is a number of worlds, however fast or loaded
-    # the machine
-    ticks = itertools.count()
-    monkeypatch.setattr(time, "perf_counter", lambda: next(ticks) * 0.01)
-    bot.choose(view)
-    full = bot.last_iterations
-    assert 0 < full <= 10 * k  # stopped at its 0.2 s
-    bot.choose(view, time_limit=0.1)  # the protocol's limit cuts the search shorter
-    assert 0 < bot.last_iterations < full
-
-
-def test_expert_with_network_rollouts_honours_its_time(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("rollout", ["smart", "net"])
+def test_expert_honours_its_time(monkeypatch: pytest.MonkeyPatch, rollout: str) -> None:
     from lostcities.bots.expert import NET_CHUNK
 
     r = _positions("classic")[1]
     view = r.view(r.to_move)
-    bot = ExpertBot(time=0.2, seed=1)
-    bot.choose(view)  # loads the network and the compiled rollouts
+    bot = ExpertBot(time=0.2, seed=1, rollout=rollout)
+    bot.choose(view)  # loads the network and the compiled search
     k = len(bot.candidates(view)[0])
-    # a clock 10 ms later at each reading: the search reads it once a batch of worlds
+    # the bot's clock made one that reads 10 ms later each time (the compiled search reads it
+    # twice a world at that pace, the network's rollouts once a batch of worlds): the budget
+    # is a number of worlds, however fast or loaded the machine
     ticks = itertools.count()
     monkeypatch.setattr(time, "perf_counter", lambda: next(ticks) * 0.01)
     bot.choose(view)
     full = bot.last_iterations
-    assert 0 < full <= 20 * NET_CHUNK * k  # stopped at its 0.2 s
+    assert 0 < full <= (10 if rollout == "smart" else 20 * NET_CHUNK) * k  # stopped at 0.2 s
     bot.choose(view, time_limit=0.1)  # the protocol's limit cuts the search shorter
     assert 0 < bot.last_iterations < full
 
