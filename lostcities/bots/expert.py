@@ -332,15 +332,29 @@ class ExpertBot(SearchBot):
         return out
 
     def choose(self, view: PlayerView, time_limit: float | None = None) -> Move:
-        start = time.perf_counter()
         moves = view.legal_moves()
         if not moves:
             raise BotError("expert: no legal move (not this bot's turn?)")
         if len(moves) == 1:
             self.last_iterations = 0
             return moves[0]
+        cands, score = self.scores(view, time_limit)
+        return cands[max(range(len(cands)), key=lambda j: (score[j], -j))]
+
+    def scores(
+        self, view: PlayerView, time_limit: float | None = None, worlds: int | None = None
+    ) -> tuple[list[Move], list[float]]:
+        """The searched candidates of ``view`` (:meth:`candidates`) and the score of each,
+        the best highest: mean result over the worlds (``rollout=net``: points) plus
+        ``prior * ln p``. :meth:`choose` plays the best; expert iteration's teacher
+        (:class:`lostcities.train.selfplay.ExpertTeacher`) learns from all of them.
+
+        ``worlds`` fixes the worlds searched (instead of the bot's ``time`` or ``iters``);
+        a lone candidate is not searched (score 0).
+        """
+        start = time.perf_counter()
         deadline = math.inf
-        if self.iters is None and self.time is not None:
+        if worlds is None and self.iters is None and self.time is not None:
             deadline = start + self.time
         hard = math.inf if time_limit is None else start + 0.85 * time_limit
         deadline = min(deadline, hard)
@@ -348,7 +362,7 @@ class ExpertBot(SearchBot):
         k = len(cands)
         if k == 1:
             self.last_iterations = 0
-            return cands[0]
+            return cands, [0.0]
         reward = self.reward(view)
         # rollout=net scores in points (the prior too); smart in its reward's units
         unit = self.points(view) if self.rollout == "net" else 1.0
@@ -357,26 +371,28 @@ class ExpertBot(SearchBot):
             values = [v * unit for v in values]
         if values is not None and self.mix >= 1:
             self.last_iterations = 0
-            return self._best(cands, probs, values)
-        max_worlds = None if self.iters is None else -(-self.iters // k)
+            return cands, self._scored(probs, values)
+        max_worlds = worlds
+        if max_worlds is None and self.iters is not None:
+            max_worlds = -(-self.iters // k)
         # the compiled engine plays the classic game: goal games are played out in Python,
         # whose rollouts claim and score the goals (the network's candidates know none);
         # inference about the opponent's hand runs with the compiled engine only
         engine = "fast" if fast_engine_available() else "python"
         compiled = engine == "fast" and view.achievements is None
         if self.rollout == "net" and compiled:
-            worlds, sums = self._net_search(view, cands, reward, deadline, max_worlds)
+            played, sums = self._net_search(view, cands, reward, deadline, max_worlds)
         else:
-            worlds, sums = self._flat_search(
+            played, sums = self._flat_search(
                 view, cands, probs, reward, engine, start, (deadline, hard), max_worlds, unit
             )
             sums = [x * unit for x in sums]
-        self.last_iterations = worlds * k
-        w = max(worlds, 1)
+        self.last_iterations = played * k
+        w = max(played, 1)
         means = [x / w for x in sums]
         if values is not None:
             means = [(1 - self.mix) * m + self.mix * v for m, v in zip(means, values, strict=True)]
-        return self._best(cands, probs, means)
+        return cands, self._scored(probs, means)
 
     def _flat_search(
         self,
@@ -471,9 +487,8 @@ class ExpertBot(SearchBot):
         """The prior's term of each candidate's score: ``prior * log(probability)``."""
         return [self.prior * math.log(max(p, 1e-12)) for p in probs]
 
-    def _best(self, cands: list[Move], probs: list[float], means: list[float]) -> Move:
-        score = [m + p for m, p in zip(means, self._priors(probs), strict=True)]
-        return cands[max(range(len(cands)), key=lambda j: (score[j], -j))]
+    def _scored(self, probs: list[float], means: list[float]) -> list[float]:
+        return [m + p for m, p in zip(means, self._priors(probs), strict=True)]
 
     def values_after(
         self, view: PlayerView, cands: list[Move], reward: Callable[[int], float] | None = None

@@ -48,7 +48,8 @@ OPTIONS: list[Option] = [
         "--teacher",
         "teacher",
         "teacher",
-        "heuristic, guided (the champion's and the heuristic's top moves) or flat (heuristic)",
+        "heuristic, guided (the champion's and the heuristic's top moves), flat, or expert"
+        " (the expert bot's search with the champion network) (heuristic)",
     ),
     (
         "--heuristic-k",
@@ -57,7 +58,20 @@ OPTIONS: list[Option] = [
         "card actions taken from the heuristic's ranking (3)",
     ),
     ("--top-k", "top_k", "int>=1", "the guided teacher's moves by prior (4)"),
-    ("--guided-worlds", "guided_worlds", "int>=1", "the guided teacher's deals per move (128)"),
+    (
+        "--guided-worlds",
+        "guided_worlds",
+        "int>=1",
+        "the guided and expert teachers' deals per move (128)",
+    ),
+    (
+        "--student",
+        "student",
+        "student",
+        "each iteration trains a fresh network or the champion further (fresh)",
+    ),
+    ("--depth", "depth", "int>=0", "the expert teacher's rollout moves before the value head (30)"),
+    ("--prior", "prior", "float>=0", "the expert teacher's points per unit of ln p (2)"),
     ("--rollout", "rollout", "rollout", "the teacher's rollout policy: smart or cheap (smart)"),
     (
         "--temperature",

@@ -6,7 +6,8 @@ Each iteration ``t``:
    the heuristic-guided search, the network-guided one from the first champion network
    on when asked (``teacher="guided"``), or the search over every move (``"flat"``);
 2. **train**: a fresh network fitted to the data of the last ``window`` iterations
-   (:mod:`~lostcities.train.trainer`): the *candidate*;
+   (:mod:`~lostcities.train.trainer`), or the champion network trained further on it
+   (``student="champion"``): the *candidate*;
 3. **gate**: the candidate plays the champion (the ``heuristic`` bot until a network has
    won a gate) on ``gate_deals`` duplicate deals per variant with the arena
    (:func:`lostcities.arena.play_match`); it becomes the champion if its score per round
@@ -49,11 +50,14 @@ import numpy as np
 from lostcities.arena import LOCAL, Backend, derive_seed, play_match
 from lostcities.arena.cluster import ray_session
 from lostcities.arena.results import MatchResult
+from lostcities.bots.expert import NET_DEPTH, NET_PRIOR
+from lostcities.nn import Network, default_network
 from lostcities.stats import mean_ci, score_to_elo, wilson_ci
 from lostcities.train.data import Positions, atomic_figure, atomic_path, atomic_write_text
 from lostcities.train.errors import RunDirectoryError, TrainOptionError
 from lostcities.train.options import as_json
 from lostcities.train.selfplay import (
+    ExpertTeacher,
     FlatTeacher,
     GuidedTeacher,
     HeuristicTeacher,
@@ -80,8 +84,11 @@ __all__ = [
 REFERENCE = "heuristic"
 """The fixed opponent of the strength curve (and the first champion)."""
 
-TEACHERS = ("heuristic", "guided", "flat")
+TEACHERS = ("heuristic", "guided", "flat", "expert")
 """The built-in teachers (:mod:`lostcities.train.selfplay`)."""
+
+STUDENTS = ("fresh", "champion")
+"""What each iteration trains: a fresh network, or the champion further."""
 
 RESUMABLE = frozenset({"iterations", "rounds", "device", "threads"})
 """Options a resumed run may change: more iterations; the self-play rounds of the
@@ -111,19 +118,28 @@ class RunConfig:
     """Iterations of data the candidate is trained on (the last ones)."""
     teacher: str = "heuristic"
     """``heuristic`` (the heuristic's best card actions), ``guided`` (the champion's top
-    moves and the heuristic's, once there is a champion network) or ``flat`` (every move)."""
+    moves and the heuristic's, once there is a champion network), ``flat`` (every move) or
+    ``expert`` (the ``expert`` bot's search with the champion network, from the first
+    iteration: the shipped network unless ``champion`` names one)."""
     heuristic_k: int = 3
     """Card actions the heuristic and guided teachers take from the heuristic's ranking."""
     top_k: int = 4
     """The guided teacher's moves taken by prior."""
     guided_worlds: int = 128
-    """The guided teacher's sampled deals per move."""
+    """The guided and expert teachers' sampled deals per move."""
+    depth: int = NET_DEPTH
+    """The expert teacher's rollout moves before the value head judges (0: to the end)."""
+    prior: float = NET_PRIOR
+    """The expert teacher's points per unit of log-probability (``mean margin + prior ln p``)."""
     rollout: str = "smart"
     """The teacher's rollout policy: ``smart``, ``cheap`` or ``net`` (the network on both
     sides: the champion's with the guided teacher, else the shipped one)."""
     champion: str = ""
     """A weights file that is the champion from the start (e.g. a PPO run's ``best.npz``):
     the guided teacher searches with it at once and the first gate challenges it."""
+    student: str = "fresh"
+    """Each iteration's candidate: a ``fresh`` network, or the ``champion`` network trained
+    further (the heuristic champion has none: then a fresh one)."""
     temperature: float = TrainConfig.temperature
     """``T`` of the policy target and of the sampled opening moves."""
     sample_plies: int = 8
@@ -161,12 +177,15 @@ class RunConfig:
                 raise TrainOptionError(
                     f"invalid {name.replace('_', ' ')}: {getattr(self, name)!r} (must not be negative)"
                 )
+        if self.student not in STUDENTS:
+            raise TrainOptionError(f"invalid student: {self.student!r} ({', '.join(STUDENTS)})")
         if self.teacher not in TEACHERS:
             raise TrainOptionError(f"invalid teacher: {self.teacher!r} ({', '.join(TEACHERS)})")
         self.selfplay()
         self.train()
         self.first_teacher()
         GuidedTeacher("", self.top_k, self.heuristic_k, self.guided_worlds, self.rollout)
+        ExpertTeacher("", self.guided_worlds, self.top_k, self.depth, self.prior)
 
     def selfplay(self) -> SelfPlayConfig:
         """The self-play options."""
@@ -338,10 +357,14 @@ INITIAL_CHAMPION = "champion-0.npz"
 def _champion_after(ctx: _Context, t: int) -> str | None:
     """The champion's weights (relative to the run directory) after iteration ``t``."""
     if t < 1:
-        if not ctx.config.champion:
+        if not ctx.config.champion and ctx.config.teacher != "expert":
             return None
         if not (ctx.out / INITIAL_CHAMPION).exists():
-            _copy_atomic(Path(ctx.config.champion), ctx.out / INITIAL_CHAMPION)
+            if ctx.config.champion:
+                _copy_atomic(Path(ctx.config.champion), ctx.out / INITIAL_CHAMPION)
+            else:  # the expert teacher searches with the shipped network
+                with atomic_path(ctx.out / INITIAL_CHAMPION) as tmp:
+                    default_network().save(tmp)
         return INITIAL_CHAMPION
     done = _read_json(_iter_dir(ctx.out, t) / "done.json")
     champ = done.get("champion")
@@ -356,7 +379,11 @@ def _selfplay(ctx: _Context, t: int, champion: str | None) -> dict[str, Any]:
         return stats
     cfg = ctx.config
     teacher: Teacher
-    if cfg.teacher == "guided" and champion is not None:
+    if cfg.teacher == "expert" and champion is not None:
+        weights = str((ctx.out / champion).resolve())
+        teacher = ExpertTeacher(weights, cfg.guided_worlds, cfg.top_k, cfg.depth, cfg.prior)
+        kind = "expert"
+    elif cfg.teacher == "guided" and champion is not None:
         weights = str((ctx.out / champion).resolve())
         teacher = GuidedTeacher(weights, cfg.top_k, cfg.heuristic_k, cfg.guided_worlds, cfg.rollout)
         kind = "guided"
@@ -404,7 +431,7 @@ def _data_shards(ctx: _Context, t: int) -> tuple[list[Path], list[int]]:
     return paths, iters
 
 
-def _train(ctx: _Context, t: int) -> dict[str, Any]:
+def _train(ctx: _Context, t: int, champion: str | None) -> dict[str, Any]:
     d = _iter_dir(ctx.out, t)
     path = d / "train.json"
     cand = d / "candidate.npz"
@@ -438,7 +465,13 @@ def _train(ctx: _Context, t: int) -> dict[str, Any]:
         )
 
     seed = derive_seed(cfg.seed, "train", t)
-    result = fit(data, cfg.train(), seed=seed, groups=np.concatenate(groups), log=log_epoch)
+    init = None
+    if cfg.student == "champion" and champion is not None:
+        init = Network.load(ctx.out / champion)
+        ctx.echo(f"iter {t} train: training the champion {champion} further")
+    result = fit(
+        data, cfg.train(), seed=seed, groups=np.concatenate(groups), log=log_epoch, init=init
+    )
     net = result.model.to_network(
         {
             "name": f"iteration {t}",
@@ -668,7 +701,7 @@ def _iterations(ctx: _Context, stop_after: str | None) -> dict[str, Any]:
         champion = _champion_after(ctx, t - 1)
         stages: dict[str, Callable[[], Any]] = {
             "selfplay": partial(_selfplay, ctx, t, champion),
-            "train": partial(_train, ctx, t),
+            "train": partial(_train, ctx, t, champion),
             "gate": partial(_gate, ctx, t, champion),
             "reference": partial(_reference, ctx, t),
         }

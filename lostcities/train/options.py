@@ -123,10 +123,11 @@ def reader(kind: str, flag: str) -> Callable[[str], Any]:
                 raise bad(text, "every size must be at least 1")
             return sizes
         allowed = {
-            "teacher": ("heuristic", "guided", "flat"),
+            "teacher": ("heuristic", "guided", "flat", "expert"),
             "rollout": ("smart", "cheap", "net"),
             "device": ("cpu", "cuda"),
             "critic": ("full", "own"),
+            "student": ("fresh", "champion"),
         }[kind]
         if text not in allowed:
             if kind == "rollout":

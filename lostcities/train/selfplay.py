@@ -11,6 +11,9 @@ bot's). Which moves it searches is the teacher's choice:
   with its draw and with a draw from the draw pile, as the ``ismcts`` bot does (at 64 worlds
   it wins about 62% of rounds against ``heuristic``, +11 points a round);
 - :class:`GuidedTeacher`: the network's best moves by prior, and the heuristic's;
+- :class:`ExpertTeacher`: the ``expert`` bot's own search (issue 36's expert-iteration
+  teacher): the network's best moves by prior, played out by the network on both sides,
+  scored ``mean margin + prior * ln p``;
 - :class:`FlatTeacher`: every legal move (weaker: the noise of many candidates lets poor
   moves win; it loses to ``heuristic``);
 
@@ -51,6 +54,7 @@ import numpy.typing as npt
 from lostcities.arena import LOCAL, Backend, derive_seed
 from lostcities.arena.cluster import ray_ordered, ray_session
 from lostcities.bots.base import one_core_per_bot, workers_without_ctrl_c
+from lostcities.bots.expert import NET_DEPTH, NET_PRIOR, ExpertBot
 from lostcities.bots.flat import REMOVED_ROLLOUTS
 from lostcities.bots.heuristic import HeuristicBot
 from lostcities.nn import NUM_FEATURES, Network, default_network, features
@@ -61,6 +65,7 @@ from lostcities.train.data import VARIANTS, Positions
 from lostcities.train.errors import TrainOptionError
 
 __all__ = [
+    "ExpertTeacher",
     "FlatTeacher",
     "GuidedTeacher",
     "HeuristicTeacher",
@@ -182,6 +187,63 @@ class GuidedTeacher:
         return _search_some(
             view, legal, picks, self.worlds, seed, self.rollout, self.scale, self.weights
         )
+
+
+@dataclass(frozen=True)
+class ExpertTeacher:
+    """The ``expert`` bot's search with the network in ``weights``
+    (:meth:`lostcities.bots.expert.ExpertBot.scores`): the network's ``top_k`` most probable
+    moves and the draw-pile variant of each, ``worlds`` worlds dealt consistently with the
+    mover's view, every candidate played out in the same worlds by the network on both
+    sides and judged by its value head after ``depth`` moves. A move's value is its score,
+    ``mean margin + prior * ln p`` points, divided by ``scale`` (so that the policy target's
+    temperature means what it means with the other teachers).
+
+    >>> from lostcities.rules import Round
+    >>> view = Round.deal(seed=3).view(0)
+    >>> values = ExpertTeacher("", worlds=4).search(view, view.legal_moves(), seed=1)
+    >>> 4 <= sum(v is not None for v in values) <= 8
+    True
+    """
+
+    weights: str
+    """The network's weights file (empty: the shipped network; loaded once per process)."""
+    worlds: int = 64
+    """Sampled deals, the same for every candidate."""
+    top_k: int = 4
+    """Moves taken by prior (each also with a draw from the draw pile)."""
+    depth: int = NET_DEPTH
+    """Rollout moves before the value head judges (0: to the end of the round)."""
+    prior: float = NET_PRIOR
+    """Points per unit of log-probability added to a move's mean margin."""
+    scale: float = MARGIN_SCALE
+    """Points per unit of value."""
+
+    def __post_init__(self) -> None:
+        _check_search(self.worlds, "net", self.scale)
+        if self.top_k < 1:
+            raise TrainOptionError(f"invalid top k: {self.top_k!r} (must be at least 1)")
+        if self.depth < 0:
+            raise TrainOptionError(f"invalid depth: {self.depth!r} (must not be negative)")
+        if not (self.prior >= 0 and math.isfinite(self.prior)):
+            raise TrainOptionError(f"invalid prior: {self.prior!r} (must not be negative)")
+
+    def search(self, view: PlayerView, legal: Sequence[Move], seed: int) -> list[float | None]:
+        """The candidates' scores over :attr:`scale`, ``None`` for the other moves."""
+        bot = _expert(self.weights, self.top_k, self.depth, self.prior)
+        bot.reseed(seed)
+        cands, scores = bot.scores(view, worlds=self.worlds)
+        where = {m: i for i, m in enumerate(legal)}
+        out: list[float | None] = [None] * len(legal)
+        for m, score in zip(cands, scores, strict=True):
+            out[where[m]] = score / self.scale
+        return out
+
+
+@functools.cache
+def _expert(weights: str, top: int, depth: int, prior: float) -> ExpertBot:
+    net = _network(weights) if weights else default_network()
+    return ExpertBot(iters=1, network=net, top=top, depth=depth, prior=prior, match=False)
 
 
 def _heuristic_picks(view: PlayerView, k: int) -> list[int]:

@@ -1,7 +1,7 @@
 """Fitting a network to self-play positions (PyTorch).
 
 :func:`fit` trains a *fresh* :class:`~lostcities.train.model.TorchNetwork` (initialised
-from the seed) with Adam on two losses: the cross-entropy of the policy to the soft target
+from the seed; or goes on training a given network) with Adam on two losses: the cross-entropy of the policy to the soft target
 ``softmax(values / T)`` over the legal moves (illegal moves' logits masked out), and the
 mean squared error of the value to ``tanh(margin / VALUE_SCALE)``. Whole rounds are held
 out (``holdout`` of them) to measure both losses on play it did not see; the weights of
@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
+from lostcities.nn import Network
 from lostcities.rules import NUM_MOVES
 from lostcities.train.data import Positions, policy_targets, ragged_entries, value_targets
 from lostcities.train.errors import TrainOptionError
@@ -168,12 +169,15 @@ def fit(
     seed: int,
     groups: npt.NDArray[np.int64] | None = None,
     log: Any = None,
+    init: Network | None = None,
 ) -> TrainResult:
-    """Train a fresh network on ``data`` (module docs). ``groups``: the round of each
-    position, for the held-out split (default ``data.round``); ``log(epoch, figures)``
-    is called after every epoch.
+    """Train a fresh network on ``data`` (module docs), or go on training ``init`` (its
+    hidden sizes must be ``config.hidden``). ``groups``: the round of each position, for
+    the held-out split (default ``data.round``); ``log(epoch, figures)`` is called after
+    every epoch.
 
-    :raises ValueError: for no positions, or ``cuda`` asked for but not available.
+    :raises ValueError: for no positions, ``cuda`` asked for but not available, or an
+        ``init`` of other hidden sizes.
     """
     if len(data) == 0:
         raise TrainOptionError("no positions to train on")
@@ -183,7 +187,15 @@ def fit(
     device = torch.device(config.device)
     torch.set_num_threads(config.threads)
     torch.manual_seed(seed & 0xFFFF_FFFF_FFFF)
-    model = TorchNetwork(config.hidden).to(device)
+    if init is None:
+        model = TorchNetwork(config.hidden).to(device)
+    else:
+        sizes = tuple(w.shape[0] for w, _ in init.trunk)
+        if sizes != tuple(config.hidden):
+            raise TrainOptionError(
+                f"the network to train has hidden sizes {list(sizes)}, not {list(config.hidden)}"
+            )
+        model = TorchNetwork.from_network(init).float().to(device)
     opt = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     g = data.round.astype(np.int64) if groups is None else groups
     held = split_rounds(g, config.holdout, seed)

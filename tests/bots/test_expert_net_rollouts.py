@@ -60,3 +60,27 @@ def test_depth_cuts_rollouts_with_the_value_head() -> None:
 def test_bad_options_say_what_is_wrong(spec: str, why: str) -> None:
     with pytest.raises(BotSpecError, match=why):
         make(spec)
+
+
+def test_scores_are_mean_margin_plus_prior_and_choose_plays_the_best() -> None:
+    import math
+
+    import numpy as np
+
+    from lostcities.fast.netsearch import NetRollouts, PackedNetwork
+
+    view = Round.deal(seed=6).view(0)
+    bot = ExpertBot(iters=1, seed=8, rollout="net", match=False)
+    cands, scores = bot.scores(view, worlds=16)
+    again = ExpertBot(iters=1, seed=8, rollout="net", match=False).scores(view, worlds=16)
+    assert (cands, scores) == again  # the same seed, the same worlds
+    assert bot.last_iterations == 16 * len(cands)
+    # re-derived: the same worlds (the bot's first draw is the rollouts' seed), margin + 2 ln p
+    seed = ExpertBot(iters=1, seed=8, rollout="net").rng.getrandbits(63)
+    margins = NetRollouts(PackedNetwork(bot.network), view, cands, seed=seed, depth=bot.depth)
+    mean = np.rint(margins.run(16)).mean(axis=1)
+    _, probs = bot.candidates(view)
+    expected = [m + bot.prior * math.log(p) for m, p in zip(mean, probs, strict=True)]
+    assert scores == pytest.approx(expected)
+    best = cands[int(np.argmax(scores))]
+    assert ExpertBot(iters=16 * len(cands), seed=8, rollout="net", match=False).choose(view) == best

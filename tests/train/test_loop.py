@@ -150,6 +150,43 @@ def test_guided_teacher_from_the_first_champion(tmp_path: Path) -> None:
     assert log["iterations"][0]["gate"]["rule"] == "no gate (--gate-deals 0)"
 
 
+def test_expert_teacher_trains_the_shipped_champion_further(tmp_path: Path) -> None:
+    from lostcities.nn import default_network
+
+    cfg = RunConfig(
+        **{
+            **TINY.to_dict(),
+            "iterations": 1,
+            "hidden": (256, 256),
+            "teacher": "expert",
+            "student": "champion",
+            "lr": 1e-9,
+            "epochs": 1,
+            "guided_worlds": 2,
+            "depth": 6,
+        }
+    )
+    out = tmp_path / "run"
+    log = run(out, cfg, jobs=1, progress=False, echo=_quiet)
+    assert [r["teacher"] for r in log["iterations"]] == ["expert"]
+    shipped = default_network().arrays()
+    assert all(np.array_equal(v, shipped[k]) for k, v in _weights(out / "champion-0.npz").items())
+    # a learning rate of 1e-9: the candidate is the champion, trained a step further
+    cand = _weights(out / "iter-001" / "candidate.npz")
+    assert all(np.allclose(v, shipped[k], atol=1e-4) for k, v in cand.items())
+    assert log["iterations"][0]["gate"]["opponent"].endswith("champion-0.npz")
+
+
+def test_a_champion_of_other_sizes_cannot_be_trained_further(tmp_path: Path) -> None:
+    from lostcities.train.errors import TrainOptionError
+
+    cfg = RunConfig(**{**TINY.to_dict(), "teacher": "expert", "student": "champion"})
+    with pytest.raises(TrainOptionError, match="hidden sizes"):
+        run(tmp_path / "run", cfg, jobs=1, progress=False, echo=_quiet)
+    with pytest.raises(TrainOptionError, match="invalid student"):
+        RunConfig(student="teacher")
+
+
 def test_run_directory_errors(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     with pytest.raises(RunDirectoryError, match="not a directory"):
@@ -239,6 +276,9 @@ def test_cli_run_and_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
         ),
         (["--out", "{d}", "--hidden", "64,x"], "invalid --hidden: '64,x' (sizes such as 256,256)"),
         (["--out", "{d}", "--device", "tpu"], "invalid --device: 'tpu' (cpu or cuda)"),
+        (["--out", "{d}", "--student", "x"], "invalid --student: 'x' (fresh or champion)"),
+        (["--out", "{d}", "--prior", "-2"], "invalid --prior: '-2' (must not be negative)"),
+        (["--out", "{d}", "--depth", "-1"], "invalid --depth: '-1' (must not be negative)"),
         (["--out", "{d}/file"], "not a directory"),
         (["--out", "{d}/full"], "is not empty (use --resume to continue its run)"),
         (["--out", "{d}/none", "--resume"], "no run to resume in"),

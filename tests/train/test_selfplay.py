@@ -17,6 +17,7 @@ pytest.importorskip("numba")
 from lostcities.train.data import Positions, policy_targets, value_targets
 from lostcities.train.errors import TrainOptionError
 from lostcities.train.selfplay import (
+    ExpertTeacher,
     FlatTeacher,
     GuidedTeacher,
     HeuristicTeacher,
@@ -133,6 +134,26 @@ def test_guided_teacher_searches_top_moves_and_deck_draws(tmp_path: Path) -> Non
         r.push(legal[0])
 
 
+def test_expert_teacher_values_are_the_expert_bots_scores(tmp_path: Path) -> None:
+    from lostcities.bots.expert import ExpertBot
+
+    Network.random(hidden=(16,), seed=4).save(tmp_path / "net.npz")
+    net = Network.load(tmp_path / "net.npz")
+    teacher = ExpertTeacher(str(tmp_path / "net.npz"), worlds=3, top_k=2, depth=4, prior=1.5)
+    r = deal_round(SelfPlayConfig(), 0, 1, 2)
+    for ply in range(10):
+        view = r.view(r.to_move)
+        legal = list(view.legal_moves())
+        values = teacher.search(view, legal, seed=ply)
+        assert values == teacher.search(view, legal, seed=ply)
+        bot = ExpertBot(iters=1, seed=ply, network=net, top=2, depth=4, prior=1.5, match=False)
+        cands, scores = bot.scores(view, worlds=3)
+        assert {legal[i]: v for i, v in enumerate(values) if v is not None} == {
+            m: s / 15.0 for m, s in zip(cands, scores, strict=True)
+        }
+        r.push(legal[ply % len(legal)])
+
+
 def test_heuristic_teacher_searches_the_ismcts_candidates() -> None:
     teacher = HeuristicTeacher(worlds=2, top_k=3)
     ranker = HeuristicBot()
@@ -157,6 +178,10 @@ def test_heuristic_teacher_searches_the_ismcts_candidates() -> None:
         lambda: GuidedTeacher("x", top_k=0),
         lambda: GuidedTeacher("x", heuristic_k=-1),
         lambda: HeuristicTeacher(top_k=0),
+        lambda: ExpertTeacher("x", worlds=0),
+        lambda: ExpertTeacher("x", top_k=0),
+        lambda: ExpertTeacher("x", depth=-1),
+        lambda: ExpertTeacher("x", prior=-1.0),
         lambda: SelfPlayConfig(temperature=0),
         lambda: SelfPlayConfig(variants=("short",)),
         lambda: SelfPlayConfig(sample_plies=-1),
