@@ -3,12 +3,13 @@
 The network (:mod:`lostcities.nn`) proposes the candidates: its ``top`` most probable
 legal moves (default 4; one that draws from a discard pile also drawing from the draw
 pile instead). Each is then tried in the same sampled worlds (the hidden cards dealt at
-random by :class:`~lostcities.WorldSampler`, common random numbers) and played out to the
-end of the round by the network itself on both sides, batched over worlds and candidates
-(:mod:`lostcities.fast.netsearch`); the move played maximises ``mean margin + prior *
-log(probability)`` (``prior`` 2 points), so the network breaks the ties the rollouts
-cannot see and the rollouts overrule the network where they clearly disagree. That is
-expert iteration's search (issue 36). ``rollout=smart`` plays the worlds out with the
+random by :class:`~lostcities.WorldSampler`, common random numbers) and played out by the
+network itself on both sides for ``depth`` moves (30), where its value head judges the
+position, batched over worlds and candidates (:mod:`lostcities.fast.netsearch`); the move
+played maximises ``mean margin + prior * log(probability)`` (``prior`` 2 points), so the
+network breaks the ties the rollouts cannot see and the rollouts overrule the network where
+they clearly disagree. That is expert iteration's search (issue 36): :meth:`ExpertBot.scores`
+gives every candidate's score, which ``lostcities train --teacher expert`` learns from. ``rollout=smart`` plays the worlds out with the
 hand-written smart policy instead (:class:`lostcities.fast.search.FlatSearch`, the design
 before issue 36), scoring ``mean tanh(margin / scale) + prior * log(probability)``.
 
