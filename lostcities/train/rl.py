@@ -613,6 +613,8 @@ def run_ppo(
     start_update = 0
     best = -math.inf
     spent = 0.0
+    cores = max(cfg.threads, jobs)  # what an update may keep busy: the learner or the actors
+    core_spent = 0.0
     if ckpt_path.is_file():
         ck = torch.load(ckpt_path, weights_only=False, map_location=device)
         model.load_state_dict(ck["model"])
@@ -624,6 +626,7 @@ def run_ppo(
         start_update = int(ck["update"])
         best = float(ck["best"])
         spent = float(ck.get("seconds", 0.0))
+        core_spent = float(ck.get("core_seconds", spent))  # older runs: one core
         say(f"resuming at update {start_update + 1}")
     if start_update == 0 and not (out / "machine.json").exists():
         _write_json(out / "machine.json", machine())
@@ -644,7 +647,9 @@ def run_ppo(
             ro = collector(CollectJob.of(model, critic, ncols, cfg, u, pool.networks()))
             t_collect = time.perf_counter() - t0
             stats = _learn(model, critic, opt, copt, ro, cfg, u, gen)
-            spent += time.perf_counter() - t0
+            took = time.perf_counter() - t0
+            spent += took
+            core_spent += took * cores
             rec = {
                 "update": u + 1,
                 "decisions": len(ro),
@@ -666,6 +671,7 @@ def run_ppo(
                 "update": u + 1,
                 "best": best,
                 "seconds": spent,
+                "core_seconds": core_spent,
             }
             meta = {
                 "trained_by": "lostcities train --method ppo",
@@ -682,7 +688,7 @@ def run_ppo(
                     {
                         "update": u + 1,
                         "decisions_so_far": None,
-                        "core_seconds": round(spent * cfg.threads, 1),
+                        "core_seconds": round(core_spent, 1),
                     }
                 )
                 _append_jsonl(out / "eval.jsonl", ev)

@@ -126,6 +126,23 @@ def test_a_run_resumes_exactly_where_it_stopped(tmp_path: Path) -> None:
         run_ppo(cfg, tmp_path / "once", progress=False)
 
 
+def test_core_seconds_count_each_sittings_cores(tmp_path: Path) -> None:
+    import torch
+
+    cfg = PPOConfig(
+        updates=1, games=4, seed=3, init="fresh", hidden=(16,), eval_every=0, minibatch=64
+    )
+    run_ppo(cfg, tmp_path, progress=False)
+    first = torch.load(tmp_path / "checkpoint.pt", weights_only=False)
+    assert first["core_seconds"] == pytest.approx(first["seconds"])
+    more = PPOConfig(**{**cfg.to_dict(), "updates": 2, "threads": 2})
+    run_ppo(more, tmp_path, resume=True, progress=False)
+    second = torch.load(tmp_path / "checkpoint.pt", weights_only=False)
+    took = second["seconds"] - first["seconds"]
+    assert took > 0
+    assert second["core_seconds"] == pytest.approx(first["seconds"] + 2 * took)
+
+
 def test_the_data_is_the_same_on_one_worker_or_several(tmp_path: Path) -> None:
     """The rounds of an update are cut into shards of SHARD_GAMES, each with its own seeded
     sampler: one process or a pool of workers learn the same network bit for bit."""
