@@ -478,6 +478,16 @@ def _write_json(path: Path, data: Any) -> None:
     atomic_write_text(path, json.dumps(data, indent=2) + "\n")
 
 
+def _drop_after(path: Path, update: int) -> None:
+    """Drop the lines of ``path`` (JSON lines) of updates after ``update``."""
+    if not path.is_file():
+        return
+    lines = [x for x in path.read_text().splitlines() if x.strip()]
+    keep = [x for x in lines if int(json.loads(x)["update"]) <= update]
+    if len(keep) < len(lines):
+        atomic_write_text(path, "".join(x + "\n" for x in keep))
+
+
 def _append_jsonl(path: Path, data: dict[str, Any]) -> None:
     with path.open("a", encoding="utf-8") as f:
         f.write(json.dumps(data) + "\n")
@@ -627,6 +637,8 @@ def run_ppo(
         best = float(ck["best"])
         spent = float(ck.get("seconds", 0.0))
         core_spent = float(ck.get("core_seconds", spent))  # older runs: one core
+        for name in ("log.jsonl", "eval.jsonl"):  # lines of an update cut before its checkpoint
+            _drop_after(out / name, start_update)
         say(f"resuming at update {start_update + 1}")
     if start_update == 0 and not (out / "machine.json").exists():
         _write_json(out / "machine.json", machine())

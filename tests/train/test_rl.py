@@ -122,6 +122,12 @@ def test_a_run_resumes_exactly_where_it_stopped(tmp_path: Path) -> None:
     assert all(np.array_equal(a[k], b[k]) for k in a)
     log = [json.loads(x) for x in (tmp_path / "twice" / "log.jsonl").read_text().splitlines()]
     assert [r["update"] for r in log] == [1, 2]
+    # killed after the log line of update 3, before its checkpoint: the line goes on resume
+    with (tmp_path / "twice" / "log.jsonl").open("a") as f:
+        f.write(json.dumps({"update": 3}) + "\n")
+    run_ppo(cfg, tmp_path / "twice", resume=True, progress=False)
+    log = [json.loads(x) for x in (tmp_path / "twice" / "log.jsonl").read_text().splitlines()]
+    assert [r["update"] for r in log] == [1, 2]
     with pytest.raises(Exception, match="not an empty directory"):
         run_ppo(cfg, tmp_path / "once", progress=False)
 
