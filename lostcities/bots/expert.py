@@ -9,9 +9,10 @@ position, batched over worlds and candidates (:mod:`lostcities.fast.netsearch`);
 played maximises ``mean margin + prior * log(probability)`` (``prior`` 2 points), so the
 network breaks the ties the rollouts cannot see and the rollouts overrule the network where
 they clearly disagree. That is expert iteration's search (issue 36): :meth:`ExpertBot.scores`
-gives every candidate's score, which ``lostcities train --teacher expert`` learns from. ``rollout=smart`` plays the worlds out with the
-hand-written smart policy instead (:class:`lostcities.fast.search.FlatSearch`, the design
-before issue 36), scoring ``mean tanh(margin / scale) + prior * log(probability)``.
+gives every candidate's score, which ``lostcities train --teacher expert`` learns from.
+``rollout=smart`` plays the worlds out with the hand-written smart policy instead
+(:class:`lostcities.fast.search.FlatSearch`, the design before issue 36), scoring
+``mean tanh(margin / scale) + prior * log(probability)``.
 
 In the achievements variant the network (which knows no goals) proposes its candidates as
 usual and the goal-aware ``heuristic``'s candidates (those ``ismcts`` searches) join them,
@@ -37,10 +38,10 @@ Options (``expert:time=0.5``, ``expert:iters=4000,top=4``):
 ``power``    the inference's temper, 0 .. 1 (default 1);
 ``control``  with ``rollout=smart``: search-time control (default 0: off): a move whose
              best candidate leads every other by ``control`` standard errors (of the
-             paired, common-random-number differences, from batch means of 16 worlds) once a quarter of its budget is
-             spent stops early, and the budget saved is banked for close decisions later
-             in the round, which may spend up to ``spend`` times their budget more
-             (default 2); the average over a round stays within ``time``/``iters``;
+             paired, common-random-number differences, from batch means of 16 worlds)
+             once a quarter of its budget is spent stops early, and the budget saved is
+             banked for close decisions later in the round, which may spend up to
+             ``spend`` times their budget more (default 2); the average over a round stays within ``time``/``iters``;
 ``mix``      weight of the network's value in a candidate's score, 0 .. 1 (default 0):
              ``(1 - mix) * rollouts + mix * value``, the value being the mean over
              ``vworlds`` sampled worlds (default 16) of the network's value of the position

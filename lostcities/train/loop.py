@@ -379,14 +379,15 @@ def _selfplay(ctx: _Context, t: int, champion: str | None) -> dict[str, Any]:
         return stats
     cfg = ctx.config
     teacher: Teacher
-    if cfg.teacher == "expert" and champion is not None:
+    if cfg.teacher in ("expert", "guided") and champion is not None:
         weights = str((ctx.out / champion).resolve())
-        teacher = ExpertTeacher(weights, cfg.guided_worlds, cfg.top_k, cfg.depth, cfg.prior)
-        kind = "expert"
-    elif cfg.teacher == "guided" and champion is not None:
-        weights = str((ctx.out / champion).resolve())
-        teacher = GuidedTeacher(weights, cfg.top_k, cfg.heuristic_k, cfg.guided_worlds, cfg.rollout)
-        kind = "guided"
+        if cfg.teacher == "expert":
+            teacher = ExpertTeacher(weights, cfg.guided_worlds, cfg.top_k, cfg.depth, cfg.prior)
+        else:
+            teacher = GuidedTeacher(
+                weights, cfg.top_k, cfg.heuristic_k, cfg.guided_worlds, cfg.rollout
+            )
+        kind = cfg.teacher
     else:
         teacher = cfg.first_teacher()
         kind = "flat" if cfg.teacher == "flat" else "heuristic"

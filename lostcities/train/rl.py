@@ -670,7 +670,7 @@ def run_ppo(
                 "forced_decisions": ro.forced,
                 "abs_margin": float(np.abs(ro.margins).mean()),
                 "collect_s": round(t_collect, 2),
-                "seconds": round(time.perf_counter() - t0, 2),
+                "seconds": round(took, 2),
                 **stats,
             }
             _append_jsonl(out / "log.jsonl", rec)

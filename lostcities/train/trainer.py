@@ -1,12 +1,13 @@
 """Fitting a network to self-play positions (PyTorch).
 
 :func:`fit` trains a *fresh* :class:`~lostcities.train.model.TorchNetwork` (initialised
-from the seed; or goes on training a given network) with Adam on two losses: the cross-entropy of the policy to the soft target
-``softmax(values / T)`` over the legal moves (illegal moves' logits masked out), and the
-mean squared error of the value to ``tanh(margin / VALUE_SCALE)``. Whole rounds are held
-out (``holdout`` of them) to measure both losses on play it did not see; the weights of
-the epoch with the lowest held-out loss are kept. It runs on the CPU unless told
-``device="cuda"``, and is deterministic given the seed and the number of threads.
+from the seed; or goes on training a given network) with Adam on two losses: the
+cross-entropy of the policy to the soft target ``softmax(values / T)`` over the legal
+moves (illegal moves' logits masked out), and the mean squared error of the value to
+``tanh(margin / VALUE_SCALE)``. Whole rounds are held out (``holdout`` of them) to measure
+both losses on play it did not see; the weights of the epoch with the lowest held-out loss
+are kept. It runs on the CPU unless told ``device="cuda"``, and is deterministic given the
+seed and the number of threads.
 """
 
 from __future__ import annotations
